@@ -1,0 +1,50 @@
+package traceid
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+// FromIncoming returns the trace id of an incoming gRPC call: a valid
+// x-trace-id entry, else the trace-id of a valid traceparent, else a new id.
+func FromIncoming(ctx context.Context) string {
+	if vs := metadata.ValueFromIncomingContext(ctx, Key); len(vs) > 0 && Valid(vs[0]) {
+		return vs[0]
+	}
+	if vs := metadata.ValueFromIncomingContext(ctx, TraceparentKey); len(vs) > 0 {
+		if id, ok := ParseTraceparent(vs[0]); ok {
+			return id
+		}
+	}
+	return New()
+}
+
+// Outgoing returns ctx with the trace id of ctx (if any) appended to the
+// outgoing metadata as x-trace-id and, when it is a W3C id, traceparent.
+func Outgoing(ctx context.Context) context.Context {
+	id := FromContext(ctx)
+	if id == "" {
+		return ctx
+	}
+	if tp := Traceparent(id); tp != "" {
+		return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)
+	}
+	return metadata.AppendToOutgoingContext(ctx, Key, id)
+}
+
+// UnaryServerInterceptor puts the caller's trace id (or a new one) in the
+// handler's context so logs and onward calls carry it.
+func UnaryServerInterceptor() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		return h(NewContext(ctx, FromIncoming(ctx)), req)
+	}
+}
+
+// UnaryClientInterceptor forwards the context's trace id to the callee.
+func UnaryClientInterceptor() grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		return invoker(Outgoing(ctx), method, req, reply, cc, opts...)
+	}
+}

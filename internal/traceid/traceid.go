@@ -1,0 +1,103 @@
+// Package traceid carries one trace id through every hop of a request.
+//
+// The wire format is W3C Trace Context (https://www.w3.org/TR/trace-context/):
+// the id is the 32-hex-digit trace-id of a "traceparent" header or gRPC
+// metadata entry, so OpenTelemetry can take over later without changing what
+// crosses the wire. Each hop keeps the trace-id and mints its own parent-id.
+// The edge also accepts a human-readable X-Trace-Id (see ParseHeader) and
+// carries it verbatim in the "x-trace-id" metadata entry.
+package traceid
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+)
+
+// Metadata and header keys.
+const (
+	// TraceparentKey is the W3C header and gRPC metadata key.
+	TraceparentKey = "traceparent"
+	// Key is the Portico header and gRPC metadata key for the id itself.
+	Key = "x-trace-id"
+	// MaxLen bounds an accepted X-Trace-Id.
+	MaxLen = 64
+)
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying id.
+func NewContext(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, ctxKey{}, id)
+}
+
+// FromContext returns the trace id in ctx, or "".
+func FromContext(ctx context.Context) string {
+	id, _ := ctx.Value(ctxKey{}).(string)
+	return id
+}
+
+// New returns a fresh random W3C trace-id (32 lower-case hex digits).
+func New() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+).
+	return hex.EncodeToString(b[:])
+}
+
+// Valid reports whether id is an acceptable trace id: 1-64 characters of
+// [A-Za-z0-9._-]. Anything else is replaced, never echoed, so a header can't
+// inject log lines or control characters.
+func Valid(id string) bool {
+	if id == "" || len(id) > MaxLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseTraceparent returns the trace-id of a W3C traceparent value
+// "00-<32 hex>-<16 hex>-<2 hex>"; ok is false for anything malformed,
+// including the all-zero ids the spec forbids.
+func ParseTraceparent(v string) (id string, ok bool) {
+	if len(v) < 55 || v[2] != '-' || v[35] != '-' || v[52] != '-' {
+		return "", false
+	}
+	if v[:2] == "ff" || !isHex(v[:2]) || !isHex(v[3:35]) || !isHex(v[36:52]) || !isHex(v[53:55]) {
+		return "", false
+	}
+	if v[:2] == "00" && len(v) != 55 {
+		return "", false
+	}
+	if v[3:35] == "00000000000000000000000000000000" || v[36:52] == "0000000000000000" {
+		return "", false
+	}
+	return v[3:35], true
+}
+
+// Traceparent formats a traceparent for id with a fresh parent-id. When id is
+// not 32 hex digits (a human-readable X-Trace-Id) it returns "" and the id
+// travels only in the x-trace-id entry.
+func Traceparent(id string) string {
+	if len(id) != 32 || !isHex(id) {
+		return ""
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "00-" + id + "-" + hex.EncodeToString(b[:]) + "-01"
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
