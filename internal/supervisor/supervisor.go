@@ -1,0 +1,158 @@
+// Package supervisor runs Portico's processes as children of `portico dev`:
+// each child is the same executable with its own subcommand, so any one can
+// be killed or paused (SIGSTOP) on its own to watch the others react.
+//
+// Every line a child writes to stdout or stderr goes into one stream. JSON
+// lines (the services' slog output, which already carries "service") pass
+// through unchanged; anything else (a panic trace, a flag error) is wrapped
+// as {"service":<child>,"msg":<line>} so the stream stays JSON lines and
+// every line is tagged.
+//
+// A child that exits is logged and NOT restarted: failure behaviour stays
+// visible. When the context ends, every child gets SIGTERM, then SIGKILL
+// after StopGrace. Children also get SIGKILL if the supervisor itself dies
+// (Linux parent-death signal), so no orphan keeps a port.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Child is one supervised process.
+type Child struct {
+	// Name tags the child's output, e.g. "inventory".
+	Name string
+	// Args are the arguments after the executable, e.g. ["inventory", "--listen", ...].
+	Args []string
+}
+
+// Supervisor runs children until its context ends.
+type Supervisor struct {
+	// Exe is the executable every child runs. Required.
+	Exe string
+	// Children start in order. Required, at least one.
+	Children []Child
+	// Out receives the merged output stream. Required.
+	Out io.Writer
+	// Logger logs child starts and exits. Required.
+	Logger *slog.Logger
+	// StopGrace is how long children get between SIGTERM and SIGKILL. Zero
+	// means 15s.
+	StopGrace time.Duration
+	// Env, if set, is the children's environment; nil inherits ours.
+	Env []string
+}
+
+func (s *Supervisor) validate() error {
+	switch {
+	case s.Exe == "":
+		return errors.New("supervisor: Exe is required")
+	case len(s.Children) == 0:
+		return errors.New("supervisor: at least one child is required")
+	case s.Out == nil || s.Logger == nil:
+		return errors.New("supervisor: Out and Logger are required")
+	case s.StopGrace < 0:
+		return errors.New("supervisor: StopGrace must not be negative")
+	}
+	return nil
+}
+
+// Run starts every child and waits until ctx ends, then stops them all and
+// returns once every child has exited. It fails only if a child cannot be
+// started; in that case the children already started are stopped.
+func (s *Supervisor) Run(ctx context.Context) error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	grace := s.StopGrace
+	if grace == 0 {
+		grace = 15 * time.Second
+	}
+	out := &lockedWriter{w: s.Out}
+	var running []*proc
+	for _, c := range s.Children {
+		p, err := s.start(c, out)
+		if err != nil {
+			stopAll(running, grace)
+			return err
+		}
+		running = append(running, p)
+	}
+	<-ctx.Done()
+	stopAll(running, grace)
+	return nil
+}
+
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
+	cmd := exec.Command(s.Exe, c.Args...)
+	cmd.Env = s.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	tagger := newTagger(c.Name, out)
+	cmd.Stdout, cmd.Stderr = tagger, tagger
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("supervisor: start %s: %w", c.Name, err)
+	}
+	s.Logger.Info("child started", "child", c.Name, "pid", cmd.Process.Pid)
+	p := &proc{name: c.Name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		tagger.Flush()
+		s.Logger.Warn("child exited", "child", c.Name, "pid", cmd.Process.Pid, "exit", exitText(err))
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func stopAll(ps []*proc, grace time.Duration) {
+	for _, p := range ps {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		_ = p.cmd.Process.Signal(syscall.SIGCONT) // a paused child must wake to stop
+	}
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	for _, p := range ps {
+		select {
+		case <-p.done:
+		case <-deadline.C:
+			for _, q := range ps {
+				_ = q.cmd.Process.Kill()
+			}
+			<-p.done
+		}
+	}
+	for _, p := range ps {
+		<-p.done
+	}
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "0"
+	}
+	return err.Error()
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
