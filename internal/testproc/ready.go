@@ -1,0 +1,65 @@
+package testproc
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// ReadyTimeout bounds every readiness wait.
+const ReadyTimeout = 30 * time.Second
+
+// Dial returns a plain gRPC client connection to addr, closed at test end.
+func Dial(t testing.TB, addr string) *grpc.ClientConn {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
+}
+
+// WaitServing waits until the gRPC server at addr reports SERVING.
+func WaitServing(t testing.TB, p *Proc, addr string) {
+	t.Helper()
+	cc := Dial(t, addr)
+	h := healthpb.NewHealthClient(cc)
+	ok := WaitFor(context.Background(), ReadyTimeout, func(ctx context.Context) bool {
+		if p.Exited() {
+			return false
+		}
+		cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		r, err := h.Check(cctx, &healthpb.HealthCheckRequest{})
+		return err == nil && r.GetStatus() == healthpb.HealthCheckResponse_SERVING
+	})
+	if !ok {
+		t.Fatalf("%s at %s never became SERVING; output:\n%s", p.Name, addr, p.Output())
+	}
+}
+
+// WaitHTTP waits until GET url answers 200.
+func WaitHTTP(t testing.TB, p *Proc, url string) {
+	t.Helper()
+	ok := WaitFor(context.Background(), ReadyTimeout, func(ctx context.Context) bool {
+		if p.Exited() {
+			return false
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if !ok {
+		t.Fatalf("%s: %s never answered 200; output:\n%s", p.Name, url, p.Output())
+	}
+}

@@ -1,0 +1,194 @@
+// Package testproc runs the real portico binary in tests: it builds it once,
+// starts subcommands as separate processes on free ports, waits (bounded) for
+// them to be ready, captures their logs, and always stops them when the test
+// ends, even on failure.
+package testproc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Build compiles ./cmd/portico into dir and returns the binary's path. Call
+// it once from TestMain. moduleRoot is the repository root.
+func Build(moduleRoot, dir string) (string, error) {
+	bin := filepath.Join(dir, "portico")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/portico")
+	cmd.Dir = moduleRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("FreePort: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// FreePortRange returns base such that base..base+n-1 were all free.
+func FreePortRange(t testing.TB, n int) int {
+	t.Helper()
+	for try := 0; try < 50; try++ {
+		base := FreePort(t)
+		if base+n > 65535 {
+			continue
+		}
+		ok := true
+		for i := 1; i < n && ok; i++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
+			if err != nil {
+				ok = false
+				continue
+			}
+			l.Close()
+		}
+		if ok {
+			return base
+		}
+	}
+	t.Fatalf("FreePortRange: no %d consecutive free ports", n)
+	return 0
+}
+
+// Addr formats 127.0.0.1:port.
+func Addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+
+// Proc is one running portico process.
+type Proc struct {
+	Name string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+}
+
+// Start runs bin with args, stopping it (SIGTERM, then SIGKILL after 10s)
+// when the test ends.
+func Start(t testing.TB, bin, name string, args ...string) *Proc {
+	t.Helper()
+	p := &Proc{Name: name, out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.Stop(10 * time.Second)
+		if t.Failed() {
+			t.Logf("--- %s output ---\n%s", name, p.Output())
+		}
+	})
+	return p
+}
+
+// Output returns everything the process has written so far.
+func (p *Proc) Output() string { return p.out.String() }
+
+// Pid is the process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Kill sends SIGKILL and waits for the process to exit.
+func (p *Proc) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// Pause stops the process with SIGSTOP: it keeps its sockets but answers
+// nothing, like a hung service.
+func (p *Proc) Pause() { _ = p.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused process.
+func (p *Proc) Resume() { _ = p.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Stop sends SIGTERM and waits up to grace before SIGKILL. It returns the
+// process's exit error (nil for a clean exit).
+func (p *Proc) Stop(grace time.Duration) error {
+	select {
+	case <-p.done:
+		return p.err
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(syscall.SIGCONT)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	return p.err
+}
+
+// Exited reports whether the process has exited.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitFor polls cond every 20ms until it holds or timeout passes.
+func WaitFor(ctx context.Context, timeout time.Duration, cond func(context.Context) bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if cond(ctx) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+}
+
+// TempDir is a directory for one test's databases.
+func TempDir(t testing.TB) string {
+	t.Helper()
+	d := t.TempDir()
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
