@@ -16,15 +16,15 @@ import (
 
 // cluster is the three services as real processes on free ports.
 type cluster struct {
-	t                  *testing.T
-	dir                string
-	invAddr, payAddr   string
-	orderAddr          string
-	inv, pay, ord      *testproc.Proc
-	orderExtra         []string
-	Inventory          inventoryv1.InventoryServiceClient
-	Payment            paymentv1.PaymentServiceClient
-	Order              orderv1.OrderServiceClient
+	t                *testing.T
+	dir              string
+	invAddr, payAddr string
+	orderAddr        string
+	inv, pay, ord    *testproc.Proc
+	orderExtra       []string
+	Inventory        inventoryv1.InventoryServiceClient
+	Payment          paymentv1.PaymentServiceClient
+	Order            orderv1.OrderServiceClient
 }
 
 func startCluster(t *testing.T, orderExtra ...string) *cluster {
