@@ -1,0 +1,133 @@
+package traceid
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/metadata"
+)
+
+func TestValid(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+		want bool
+	}{
+		{"seed example", "trace-demo-2026", true},
+		{"w3c id", "4bf92f3577b34da6a3ce929d0e0e4736", true},
+		{"dots and underscores", "a.b_c", true},
+		{"empty", "", false},
+		{"too long", strings.Repeat("a", MaxLen+1), false},
+		{"max length", strings.Repeat("a", MaxLen), true},
+		{"space", "a b", false},
+		{"newline injection", "a\nlevel=error", false},
+		{"unicode", "trace-é", false},
+		{"quote", `a"b`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Valid(tt.id); got != tt.want {
+				t.Errorf("Valid(%q) = %v, want %v", tt.id, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseTraceparent(t *testing.T) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tests := []struct {
+		name   string
+		in     string
+		wantID string
+		wantOK bool
+	}{
+		{"spec example", "00-" + id + "-00f067aa0ba902b7-01", id, true},
+		{"future version with suffix", "01-" + id + "-00f067aa0ba902b7-01-extra", id, true},
+		{"version 00 with suffix", "00-" + id + "-00f067aa0ba902b7-01-extra", "", false},
+		{"version ff", "ff-" + id + "-00f067aa0ba902b7-01", "", false},
+		{"zero trace id", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "", false},
+		{"zero parent id", "00-" + id + "-0000000000000000-01", "", false},
+		{"upper case hex", "00-" + strings.ToUpper(id) + "-00f067aa0ba902b7-01", "", false},
+		{"short", "00-abc", "", false},
+		{"empty", "", "", false},
+		{"bad separators", "00_" + id + "_00f067aa0ba902b7_01", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ParseTraceparent(tt.in)
+			if got != tt.wantID || ok != tt.wantOK {
+				t.Errorf("ParseTraceparent(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.wantID, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestTraceparentRoundTrip(t *testing.T) {
+	id := New()
+	tp := Traceparent(id)
+	got, ok := ParseTraceparent(tp)
+	if !ok || got != id {
+		t.Fatalf("ParseTraceparent(Traceparent(%q)) = %q, %v", id, got, ok)
+	}
+	if Traceparent("trace-demo-2026") != "" {
+		t.Error("Traceparent of a non-W3C id should be empty")
+	}
+}
+
+func TestFromIncoming(t *testing.T) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tests := []struct {
+		name string
+		md   metadata.MD
+		want string // "" means: a fresh valid id
+	}{
+		{"x-trace-id wins", metadata.Pairs(Key, "trace-demo-2026", TraceparentKey, "00-"+id+"-00f067aa0ba902b7-01"), "trace-demo-2026"},
+		{"traceparent", metadata.Pairs(TraceparentKey, "00-"+id+"-00f067aa0ba902b7-01"), id},
+		{"invalid x-trace-id falls back", metadata.Pairs(Key, "bad id!", TraceparentKey, "00-"+id+"-00f067aa0ba902b7-01"), id},
+		{"nothing", metadata.MD{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FromIncoming(metadata.NewIncomingContext(context.Background(), tt.md))
+			if tt.want == "" {
+				if !Valid(got) || len(got) != 32 {
+					t.Errorf("FromIncoming() = %q, want a fresh W3C id", got)
+				}
+				return
+			}
+			if got != tt.want {
+				t.Errorf("FromIncoming() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutgoing(t *testing.T) {
+	ctx := Outgoing(NewContext(context.Background(), "4bf92f3577b34da6a3ce929d0e0e4736"))
+	md, _ := metadata.FromOutgoingContext(ctx)
+	if got := md.Get(Key); len(got) != 1 || got[0] != "4bf92f3577b34da6a3ce929d0e0e4736" {
+		t.Errorf("x-trace-id = %v", got)
+	}
+	if got := md.Get(TraceparentKey); len(got) != 1 {
+		t.Errorf("traceparent = %v, want one", got)
+	}
+	if ctx := Outgoing(context.Background()); ctx != context.Background() {
+		md, _ := metadata.FromOutgoingContext(ctx)
+		t.Errorf("Outgoing without id added %v", md)
+	}
+}
+
+// FuzzParseTraceparent: the parser of an outside header never panics and
+// only accepts ids that Traceparent can reproduce.
+func FuzzParseTraceparent(f *testing.F) {
+	f.Add("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	f.Add("")
+	f.Add("ff-")
+	f.Fuzz(func(t *testing.T, v string) {
+		id, ok := ParseTraceparent(v)
+		if ok && (len(id) != 32 || !Valid(id) || Traceparent(id) == "") {
+			t.Errorf("ParseTraceparent(%q) accepted bad id %q", v, id)
+		}
+	})
+}
