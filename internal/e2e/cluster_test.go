@@ -16,7 +16,7 @@ import (
 
 // cluster is the three services as real processes on free ports.
 type cluster struct {
-	t                *testing.T
+	t                testing.TB
 	dir              string
 	invAddr, payAddr string
 	orderAddr        string
@@ -27,7 +27,7 @@ type cluster struct {
 	Order            orderv1.OrderServiceClient
 }
 
-func startCluster(t *testing.T, orderExtra ...string) *cluster {
+func startCluster(t testing.TB, orderExtra ...string) *cluster {
 	t.Helper()
 	c := &cluster{t: t, dir: testproc.TempDir(t), orderExtra: orderExtra}
 	c.invAddr = testproc.Addr(testproc.FreePort(t))
@@ -63,7 +63,7 @@ func (c *cluster) startOrder() {
 
 // as returns a context calling as subject with role, carrying an
 // idempotency key when key is not empty, bounded by 10s.
-func as(t *testing.T, subject, role, key string) context.Context {
+func as(t testing.TB, subject, role, key string) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
