@@ -1,0 +1,55 @@
+// Package inventory is the InventoryService (portico.inventory.v1): the
+// catalogue and its stock, which moves between three buckets,
+//
+//	available --ReserveStock--> reserved --CommitReservation--> sold
+//	          <--ReleaseReservation / TTL--
+//
+// so available+reserved+sold of an item only changes through CreateItem and
+// UpdateItem (an admin restock). Stock is never negative: the service checks
+// before it moves stock and the schema's CHECK constraints back it up.
+//
+// # Reservations
+//
+// ReserveStock is all-or-nothing in one transaction and keyed by order_id: a
+// repeat with the same lines (in any order) returns the first reservation in
+// whatever state it is now and reserves nothing more; a repeat with other
+// lines is FAILED_PRECONDITION (IDEMPOTENCY_KEY_REUSED). Each line records the
+// unit price at reservation time. An ACTIVE reservation expires at
+// create_time + the reservation TTL (default 5m): Service.ReleaseExpired,
+// which Run calls every sweep interval (default 1s), releases it, and so does
+// any write that touches it first — committing an expired reservation
+// releases it and fails with RESERVATION_RELEASED. GetReservation does not
+// write, so it may show an expired reservation as ACTIVE until the next
+// sweep.
+//
+// # Errors
+//
+// Every failure is a gRPC status. Malformed requests are INVALID_ARGUMENT with
+// a google.rpc.BadRequest naming every bad field, and nothing is written.
+// Other failures carry a google.rpc.ErrorInfo with domain Domain and one of
+// the Reason constants; errors.go holds the one table from reason to code.
+//
+// CreateItem and UpdateItem are for admins. The edge enforces roles; the
+// service also refuses (PERMISSION_DENIED, ADMIN_REQUIRED) a call whose
+// principal metadata (callmeta.SubjectKey or callmeta.RoleKey) is present
+// without the admin role. Calls with no principal metadata are internal and
+// allowed.
+//
+// # Seed catalogue
+//
+// Run loads this catalogue into an empty database only (one transaction), so
+// a restart never resets stock:
+//
+//	sku           name                       price       available
+//	keyboard-001  Mechanical Keyboard         49.99 USD   100
+//	mouse-001     Wireless Mouse              24.99 USD   200
+//	monitor-001   27-inch 4K Monitor         329.00 USD    25
+//	headset-001   Noise-Cancelling Headset    89.50 USD    50
+//	webcam-001    1080p Webcam                39.95 USD    75
+//	usb-hub-001   7-Port USB Hub              19.99 USD   150
+//
+// # Concurrency
+//
+// Service is safe for concurrent use; every write is one Store transaction,
+// and the SQLite store serializes writers (BEGIN IMMEDIATE).
+package inventory

@@ -1,0 +1,132 @@
+package inventory
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"slices"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// GetItem returns one item; NOT_FOUND (ITEM_NOT_FOUND) when there is none.
+func (s *Service) GetItem(ctx context.Context, req *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+	var v rpcerr.Violations
+	checkSKU(&v, "sku", req.GetSku())
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	it, err := s.store.Item(ctx, req.GetSku())
+	if errors.Is(err, ErrNotFound) {
+		err = itemNotFound(req.GetSku())
+	}
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return itemProto(it), nil
+}
+
+// ListItems returns one page of items in SKU order. The page token is the
+// base64url of the page's last SKU: opaque to callers, and stable while items
+// are added (SKUs never change or disappear).
+func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
+	var v rpcerr.Violations
+	size := pageSize(&v, req.GetPageSize())
+	after, ok := decodePageToken(req.GetPageToken())
+	if !ok {
+		v.Add("page_token", "is not a token from a previous ListItems response")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	items, err := s.store.Items(ctx, after, size+1) // one more shows whether a next page exists
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	resp := &inventoryv1.ListItemsResponse{}
+	if len(items) > size {
+		items = items[:size]
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(items[size-1].SKU))
+	}
+	for _, it := range items {
+		resp.Items = append(resp.Items, itemProto(it))
+	}
+	return resp, nil
+}
+
+func decodePageToken(tok string) (after string, ok bool) {
+	if tok == "" {
+		return "", true
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || !skuPattern.Match(b) {
+		return "", false
+	}
+	return string(b), true
+}
+
+// CreateItem adds an item with the given available stock and nothing
+// reserved or sold.
+func (s *Service) CreateItem(ctx context.Context, req *inventoryv1.CreateItemRequest) (*inventoryv1.Item, error) {
+	if err := requireAdmin(ctx); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	if err := validateCreate(req); err != nil {
+		return nil, err
+	}
+	in := req.GetItem()
+	it := Item{
+		SKU:        in.GetSku(),
+		Name:       in.GetName(),
+		Price:      moneyFrom(in.GetUnitPrice()),
+		Stock:      Stock{Available: in.GetAvailable()},
+		UpdateTime: s.now(),
+	}
+	err := s.store.InTx(ctx, func(tx Tx) error { return tx.InsertItem(ctx, it) })
+	if errors.Is(err, ErrExists) {
+		err = itemExists(it.SKU)
+	}
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return itemProto(it), nil
+}
+
+// UpdateItem sets the masked fields of an existing item.
+func (s *Service) UpdateItem(ctx context.Context, req *inventoryv1.UpdateItemRequest) (*inventoryv1.Item, error) {
+	if err := requireAdmin(ctx); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	paths, err := validateUpdate(req)
+	if err != nil {
+		return nil, err
+	}
+	in := req.GetItem()
+	var out Item
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		it, err := tx.Item(ctx, in.GetSku())
+		if errors.Is(err, ErrNotFound) {
+			return itemNotFound(in.GetSku())
+		}
+		if err != nil {
+			return err
+		}
+		if slices.Contains(paths, maskName) {
+			it.Name = in.GetName()
+		}
+		if slices.Contains(paths, maskUnitPrice) {
+			it.Price = moneyFrom(in.GetUnitPrice())
+		}
+		if slices.Contains(paths, maskAvailable) {
+			it.Stock.Available = in.GetAvailable()
+		}
+		it.UpdateTime = s.now()
+		out = it
+		return tx.UpdateItem(ctx, it)
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return itemProto(out), nil
+}

@@ -1,0 +1,153 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"google.golang.org/grpc"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/sqlitedb"
+)
+
+// Process defaults.
+const (
+	DefaultListen        = "127.0.0.1:43101"
+	DefaultDB            = "var/inventory.db"
+	DefaultSweepInterval = time.Second
+)
+
+// Config configures one inventory process. Zero values have the documented
+// defaults; negative durations are an error.
+type Config struct {
+	// Listen is the gRPC listen address. "" means DefaultListen.
+	Listen string
+	// DB is the SQLite path. "" means DefaultDB; the parent directory is
+	// created if missing.
+	DB string
+	// Logger receives access lines and lifecycle events. Required.
+	Logger *slog.Logger
+	// Unary interceptors (fault injection etc.) join the server chain, see
+	// grpcserver.Config.Unary.
+	Unary []grpc.UnaryServerInterceptor
+	// Listener, if set, is served instead of listening on Listen (tests).
+	Listener net.Listener
+	// ReservationTTL is how long a reservation may stay uncommitted before
+	// it is released. 0 means DefaultReservationTTL (5m).
+	ReservationTTL time.Duration
+	// SweepInterval is how often expired reservations are released. 0
+	// means DefaultSweepInterval (1s).
+	SweepInterval time.Duration
+	// Now is the clock. nil means time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) validate() error {
+	if c.Logger == nil {
+		return errors.New("inventory: Config.Logger is required")
+	}
+	if c.ReservationTTL < 0 || c.SweepInterval < 0 {
+		return errors.New("inventory: Config.ReservationTTL and SweepInterval must not be negative")
+	}
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.DB == "" {
+		c.DB = DefaultDB
+	}
+	if c.SweepInterval == 0 {
+		c.SweepInterval = DefaultSweepInterval
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return nil
+}
+
+// Run opens the database (seeding an empty one), serves InventoryService
+// with health and reflection until ctx is done, and releases expired
+// reservations every SweepInterval meanwhile. It returns after the server and
+// the sweeper have stopped and the database is closed.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, cfg.DB, cfg.Now())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc, err := New(store, WithReservationTTL(cfg.ReservationTTL), WithClock(cfg.Now), WithLogger(cfg.Logger))
+	if err != nil {
+		return err
+	}
+	srv, err := grpcserver.New(grpcserver.Config{
+		Service: inventoryv1.InventoryService_ServiceDesc.ServiceName,
+		Logger:  cfg.Logger,
+		Ready:   store.Ping,
+		Unary:   cfg.Unary,
+	})
+	if err != nil {
+		return err
+	}
+	inventoryv1.RegisterInventoryServiceServer(srv.GRPC(), svc)
+	lis := cfg.Listener
+	if lis == nil {
+		if lis, err = new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen); err != nil {
+			return fmt.Errorf("inventory: %w", err)
+		}
+	}
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	swept := make(chan struct{})
+	go func() { defer close(swept); svc.sweep(sweepCtx, cfg.SweepInterval) }()
+	err = srv.Serve(ctx, lis)
+	stopSweep()
+	<-swept
+	return err
+}
+
+// openStore opens the database at path, creating its directory, and seeds
+// it if it is empty.
+func openStore(ctx context.Context, path string, now time.Time) (*SQLiteStore, error) {
+	if path != sqlitedb.Memory {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("inventory: %w", err)
+		}
+	}
+	store, err := OpenSQLite(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.Seed(ctx, Catalogue(now)); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("inventory: seed: %w", err)
+	}
+	return store, nil
+}
+
+// sweep calls ReleaseExpired every interval until ctx is done.
+func (s *Service) sweep(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := s.ReleaseExpired(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.ErrorContext(ctx, "releasing expired reservations", "err", err.Error())
+		case n > 0:
+			s.log.InfoContext(ctx, "released expired reservations", "count", n)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package inventory
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"time"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+)
+
+// DefaultReservationTTL is how long a reservation stays ACTIVE uncommitted.
+const DefaultReservationTTL = 5 * time.Minute
+
+// Service implements inventoryv1.InventoryServiceServer on a Store.
+type Service struct {
+	inventoryv1.UnimplementedInventoryServiceServer
+
+	store Store
+	ttl   time.Duration
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+var _ inventoryv1.InventoryServiceServer = (*Service)(nil)
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithReservationTTL sets how long a reservation may stay uncommitted before
+// it is released. Zero means DefaultReservationTTL; negative is an error.
+func WithReservationTTL(d time.Duration) Option { return func(s *Service) { s.ttl = d } }
+
+// WithClock sets the time source. nil means time.Now.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithLogger sets where store failures are logged. nil means discard.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// New returns a Service on store.
+func New(store Store, opts ...Option) (*Service, error) {
+	s := &Service{store: store}
+	for _, o := range opts {
+		o(s)
+	}
+	if store == nil {
+		return nil, errors.New("inventory: nil Store")
+	}
+	if s.ttl < 0 {
+		return nil, errors.New("inventory: negative reservation TTL")
+	}
+	if s.ttl == 0 {
+		s.ttl = DefaultReservationTTL
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
+}
+
+// newID returns prefix followed by 20 random hex digits (80 bits).
+func newID(prefix string) string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b) // never fails (crypto/rand documents it panics instead)
+	return prefix + hex.EncodeToString(b)
+}

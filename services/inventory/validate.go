@@ -1,0 +1,165 @@
+package inventory
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"unicode/utf8"
+
+	"google.golang.org/grpc/metadata"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// Request limits, from the proto contract.
+const (
+	maxSKULen     = 64
+	maxNameLen    = 200
+	maxOrderIDLen = 64
+	maxIDLen      = 64
+	maxLines      = 50
+	maxQuantity   = 1000
+	defaultPage   = 50
+	maxPage       = 100
+	maskName      = "name"
+	maskUnitPrice = "unit_price"
+	maskAvailable = "available"
+)
+
+var (
+	skuPattern      = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+	settablePaths   = []string{maskName, maskUnitPrice, maskAvailable}
+)
+
+func checkSKU(v *rpcerr.Violations, field, sku string) {
+	if !skuPattern.MatchString(sku) {
+		v.Add(field, fmt.Sprintf("must be 1-%d characters of [a-z0-9-]", maxSKULen))
+	}
+}
+
+// checkText requires 1-max characters (not bytes).
+func checkText(v *rpcerr.Violations, field, s string, max int) {
+	if n := utf8.RuneCountInString(s); n == 0 || n > max {
+		v.Add(field, fmt.Sprintf("must be 1-%d characters", max))
+	}
+}
+
+func checkPrice(v *rpcerr.Violations, field string, m *typev1.Money) {
+	if m == nil {
+		v.Add(field, "is required")
+		return
+	}
+	if m.GetAmountMinor() < 0 {
+		v.Add(field+".amount_minor", "must not be negative")
+	}
+	if !currencyPattern.MatchString(m.GetCurrency()) {
+		v.Add(field+".currency", "must be 3 upper-case letters (ISO 4217)")
+	}
+}
+
+// checkItem validates the fields of it named in paths.
+func checkItem(v *rpcerr.Violations, it *inventoryv1.Item, paths []string) {
+	checkSKU(v, "item.sku", it.GetSku())
+	if slices.Contains(paths, maskName) {
+		checkText(v, "item.name", it.GetName(), maxNameLen)
+	}
+	if slices.Contains(paths, maskUnitPrice) {
+		checkPrice(v, "item.unit_price", it.GetUnitPrice())
+	}
+	if slices.Contains(paths, maskAvailable) && it.GetAvailable() < 0 {
+		v.Add("item.available", "must not be negative")
+	}
+}
+
+func validateCreate(req *inventoryv1.CreateItemRequest) error {
+	var v rpcerr.Violations
+	if req.GetItem() == nil {
+		v.Add("item", "is required")
+		return v.Err()
+	}
+	checkItem(&v, req.GetItem(), settablePaths)
+	return v.Err()
+}
+
+// validateUpdate returns the fields to update: the mask's paths, or every
+// settable field when the mask is empty.
+func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
+	var v rpcerr.Violations
+	paths := req.GetUpdateMask().GetPaths()
+	for i, p := range paths {
+		if !slices.Contains(settablePaths, p) {
+			v.Add(fmt.Sprintf("update_mask.paths[%d]", i), fmt.Sprintf("%q is not settable; use name, unit_price or available", p))
+		}
+	}
+	if len(paths) == 0 {
+		paths = settablePaths
+	}
+	if req.GetItem() == nil {
+		v.Add("item", "is required")
+	} else {
+		checkItem(&v, req.GetItem(), paths)
+	}
+	return paths, v.Err()
+}
+
+// pageSize validates ListItems' page_size and applies its default and cap.
+func pageSize(v *rpcerr.Violations, n int32) int {
+	switch {
+	case n < 0:
+		v.Add("page_size", "must not be negative")
+	case n == 0:
+		return defaultPage
+	case n > maxPage:
+		return maxPage
+	}
+	return int(n)
+}
+
+func validateReserve(req *inventoryv1.ReserveStockRequest) error {
+	var v rpcerr.Violations
+	checkText(&v, "order_id", req.GetOrderId(), maxOrderIDLen)
+	if n := len(req.GetLines()); n == 0 || n > maxLines {
+		v.Add("lines", fmt.Sprintf("must hold 1-%d lines", maxLines))
+	}
+	first := map[string]int{}
+	for i, l := range req.GetLines() {
+		f := fmt.Sprintf("lines[%d]", i)
+		checkSKU(&v, f+".sku", l.GetSku())
+		if j, dup := first[l.GetSku()]; dup {
+			v.Add(f+".sku", fmt.Sprintf("repeats lines[%d].sku; name each SKU once", j))
+		} else {
+			first[l.GetSku()] = i
+		}
+		if q := l.GetQuantity(); q < 1 || q > maxQuantity {
+			v.Add(f+".quantity", fmt.Sprintf("must be 1-%d", maxQuantity))
+		}
+	}
+	return v.Err()
+}
+
+// validateID checks a reservation id; unknown ids are NOT_FOUND, not invalid.
+func validateID(id string) error {
+	var v rpcerr.Violations
+	checkText(&v, "id", id, maxIDLen)
+	return v.Err()
+}
+
+// requireAdmin refuses a call that carries principal metadata without the
+// admin role. A call with none is internal (service to service) and allowed:
+// the edge always sets the principal on calls it forwards.
+func requireAdmin(ctx context.Context) error {
+	md, _ := metadata.FromIncomingContext(ctx)
+	roles, subjects := md.Get(callmeta.RoleKey), md.Get(callmeta.SubjectKey)
+	if len(roles) == 0 && len(subjects) == 0 {
+		return nil
+	}
+	if p, _ := callmeta.PrincipalFromIncoming(ctx); p.Role == callmeta.RoleAdmin {
+		return nil
+	}
+	return errAdminRequired
+}
