@@ -1,0 +1,82 @@
+package order
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// CancelOrder implements orderv1.OrderServiceServer. The customer or an
+// admin may cancel a CONFIRMED order; a CANCELLED one comes back unchanged.
+//
+// A CONFIRMED order's reservation is committed, and inventory cannot release
+// committed stock (RESERVATION_COMMITTED). The cancel treats that stock as
+// sold: it refunds the payment and marks the order CANCELLED; putting the
+// units back is an admin restock (InventoryService.UpdateItem).
+func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderRequest) (*orderv1.Order, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.load(ctx, p, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	id := rec.Order.GetId()
+	if rec.Order.GetCustomer() != p.Subject && p.Role != callmeta.RoleAdmin {
+		return nil, rpcerr.New(codes.PermissionDenied, Domain, ReasonPermissionDenied,
+			"only the customer or an admin may cancel an order", MetaOrderID, id)
+	}
+	switch rec.Order.GetStatus() {
+	case orderv1.Order_STATUS_CANCELLED:
+		return rec.Order, nil
+	case orderv1.Order_STATUS_CONFIRMED:
+		return s.cancelConfirmed(ctx, rec)
+	case orderv1.Order_STATUS_PENDING:
+		return nil, rpcerr.WithRetryInfo(rpcerr.New(codes.FailedPrecondition, Domain, ReasonNotCancellable,
+			"order "+id+" is still being settled; retry once it is CONFIRMED", MetaOrderID, id), retryAfter)
+	default:
+		return nil, rpcerr.New(codes.FailedPrecondition, Domain, ReasonNotCancellable,
+			"order "+id+" is "+rec.Order.GetStatus().String()+" and cannot be cancelled", MetaOrderID, id)
+	}
+}
+
+// cancelConfirmed releases (if not committed) and refunds, then stores
+// CANCELLED. Both calls are idempotent, so when one fails the order stays
+// CONFIRMED and the caller may simply retry.
+func (s *Service) cancelConfirmed(ctx context.Context, rec *Record) (*orderv1.Order, error) {
+	id := rec.Order.GetId()
+	rctx, cancel := s.runContext(ctx)
+	defer cancel()
+	err := s.release(rctx, rec.Order.GetReservationId())
+	if err != nil && !isFailure(err, codes.FailedPrecondition, inventoryDomain, invReservationCommitted) {
+		s.log.WarnContext(ctx, "cancel: release failed", "orderId", id, "err", err.Error())
+		return nil, depErr(ctx, ReasonInventoryUnavailable, err)
+	}
+	if err := s.refund(rctx, rec.Order.GetPaymentId()); err != nil {
+		s.log.WarnContext(ctx, "cancel: refund failed", "orderId", id, "err", err.Error())
+		return nil, depErr(ctx, ReasonPaymentUnavailable, err)
+	}
+	next := rec.clone()
+	next.Order.Status = orderv1.Order_STATUS_CANCELLED
+	next.Order.UpdateTime = timestamppb.New(s.now())
+	pctx, cancel := persistContext(ctx)
+	defer cancel()
+	if err := s.store.Update(pctx, next, orderv1.Order_STATUS_CONFIRMED); err != nil {
+		if errors.Is(err, ErrConflict) { // a concurrent cancel won
+			if stored, gerr := s.store.Get(pctx, id); gerr == nil {
+				return stored.Order, nil
+			}
+		}
+		s.log.ErrorContext(ctx, "cancel: store", "orderId", id, "err", err.Error())
+		return nil, internal()
+	}
+	s.log.InfoContext(ctx, "order cancelled: payment refunded", "orderId", id, "paymentId", next.Order.GetPaymentId())
+	return next.Order, nil
+}

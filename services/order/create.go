@@ -1,0 +1,145 @@
+package order
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// CreateOrder implements orderv1.OrderServiceServer: authenticate, validate,
+// claim the idempotency key, then run the saga (package doc).
+func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderRequest) (*orderv1.Order, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var v rpcerr.Violations
+	key, err := idempotencyKey(ctx, &v)
+	if err != nil {
+		return nil, err
+	}
+	validateCreate(req, &v)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	rec := s.newRecord(p.Subject, key, req)
+	id := rec.Order.GetId()
+	s.inflight.acquire(id) // a fresh id: always ours; held before the row exists
+	prev, err := s.store.Create(ctx, rec)
+	if err != nil || prev != nil {
+		s.inflight.release(id)
+	}
+	if err != nil {
+		s.log.ErrorContext(ctx, "create order: store", "err", err.Error())
+		return nil, internal()
+	}
+	if prev != nil {
+		return s.replay(ctx, prev, rec.RequestHash)
+	}
+	defer s.inflight.release(id)
+	s.log.InfoContext(ctx, "order accepted", "orderId", id, "customer", p.Subject)
+	return s.run(ctx, rec)
+}
+
+func (s *Service) newRecord(customer, key string, req *orderv1.CreateOrderRequest) *Record {
+	now := timestamppb.New(s.now())
+	lines := make([]*orderv1.OrderLine, len(req.GetLines()))
+	for i, l := range req.GetLines() {
+		lines[i] = &orderv1.OrderLine{Sku: l.GetSku(), Quantity: l.GetQuantity()}
+	}
+	return &Record{
+		Order: &orderv1.Order{
+			Id:            newOrderID(),
+			Customer:      customer,
+			Lines:         lines,
+			Status:        orderv1.Order_STATUS_PENDING,
+			PaymentMethod: req.GetPaymentMethod(),
+			CreateTime:    now,
+			UpdateTime:    proto.Clone(now).(*timestamppb.Timestamp),
+		},
+		IdempotencyKey: key,
+		RequestHash:    hashRequest(req),
+	}
+}
+
+// run drives a freshly stored order within the caller's budget and answers.
+func (s *Service) run(ctx context.Context, rec *Record) (*orderv1.Order, error) {
+	rctx, cancel := s.runContext(ctx)
+	rec, out := s.drive(rctx, rec)
+	cancel()
+	if out != inventoryDown {
+		return answer(rec)
+	}
+	// Inventory could not be reached: nothing is known to be reserved and
+	// nothing was charged, so the order is withdrawn and the key freed. Any
+	// reservation that did land is released by its TTL.
+	id := rec.Order.GetId()
+	pctx, cancel := persistContext(ctx)
+	defer cancel()
+	if err := s.store.Delete(pctx, id); err != nil {
+		// Still stored PENDING, so the reconciler will finish it; say so.
+		s.log.ErrorContext(ctx, "withdraw order", "orderId", id, "err", err.Error())
+		return rec.Order, nil
+	}
+	s.log.WarnContext(ctx, "inventory unavailable; order withdrawn", "orderId", id)
+	return nil, unavailable(ReasonInventoryUnavailable, "inventory is unavailable; no order was created")
+}
+
+// answer is CreateOrder's reply for a stored order: FAILED orders become
+// their business error, anything else is returned as is.
+func answer(rec *Record) (*orderv1.Order, error) {
+	if rec.Order.GetStatus() == orderv1.Order_STATUS_FAILED {
+		return nil, failureErr(rec)
+	}
+	return rec.Order, nil
+}
+
+// replay answers a call whose key the customer already used.
+func (s *Service) replay(ctx context.Context, prev *Record, hash []byte) (*orderv1.Order, error) {
+	id := prev.Order.GetId()
+	if !bytes.Equal(prev.RequestHash, hash) {
+		return nil, rpcerr.New(codes.FailedPrecondition, Domain, ReasonIdempotencyKeyReused,
+			"the idempotency key was used for a different request", MetaOrderID, id)
+	}
+	rec, err := s.awaitSettled(ctx, prev)
+	if errors.Is(err, ErrNotFound) {
+		// The first call withdrew it: inventory was unreachable.
+		return nil, unavailable(ReasonInventoryUnavailable, "inventory is unavailable; no order was created")
+	}
+	if err != nil {
+		s.log.ErrorContext(ctx, "replay: store", "orderId", id, "err", err.Error())
+		return nil, internal()
+	}
+	_ = grpc.SetHeader(ctx, metadata.Pairs(ReplayedHeader, "true")) // fails only outside a gRPC server
+	return answer(rec)
+}
+
+// awaitSettled waits while a saga run in this process still drives a
+// PENDING order, until shortly before the caller's deadline, and returns the
+// stored order.
+func (s *Service) awaitSettled(ctx context.Context, rec *Record) (*Record, error) {
+	if rec.Order.GetStatus() != orderv1.Order_STATUS_PENDING {
+		return rec, nil
+	}
+	id := rec.Order.GetId()
+	if done, running := s.inflight.watch(id); running {
+		wctx, cancel := s.runContext(ctx)
+		select {
+		case <-done:
+		case <-wctx.Done():
+		}
+		cancel()
+	}
+	pctx, cancel := persistContext(ctx)
+	defer cancel()
+	return s.store.Get(pctx, id)
+}

@@ -1,0 +1,122 @@
+package order
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// Defaults of the options.
+const (
+	// DefaultReconcileAfter is how old a PENDING order must be before the
+	// reconciler takes it over.
+	DefaultReconcileAfter = 5 * time.Second
+	// DefaultAttempts is how many times a saga step is tried, in total, while
+	// its outcome is unknown.
+	DefaultAttempts = 3
+	// DefaultBackoff is the wait before the second attempt; it doubles per
+	// attempt up to maxBackoff.
+	DefaultBackoff = 50 * time.Millisecond
+	// DefaultBudget bounds a saga run when the call carries no deadline, and
+	// each order's run inside Reconcile.
+	DefaultBudget = 10 * time.Second
+)
+
+const maxBackoff = time.Second
+
+type settings struct {
+	log            *slog.Logger
+	now            func() time.Time
+	reconcileAfter time.Duration
+	attempts       int
+	backoff        time.Duration
+	budget         time.Duration
+}
+
+func defaultSettings() settings {
+	return settings{
+		log:            slog.New(slog.DiscardHandler),
+		now:            time.Now,
+		reconcileAfter: DefaultReconcileAfter,
+		attempts:       DefaultAttempts,
+		backoff:        DefaultBackoff,
+		budget:         DefaultBudget,
+	}
+}
+
+// Option configures a Service.
+type Option func(*settings) error
+
+// WithLogger sets the logger for saga and reconciler events. Default: discard.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error {
+		if l == nil {
+			return errors.New("order: WithLogger(nil)")
+		}
+		s.log = l
+		return nil
+	}
+}
+
+// WithClock sets the clock for timestamps and the reconciler's age check.
+// Default: time.Now. Deadlines always use real time.
+func WithClock(now func() time.Time) Option {
+	return func(s *settings) error {
+		if now == nil {
+			return errors.New("order: WithClock(nil)")
+		}
+		s.now = now
+		return nil
+	}
+}
+
+// WithReconcileAfter sets how old (by create time) a PENDING order must be
+// before Reconcile drives it. Zero means every PENDING order not being run
+// by this process. Default: DefaultReconcileAfter.
+func WithReconcileAfter(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 {
+			return errors.New("order: negative WithReconcileAfter")
+		}
+		s.reconcileAfter = d
+		return nil
+	}
+}
+
+// WithAttempts sets how many times, in total, a saga step is tried while its
+// outcome is unknown (timeouts, INTERNAL, payment UNAVAILABLE). At least 1.
+// Default: DefaultAttempts. Attempts never outlast the step's deadline.
+func WithAttempts(n int) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return errors.New("order: WithAttempts below 1")
+		}
+		s.attempts = n
+		return nil
+	}
+}
+
+// WithBackoff sets the wait before the second attempt of a step; later
+// waits double, up to 1s. Must be positive. Default: DefaultBackoff.
+func WithBackoff(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errors.New("order: WithBackoff must be positive")
+		}
+		s.backoff = d
+		return nil
+	}
+}
+
+// WithBudget sets the time a saga run may take when the incoming call has
+// no deadline, and per order in Reconcile. Must be positive. Default:
+// DefaultBudget.
+func WithBudget(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errors.New("order: WithBudget must be positive")
+		}
+		s.budget = d
+		return nil
+	}
+}

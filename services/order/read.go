@@ -1,0 +1,122 @@
+package order
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// Page sizes of ListOrders.
+const (
+	defaultPageSize = 20
+	maxPageSize     = 100
+)
+
+// GetOrder implements orderv1.OrderServiceServer. Another customer's order
+// is NOT_FOUND, exactly like a missing one, so ids leak nothing.
+func (s *Service) GetOrder(ctx context.Context, req *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.load(ctx, p, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return rec.Order, nil
+}
+
+// load returns the order id if p may see it.
+func (s *Service) load(ctx context.Context, p callmeta.Principal, id string) (*Record, error) {
+	if id == "" {
+		var v rpcerr.Violations
+		v.Add("id", "required")
+		return nil, v.Err()
+	}
+	rec, err := s.store.Get(ctx, id)
+	if errors.Is(err, ErrNotFound) || err == nil && !visible(p, rec) {
+		return nil, orderNotFound(id)
+	}
+	if err != nil {
+		s.log.ErrorContext(ctx, "get order: store", "orderId", id, "err", err.Error())
+		return nil, internal()
+	}
+	return rec, nil
+}
+
+// ListOrders implements orderv1.OrderServiceServer: newest first, the
+// caller's own orders unless their role sees all.
+func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest) (*orderv1.ListOrdersResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var v rpcerr.Violations
+	size := int(req.GetPageSize())
+	switch {
+	case size < 0:
+		v.Add("page_size", "must not be negative")
+	case size == 0:
+		size = defaultPageSize
+	case size > maxPageSize:
+		size = maxPageSize
+	}
+	after, ok := decodePageToken(req.GetPageToken())
+	if !ok {
+		v.Add("page_token", "malformed; pass a next_page_token unchanged")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	q := ListQuery{After: after, Limit: size + 1}
+	if !p.SeesAll() {
+		q.Customer = p.Subject
+	}
+	recs, err := s.store.List(ctx, q)
+	if err != nil {
+		s.log.ErrorContext(ctx, "list orders: store", "err", err.Error())
+		return nil, internal()
+	}
+	resp := &orderv1.ListOrdersResponse{}
+	if len(recs) > size {
+		recs = recs[:size]
+		last := recs[size-1].Order
+		resp.NextPageToken = encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
+	}
+	for _, r := range recs {
+		resp.Orders = append(resp.Orders, r.Order)
+	}
+	return resp, nil
+}
+
+// Page tokens are base64url("<create time, Unix ns>/<order id>"): the
+// position of the last order returned. Opaque to clients; they carry no
+// scope, which always comes from the caller.
+func encodePageToken(c Cursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreateTime.UnixNano(), 10) + "/" + c.ID))
+}
+
+// decodePageToken returns the cursor in tok, nil for "", and false when tok
+// is malformed.
+func decodePageToken(tok string) (*Cursor, bool) {
+	if tok == "" {
+		return nil, true
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return nil, false
+	}
+	ns, id, ok := strings.Cut(string(b), "/")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return nil, false
+	}
+	return &Cursor{CreateTime: time.Unix(0, n), ID: id}, true
+}

@@ -1,0 +1,122 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/sqlitedb"
+)
+
+// Config configures the order process (Run). Zero values of optional fields
+// mean the documented defaults; negative durations are errors.
+type Config struct {
+	// Listen is the gRPC listen address. "" means 127.0.0.1:43103.
+	Listen string
+	// DB is the SQLite database path; its parent directory is created.
+	// "" means var/order.db.
+	DB string
+	// Logger receives access lines and saga events. Required.
+	Logger *slog.Logger
+	// Inventory is the connection to the inventory service, dialled by the
+	// caller with its client interceptors. Required.
+	Inventory grpc.ClientConnInterface
+	// Payment is the connection to the payment service. Required.
+	Payment grpc.ClientConnInterface
+	// Unary are extra server interceptors (grpcserver.Config.Unary).
+	Unary []grpc.UnaryServerInterceptor
+	// Listener, when set, is served instead of listening on Listen (tests).
+	Listener net.Listener
+	// ReconcileInterval is how often the reconciler runs. 0 means 2s.
+	ReconcileInterval time.Duration
+	// ReconcileAfter is how old a PENDING order must be before the
+	// reconciler drives it. 0 means 5s.
+	ReconcileAfter time.Duration
+	// Now is the clock. nil means time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) validate() error {
+	if c.Logger == nil || c.Inventory == nil || c.Payment == nil {
+		return errors.New("order: Config needs Logger, Inventory and Payment")
+	}
+	if c.ReconcileInterval < 0 || c.ReconcileAfter < 0 {
+		return errors.New("order: negative ReconcileInterval or ReconcileAfter")
+	}
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:43103"
+	}
+	if c.DB == "" {
+		c.DB = filepath.Join("var", "order.db")
+	}
+	if c.ReconcileInterval == 0 {
+		c.ReconcileInterval = 2 * time.Second
+	}
+	if c.ReconcileAfter == 0 {
+		c.ReconcileAfter = DefaultReconcileAfter
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return nil
+}
+
+// Run serves the order service until ctx ends, with the reconciler running
+// alongside; both have stopped when Run returns. It returns nil after a
+// clean shutdown.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if cfg.DB != sqlitedb.Memory {
+		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
+			return fmt.Errorf("order: %w", err)
+		}
+	}
+	store, err := OpenSQLite(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc, err := New(store, inventoryv1.NewInventoryServiceClient(cfg.Inventory),
+		paymentv1.NewPaymentServiceClient(cfg.Payment),
+		WithLogger(cfg.Logger), WithClock(cfg.Now), WithReconcileAfter(cfg.ReconcileAfter))
+	if err != nil {
+		return err
+	}
+	srv, err := grpcserver.New(grpcserver.Config{
+		Service: orderv1.OrderService_ServiceDesc.ServiceName,
+		Logger:  cfg.Logger,
+		Ready:   store.Ping,
+		Unary:   cfg.Unary,
+	})
+	if err != nil {
+		return err
+	}
+	orderv1.RegisterOrderServiceServer(srv.GRPC(), svc)
+	lis := cfg.Listener
+	if lis == nil {
+		if lis, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return fmt.Errorf("order: %w", err)
+		}
+	}
+	rctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { svc.reconcileEvery(rctx, cfg.ReconcileInterval) })
+	err = srv.Serve(ctx, lis)
+	stop()
+	wg.Wait()
+	return err
+}

@@ -1,0 +1,90 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+)
+
+// Store errors. Implementations return them (possibly wrapped) so the
+// service can branch with errors.Is.
+var (
+	// ErrNotFound: no order has the id.
+	ErrNotFound = errors.New("order: not found")
+	// ErrConflict: the order is no longer in the status the write expected.
+	ErrConflict = errors.New("order: status changed concurrently")
+)
+
+// Store persists orders and their idempotency records. The service owns
+// this interface; SQLiteStore implements it, and a PostgreSQL backend only
+// has to implement the same six methods. Implementations must be safe for
+// concurrent use.
+type Store interface {
+	// Create inserts r, a new PENDING order, together with its idempotency
+	// record (r.Order.Customer, r.IdempotencyKey, r.RequestHash), in one
+	// transaction. When the customer already used the key it inserts nothing
+	// and returns the record stored under it.
+	Create(ctx context.Context, r *Record) (existing *Record, err error)
+	// Get returns the order with id, or ErrNotFound.
+	Get(ctx context.Context, id string) (*Record, error)
+	// Update overwrites the mutable fields of r (status, lines, total,
+	// reservation and payment ids, failure, update time) if the stored order
+	// still has status from; otherwise it returns ErrConflict.
+	Update(ctx context.Context, r *Record, from orderv1.Order_Status) error
+	// Delete removes a PENDING order and its idempotency record in one
+	// transaction, so the customer's key is free again. ErrConflict when the
+	// order is gone or no longer PENDING.
+	Delete(ctx context.Context, id string) error
+	// List returns up to q.Limit orders, newest first (create time, then id,
+	// both descending).
+	List(ctx context.Context, q ListQuery) ([]*Record, error)
+	// Pending returns up to limit PENDING orders created at or before
+	// createdBefore, oldest first.
+	Pending(ctx context.Context, createdBefore time.Time, limit int) ([]*Record, error)
+}
+
+// Record is one stored order: what the API shows plus what only the service
+// needs.
+type Record struct {
+	// Order is the API view. Customer and Id are immutable.
+	Order *orderv1.Order
+	// IdempotencyKey is the customer's key for the CreateOrder call.
+	IdempotencyKey string
+	// RequestHash is the SHA-256 of the CreateOrder request (see hashRequest).
+	RequestHash []byte
+	// FailureInfo is ErrorInfo metadata for a FAILED order (e.g. the SKU that
+	// ran out), so a replay returns the same error as the first answer.
+	FailureInfo map[string]string
+}
+
+func (r *Record) clone() *Record {
+	c := *r
+	c.Order = proto.Clone(r.Order).(*orderv1.Order)
+	if r.FailureInfo != nil {
+		c.FailureInfo = make(map[string]string, len(r.FailureInfo))
+		for k, v := range r.FailureInfo {
+			c.FailureInfo[k] = v
+		}
+	}
+	return &c
+}
+
+// ListQuery selects one page of orders.
+type ListQuery struct {
+	// Customer limits the page to one customer; "" means every customer.
+	Customer string
+	// After, when set, starts the page after this position.
+	After *Cursor
+	// Limit is the most records to return; it must be positive.
+	Limit int
+}
+
+// Cursor is a position in the newest-first order.
+type Cursor struct {
+	CreateTime time.Time
+	ID         string
+}
