@@ -29,7 +29,11 @@ func startRun(t *testing.T, cfg Config) *running {
 	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	runCtx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
-	go func() { errc <- Run(runCtx, cfg) }()
+	go func() {
+		err := Run(runCtx, cfg)
+		lis.Close() // a Run that fails early must not leave clients dialing
+		errc <- err
+	}()
 	conn := dial(t, lis)
 	stopped := false
 	stop := func() {
