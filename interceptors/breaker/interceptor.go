@@ -1,0 +1,84 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+
+	"github.com/portico-gateway/portico/interceptors/clock"
+	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/reason"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// UnaryClientInterceptor returns an interceptor that runs every call through
+// the upstream's breaker (or the method's, see WithMethods). A call the
+// breaker refuses fails at once with UNAVAILABLE, reason CIRCUIT_OPEN,
+// metadata {upstream, retryAfterMs} and a RetryInfo of the same delay. It
+// returns the error of Settings.Validate.
+func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error) {
+	o := &options{upstream: "upstream", clock: clock.Real()}
+	for _, opt := range opts {
+		opt(o)
+	}
+	newBreaker := func(name string) (*Breaker, error) {
+		s := o.settings
+		s.Name, s.Clock = name, o.clock
+		user := s.OnStateChange
+		s.OnStateChange = func(name string, from, to State) {
+			if user != nil {
+				user(name, from, to)
+			}
+			if o.observer != nil {
+				o.observer.StateChange(name, from, to)
+			}
+		}
+		return New(s)
+	}
+	shared, err := newBreaker(o.upstream)
+	if err != nil {
+		return nil, err
+	}
+	perMethod := make(map[string]*Breaker, len(o.methods))
+	for _, m := range o.methods {
+		if perMethod[m], err = newBreaker(o.upstream + "/" + m); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
+		b := shared
+		if mb, ok := perMethod[method]; ok {
+			b = mb
+		}
+		t, err := b.Admit()
+		if err != nil {
+			return open(o.upstream, b)
+		}
+		err = invoker(ctx, method, req, reply, cc, callOpts...)
+		b.Done(t, outcome(ctx, b, err))
+		return err
+	}, nil
+}
+
+// outcome classifies a finished call. The caller's own doing never counts:
+// a cancelled context, or a deadline shorter than the upstream's timeout.
+func outcome(ctx context.Context, b *Breaker, err error) Outcome {
+	if err == nil {
+		return Success
+	}
+	if errors.Is(ctx.Err(), context.Canceled) || deadline.CallerBound(ctx) && ctx.Err() != nil {
+		return Excluded
+	}
+	return b.outcome(err)
+}
+
+func open(upstream string, b *Breaker) error {
+	after := b.RetryAfter()
+	err := rpcerr.New(codes.Unavailable, reason.Domain, reason.CircuitOpen,
+		"circuit breaker "+b.Name()+" is open",
+		"upstream", upstream, "retryAfterMs", strconv.FormatInt(after.Milliseconds(), 10))
+	return rpcerr.WithRetryInfo(err, after)
+}

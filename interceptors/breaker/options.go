@@ -1,0 +1,52 @@
+package breaker
+
+import "github.com/portico-gateway/portico/interceptors/clock"
+
+// Observer receives every state transition of the interceptor's breakers.
+// Implementations must be safe for concurrent use.
+type Observer interface {
+	// StateChange is called after the breaker called name moved from one
+	// state to another.
+	StateChange(name string, from, to State)
+}
+
+// Option configures UnaryClientInterceptor.
+type Option func(*options)
+
+type options struct {
+	upstream string
+	settings Settings
+	methods  []string
+	clock    clock.Clock
+	observer Observer
+}
+
+// WithUpstream names the upstream: the breaker's name and the "upstream"
+// metadata of CIRCUIT_OPEN errors. Default "upstream".
+func WithUpstream(name string) Option {
+	return func(o *options) { o.upstream = name }
+}
+
+// WithSettings sets the settings of every breaker the interceptor makes.
+// Name and Clock are filled in by the interceptor; OnStateChange is kept and
+// called before the Observer.
+func WithSettings(s Settings) Option {
+	return func(o *options) { o.settings = s }
+}
+
+// WithMethods gives each listed full method ("/pkg.Service/Method") a breaker
+// of its own, named "<upstream>/<method>". Other methods share the
+// upstream's breaker.
+func WithMethods(methods ...string) Option {
+	return func(o *options) { o.methods = append(o.methods, methods...) }
+}
+
+// WithClock sets the time source of the breakers. Default: the real clock.
+func WithClock(c clock.Clock) Option {
+	return func(o *options) { o.clock = c }
+}
+
+// WithObserver sets where state transitions are reported.
+func WithObserver(obs Observer) Option {
+	return func(o *options) { o.observer = obs }
+}

@@ -1,0 +1,97 @@
+package deadline
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/portico-gateway/portico/interceptors/reason"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+type callerBoundKey struct{}
+
+// CallerBound reports whether ctx is a call context whose deadline was set by
+// the caller rather than by the upstream's timeout: the caller had less time
+// left than the upstream is allowed.
+func CallerBound(ctx context.Context) bool {
+	return ctx.Value(callerBoundKey{}) != nil
+}
+
+// UnaryClientInterceptor returns the client interceptor described in the
+// package documentation.
+func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
+	o := newOptions(opts)
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
+		now := o.clock.Now()
+		timeout := o.timeoutFor(method)
+		callerDL, hasDL := ctx.Deadline()
+		if hasDL && callerDL.Sub(now) < max(o.minBudget, 1) {
+			return o.budgetExhausted(callerDL.Sub(now))
+		}
+		switch {
+		case timeout > 0 && (!hasDL || now.Add(timeout).Before(callerDL)):
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, now.Add(timeout))
+			defer cancel()
+		case timeout > 0 && hasDL:
+			ctx = context.WithValue(ctx, callerBoundKey{}, true)
+		}
+		err := invoker(ctx, method, req, reply, cc, callOpts...)
+		if err != nil && status.Code(err) == codes.DeadlineExceeded {
+			return o.annotate(err)
+		}
+		return err
+	}
+}
+
+func (o *options) timeoutFor(method string) time.Duration {
+	if d, ok := o.methods[method]; ok {
+		return d
+	}
+	return o.timeout
+}
+
+func (o *options) budgetExhausted(left time.Duration) error {
+	return rpcerr.New(codes.DeadlineExceeded, reason.Domain, reason.BudgetExhausted,
+		"deadline budget exhausted before calling "+o.upstream,
+		"upstream", o.upstream, "remainingMs", strconv.FormatInt(left.Milliseconds(), 10))
+}
+
+// annotate adds the UPSTREAM_TIMEOUT ErrorInfo to a DEADLINE_EXCEEDED error
+// that has none yet.
+func (o *options) annotate(err error) error {
+	if rpcerr.ErrorInfo(err) != nil {
+		return err
+	}
+	st := status.Convert(err)
+	info := &errdetails.ErrorInfo{
+		Domain: reason.Domain, Reason: reason.UpstreamTimeout,
+		Metadata: map[string]string{"hop": o.upstream},
+	}
+	if d, e := st.WithDetails(info); e == nil {
+		return d.Err()
+	}
+	return err
+}
+
+// UnaryServerInterceptor returns the server interceptor described in the
+// package documentation. WithMinBudget and WithClock apply.
+func UnaryServerInterceptor(opts ...Option) grpc.UnaryServerInterceptor {
+	o := newOptions(opts)
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if dl, ok := ctx.Deadline(); ok {
+			if left := dl.Sub(o.clock.Now()); left < max(o.minBudget, 1) || ctx.Err() != nil {
+				return nil, rpcerr.New(codes.DeadlineExceeded, reason.Domain, reason.BudgetExhausted,
+					"deadline passed before "+info.FullMethod+" started",
+					"method", info.FullMethod, "remainingMs", strconv.FormatInt(left.Milliseconds(), 10))
+			}
+		}
+		return handler(ctx, req)
+	}
+}

@@ -1,0 +1,78 @@
+// Package reason is the error vocabulary of the interceptors: the
+// google.rpc.ErrorInfo domain and reasons they put on the errors they make,
+// so the edge and the other interceptors branch on a reason, never on a
+// message.
+//
+// A reason says who decided the outcome. The local fast-fails
+// (DEADLINE_BUDGET_EXHAUSTED, CIRCUIT_OPEN, OVERLOADED) are made up by the
+// caller's own interceptors without a byte reaching the upstream; retrying
+// them only repeats the refusal, so package retry never does. UPSTREAM_TIMEOUT
+// marks a deadline that fired while the upstream named in "hop" still had the
+// call.
+package reason
+
+import (
+	"errors"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/status"
+)
+
+// Domain is the ErrorInfo domain of every error the interceptors make.
+const Domain = "interceptors.portico.dev"
+
+// Reasons, with the status code each travels with.
+const (
+	// BudgetExhausted (DEADLINE_EXCEEDED): too little time was left to
+	// start the call; nothing was sent. Metadata: upstream or method,
+	// remainingMs.
+	BudgetExhausted = "DEADLINE_BUDGET_EXHAUSTED"
+	// UpstreamTimeout (DEADLINE_EXCEEDED): the deadline fired while the hop
+	// named in metadata "hop" had the call.
+	UpstreamTimeout = "UPSTREAM_TIMEOUT"
+	// CircuitOpen (UNAVAILABLE): the upstream's circuit breaker is open or
+	// its half-open probes are all taken. Metadata: upstream, retryAfterMs;
+	// a RetryInfo detail carries the same delay.
+	CircuitOpen = "CIRCUIT_OPEN"
+	// Overloaded (UNAVAILABLE): the upstream's bulkhead is full and its
+	// queue too. Metadata: upstream, retryAfterMs; plus RetryInfo.
+	Overloaded = "OVERLOADED"
+	// FaultInjected (any code): package faults made this error on purpose.
+	// Metadata: method.
+	FaultInjected = "FAULT_INJECTED"
+)
+
+// LocalFastFail reports whether err carries one of the reasons made locally
+// without calling the upstream: BudgetExhausted, CircuitOpen or Overloaded.
+func LocalFastFail(err error) bool {
+	return IsLocal(Of(err))
+}
+
+// IsLocal reports whether r is one of the local fast-fail reasons.
+func IsLocal(r string) bool {
+	switch r {
+	case BudgetExhausted, CircuitOpen, Overloaded:
+		return true
+	}
+	return false
+}
+
+// Of returns the reason of err's first ErrorInfo when its domain is Domain,
+// or "".
+func Of(err error) string {
+	var se interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &se) {
+		return ""
+	}
+	for _, d := range se.GRPCStatus().Proto().GetDetails() {
+		// Unmarshal only what can be an ErrorInfo: most errors carry one
+		// detail at most, and this runs on error paths only.
+		if d.MessageIs((*errdetails.ErrorInfo)(nil)) {
+			info := new(errdetails.ErrorInfo)
+			if d.UnmarshalTo(info) == nil && info.GetDomain() == Domain {
+				return info.GetReason()
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,117 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/retry"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/portico-gateway/portico/internal/callmeta"
+)
+
+// AttemptMetadataKey is the metadata key carrying the retry number (1 for
+// the first retry), shared with go-grpc-middleware's retry package.
+const AttemptMetadataKey = retry.AttemptMetadataKey
+
+// UnaryClientInterceptor returns the retrying interceptor described in the
+// package documentation. It holds the upstream's retry budget: build one
+// interceptor per upstream and share it between that upstream's calls.
+func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
+	r := &retrier{options: newOptions(opts), idem: &idempotency{files: protoregistry.GlobalFiles}}
+	r.budget = newBudget(r.budgetCfg, r.clock)
+	return r.intercept
+}
+
+type retrier struct {
+	*options
+	idem   *idempotency
+	budget *budget
+}
+
+func (r *retrier) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
+	r.budget.call()
+	timedOut, err := r.attempt(ctx, method, req, reply, cc, invoker, callOpts)
+	for n := 1; err != nil && n < r.maxAttempts; n++ {
+		delay, ok := r.shouldRetry(ctx, method, err, timedOut, n)
+		if !ok {
+			return err
+		}
+		if werr := r.wait(ctx, delay); werr != nil {
+			return werr
+		}
+		r.observer.Retried(r.upstream)
+		actx := metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(n))
+		timedOut, err = r.attempt(actx, method, req, reply, cc, invoker, callOpts)
+	}
+	return err
+}
+
+// attempt runs one attempt under the per-attempt timeout, if any, and
+// reports whether that timeout (not the caller's deadline) ended it.
+func (r *retrier) attempt(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts []grpc.CallOption) (timedOut bool, err error) {
+	if r.attemptTimeout <= 0 {
+		return false, invoker(ctx, method, req, reply, cc, callOpts...)
+	}
+	actx, cancel := context.WithDeadline(ctx, r.clock.Now().Add(r.attemptTimeout))
+	defer cancel()
+	err = invoker(actx, method, req, reply, cc, callOpts...)
+	return err != nil && errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil, err
+}
+
+// shouldRetry decides whether retry n (1-based) may run and how long to wait
+// before it. Checks run cheapest first; the budget is consulted last so a
+// retry that would not run anyway does not spend it.
+func (r *retrier) shouldRetry(ctx context.Context, method string, err error, timedOut bool, n int) (time.Duration, bool) {
+	if ctx.Err() != nil {
+		return 0, false
+	}
+	pushback, ok := transient(err, timedOut)
+	if !ok {
+		return 0, false
+	}
+	if !r.idem.safe(method) && !callmeta.HasOutgoingIdempotencyKey(ctx) {
+		return 0, false
+	}
+	delay := max(pushback, r.backoff(n))
+	if dl, has := ctx.Deadline(); has && !r.clock.Now().Add(delay).Before(dl) {
+		return 0, false
+	}
+	if !r.budget.tryRetry() {
+		r.observer.RetryBudgetExhausted(r.upstream)
+		return 0, false
+	}
+	return delay, true
+}
+
+// backoff returns gRFC A6's random(0, min(initial*2^(n-1), max)).
+func (r *retrier) backoff(n int) time.Duration {
+	ceiling := r.maxBackoff
+	if n-1 < 32 {
+		ceiling = min(r.initialBackoff<<(n-1), r.maxBackoff)
+	}
+	if ceiling <= 0 {
+		ceiling = r.maxBackoff
+	}
+	return time.Duration(r.rand() * float64(ceiling))
+}
+
+// wait sleeps d on the clock, or returns ctx's error as a status.
+func (r *retrier) wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := r.clock.NewTimer(d)
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		t.Stop()
+		return status.FromContextError(ctx.Err()).Err()
+	}
+}
