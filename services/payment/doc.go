@@ -1,0 +1,48 @@
+// Package payment is the PaymentService (portico.payment.v1): it charges and
+// refunds orders with deterministic test payment methods and never talks to
+// a card network.
+//
+//	method                      result
+//	pm_card_ok                  CAPTURED
+//	pm_card_declined            DECLINED, failure_reason CARD_DECLINED
+//	pm_card_insufficient_funds  DECLINED, failure_reason INSUFFICIENT_FUNDS
+//
+// A decline is a result, not an error: CreatePayment returns the DECLINED
+// payment, and the order may be charged again under a new idempotency key.
+//
+// # Idempotency
+//
+// CreatePayment requires the gRPC metadata "idempotency-key" (1-255
+// printable ASCII characters; INVALID_ARGUMENT, IDEMPOTENCY_KEY_MISSING
+// otherwise). The key, a SHA-256 of the deterministically marshalled request
+// and the payment id are stored in the same transaction as the payment, so:
+//
+//   - the same key with the same request returns the first result (same id,
+//     same status as now stored);
+//   - the same key with another request is FAILED_PRECONDITION,
+//     IDEMPOTENCY_KEY_REUSED;
+//   - concurrent calls with one key create exactly one payment: the key's
+//     unique constraint decides the winner and the losers read it back.
+//
+// Keys are global to the service, not scoped per caller: the order service
+// is the only client and derives its keys from its own order ids.
+//
+// # Orders
+//
+// An order has at most one CAPTURED payment, enforced by a partial unique
+// index. A new payment (new key) for an order that has one is
+// FAILED_PRECONDITION, ORDER_ALREADY_PAID, whatever its method; nothing is
+// stored, so the same key may succeed after a refund. Refunding is
+// CAPTURED -> REFUNDED, a no-op on REFUNDED, and PAYMENT_NOT_CAPTURED on a
+// DECLINED payment.
+//
+// # Errors
+//
+// Malformed requests are INVALID_ARGUMENT with a google.rpc.BadRequest naming
+// every bad field, and nothing is written. Other failures carry a
+// google.rpc.ErrorInfo with domain Domain and one of the Reason constants;
+// errors.go holds the one table from reason to code.
+//
+// Service is safe for concurrent use; the SQLite store serializes writers
+// (BEGIN IMMEDIATE).
+package payment

@@ -1,0 +1,101 @@
+package payment
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// Domain is the google.rpc.ErrorInfo domain of every payment error.
+const Domain = "payment.portico.dev"
+
+// ErrorInfo reasons, stable for callers to branch on.
+const (
+	ReasonPaymentNotFound       = "PAYMENT_NOT_FOUND"
+	ReasonIdempotencyKeyMissing = "IDEMPOTENCY_KEY_MISSING"
+	ReasonIdempotencyKeyReused  = "IDEMPOTENCY_KEY_REUSED"
+	ReasonPaymentNotCaptured    = "PAYMENT_NOT_CAPTURED"
+	ReasonUnknownPaymentMethod  = "UNKNOWN_PAYMENT_METHOD"
+	ReasonOrderAlreadyPaid      = "ORDER_ALREADY_PAID"
+)
+
+// reasonCodes is the one table from a domain failure to its gRPC code.
+// IDEMPOTENCY_KEY_MISSING and UNKNOWN_PAYMENT_METHOD are INVALID_ARGUMENT
+// and built by invalid, which also lists the bad fields.
+var reasonCodes = map[string]codes.Code{
+	ReasonPaymentNotFound:      codes.NotFound,
+	ReasonIdempotencyKeyReused: codes.FailedPrecondition,
+	ReasonPaymentNotCaptured:   codes.FailedPrecondition,
+	ReasonOrderAlreadyPaid:     codes.FailedPrecondition,
+}
+
+// failure is a domain error: a reason, a message and ErrorInfo metadata
+// pairs. toStatus turns it into a gRPC status.
+type failure struct {
+	reason string
+	msg    string
+	meta   []string
+}
+
+func (f *failure) Error() string { return f.msg }
+
+func paymentNotFound(id string) error {
+	return &failure{ReasonPaymentNotFound, "payment " + id + " not found", []string{"id", id}}
+}
+
+func keyReused() error {
+	return &failure{ReasonIdempotencyKeyReused,
+		"the idempotency key was used for a different request", nil}
+}
+
+func notCaptured(id string) error {
+	return &failure{ReasonPaymentNotCaptured, "payment " + id + " was never captured", []string{"id", id}}
+}
+
+func orderPaid(orderID string) error {
+	return &failure{ReasonOrderAlreadyPaid, "order " + orderID + " is already paid", []string{"order_id", orderID}}
+}
+
+// toStatus converts any error from the service's logic to a gRPC status:
+// domain failures by reasonCodes, cancellation by the context, and anything
+// else (a store fault) to INTERNAL, logged but not leaked to the caller.
+func (s *Service) toStatus(ctx context.Context, err error) error {
+	var f *failure
+	if errors.As(err, &f) {
+		return rpcerr.New(reasonCodes[f.reason], Domain, f.reason, f.msg, f.meta...)
+	}
+	if ctx.Err() != nil {
+		return status.FromContextError(ctx.Err()).Err()
+	}
+	s.log.ErrorContext(ctx, "payment store failure", "err", err.Error())
+	return status.Error(codes.Internal, "internal error")
+}
+
+// invalid returns INVALID_ARGUMENT listing every violation in a BadRequest
+// and, when reason is set, an ErrorInfo with that reason and msg. It returns
+// nil when there is nothing to report.
+func invalid(v rpcerr.Violations, reason, msg string) error {
+	if reason == "" {
+		return v.Err()
+	}
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Domain: Domain, Reason: reason}}
+	if len(v) > 0 {
+		br := &errdetails.BadRequest{}
+		for _, f := range v {
+			br.FieldViolations = append(br.FieldViolations,
+				&errdetails.BadRequest_FieldViolation{Field: f.Field, Description: f.Description})
+		}
+		details = append(details, br)
+	}
+	st := status.New(codes.InvalidArgument, msg)
+	if d, err := st.WithDetails(details...); err == nil {
+		st = d
+	}
+	return st.Err()
+}

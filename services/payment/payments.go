@@ -1,0 +1,179 @@
+package payment
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+// createAttempts bounds CreatePayment's transactions: a call that loses the
+// race for its idempotency key retries once, to read the winner's payment.
+const createAttempts = 2
+
+// CreatePayment charges an order; see the package doc for idempotency.
+func (s *Service) CreatePayment(ctx context.Context, req *paymentv1.CreatePaymentRequest) (*paymentv1.Payment, error) {
+	key := callmeta.IdempotencyKeyFromIncoming(ctx)
+	if err := validateCreate(req, key); err != nil {
+		return nil, err
+	}
+	hash, err := requestHash(req)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	var p Payment
+	for range createAttempts {
+		if p, err = s.create(ctx, req, Key{Key: key, RequestHash: hash}); !errors.Is(err, ErrKeyExists) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return paymentProto(p), nil
+}
+
+// requestHash is the SHA-256 of the deterministic wire form of req.
+func requestHash(req *paymentv1.CreatePaymentRequest) ([]byte, error) {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return sum[:], nil
+}
+
+// create returns the payment stored under key, or charges and stores a new
+// one. It returns ErrKeyExists when a concurrent call stored key first.
+func (s *Service) create(ctx context.Context, req *paymentv1.CreatePaymentRequest, key Key) (Payment, error) {
+	var p Payment
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		prev, err := tx.Key(ctx, key.Key)
+		switch {
+		case err == nil && !bytes.Equal(prev.RequestHash, key.RequestHash):
+			return keyReused()
+		case err == nil:
+			p, err = tx.Payment(ctx, prev.PaymentID)
+			return err
+		case !errors.Is(err, ErrNotFound):
+			return err
+		}
+		paid, err := tx.Captured(ctx, req.GetOrderId())
+		if err != nil {
+			return err
+		}
+		if paid {
+			return orderPaid(req.GetOrderId())
+		}
+		p = s.charge(req)
+		key.PaymentID = p.ID
+		err = tx.InsertPayment(ctx, p, key)
+		if errors.Is(err, ErrOrderPaid) {
+			return orderPaid(req.GetOrderId())
+		}
+		return err
+	})
+	return p, err
+}
+
+// charge runs the request's test payment method.
+func (s *Service) charge(req *paymentv1.CreatePaymentRequest) Payment {
+	now := s.now()
+	o := methods[req.GetPaymentMethod()]
+	return Payment{
+		ID:            newID(),
+		OrderID:       req.GetOrderId(),
+		Amount:        Money{Minor: req.GetAmount().GetAmountMinor(), Currency: req.GetAmount().GetCurrency()},
+		Method:        req.GetPaymentMethod(),
+		Status:        o.status,
+		FailureReason: o.reason,
+		CreateTime:    now,
+		UpdateTime:    now,
+	}
+}
+
+// GetPayment returns one payment.
+func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentRequest) (*paymentv1.Payment, error) {
+	if err := validateID(req.GetId()); err != nil {
+		return nil, err
+	}
+	p, err := s.store.Payment(ctx, req.GetId())
+	if errors.Is(err, ErrNotFound) {
+		err = paymentNotFound(req.GetId())
+	}
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return paymentProto(p), nil
+}
+
+// ListPayments returns the payments of one order, oldest first; an order
+// with none (or an unknown order) gets an empty list.
+func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
+	var v rpcerr.Violations
+	checkText(&v, "order_id", req.GetOrderId(), maxOrderIDLen)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	ps, err := s.store.Payments(ctx, req.GetOrderId())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	resp := &paymentv1.ListPaymentsResponse{}
+	for _, p := range ps {
+		resp.Payments = append(resp.Payments, paymentProto(p))
+	}
+	return resp, nil
+}
+
+// RefundPayment refunds a captured payment in full.
+func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) {
+	if err := validateID(req.GetId()); err != nil {
+		return nil, err
+	}
+	var p Payment
+	err := s.store.InTx(ctx, func(tx Tx) (err error) {
+		p, err = tx.Payment(ctx, req.GetId())
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return paymentNotFound(req.GetId())
+		case err != nil || p.Status == StatusRefunded:
+			return err
+		case p.Status != StatusCaptured:
+			return notCaptured(p.ID)
+		}
+		p.Status, p.UpdateTime = StatusRefunded, s.now()
+		return tx.SetStatus(ctx, p.ID, p.Status, p.UpdateTime)
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return paymentProto(p), nil
+}
+
+var statusProto = map[Status]paymentv1.Payment_Status{
+	StatusCaptured: paymentv1.Payment_STATUS_CAPTURED,
+	StatusDeclined: paymentv1.Payment_STATUS_DECLINED,
+	StatusRefunded: paymentv1.Payment_STATUS_REFUNDED,
+}
+
+func paymentProto(p Payment) *paymentv1.Payment {
+	return &paymentv1.Payment{
+		Id:            p.ID,
+		OrderId:       p.OrderID,
+		Amount:        &typev1.Money{AmountMinor: p.Amount.Minor, Currency: p.Amount.Currency},
+		PaymentMethod: p.Method,
+		Status:        statusProto[p.Status],
+		FailureReason: p.FailureReason,
+		CreateTime:    timestamppb.New(p.CreateTime),
+		UpdateTime:    timestamppb.New(p.UpdateTime),
+	}
+}

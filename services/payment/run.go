@@ -1,0 +1,93 @@
+package payment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+
+	"google.golang.org/grpc"
+
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/sqlitedb"
+)
+
+// Process defaults.
+const (
+	DefaultListen = "127.0.0.1:43102"
+	DefaultDB     = "var/payment.db"
+)
+
+// Config configures one payment process. Zero values have the documented
+// defaults.
+type Config struct {
+	// Listen is the gRPC listen address. "" means DefaultListen.
+	Listen string
+	// DB is the SQLite path. "" means DefaultDB; the parent directory is
+	// created if missing.
+	DB string
+	// Logger receives access lines and lifecycle events. Required.
+	Logger *slog.Logger
+	// Unary interceptors (fault injection etc.) join the server chain, see
+	// grpcserver.Config.Unary.
+	Unary []grpc.UnaryServerInterceptor
+	// Listener, if set, is served instead of listening on Listen (tests).
+	Listener net.Listener
+}
+
+func (c *Config) validate() error {
+	if c.Logger == nil {
+		return errors.New("payment: Config.Logger is required")
+	}
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.DB == "" {
+		c.DB = DefaultDB
+	}
+	return nil
+}
+
+// Run opens the database and serves PaymentService with health and
+// reflection until ctx is done. It returns after the server has stopped and
+// the database is closed.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if cfg.DB != sqlitedb.Memory {
+		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
+			return fmt.Errorf("payment: %w", err)
+		}
+	}
+	store, err := OpenSQLite(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc, err := New(store, WithLogger(cfg.Logger))
+	if err != nil {
+		return err
+	}
+	srv, err := grpcserver.New(grpcserver.Config{
+		Service: paymentv1.PaymentService_ServiceDesc.ServiceName,
+		Logger:  cfg.Logger,
+		Ready:   store.Ping,
+		Unary:   cfg.Unary,
+	})
+	if err != nil {
+		return err
+	}
+	paymentv1.RegisterPaymentServiceServer(srv.GRPC(), svc)
+	lis := cfg.Listener
+	if lis == nil {
+		if lis, err = new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen); err != nil {
+			return fmt.Errorf("payment: %w", err)
+		}
+	}
+	return srv.Serve(ctx, lis)
+}

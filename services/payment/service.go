@@ -1,0 +1,81 @@
+package payment
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"time"
+
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+)
+
+// Test payment methods; see the package doc for their results.
+const (
+	MethodCardOK                = "pm_card_ok"
+	MethodCardDeclined          = "pm_card_declined"
+	MethodCardInsufficientFunds = "pm_card_insufficient_funds"
+)
+
+// Failure reasons of a DECLINED payment.
+const (
+	FailureCardDeclined      = "CARD_DECLINED"
+	FailureInsufficientFunds = "INSUFFICIENT_FUNDS"
+)
+
+// outcome is what a test payment method does to every charge.
+type outcome struct {
+	status Status
+	reason string
+}
+
+var methods = map[string]outcome{
+	MethodCardOK:                {StatusCaptured, ""},
+	MethodCardDeclined:          {StatusDeclined, FailureCardDeclined},
+	MethodCardInsufficientFunds: {StatusDeclined, FailureInsufficientFunds},
+}
+
+// Service implements paymentv1.PaymentServiceServer on a Store.
+type Service struct {
+	paymentv1.UnimplementedPaymentServiceServer
+
+	store Store
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+var _ paymentv1.PaymentServiceServer = (*Service)(nil)
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the time source. nil means time.Now.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithLogger sets where store failures are logged. nil means discard.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// New returns a Service on store.
+func New(store Store, opts ...Option) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("payment: nil Store")
+	}
+	s := &Service{store: store}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
+}
+
+// newID returns "pay-" followed by 20 random hex digits (80 bits).
+func newID() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b) // never fails (crypto/rand documents it panics instead)
+	return "pay-" + hex.EncodeToString(b)
+}
