@@ -1,0 +1,168 @@
+package payment
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/internal/sqlitedb"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// t0 is the fake clock's start.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeClock is a settable time source.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// fixture is a Service on a SQLite store behind a real gRPC transport.
+type fixture struct {
+	client paymentv1.PaymentServiceClient
+	store  *SQLiteStore
+	clock  *fakeClock
+}
+
+// newFixture serves a Service on the database at path (sqlitedb.Memory when
+// empty).
+func newFixture(t *testing.T, path string) *fixture {
+	t.Helper()
+	if path == "" {
+		path = sqlitedb.Memory
+	}
+	store, err := OpenSQLite(t.Context(), path)
+	if err != nil {
+		t.Fatalf("OpenSQLite: %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	clock := &fakeClock{now: t0}
+	svc, err := New(store, WithClock(clock.Now))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	srv := grpc.NewServer()
+	paymentv1.RegisterPaymentServiceServer(srv, svc)
+	return &fixture{client: paymentv1.NewPaymentServiceClient(serve(t, srv)), store: store, clock: clock}
+}
+
+// serve serves srv on a bufconn listener until the test ends and returns a
+// client connection to it.
+func serve(t *testing.T, srv *grpc.Server) *grpc.ClientConn {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(lis) }()
+	conn := dial(t, lis)
+	t.Cleanup(func() { srv.Stop(); <-done })
+	return conn
+}
+
+func dial(t *testing.T, lis *bufconn.Listener) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient("passthrough:///bufconn",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// ctx returns a context bounded by 10s.
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// keyed returns ctx carrying an idempotency key.
+func keyed(t *testing.T, key string) context.Context {
+	return callmeta.WithIdempotencyKey(ctx(t), key)
+}
+
+func usd(minor int64) *typev1.Money { return &typev1.Money{AmountMinor: minor, Currency: "USD"} }
+
+func charge(order string, minor int64, method string) *paymentv1.CreatePaymentRequest {
+	return &paymentv1.CreatePaymentRequest{OrderId: order, Amount: usd(minor), PaymentMethod: method}
+}
+
+// create calls CreatePayment with key or fails the test.
+func (f *fixture) create(t *testing.T, key string, req *paymentv1.CreatePaymentRequest) *paymentv1.Payment {
+	t.Helper()
+	p, err := f.client.CreatePayment(keyed(t, key), req)
+	if err != nil {
+		t.Fatalf("CreatePayment(%s): %v", key, err)
+	}
+	return p
+}
+
+// list returns the payments of order or fails the test.
+func (f *fixture) list(t *testing.T, order string) []*paymentv1.Payment {
+	t.Helper()
+	resp, err := f.client.ListPayments(ctx(t), &paymentv1.ListPaymentsRequest{OrderId: order})
+	if err != nil {
+		t.Fatalf("ListPayments(%s): %v", order, err)
+	}
+	return resp.GetPayments()
+}
+
+// checkErr fails unless err has code and ErrorInfo reason ("" for none).
+func checkErr(t *testing.T, call string, err error, code codes.Code, reason string) {
+	t.Helper()
+	if status.Code(err) != code || rpcerr.Reason(err) != reason {
+		t.Errorf("%s = %v, want code %v reason %q", call, err, code, reason)
+	}
+	if reason != "" {
+		if d := rpcerr.ErrorInfo(err).GetDomain(); d != Domain {
+			t.Errorf("%s ErrorInfo domain = %q, want %q", call, d, Domain)
+		}
+	}
+}
+
+// badFields returns the BadRequest field names of err, in order.
+func badFields(err error) []string {
+	var out []string
+	for _, d := range status.Convert(err).Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok {
+			for _, v := range br.GetFieldViolations() {
+				out = append(out, v.GetField())
+			}
+		}
+	}
+	return out
+}
+
+// withKey returns c carrying an idempotency key.
+func withKey(c context.Context, key string) context.Context {
+	return callmeta.WithIdempotencyKey(c, key)
+}

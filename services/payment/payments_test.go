@@ -1,0 +1,163 @@
+package payment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+)
+
+func TestCreatePaymentValidation(t *testing.T) {
+	f := newFixture(t, "")
+	tests := []struct {
+		name       string
+		key        string
+		req        *paymentv1.CreatePaymentRequest
+		wantReason string
+		wantFields []string
+	}{
+		{"no order id", "k", charge("", 100, MethodCardOK), "", []string{"order_id"}},
+		{"order id too long", "k", charge(strings.Repeat("o", 65), 100, MethodCardOK), "", []string{"order_id"}},
+		{"no amount", "k", &paymentv1.CreatePaymentRequest{OrderId: "o1", PaymentMethod: MethodCardOK}, "", []string{"amount"}},
+		{"zero amount", "k", charge("o1", 0, MethodCardOK), "", []string{"amount.amount_minor"}},
+		{"negative amount", "k", charge("o1", -5, MethodCardOK), "", []string{"amount.amount_minor"}},
+		{"bad currency", "k", &paymentv1.CreatePaymentRequest{OrderId: "o1", Amount: &typev1.Money{AmountMinor: 1, Currency: "usd"}, PaymentMethod: MethodCardOK},
+			"", []string{"amount.currency"}},
+		{"no method", "k", charge("o1", 100, ""), "", []string{"payment_method"}},
+		{"unknown method", "k", charge("o1", 100, "pm_card_gold"), ReasonUnknownPaymentMethod, []string{"payment_method"}},
+		{"every field bad", "k", &paymentv1.CreatePaymentRequest{Amount: &typev1.Money{Currency: "EURO"}, PaymentMethod: "cash"},
+			ReasonUnknownPaymentMethod, []string{"order_id", "amount.amount_minor", "amount.currency", "payment_method"}},
+		{"no key", "", charge("o1", 100, MethodCardOK), ReasonIdempotencyKeyMissing, nil},
+		{"blank key", "   ", charge("o1", 100, MethodCardOK), ReasonIdempotencyKeyMissing, nil},
+		{"key too long", strings.Repeat("k", 256), charge("o1", 100, MethodCardOK), ReasonIdempotencyKeyMissing, nil},
+		{"no key and bad fields", "", charge("", 0, "cash"), ReasonIdempotencyKeyMissing,
+			[]string{"order_id", "amount.amount_minor", "payment_method"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ctx(t)
+			if tt.key != "" {
+				c = keyed(t, tt.key)
+			}
+			_, err := f.client.CreatePayment(c, tt.req)
+			checkErr(t, "CreatePayment", err, codes.InvalidArgument, tt.wantReason)
+			if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
+				t.Errorf("CreatePayment bad fields (-want +got):\n%s", d)
+			}
+		})
+	}
+	if got := f.list(t, "o1"); len(got) != 0 {
+		t.Errorf("payments after invalid requests = %v, want none", got)
+	}
+	// The key of a rejected request is not spent.
+	if p := f.create(t, "k", charge("o1", 100, MethodCardOK)); p.GetStatus() != paymentv1.Payment_STATUS_CAPTURED {
+		t.Errorf("CreatePayment after rejections = %v, want CAPTURED", p)
+	}
+}
+
+func TestCreatePaymentMethods(t *testing.T) {
+	tests := []struct {
+		method     string
+		wantStatus paymentv1.Payment_Status
+		wantReason string
+	}{
+		{MethodCardOK, paymentv1.Payment_STATUS_CAPTURED, ""},
+		{MethodCardDeclined, paymentv1.Payment_STATUS_DECLINED, FailureCardDeclined},
+		{MethodCardInsufficientFunds, paymentv1.Payment_STATUS_DECLINED, FailureInsufficientFunds},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method, func(t *testing.T) {
+			f := newFixture(t, "")
+			got := f.create(t, "key-1", charge("order-1", 4999, tt.method))
+			want := &paymentv1.Payment{
+				OrderId: "order-1", Amount: usd(4999), PaymentMethod: tt.method,
+				Status: tt.wantStatus, FailureReason: tt.wantReason,
+				CreateTime: timestamppb.New(t0), UpdateTime: timestamppb.New(t0),
+			}
+			if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreFields(&paymentv1.Payment{}, "id")); d != "" {
+				t.Errorf("CreatePayment(%s) (-want +got):\n%s", tt.method, d)
+			}
+			if !strings.HasPrefix(got.GetId(), "pay-") {
+				t.Errorf("payment id = %q, want pay-...", got.GetId())
+			}
+			stored, err := f.client.GetPayment(ctx(t), &paymentv1.GetPaymentRequest{Id: got.GetId()})
+			if d := cmp.Diff(got, stored, protocmp.Transform()); err != nil || d != "" {
+				t.Errorf("GetPayment = %v (-created +stored):\n%s", err, d)
+			}
+		})
+	}
+}
+
+func TestCreatePaymentIdempotent(t *testing.T) {
+	f := newFixture(t, "")
+	first := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined))
+	f.clock.Advance(1)
+	if again := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined)); !cmp.Equal(first, again, protocmp.Transform()) {
+		t.Errorf("repeat = %v, want the first result %v", again, first)
+	}
+	tests := []struct {
+		name string
+		req  *paymentv1.CreatePaymentRequest
+	}{
+		{"other amount", charge("order-1", 101, MethodCardDeclined)},
+		{"other order", charge("order-2", 100, MethodCardDeclined)},
+		{"other method", charge("order-1", 100, MethodCardOK)},
+		{"other currency", &paymentv1.CreatePaymentRequest{OrderId: "order-1", Amount: &typev1.Money{AmountMinor: 100, Currency: "EUR"}, PaymentMethod: MethodCardDeclined}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.client.CreatePayment(keyed(t, "key-1"), tt.req)
+			checkErr(t, "CreatePayment", err, codes.FailedPrecondition, ReasonIdempotencyKeyReused)
+		})
+	}
+	if got := f.list(t, "order-1"); len(got) != 1 {
+		t.Errorf("order-1 has %d payments, want 1", len(got))
+	}
+	// The repeat reports the payment as it is now.
+	if _, err := f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: first.GetId()}); err == nil {
+		t.Fatal("refunding a declined payment succeeded")
+	}
+	captured := f.create(t, "key-2", charge("order-1", 100, MethodCardOK))
+	if _, err := f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: captured.GetId()}); err != nil {
+		t.Fatal(err)
+	}
+	if again := f.create(t, "key-2", charge("order-1", 100, MethodCardOK)); again.GetId() != captured.GetId() || again.GetStatus() != paymentv1.Payment_STATUS_REFUNDED {
+		t.Errorf("repeat after refund = %v, want %s REFUNDED", again, captured.GetId())
+	}
+}
+
+func TestOrderAlreadyPaid(t *testing.T) {
+	f := newFixture(t, "")
+	declined := f.create(t, "key-0", charge("order-1", 100, MethodCardInsufficientFunds))
+	paid := f.create(t, "key-1", charge("order-1", 100, MethodCardOK))
+	tests := []struct {
+		name, key string
+		method    string
+	}{
+		{"second capture", "key-2", MethodCardOK},
+		{"decline after capture", "key-3", MethodCardDeclined},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.client.CreatePayment(keyed(t, tt.key), charge("order-1", 100, tt.method))
+			checkErr(t, "CreatePayment", err, codes.FailedPrecondition, ReasonOrderAlreadyPaid)
+		})
+	}
+	got := f.list(t, "order-1")
+	if len(got) != 2 || got[0].GetId() != declined.GetId() || got[1].GetId() != paid.GetId() {
+		t.Errorf("order-1 payments = %v, want the decline then the capture", got)
+	}
+	// A refund frees the order, and the key of the refused attempt still works.
+	if _, err := f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: paid.GetId()}); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.create(t, "key-2", charge("order-1", 100, MethodCardOK)); p.GetStatus() != paymentv1.Payment_STATUS_CAPTURED {
+		t.Errorf("capture after refund = %v, want CAPTURED", p)
+	}
+}

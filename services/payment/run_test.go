@@ -1,0 +1,79 @@
+package payment
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/test/bufconn"
+
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+)
+
+// startRun runs Run on a bufconn listener until the returned stop is called
+// (or the test ends) and returns a client connection to it.
+func startRun(t *testing.T, cfg Config) (paymentv1.PaymentServiceClient, healthpb.HealthClient, func()) {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	cfg.Listener, cfg.Logger = lis, slog.New(slog.DiscardHandler)
+	runCtx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() {
+		err := Run(runCtx, cfg)
+		lis.Close() // a Run that fails early must not leave clients dialing
+		errc <- err
+	}()
+	conn := dial(t, lis)
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-errc:
+			if err != nil {
+				t.Errorf("Run = %v, want nil after cancel", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return within 10s of cancel")
+		}
+	}
+	t.Cleanup(stop)
+	return paymentv1.NewPaymentServiceClient(conn), healthpb.NewHealthClient(conn), stop
+}
+
+func TestRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nested", "payment.db")
+	client, health, stop := startRun(t, Config{DB: path})
+	for _, service := range []string{"", "portico.payment.v1.PaymentService"} {
+		resp, err := health.Check(ctx(t), &healthpb.HealthCheckRequest{Service: service})
+		if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			t.Errorf("health(%q) = %v, %v; want SERVING", service, resp.GetStatus(), err)
+		}
+	}
+	p, err := client.CreatePayment(keyed(t, "key-1"), charge("order-1", 4999, MethodCardOK))
+	if err != nil {
+		t.Fatalf("CreatePayment: %v", err)
+	}
+	stop()
+
+	client, _, _ = startRun(t, Config{DB: path})
+	got, err := client.GetPayment(ctx(t), &paymentv1.GetPaymentRequest{Id: p.GetId()})
+	if err != nil || got.GetStatus() != paymentv1.Payment_STATUS_CAPTURED {
+		t.Errorf("GetPayment after restart = %v, %v; want CAPTURED", got, err)
+	}
+}
+
+func TestRunNeedsLogger(t *testing.T) {
+	if err := Run(ctx(t), Config{DB: filepath.Join(t.TempDir(), "p.db")}); err == nil {
+		t.Error("Run without a Logger = nil, want an error")
+	}
+	if _, err := New(nil); err == nil {
+		t.Error("New(nil) = nil error, want one")
+	}
+}
