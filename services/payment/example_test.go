@@ -12,7 +12,6 @@ import (
 	"github.com/portico-gateway/portico/internal/rpcerr"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 	"github.com/portico-gateway/portico/services/payment"
-
 )
 
 // A decline is a result, and an idempotency key replays its first result.
