@@ -1,0 +1,183 @@
+package interceptors
+
+import (
+	"errors"
+	"log/slog"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/portico-gateway/portico/interceptors/balance"
+	"github.com/portico-gateway/portico/interceptors/breaker"
+	"github.com/portico-gateway/portico/interceptors/bulkhead"
+	"github.com/portico-gateway/portico/interceptors/clock"
+	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/retry"
+	"github.com/portico-gateway/portico/internal/traceid"
+)
+
+// Layer is one named step of the client chain.
+type Layer struct {
+	Name  string
+	Unary grpc.UnaryClientInterceptor
+}
+
+// Layer names, outermost first.
+const (
+	LayerTrace    = "trace"
+	LayerDeadline = "deadline"
+	LayerBulkhead = "bulkhead"
+	LayerBreaker  = "breaker"
+	LayerRetry    = "retry"
+	LayerEject    = "eject"
+)
+
+// Layers builds the client chain for one upstream, outermost first: the
+// order the package documentation draws. Dial installs exactly these; the
+// eject layer is there only with Addresses.
+func Layers(opts ...Option) ([]Layer, error) {
+	c, err := build(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.layers, nil
+}
+
+// chain is everything build makes for one upstream.
+type chain struct {
+	s        *settings
+	layers   []Layer
+	resolver *balance.Resolver // nil for a target
+	target   string
+}
+
+// build validates the options and makes the chain: the one place the order
+// is decided.
+func build(opts []Option) (*chain, error) {
+	s := &settings{logger: slog.Default(), clock: clock.Real()}
+	for _, opt := range opts {
+		opt(s)
+	}
+	if s.cfg.Name == "" {
+		s.cfg.Name = s.cfg.Target
+	}
+	if err := errors.Join(append(s.errs, s.cfg.Validate())...); err != nil {
+		return nil, err
+	}
+	c := &chain{s: s, target: s.cfg.Target}
+	rep := &reporter{metrics: s.metrics, logger: s.logger}
+	if len(s.cfg.Addresses) > 0 {
+		r, err := balance.NewResolver(s.cfg.Name, s.cfg.Addresses,
+			balance.WithEjection(s.ejection()), balance.WithClock(s.clock), balance.WithObserver(rep))
+		if err != nil {
+			return nil, err
+		}
+		c.resolver, c.target = r, r.Target()
+	}
+	brk, err := breaker.UnaryClientInterceptor(s.breakerOptions(rep)...)
+	if err != nil {
+		return nil, err
+	}
+	c.layers = []Layer{
+		{LayerTrace, traceid.UnaryClientInterceptor()},
+		{LayerDeadline, deadline.UnaryClientInterceptor(s.deadlineOptions()...)},
+		{LayerBulkhead, bulkhead.UnaryClientInterceptor(s.bulkheadOptions(rep)...)},
+		{LayerBreaker, brk},
+		{LayerRetry, retry.UnaryClientInterceptor(s.retryOptions(rep)...)},
+	}
+	if c.resolver != nil && s.cfg.Ejection.ConsecutiveFailures >= 0 {
+		c.layers = append(c.layers, Layer{LayerEject, c.resolver.UnaryClientInterceptor()})
+	}
+	return c, nil
+}
+
+// dialOptions returns the grpc.DialOptions of the chain: credentials, the
+// interceptors, the service config and the resolver, then the caller's.
+func (c *chain) dialOptions() ([]grpc.DialOption, error) {
+	cfg := c.s.cfg
+	sc, err := balance.ServiceConfig(cfg.Balancer, cfg.HealthCheck.Enabled, cfg.HealthCheck.Service)
+	if err != nil {
+		return nil, err
+	}
+	unary := make([]grpc.UnaryClientInterceptor, len(c.layers))
+	for i, l := range c.layers {
+		unary[i] = l.Unary
+	}
+	opts := []grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithChainUnaryInterceptor(unary...),
+		// The gateway's configuration decides the policy, not DNS TXT.
+		grpc.WithDisableServiceConfig(),
+		grpc.WithDefaultServiceConfig(sc),
+	}
+	if c.resolver != nil {
+		opts = append(opts, c.resolver.DialOption())
+	}
+	return append(opts, c.s.dialOpts...), nil
+}
+
+// Upstream is one upstream's connection with its chain and, when built
+// from addresses, the resolver that changes them.
+type Upstream struct {
+	name     string
+	conn     *grpc.ClientConn
+	resolver *balance.Resolver
+}
+
+// NewUpstream validates the options and creates the upstream's
+// grpc.ClientConn (connections are made lazily, on first use). target is a
+// gRPC target, or "" with WithAddresses or a Config carrying one.
+func NewUpstream(target string, opts ...Option) (*Upstream, error) {
+	if target != "" {
+		opts = append(opts, func(s *settings) { s.cfg.Target = target })
+	}
+	c, err := build(opts)
+	if err != nil {
+		return nil, err
+	}
+	dopts, err := c.dialOptions()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := grpc.NewClient(c.target, dopts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Upstream{name: c.s.cfg.Name, conn: conn, resolver: c.resolver}, nil
+}
+
+// Dial is NewUpstream for callers that need only the connection.
+func Dial(target string, opts ...Option) (*grpc.ClientConn, error) {
+	u, err := NewUpstream(target, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return u.conn, nil
+}
+
+// Name returns the upstream's name.
+func (u *Upstream) Name() string { return u.name }
+
+// Conn returns the connection; generated clients take it.
+func (u *Upstream) Conn() *grpc.ClientConn { return u.conn }
+
+// SetAddresses replaces the upstream's instances while calls run. It fails
+// for an upstream dialled by target.
+func (u *Upstream) SetAddresses(addrs []string) error {
+	if u.resolver == nil {
+		return errors.New("interceptors: upstream " + u.name + " was dialled by target; it has no address list")
+	}
+	return u.resolver.SetAddresses(addrs)
+}
+
+// Addresses returns the instances calls may go to now (the list minus
+// ejected ones), or nil for an upstream dialled by target.
+func (u *Upstream) Addresses() []string {
+	if u.resolver == nil {
+		return nil
+	}
+	return u.resolver.Addresses()
+}
+
+// Close closes the connection.
+func (u *Upstream) Close() error { return u.conn.Close() }

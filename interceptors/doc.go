@@ -1,0 +1,83 @@
+// Package interceptors builds Portico's gRPC client chain: one
+// grpc.ClientConn per upstream, wrapped in the layers that keep a failing
+// upstream's trouble bounded (the gateway course's "inventory is down, what
+// does the order entry do?"). Each concern is a package of its own: deadline,
+// bulkhead, breaker, retry, balance (service config, addresses, ejection),
+// faults (server-side drills) and metrics.
+//
+// # The chain
+//
+// A call passes the layers outermost first and its result comes back
+// through them in reverse:
+//
+//	caller
+//	  │
+//	┌─▼───────────────────────────────────────────────────────────────┐
+//	│ trace     forwards x-trace-id / traceparent                     │
+//	│ ┌─▼───────────────────────────────────────────────────────────┐ │
+//	│ │ deadline  min(caller's budget, timeout); too little: fail   │ │
+//	│ │ ┌─▼───────────────────────────────────────────────────────┐ │ │
+//	│ │ │ bulkhead  a slot, or a short wait, or OVERLOADED        │ │ │
+//	│ │ │ ┌─▼───────────────────────────────────────────────────┐ │ │ │
+//	│ │ │ │ breaker   CIRCUIT_OPEN while open; one verdict/call │ │ │ │
+//	│ │ │ │ ┌─▼───────────────────────────────────────────────┐ │ │ │ │
+//	│ │ │ │ │ retry     attempts 1..n, backoff, budget,       │ │ │ │ │
+//	│ │ │ │ │           per-attempt deadline                  │ │ │ │ │
+//	│ │ │ │ │ ┌─▼───────────────────────────────────────────┐ │ │ │ │ │
+//	│ │ │ │ │ │ eject     per-attempt peer outcome          │ │ │ │ │ │
+//	│ │ │ │ │ │ ┌─▼───────────────────────────────────────┐ │ │ │ │ │ │
+//	│ │ │ │ │ │ │ grpc-go: balancer picks an instance     │ │ │ │ │ │ │
+//	│ │ │ │ │ │ └─────────────────────────────────────────┘ │ │ │ │ │ │
+//	│ │ │ │ │ └─────────────────────────────────────────────┘ │ │ │ │ │
+//	│ │ │ │ └─────────────────────────────────────────────────┘ │ │ │ │
+//	│ │ │ └─────────────────────────────────────────────────────┘ │ │ │
+//	│ │ └─────────────────────────────────────────────────────────┘ │ │
+//	│ └─────────────────────────────────────────────────────────────┘ │
+//	└─────────────────────────────────────────────────────────────────┘
+//
+// The order is part of the API. build (behind Layers, NewUpstream and Dial)
+// is the only place it is decided, and Example_order runs a call through it.
+// Why each layer sits where it does:
+//
+//   - trace is outermost so every attempt, and every local refusal logged on
+//     the way, carries the same trace id; it adds metadata once.
+//   - deadline fixes the call's one budget before anything can wait, so time
+//     spent queueing in the bulkhead and backing off between attempts counts
+//     against it; a call that cannot finish fails before it takes a slot; and
+//     it sees the final error, after every attempt, to add UPSTREAM_TIMEOUT
+//     {"hop": upstream}.
+//   - bulkhead guards the caller's own goroutines and connections, so it
+//     bounds everything below it, breaker probes and retries included. A
+//     call it refuses is local congestion, not upstream health, and being
+//     outside the breaker it can never trip it. Its queue wait is short
+//     (50ms by default), so a call queued when the breaker opens learns
+//     CIRCUIT_OPEN soon after.
+//   - breaker sits outside retry: it judges the call the caller made, one
+//     verdict after all attempts, so "2 consecutive failures" counts what
+//     the caller saw, as the course's gateway does. While open nothing below
+//     runs, so no attempt and no retry budget is spent. Amplification by
+//     retries is capped by the retry budget, not by the breaker.
+//   - retry is inside everything that must happen once per call, and holds
+//     the per-attempt deadline itself: only the loop can tell its own
+//     per-attempt timeout (retried) from a DEADLINE_EXCEEDED sent by the
+//     server (not retried). It never retries the local fast-fails above it
+//     (they cannot reach it) or below a deeper Portico hop (CIRCUIT_OPEN,
+//     OVERLOADED, DEADLINE_BUDGET_EXHAUSTED).
+//   - eject is innermost because it judges instances, and each attempt may
+//     go to a different one. It exists only for upstreams given as
+//     Addresses.
+//
+// Streams are not intercepted: Portico's APIs are unary.
+//
+// # Configuration
+//
+// Config is one upstream's settings, YAML-friendly, with documented zero
+// values; Defaults spells them out (the seed 000 profile: 240ms timeout,
+// circuit open after 2 consecutive failures for 800ms, one half-open probe).
+// Options(cfg) turns it into options, and the With... options set single
+// fields. NewUpstream and Dial validate everything up front and name each
+// bad field (*FieldError, e.g. "retry.max_attempts: must be at least 1").
+//
+// Error reasons are listed in package reason. An Upstream is safe for
+// concurrent use and starts no goroutines of its own.
+package interceptors

@@ -1,0 +1,189 @@
+package interceptors
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/portico-gateway/portico/interceptors/balance"
+	"github.com/portico-gateway/portico/interceptors/breaker"
+	"github.com/portico-gateway/portico/interceptors/bulkhead"
+	"github.com/portico-gateway/portico/interceptors/clock"
+	"github.com/portico-gateway/portico/interceptors/retry"
+)
+
+// Metrics receives what every layer of the chain reports: retries and
+// budget exhaustion, breaker transitions, bulkhead rejections and in-flight
+// calls, ejections. metrics.Prometheus implements it.
+type Metrics interface {
+	retry.Observer
+	breaker.Observer
+	bulkhead.Observer
+	balance.Observer
+}
+
+// Option configures Dial, NewUpstream and Layers. Options apply in order
+// over a Config (see Options); an option given a value that makes no sense
+// makes the constructor fail with a *FieldError.
+type Option func(*settings)
+
+type settings struct {
+	cfg      Config
+	breaker  *breaker.Settings // WithBreaker: replaces cfg.Breaker
+	metrics  Metrics
+	logger   *slog.Logger
+	clock    clock.Clock
+	dialOpts []grpc.DialOption
+	errs     []error
+}
+
+func (s *settings) fail(field, format string, args ...any) {
+	s.errs = append(s.errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Options returns the options that apply cfg. Later options override
+// single fields.
+func Options(cfg Config) []Option {
+	return []Option{func(s *settings) { s.cfg = cfg }}
+}
+
+// WithUpstream names the upstream (Config.Name).
+func WithUpstream(name string) Option {
+	return func(s *settings) { s.cfg.Name = name }
+}
+
+// WithTimeout sets the upstream's timeout (Config.Timeout); d must be
+// positive.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) {
+		if d <= 0 {
+			s.fail("timeout", "must be positive, got %v", d)
+		}
+		s.cfg.Timeout = d
+	}
+}
+
+// WithMethodTimeout sets one method's timeout (Config.MethodTimeouts).
+func WithMethodTimeout(method string, d time.Duration) Option {
+	return func(s *settings) {
+		if s.cfg.MethodTimeouts == nil {
+			s.cfg.MethodTimeouts = map[string]time.Duration{}
+		}
+		s.cfg.MethodTimeouts[method] = d
+	}
+}
+
+// WithMinBudget sets the least time a call needs to be started
+// (Config.MinBudget).
+func WithMinBudget(d time.Duration) Option {
+	return func(s *settings) { s.cfg.MinBudget = d }
+}
+
+// WithMaxAttempts sets the attempts per call in total, the first included
+// (Config.Retry.MaxAttempts); n must be at least 1.
+func WithMaxAttempts(n int) Option {
+	return func(s *settings) {
+		if n < 1 {
+			s.fail("retry.max_attempts", "must be at least 1, got %d", n)
+		}
+		s.cfg.Retry.MaxAttempts = n
+	}
+}
+
+// WithAttemptTimeout bounds each attempt (Config.Retry.AttemptTimeout).
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(s *settings) { s.cfg.Retry.AttemptTimeout = d }
+}
+
+// WithRetryBudget sets the retry budget: at most ratio of the calls over
+// window may be retries, plus minPerSecond per second of window. ratio and
+// window must be positive.
+func WithRetryBudget(ratio float64, window time.Duration, minPerSecond float64) Option {
+	return func(s *settings) {
+		if !(ratio > 0 && ratio <= 1) {
+			s.fail("retry.budget_ratio", "must be in (0, 1], got %v", ratio)
+		}
+		if window <= 0 {
+			s.fail("retry.budget_window", "must be positive, got %v", window)
+		}
+		s.cfg.Retry.BudgetRatio, s.cfg.Retry.BudgetWindow = ratio, window
+		s.cfg.Retry.BudgetMinPerSecond = minPerSecond
+		if minPerSecond == 0 {
+			s.cfg.Retry.BudgetMinPerSecond = -1 // an explicit zero means no floor
+		}
+	}
+}
+
+// WithBreaker sets the breaker's settings, replacing Config.Breaker (hooks
+// included). Name and Clock are set by the chain.
+func WithBreaker(bs breaker.Settings) Option {
+	return func(s *settings) {
+		if err := bs.Validate(); err != nil {
+			s.fail("breaker", "%v", err)
+		}
+		s.breaker = &bs
+	}
+}
+
+// WithBulkhead caps calls in flight at maxInFlight (at least 1), with up to
+// queue calls (0 for none) waiting at most wait (positive) for a slot.
+func WithBulkhead(maxInFlight, queue int, wait time.Duration) Option {
+	return func(s *settings) {
+		if maxInFlight < 1 {
+			s.fail("bulkhead.max_in_flight", "must be at least 1, got %d", maxInFlight)
+		}
+		if queue < 0 {
+			s.fail("bulkhead.queue", "must not be negative, got %d", queue)
+		}
+		if wait <= 0 && queue > 0 {
+			s.fail("bulkhead.max_wait", "must be positive with a queue, got %v", wait)
+		}
+		s.cfg.Bulkhead = BulkheadConfig{MaxInFlight: maxInFlight, Queue: queue, MaxWait: wait}
+		if queue == 0 {
+			s.cfg.Bulkhead.Queue = -1
+		}
+	}
+}
+
+// WithBalancer sets the load balancing policy: "round_robin" or
+// "least_request" (Config.Balancer).
+func WithBalancer(name string) Option {
+	return func(s *settings) { s.cfg.Balancer = name }
+}
+
+// WithHealthCheck turns on client health checking of service ("" for the
+// whole server).
+func WithHealthCheck(service string) Option {
+	return func(s *settings) { s.cfg.HealthCheck = HealthCheckConfig{Enabled: true, Service: service} }
+}
+
+// WithAddresses serves the upstream from a static, changeable address list
+// instead of a target (Config.Addresses).
+func WithAddresses(addrs []string) Option {
+	return func(s *settings) { s.cfg.Addresses = append([]string(nil), addrs...) }
+}
+
+// WithMetrics sets where the chain reports. Default: nowhere.
+func WithMetrics(m Metrics) Option {
+	return func(s *settings) { s.metrics = m }
+}
+
+// WithLogger sets the logger for breaker transitions and ejections.
+// Default: slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) { s.logger = l }
+}
+
+// WithClock sets the clock of every layer. Default: the real clock.
+func WithClock(c clock.Clock) Option {
+	return func(s *settings) { s.clock = c }
+}
+
+// WithDialOptions adds grpc.DialOptions after the chain's own, e.g.
+// transport credentials (the default is insecure: Portico's services talk
+// plaintext inside the cluster) or a test dialer.
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return func(s *settings) { s.dialOpts = append(s.dialOpts, opts...) }
+}
