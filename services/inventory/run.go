@@ -38,6 +38,7 @@ type Config struct {
 	// grpcserver.Config.Unary.
 	Unary []grpc.UnaryServerInterceptor
 	// Listener, if set, is served instead of listening on Listen (tests).
+	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
 	// ReservationTTL is how long a reservation may stay uncommitted before
 	// it is released. 0 means DefaultReservationTTL (5m).

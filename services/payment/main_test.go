@@ -106,9 +106,7 @@ func ctx(t *testing.T) context.Context {
 }
 
 // keyed returns ctx carrying an idempotency key.
-func keyed(t *testing.T, key string) context.Context {
-	return callmeta.WithIdempotencyKey(ctx(t), key)
-}
+func keyed(t *testing.T, key string) context.Context { return withKey(ctx(t), key) }
 
 func usd(minor int64) *typev1.Money { return &typev1.Money{AmountMinor: minor, Currency: "USD"} }
 
