@@ -36,7 +36,9 @@ func TestCancelOrder(t *testing.T) {
 		{name: "payment unavailable", subject: "alice", role: "customer",
 			setup: func(h *harness) {
 				h.payStub.set(func(k *payHooks) {
-					k.refund = func(ctx context.Context, _ *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) { return nil, down(ctx) }
+					k.refund = func(ctx context.Context, _ *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) {
+						return nil, down(ctx)
+					}
 				})
 			},
 			wantCode: codes.Unavailable, wantReason: ReasonPaymentUnavailable, wantStatus: orderv1.Order_STATUS_CONFIRMED},

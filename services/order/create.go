@@ -39,8 +39,7 @@ func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderReque
 		s.inflight.release(id)
 	}
 	if err != nil {
-		s.log.ErrorContext(ctx, "create order: store", "err", err.Error())
-		return nil, internal()
+		return nil, s.storeErr(ctx, "create order", err)
 	}
 	if prev != nil {
 		return s.replay(ctx, prev, rec.RequestHash)
@@ -116,8 +115,7 @@ func (s *Service) replay(ctx context.Context, prev *Record, hash []byte) (*order
 		return nil, unavailable(ReasonInventoryUnavailable, "inventory is unavailable; no order was created")
 	}
 	if err != nil {
-		s.log.ErrorContext(ctx, "replay: store", "orderId", id, "err", err.Error())
-		return nil, internal()
+		return nil, s.storeErr(ctx, "replay", err, "orderId", id)
 	}
 	_ = grpc.SetHeader(ctx, metadata.Pairs(ReplayedHeader, "true")) // fails only outside a gRPC server
 	return answer(rec)

@@ -18,7 +18,9 @@ import (
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-func unavailableErr(context.Context) error { return status.Error(codes.Unavailable, "connection refused") }
+func unavailableErr(context.Context) error {
+	return status.Error(codes.Unavailable, "connection refused")
+}
 
 // TestCreateOrderSaga runs one CreateOrder per case against the fakes and
 // checks the answer, the stored order and what the dependencies saw.

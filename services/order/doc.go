@@ -2,6 +2,18 @@
 // saga across the inventory and payment services, so no client ever has to
 // decide who refunds or releases what (seed 000).
 //
+// # States
+//
+//	PENDING ──► CONFIRMED ──► CANCELLED   (CancelOrder: refund)
+//	   │
+//	   └──────► FAILED                    (definite failure, after compensation)
+//
+// A PENDING order is one whose saga has not finished: either a run is still
+// going or an outcome was unknown and the reconciler will finish it. Only a
+// PENDING order is ever withdrawn (deleted), and only by the CreateOrder call
+// that stored it, when inventory was unreachable. CONFIRMED, FAILED and
+// CANCELLED orders change only as drawn; every change stores update_time.
+//
 // # The saga
 //
 // CreateOrder authenticates the caller (callmeta principal; the customer is

@@ -127,3 +127,13 @@ func depErr(ctx context.Context, reason string, err error) error {
 
 // internal is the answer for a store fault; details go to the log only.
 func internal() error { return status.Error(codes.Internal, "internal error") }
+
+// storeErr logs a store failure and answers it: the caller's own
+// cancellation or deadline as such, anything else as INTERNAL.
+func (s *Service) storeErr(ctx context.Context, op string, err error, kv ...any) error {
+	if ctx.Err() != nil {
+		return status.FromContextError(ctx.Err()).Err()
+	}
+	s.log.ErrorContext(ctx, op+": store", append(kv, "err", err.Error())...)
+	return internal()
+}

@@ -37,7 +37,7 @@ type invStub struct {
 }
 
 func (s *invStub) set(f func(*invHooks)) { s.mu.Lock(); defer s.mu.Unlock(); f(&s.h) }
-func (s *invStub) hooks() invHooks    { s.mu.Lock(); defer s.mu.Unlock(); return s.h }
+func (s *invStub) hooks() invHooks       { s.mu.Lock(); defer s.mu.Unlock(); return s.h }
 
 func (s *invStub) ReserveStock(ctx context.Context, r *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
 	s.reserves.Add(1)
@@ -67,7 +67,7 @@ type payStub struct {
 }
 
 func (s *payStub) set(f func(*payHooks)) { s.mu.Lock(); defer s.mu.Unlock(); f(&s.h) }
-func (s *payStub) hooks() payHooks    { s.mu.Lock(); defer s.mu.Unlock(); return s.h }
+func (s *payStub) hooks() payHooks       { s.mu.Lock(); defer s.mu.Unlock(); return s.h }
 
 func (s *payStub) CreatePayment(ctx context.Context, r *paymentv1.CreatePaymentRequest) (*paymentv1.Payment, error) {
 	s.creates.Add(1)

@@ -45,8 +45,7 @@ func (s *Service) load(ctx context.Context, p callmeta.Principal, id string) (*R
 		return nil, orderNotFound(id)
 	}
 	if err != nil {
-		s.log.ErrorContext(ctx, "get order: store", "orderId", id, "err", err.Error())
-		return nil, internal()
+		return nil, s.storeErr(ctx, "get order", err, "orderId", id)
 	}
 	return rec, nil
 }
@@ -81,8 +80,7 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 	}
 	recs, err := s.store.List(ctx, q)
 	if err != nil {
-		s.log.ErrorContext(ctx, "list orders: store", "err", err.Error())
-		return nil, internal()
+		return nil, s.storeErr(ctx, "list orders", err)
 	}
 	resp := &orderv1.ListOrdersResponse{}
 	if len(recs) > size {
