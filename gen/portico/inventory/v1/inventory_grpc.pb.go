@@ -35,11 +35,13 @@ const (
 //
 // InventoryService owns the catalogue and stock. Stock moves between three
 // buckets, available -> reserved -> sold, and the sum of the three only
-// changes through UpdateItem (an admin restock).
+// changes through CreateItem and UpdateItem (admin actions).
 //
 // Errors carry google.rpc.ErrorInfo with domain "inventory.portico.dev" and a
 // stable reason: ITEM_NOT_FOUND, ITEM_ALREADY_EXISTS, INSUFFICIENT_STOCK,
-// RESERVATION_NOT_FOUND, RESERVATION_RELEASED, RESERVATION_COMMITTED.
+// RESERVATION_NOT_FOUND, RESERVATION_RELEASED, RESERVATION_COMMITTED,
+// IDEMPOTENCY_KEY_REUSED (ReserveStock repeated for an order with other
+// lines), ADMIN_REQUIRED (PERMISSION_DENIED on CreateItem/UpdateItem).
 // Malformed requests get INVALID_ARGUMENT with google.rpc.BadRequest.
 type InventoryServiceClient interface {
 	// GetItem returns one catalogue item by SKU.
@@ -163,11 +165,13 @@ func (c *inventoryServiceClient) ReleaseReservation(ctx context.Context, in *Rel
 //
 // InventoryService owns the catalogue and stock. Stock moves between three
 // buckets, available -> reserved -> sold, and the sum of the three only
-// changes through UpdateItem (an admin restock).
+// changes through CreateItem and UpdateItem (admin actions).
 //
 // Errors carry google.rpc.ErrorInfo with domain "inventory.portico.dev" and a
 // stable reason: ITEM_NOT_FOUND, ITEM_ALREADY_EXISTS, INSUFFICIENT_STOCK,
-// RESERVATION_NOT_FOUND, RESERVATION_RELEASED, RESERVATION_COMMITTED.
+// RESERVATION_NOT_FOUND, RESERVATION_RELEASED, RESERVATION_COMMITTED,
+// IDEMPOTENCY_KEY_REUSED (ReserveStock repeated for an order with other
+// lines), ADMIN_REQUIRED (PERMISSION_DENIED on CreateItem/UpdateItem).
 // Malformed requests get INVALID_ARGUMENT with google.rpc.BadRequest.
 type InventoryServiceServer interface {
 	// GetItem returns one catalogue item by SKU.

@@ -40,7 +40,8 @@ const (
 // status DECLINED. Errors carry google.rpc.ErrorInfo with domain
 // "payment.portico.dev" and a stable reason: PAYMENT_NOT_FOUND,
 // IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_REUSED, PAYMENT_NOT_CAPTURED,
-// UNKNOWN_PAYMENT_METHOD.
+// UNKNOWN_PAYMENT_METHOD, ORDER_ALREADY_PAID (the order already has a
+// captured payment: at most one capture per order).
 type PaymentServiceClient interface {
 	// CreatePayment charges an order. The request must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters). The same key with
@@ -120,7 +121,8 @@ func (c *paymentServiceClient) RefundPayment(ctx context.Context, in *RefundPaym
 // status DECLINED. Errors carry google.rpc.ErrorInfo with domain
 // "payment.portico.dev" and a stable reason: PAYMENT_NOT_FOUND,
 // IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_REUSED, PAYMENT_NOT_CAPTURED,
-// UNKNOWN_PAYMENT_METHOD.
+// UNKNOWN_PAYMENT_METHOD, ORDER_ALREADY_PAID (the order already has a
+// captured payment: at most one capture per order).
 type PaymentServiceServer interface {
 	// CreatePayment charges an order. The request must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters). The same key with
