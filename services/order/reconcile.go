@@ -6,6 +6,7 @@ import (
 	"time"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // reconcileBatch bounds the orders one Reconcile call takes on.
@@ -40,6 +41,9 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 		return false
 	}
 	defer s.inflight.release(id)
+	// A trace id of its own, so the order's calls and the dependencies' log
+	// lines of this round can be found together.
+	ctx = traceid.NewContext(ctx, traceid.New())
 	rec, err := s.store.Get(ctx, id) // re-read under the lease: it may have settled meanwhile
 	if err != nil {
 		s.log.ErrorContext(ctx, "reconcile: store", "orderId", id, "err", err.Error())
