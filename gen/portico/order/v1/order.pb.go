@@ -102,8 +102,8 @@ type Order struct {
 	ReservationId string `protobuf:"bytes,6,opt,name=reservation_id,json=reservationId,proto3" json:"reservation_id,omitempty"`
 	// The payment, once made.
 	PaymentId string `protobuf:"bytes,7,opt,name=payment_id,json=paymentId,proto3" json:"payment_id,omitempty"`
-	// Why the order failed: INSUFFICIENT_STOCK, PAYMENT_DECLINED,
-	// INSUFFICIENT_FUNDS, RESERVATION_EXPIRED.
+	// Why the order failed: INSUFFICIENT_STOCK, ITEM_NOT_FOUND,
+	// PAYMENT_DECLINED, INSUFFICIENT_FUNDS, RESERVATION_EXPIRED.
 	FailureReason string `protobuf:"bytes,8,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
 	// The payment method.
 	PaymentMethod string `protobuf:"bytes,9,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`

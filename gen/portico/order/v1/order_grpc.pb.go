@@ -37,7 +37,10 @@ const (
 // Errors carry google.rpc.ErrorInfo with domain "order.portico.dev" and a
 // stable reason: ORDER_NOT_FOUND, IDEMPOTENCY_KEY_MISSING,
 // IDEMPOTENCY_KEY_REUSED, UNAUTHENTICATED_CALLER, ORDER_NOT_CANCELLABLE,
-// INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE.
+// INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE, INSUFFICIENT_STOCK,
+// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED. ErrorInfo metadata
+// carries "orderId" and, where they apply, "sku", "requested", "available"
+// and "declineReason".
 type OrderServiceClient interface {
 	// CreateOrder places an order. The call must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters), scoped to the
@@ -45,10 +48,15 @@ type OrderServiceClient interface {
 	// reserves or charges nothing more; the same key with a different request
 	// is FAILED_PRECONDITION with reason IDEMPOTENCY_KEY_REUSED.
 	//
-	// A definite business failure (insufficient stock, payment declined) is a
-	// result: the order comes back FAILED with failure_reason. When inventory
-	// cannot be reached the call fails with UNAVAILABLE and nothing is created
-	// or charged. An unknown outcome leaves the order PENDING; a reconciler
+	// A replay answers with the response header "x-portico-replayed: true".
+	//
+	// A definite business failure ends the order FAILED (GetOrder shows it,
+	// with failure_reason) and the call returns the failure: FAILED_PRECONDITION
+	// INSUFFICIENT_STOCK, NOT_FOUND ITEM_NOT_FOUND or FAILED_PRECONDITION
+	// PAYMENT_DECLINED, each with the order id in ErrorInfo metadata. When
+	// inventory cannot be reached the call fails fast with UNAVAILABLE
+	// (INVENTORY_UNAVAILABLE) and nothing is created or charged. An unknown
+	// outcome (a timeout) leaves the order PENDING and returns it; a reconciler
 	// finishes or compensates it.
 	CreateOrder(ctx context.Context, in *CreateOrderRequest, opts ...grpc.CallOption) (*Order, error)
 	// GetOrder returns one of the caller's orders.
@@ -121,7 +129,10 @@ func (c *orderServiceClient) CancelOrder(ctx context.Context, in *CancelOrderReq
 // Errors carry google.rpc.ErrorInfo with domain "order.portico.dev" and a
 // stable reason: ORDER_NOT_FOUND, IDEMPOTENCY_KEY_MISSING,
 // IDEMPOTENCY_KEY_REUSED, UNAUTHENTICATED_CALLER, ORDER_NOT_CANCELLABLE,
-// INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE.
+// INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE, INSUFFICIENT_STOCK,
+// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED. ErrorInfo metadata
+// carries "orderId" and, where they apply, "sku", "requested", "available"
+// and "declineReason".
 type OrderServiceServer interface {
 	// CreateOrder places an order. The call must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters), scoped to the
@@ -129,10 +140,15 @@ type OrderServiceServer interface {
 	// reserves or charges nothing more; the same key with a different request
 	// is FAILED_PRECONDITION with reason IDEMPOTENCY_KEY_REUSED.
 	//
-	// A definite business failure (insufficient stock, payment declined) is a
-	// result: the order comes back FAILED with failure_reason. When inventory
-	// cannot be reached the call fails with UNAVAILABLE and nothing is created
-	// or charged. An unknown outcome leaves the order PENDING; a reconciler
+	// A replay answers with the response header "x-portico-replayed: true".
+	//
+	// A definite business failure ends the order FAILED (GetOrder shows it,
+	// with failure_reason) and the call returns the failure: FAILED_PRECONDITION
+	// INSUFFICIENT_STOCK, NOT_FOUND ITEM_NOT_FOUND or FAILED_PRECONDITION
+	// PAYMENT_DECLINED, each with the order id in ErrorInfo metadata. When
+	// inventory cannot be reached the call fails fast with UNAVAILABLE
+	// (INVENTORY_UNAVAILABLE) and nothing is created or charged. An unknown
+	// outcome (a timeout) leaves the order PENDING and returns it; a reconciler
 	// finishes or compensates it.
 	CreateOrder(context.Context, *CreateOrderRequest) (*Order, error)
 	// GetOrder returns one of the caller's orders.
