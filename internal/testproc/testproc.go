@@ -19,9 +19,17 @@ import (
 	"time"
 )
 
-// Build compiles ./cmd/portico into dir and returns the binary's path. Call
-// it once from TestMain. moduleRoot is the repository root.
+// BinEnv names an environment variable that, when set, points at a portico
+// binary to use instead of building one (e.g. a binary built with -race).
+const BinEnv = "PORTICO_E2E_BIN"
+
+// Build compiles ./cmd/portico into dir and returns the binary's path, or
+// returns $PORTICO_E2E_BIN when that is set. Call it once from TestMain.
+// moduleRoot is the repository root.
 func Build(moduleRoot, dir string) (string, error) {
+	if bin := os.Getenv(BinEnv); bin != "" {
+		return bin, nil
+	}
 	bin := filepath.Join(dir, "portico")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/portico")
 	cmd.Dir = moduleRoot
