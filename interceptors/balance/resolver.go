@@ -175,8 +175,7 @@ func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
 
 // record counts one call's outcome against addr and ejects it when due.
 func (r *Resolver) record(ctx context.Context, addr string, err error) {
-	failed := breaker.Classify(err) == breaker.Failure &&
-		!errors.Is(ctx.Err(), context.Canceled) && !(deadline.CallerBound(ctx) && ctx.Err() != nil)
+	failed := breaker.Classify(err) == breaker.Failure && !deadline.CallerCaused(ctx, err)
 	if err != nil && !failed {
 		return // says nothing about the instance
 	}

@@ -2,7 +2,6 @@ package breaker
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"google.golang.org/grpc"
@@ -69,7 +68,7 @@ func outcome(ctx context.Context, b *Breaker, err error) Outcome {
 	if err == nil {
 		return Success
 	}
-	if errors.Is(ctx.Err(), context.Canceled) || deadline.CallerBound(ctx) && ctx.Err() != nil {
+	if deadline.CallerCaused(ctx, err) {
 		return Excluded
 	}
 	return b.outcome(err)

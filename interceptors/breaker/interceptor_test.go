@@ -164,7 +164,9 @@ func TestCallerCausedOutcomesDoNotCount(t *testing.T) {
 		{
 			name:   "client errors",
 			handle: func(context.Context) error { return status.Error(codes.InvalidArgument, "bad sku") },
-			ctx:    func(*testing.T) (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+			ctx: func(*testing.T) (context.Context, context.CancelFunc) {
+				return context.WithCancel(context.Background())
+			},
 		},
 		{
 			name: "the caller cancels",
@@ -246,7 +248,9 @@ func TestPerMethodBreakers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fail := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return unavailable }
+	fail := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+		return unavailable
+	}
 	ok := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }
 	create := inventoryv1.InventoryService_CreateItem_FullMethodName
 	get := inventoryv1.InventoryService_GetItem_FullMethodName

@@ -2,6 +2,7 @@ package deadline
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -21,6 +22,21 @@ type callerBoundKey struct{}
 // left than the upstream is allowed.
 func CallerBound(ctx context.Context) bool {
 	return ctx.Value(callerBoundKey{}) != nil
+}
+
+// CallerCaused reports whether err, the failure of a call made with ctx, is
+// the caller's doing rather than the upstream's: the caller cancelled, or
+// the call ran out of a deadline the caller set shorter than the upstream's
+// timeout. The code is enough in the second case: the server may report
+// DEADLINE_EXCEEDED a moment before the caller's own context expires.
+func CallerCaused(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return true
+	}
+	return CallerBound(ctx) && (ctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded)
 }
 
 // UnaryClientInterceptor returns the client interceptor described in the

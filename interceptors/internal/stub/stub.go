@@ -16,6 +16,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
@@ -70,11 +72,14 @@ type Network struct {
 func NewNetwork() *Network { return &Network{listeners: map[string]*bufconn.Listener{}} }
 
 // Serve starts a server at addr with the given services (nil ones are not
-// registered) and stops it when the test ends.
-func (n *Network) Serve(t testing.TB, addr string, inv *Inventory, ord *Order, opts ...grpc.ServerOption) {
+// registered) and grpc.health.v1, all SERVING, and stops it when the test
+// ends. It returns the health server so a test can mark services down.
+func (n *Network) Serve(t testing.TB, addr string, inv *Inventory, ord *Order, opts ...grpc.ServerOption) *health.Server {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(opts...)
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(srv, hs)
 	if inv != nil {
 		inventoryv1.RegisterInventoryServiceServer(srv, inv)
 	}
@@ -90,9 +95,11 @@ func (n *Network) Serve(t testing.TB, addr string, inv *Inventory, ord *Order, o
 		_ = srv.Serve(lis)
 	}()
 	t.Cleanup(func() {
+		hs.Shutdown()
 		srv.Stop()
 		<-done
 	})
+	return hs
 }
 
 // DialOption dials the Network's servers.
