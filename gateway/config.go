@@ -1,0 +1,143 @@
+package gateway
+
+import (
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Defaults for every optional Config field; see each field for what zero
+// and negative values mean.
+const (
+	DefaultListen            = "127.0.0.1:43100"
+	DefaultShutdownGrace     = 10 * time.Second
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultMaxHeaderBytes    = 64 << 10
+	DefaultUpstreamTimeout   = 5 * time.Second
+	DefaultMaxTimeout        = 30 * time.Second
+	DefaultMaxBodyBytes      = 1 << 20
+	DefaultHealthTimeout     = 300 * time.Millisecond
+)
+
+// Config is the edge's one YAML document. The zero value of every optional
+// field means its documented default, and ParseConfig fills the defaults
+// in; negative durations and sizes are errors. New sections (rate limits,
+// JWT) are added as new keys, so old documents stay valid.
+type Config struct {
+	// Listen is the TCP address the cmd layer listens on. Empty means
+	// 127.0.0.1:43100: loopback only, so a laptop running the dev profile
+	// never exposes the demo tokens. Use ":43100" for every interface.
+	Listen string `yaml:"listen,omitempty"`
+	// ShutdownGrace bounds how long in-flight requests may finish once
+	// shutdown begins; then connections are cut. Zero means 10s.
+	ShutdownGrace time.Duration `yaml:"shutdown_grace,omitempty"`
+	// DrainDelay is how long the edge keeps serving, with /healthz/ready
+	// answering 503, before it stops accepting connections, so a load
+	// balancer notices first. Zero means no delay.
+	DrainDelay time.Duration `yaml:"drain_delay,omitempty"`
+	// HTTP holds the HTTP server's own limits.
+	HTTP HTTPConfig `yaml:"http,omitempty"`
+	// Upstreams are the gRPC services behind the edge, one per name the
+	// registration list (routes.go) uses. Required.
+	Upstreams []UpstreamConfig `yaml:"upstreams"`
+	// Routes holds body and deadline limits, with per-route overrides.
+	Routes RoutesConfig `yaml:"routes,omitempty"`
+	// Auth configures who may call.
+	Auth AuthConfig `yaml:"auth,omitempty"`
+	// Health configures GET /health.
+	Health HealthConfig `yaml:"health,omitempty"`
+}
+
+// HTTPConfig holds the HTTP server's limits against slow or oversized
+// clients.
+type HTTPConfig struct {
+	// ReadHeaderTimeout bounds reading a request's headers (slowloris).
+	// Zero means 5s.
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout,omitempty"`
+	// ReadTimeout bounds reading a whole request, body included. Zero means
+	// 30s.
+	ReadTimeout time.Duration `yaml:"read_timeout,omitempty"`
+	// IdleTimeout bounds a keep-alive connection's wait for its next
+	// request. Zero means 2m.
+	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
+	// MaxHeaderBytes bounds a request's header block. Zero means 64 KiB.
+	// There is no write timeout: route deadlines bound the work, and a
+	// write timeout would cut slow readers of large pages mid-body.
+	MaxHeaderBytes int `yaml:"max_header_bytes,omitempty"`
+}
+
+// UpstreamConfig is one gRPC service behind the edge.
+type UpstreamConfig struct {
+	// Name identifies the upstream in routes.go, logs, metrics, /health and
+	// the hop of a 504: 1-32 characters of [a-z0-9-], starting with a
+	// letter. Required, unique.
+	Name string `yaml:"name"`
+	// Addresses are the upstream's instances. One entry may be any gRPC
+	// target ("127.0.0.1:43101", "dns:///inventory:43101"); several entries
+	// must be host:port and are balanced round robin. Required.
+	Addresses []string `yaml:"addresses"`
+	// Timeout is the deadline of every call to this upstream unless a
+	// route overrides it. Zero means 5s.
+	Timeout time.Duration `yaml:"timeout,omitempty"`
+	// HealthService is the grpc.health.v1 service name /health asks
+	// about. Empty means the server's overall health ("").
+	HealthService string `yaml:"health_service,omitempty"`
+	// Resilience is reserved for the client resilience chain (package
+	// interceptors): the edge does not read it, keeps it as raw YAML, and
+	// hands it to the DialFunc in UpstreamConfig, which decodes it with
+	// Resilience.Decode. Absent means the chain's defaults.
+	Resilience *yaml.Node `yaml:"resilience,omitempty"`
+}
+
+// RoutesConfig holds per-route limits.
+type RoutesConfig struct {
+	// MaxBodyBytes bounds a request body; larger is 413. Zero means 1 MiB.
+	MaxBodyBytes int64 `yaml:"max_body_bytes,omitempty"`
+	// MaxTimeout caps the deadline a client may ask for with Grpc-Timeout.
+	// Zero means 30s. Every route's timeout must not exceed its maximum.
+	MaxTimeout time.Duration `yaml:"max_timeout,omitempty"`
+	// Overrides change the limits of single routes. A key selects routes
+	// as "METHOD /path/template" ("POST /api/orders"), "/path/template"
+	// (every method) or the RPC's full name
+	// ("portico.order.v1.OrderService/CreateOrder", a leading "/" or a "."
+	// before the method are accepted too). A key that selects no route,
+	// and two keys selecting one route, are errors.
+	Overrides map[string]RouteOverride `yaml:"overrides,omitempty"`
+}
+
+// RouteOverride changes one route's limits; zero fields keep the default.
+type RouteOverride struct {
+	// Timeout replaces the upstream's timeout for this route.
+	Timeout time.Duration `yaml:"timeout,omitempty"`
+	// MaxTimeout replaces routes.max_timeout for this route.
+	MaxTimeout time.Duration `yaml:"max_timeout,omitempty"`
+	// MaxBodyBytes replaces routes.max_body_bytes for this route.
+	MaxBodyBytes int64 `yaml:"max_body_bytes,omitempty"`
+}
+
+// AuthConfig configures authentication. With no tokens and no
+// WithAuthenticator every /api request is 401.
+type AuthConfig struct {
+	// Tokens are static bearer tokens and the principals they stand for.
+	Tokens []TokenConfig `yaml:"tokens,omitempty"`
+}
+
+// TokenConfig is one static bearer token.
+type TokenConfig struct {
+	// Token is the secret, sent as "Authorization: Bearer <token>".
+	// Required, unique, no whitespace.
+	Token string `yaml:"token"`
+	// Subject is the caller's identity passed to upstreams, e.g. "alice".
+	// Required, printable ASCII.
+	Subject string `yaml:"subject"`
+	// Role is admin, reader or customer (see package auth). Required.
+	Role string `yaml:"role"`
+}
+
+// HealthConfig configures GET /health.
+type HealthConfig struct {
+	// Timeout bounds each upstream's health check. Zero means 300ms.
+	Timeout time.Duration `yaml:"timeout,omitempty"`
+}

@@ -1,0 +1,104 @@
+package gateway
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/strictyaml"
+	"github.com/portico-gateway/portico/internal/callmeta"
+)
+
+// ParseConfig decodes a YAML config strictly (unknown keys, wrong types
+// and duplicate keys are errors naming the field path), fills in defaults
+// and validates the result.
+func ParseConfig(data []byte) (Config, error) {
+	var c Config
+	if err := strictyaml.Decode(data, &c); err != nil {
+		return Config{}, fmt.Errorf("gateway config: %w", err)
+	}
+	c = c.withDefaults()
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// LoadConfig reads and parses the config file at path.
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("gateway config: %w", err)
+	}
+	c, err := ParseConfig(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// DevConfig is the dev profile (portico dev): the edge on
+// 127.0.0.1:basePort, inventory on basePort+1, payment on +2, order on +3,
+// and the four demo tokens:
+//
+//	demo-admin-token   course-admin   admin
+//	demo-read-token    course-reader  reader
+//	demo-alice-token   alice          customer
+//	demo-bob-token     bob            customer
+func DevConfig(basePort int) Config {
+	addr := func(off int) []string {
+		return []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort+off))}
+	}
+	c := Config{
+		Listen: net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort)),
+		Upstreams: []UpstreamConfig{
+			{Name: "inventory", Addresses: addr(1), HealthService: "portico.inventory.v1.InventoryService"},
+			{Name: "payment", Addresses: addr(2), HealthService: "portico.payment.v1.PaymentService"},
+			{Name: "order", Addresses: addr(3), HealthService: "portico.order.v1.OrderService"},
+		},
+		Auth: AuthConfig{Tokens: []TokenConfig{
+			{Token: "demo-admin-token", Subject: "course-admin", Role: callmeta.RoleAdmin},
+			{Token: "demo-read-token", Subject: "course-reader", Role: callmeta.RoleReader},
+			{Token: "demo-alice-token", Subject: "alice", Role: callmeta.RoleCustomer},
+			{Token: "demo-bob-token", Subject: "bob", Role: callmeta.RoleCustomer},
+		}},
+	}
+	return c.withDefaults()
+}
+
+// withDefaults returns c with every zero optional field set to its
+// default. Overrides keep their zeros: zero there means "the route's
+// default", resolved per route in New.
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	def(&c.ShutdownGrace, DefaultShutdownGrace)
+	def(&c.HTTP.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&c.HTTP.ReadTimeout, DefaultReadTimeout)
+	def(&c.HTTP.IdleTimeout, DefaultIdleTimeout)
+	if c.HTTP.MaxHeaderBytes == 0 {
+		c.HTTP.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if c.Upstreams != nil { // copy: never write through the caller's slice
+		ups := make([]UpstreamConfig, len(c.Upstreams))
+		for i, u := range c.Upstreams {
+			def(&u.Timeout, DefaultUpstreamTimeout)
+			ups[i] = u
+		}
+		c.Upstreams = ups
+	}
+	if c.Routes.MaxBodyBytes == 0 {
+		c.Routes.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	def(&c.Routes.MaxTimeout, DefaultMaxTimeout)
+	def(&c.Health.Timeout, DefaultHealthTimeout)
+	return c
+}

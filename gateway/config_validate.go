@@ -1,0 +1,142 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+)
+
+// Validate reports every problem with c, each naming its field path.
+// Zero optional fields are valid (they mean the default); New validates
+// again, with the route table, that override keys select routes.
+func (c Config) Validate() error {
+	v := &validator{}
+	if c.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			v.add("listen", "want host:port, got %q", c.Listen)
+		}
+	}
+	v.nonNegative("shutdown_grace", c.ShutdownGrace)
+	v.nonNegative("drain_delay", c.DrainDelay)
+	v.nonNegative("http.read_header_timeout", c.HTTP.ReadHeaderTimeout)
+	v.nonNegative("http.read_timeout", c.HTTP.ReadTimeout)
+	v.nonNegative("http.idle_timeout", c.HTTP.IdleTimeout)
+	if c.HTTP.MaxHeaderBytes < 0 {
+		v.add("http.max_header_bytes", "must not be negative")
+	}
+	v.nonNegative("health.timeout", c.Health.Timeout)
+	c.validateUpstreams(v)
+	c.validateRoutes(v)
+	c.validateTokens(v)
+	return v.err()
+}
+
+func (c Config) validateUpstreams(v *validator) {
+	if len(c.Upstreams) == 0 {
+		v.add("upstreams", "at least one upstream is required")
+	}
+	seen := map[string]int{}
+	for i, u := range c.Upstreams {
+		p := fmt.Sprintf("upstreams[%d]", i)
+		if !validName(u.Name) {
+			v.add(p+".name", "want 1-32 characters of [a-z0-9-] starting with a letter, got %q", u.Name)
+		} else if j, dup := seen[u.Name]; dup {
+			v.add(p+".name", "%q is also upstreams[%d]", u.Name, j)
+		}
+		seen[u.Name] = i
+		if len(u.Addresses) == 0 {
+			v.add(p+".addresses", "at least one address is required")
+		}
+		for j, a := range u.Addresses {
+			if strings.TrimSpace(a) == "" {
+				v.add(fmt.Sprintf("%s.addresses[%d]", p, j), "must not be empty")
+			} else if _, _, err := net.SplitHostPort(a); len(u.Addresses) > 1 && err != nil {
+				v.add(fmt.Sprintf("%s.addresses[%d]", p, j), "with several addresses each must be host:port, got %q", a)
+			}
+		}
+		v.nonNegative(p+".timeout", u.Timeout)
+	}
+}
+
+func (c Config) validateRoutes(v *validator) {
+	if c.Routes.MaxBodyBytes < 0 {
+		v.add("routes.max_body_bytes", "must not be negative")
+	}
+	v.nonNegative("routes.max_timeout", c.Routes.MaxTimeout)
+	keys := make([]string, 0, len(c.Routes.Overrides))
+	for k := range c.Routes.Overrides {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		o := c.Routes.Overrides[k]
+		p := fmt.Sprintf("routes.overrides[%q]", k)
+		if _, err := parseSelector(k); err != nil {
+			v.add(p, "%v", err)
+		}
+		v.nonNegative(p+".timeout", o.Timeout)
+		v.nonNegative(p+".max_timeout", o.MaxTimeout)
+		if o.MaxBodyBytes < 0 {
+			v.add(p+".max_body_bytes", "must not be negative")
+		}
+		if o.Timeout > 0 && o.MaxTimeout > 0 && o.Timeout > o.MaxTimeout {
+			v.add(p+".timeout", "%v exceeds max_timeout %v", o.Timeout, o.MaxTimeout)
+		}
+	}
+}
+
+func (c Config) validateTokens(v *validator) {
+	seen := map[string]int{}
+	for i, t := range c.Auth.Tokens {
+		p := fmt.Sprintf("auth.tokens[%d]", i)
+		if _, err := auth.NewTokens([]auth.Token{{Token: t.Token, Subject: t.Subject, Role: t.Role}}); err != nil {
+			v.add(p, "%s", strings.TrimPrefix(err.Error(), "auth: token 0: "))
+		}
+		if j, dup := seen[t.Token]; dup && t.Token != "" {
+			v.add(p+".token", "repeats auth.tokens[%d].token", j)
+		}
+		seen[t.Token] = i
+	}
+}
+
+// validName: 1-32 of [a-z0-9-], starting with a letter; usable as a
+// resolver scheme, metric label and log field.
+func validName(s string) bool {
+	if s == "" || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validator collects field errors.
+type validator struct {
+	errs []error
+}
+
+func (v *validator) add(path, format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+}
+
+func (v *validator) nonNegative(path string, d time.Duration) {
+	if d < 0 {
+		v.add(path, "must not be negative, got %v", d)
+	}
+}
+
+func (v *validator) err() error {
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("gateway config: %w", errors.Join(v.errs...))
+}

@@ -1,0 +1,179 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/portico-gateway/portico/gateway/route"
+)
+
+// endpoint is a route with the edge's settings for it.
+type endpoint struct {
+	*route.Route
+	timeout, maxTimeout time.Duration
+	maxBody             int64
+	location            *location
+	idempotencyKey      bool
+	output              protoreflect.MessageDescriptor
+}
+
+// buildRoutes reads the routes of every registration and resolves their
+// settings from cfg (defaults applied).
+func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Route]*endpoint, error) {
+	ups := map[string]UpstreamConfig{}
+	for _, u := range cfg.Upstreams {
+		ups[u.Name] = u
+	}
+	used := map[string]bool{}
+	var all []*route.Route
+	for _, reg := range regs {
+		if _, ok := ups[reg.upstream]; !ok {
+			return nil, nil, fmt.Errorf("gateway config: upstreams: no upstream named %q (it serves %s)", reg.upstream, reg.service)
+		}
+		used[reg.upstream] = true
+		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(reg.service))
+		sd, ok := d.(protoreflect.ServiceDescriptor)
+		if err != nil || !ok {
+			return nil, nil, fmt.Errorf("gateway: service %s is not linked in", reg.service)
+		}
+		rs, err := route.FromService(sd, reg.upstream)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gateway: %w", err)
+		}
+		all = append(all, rs...)
+	}
+	for _, u := range cfg.Upstreams {
+		if !used[u.Name] {
+			return nil, nil, fmt.Errorf("gateway config: upstreams: %q serves no registered service", u.Name)
+		}
+	}
+	table, err := route.NewTable(all)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gateway: %w", err)
+	}
+	eps, err := endpoints(cfg, table, ups)
+	return table, eps, err
+}
+
+func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (map[*route.Route]*endpoint, error) {
+	overrides, err := resolveOverrides(cfg.Routes.Overrides, table.Routes())
+	if err != nil {
+		return nil, err
+	}
+	eps := map[*route.Route]*endpoint{}
+	for _, r := range table.Routes() {
+		ep := &endpoint{
+			Route:      r,
+			timeout:    ups[r.Upstream].Timeout,
+			maxTimeout: cfg.Routes.MaxTimeout,
+			maxBody:    cfg.Routes.MaxBodyBytes,
+			output:     outputOf(r),
+		}
+		if o, ok := overrides[r]; ok {
+			ep.apply(o.RouteOverride)
+			if ep.timeout > ep.maxTimeout {
+				return nil, fmt.Errorf("gateway config: routes.overrides[%q]: timeout %v exceeds max_timeout %v", o.key, ep.timeout, ep.maxTimeout)
+			}
+		} else if ep.timeout > ep.maxTimeout {
+			return nil, fmt.Errorf("gateway config: %s: the %s upstream's timeout %v exceeds routes.max_timeout %v", r.Key(), r.Upstream, ep.timeout, ep.maxTimeout)
+		}
+		if b, ok := behaviours[r.RPC]; ok {
+			if ep.location, err = parseLocation(b.location, ep.output); err != nil {
+				return nil, fmt.Errorf("gateway: %s: %w", r.RPC, err)
+			}
+			ep.idempotencyKey = b.idempotencyKey
+		}
+		eps[r] = ep
+	}
+	return eps, nil
+}
+
+func (ep *endpoint) apply(o RouteOverride) {
+	if o.Timeout > 0 {
+		ep.timeout = o.Timeout
+	}
+	if o.MaxTimeout > 0 {
+		ep.maxTimeout = o.MaxTimeout
+	}
+	if o.MaxBodyBytes > 0 {
+		ep.maxBody = o.MaxBodyBytes
+	}
+}
+
+// outputOf returns the response message of r's RPC.
+func outputOf(r *route.Route) protoreflect.MessageDescriptor {
+	svc, method, _ := strings.Cut(strings.TrimPrefix(r.RPC, "/"), "/")
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
+	if err != nil {
+		return nil
+	}
+	return d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(method)).Output()
+}
+
+// selector is a parsed routes.overrides key.
+type selector struct {
+	method, pattern, rpc string
+}
+
+// parseSelector parses "METHOD /path", "/path" or an RPC full name.
+func parseSelector(key string) (selector, error) {
+	method, rest, spaced := strings.Cut(key, " ")
+	switch {
+	case spaced && strings.HasPrefix(rest, "/") && method == strings.ToUpper(method) && method != "":
+		return selector{method: method, pattern: rest}, nil
+	case strings.HasPrefix(key, "/api/") || key == "/api":
+		return selector{pattern: key}, nil
+	}
+	name := strings.TrimPrefix(key, "/")
+	if i := strings.LastIndexAny(name, "/."); i > 0 && !strings.ContainsAny(name, " {}") && strings.Count(name, "/") <= 1 {
+		svc, m := name[:i], name[i+1:]
+		if svc != "" && m != "" {
+			return selector{rpc: "/" + svc + "/" + m}, nil
+		}
+	}
+	return selector{}, fmt.Errorf(`want "METHOD /path", "/path" or an RPC name such as portico.order.v1.OrderService/CreateOrder`)
+}
+
+func (s selector) selects(r *route.Route) bool {
+	if s.rpc != "" {
+		return r.RPC == s.rpc
+	}
+	return r.Pattern == s.pattern && (s.method == "" || s.method == r.Method ||
+		s.method == http.MethodHead && r.Method == http.MethodGet)
+}
+
+type keyedOverride struct {
+	key string
+	RouteOverride
+}
+
+// resolveOverrides maps each route to the one override selecting it.
+func resolveOverrides(ovs map[string]RouteOverride, routes []*route.Route) (map[*route.Route]keyedOverride, error) {
+	out := map[*route.Route]keyedOverride{}
+	for key, o := range ovs {
+		sel, err := parseSelector(key)
+		if err != nil {
+			return nil, fmt.Errorf("gateway config: routes.overrides[%q]: %w", key, err)
+		}
+		n := 0
+		for _, r := range routes {
+			if !sel.selects(r) {
+				continue
+			}
+			n++
+			if prev, dup := out[r]; dup {
+				return nil, fmt.Errorf("gateway config: routes.overrides: %q and %q both select %s", prev.key, key, r.Key())
+			}
+			out[r] = keyedOverride{key, o}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("gateway config: routes.overrides[%q]: selects no route", key)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/answered"
+	"github.com/portico-gateway/portico/gateway/auth"
+)
+
+// exchange is the edge's state for one request, shared by the pipeline,
+// grpc-gateway's hooks (through the context), the access log and metrics.
+// One request's goroutine writes it; grpc-gateway calls its hooks on that
+// same goroutine.
+type exchange struct {
+	start     time.Time
+	traceID   string
+	route     string // metric and log label: template, ops path or "unmatched"
+	upstream  string
+	ep        *endpoint
+	principal auth.Principal
+	idemKey   string
+	answered  *answered.Record
+	created   bool   // a create answered: 200 becomes 201
+	location  string // its Location
+	code      string // the problem code answered, for the log
+	logErr    string // what went wrong behind a 5xx; logged, never sent
+}
+
+type exchangeKey struct{}
+
+func withExchange(ctx context.Context, ex *exchange) context.Context {
+	return context.WithValue(ctx, exchangeKey{}, ex)
+}
+
+// exchangeFrom returns the request's exchange; a detached one when the
+// context has none, so hooks never have to check.
+func exchangeFrom(ctx context.Context) *exchange {
+	if ex, ok := ctx.Value(exchangeKey{}).(*exchange); ok {
+		return ex
+	}
+	return &exchange{route: "unmatched"}
+}
+
+// responseWriter records the status for logs and metrics and turns the 200
+// of a create into 201 with Location.
+type responseWriter struct {
+	http.ResponseWriter
+	ex     *exchange
+	status int
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.status != 0 || code < 200 {
+		return
+	}
+	if code == http.StatusOK && w.ex.created {
+		code = http.StatusCreated
+		if w.ex.location != "" {
+			w.Header().Set("Location", w.ex.location)
+		}
+	}
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,99 @@
+package gateway
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/internal/traceid"
+)
+
+// serveHTTP is the edge's handler: trace id, then the operational endpoints
+// or the /api pipeline, then one access line and the metrics.
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	ex := &exchange{start: time.Now(), traceID: requestTraceID(r), route: "unmatched"}
+	r = r.WithContext(withExchange(traceid.NewContext(r.Context(), ex.traceID), ex))
+	rw := &responseWriter{ResponseWriter: w, ex: ex}
+	rw.Header().Set(traceHeader, ex.traceID)
+	defer s.finish(rw, r, ex)
+	if h, ok := s.ops[r.URL.Path]; ok {
+		ex.route = r.URL.Path
+		s.serveOps(rw, r, h)
+		return
+	}
+	if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {
+		s.serveAPI(rw, r)
+		return
+	}
+	s.writeProblem(rw, r, problem.New(problem.CodeRouteNotFound, "No route matches "+r.URL.EscapedPath()+"."))
+}
+
+// finish recovers a panic into a 500, then logs and counts the request.
+func (s *Server) finish(w *responseWriter, r *http.Request, ex *exchange) {
+	if p := recover(); p != nil {
+		if p == http.ErrAbortHandler {
+			panic(p)
+		}
+		ex.logErr = fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
+		if w.status == 0 {
+			s.writeProblem(w, r, problem.New(problem.CodeInternal, "The gateway failed unexpectedly; quote the traceId when reporting this."))
+		}
+	}
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	d := time.Since(ex.start)
+	s.metrics.Request(ex.route, r.Method, status, d)
+	s.logAccess(r, ex, status, d)
+}
+
+// logAccess writes the one access line of a request. It never logs
+// headers, so tokens and cookies cannot leak into logs.
+func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Duration) {
+	level := slog.LevelInfo
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case status >= 400:
+		level = slog.LevelWarn
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("route", ex.route),
+		slog.Int("status", status),
+		slog.String("code", ex.code),
+		slog.Float64("durationMs", float64(d.Microseconds())/1000),
+		slog.String("upstream", ex.upstream),
+	}
+	if ex.logErr != "" {
+		attrs = append(attrs, slog.String("error", ex.logErr))
+	}
+	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// serveOps serves an operational endpoint: GET and HEAD only, no token.
+func (s *Server) serveOps(w *responseWriter, r *http.Request, h http.HandlerFunc) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		p := problem.New(problem.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+".")
+		p.Allow = []string{http.MethodGet, http.MethodHead}
+		s.writeProblem(w, r, p)
+		return
+	}
+	h(w, r)
+}
+
+// writeProblem completes p with the request's path and trace id and sends
+// it.
+func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
+	ex := exchangeFrom(r.Context())
+	p.Instance = r.URL.EscapedPath()
+	p.TraceID = ex.traceID
+	ex.code = p.Code
+	p.Write(w)
+}

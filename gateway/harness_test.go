@@ -1,0 +1,236 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/test/bufconn"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/logging"
+)
+
+// Demo tokens of DevConfig.
+const (
+	adminToken  = "demo-admin-token"
+	readerToken = "demo-read-token"
+	aliceToken  = "demo-alice-token"
+	bobToken    = "demo-bob-token"
+)
+
+// harness is the edge in front of three stub upstreams on bufconn, served
+// by a real HTTP server.
+type harness struct {
+	t        *testing.T
+	order    *orderStub
+	inv      *inventoryStub
+	pay      *paymentStub
+	health   map[string]*health.Server
+	servers  map[string]*grpc.Server
+	cfg      Config
+	srv      *Server
+	http     *httptest.Server
+	logs     *syncBuffer
+	registry *prometheus.Registry
+}
+
+// setup adjusts a harness before the edge starts.
+type setup struct {
+	cfg   func(*Config)
+	down  []string // upstreams without a server: dialed at a closed TCP port
+	chain map[string]grpc.UnaryClientInterceptor
+	regs  []registration
+}
+
+func newHarness(t *testing.T, su setup) *harness {
+	t.Helper()
+	h := &harness{
+		t: t, order: &orderStub{}, inv: &inventoryStub{}, pay: &paymentStub{},
+		health: map[string]*health.Server{}, servers: map[string]*grpc.Server{},
+		logs: &syncBuffer{}, registry: prometheus.NewRegistry(),
+	}
+	h.cfg = DevConfig(0)
+	lis := map[string]*bufconn.Listener{}
+	for i, up := range h.cfg.Upstreams {
+		if contains(su.down, up.Name) {
+			h.cfg.Upstreams[i].Addresses = []string{closedAddr(t)}
+			continue
+		}
+		h.cfg.Upstreams[i].Addresses = []string{"passthrough:///" + up.Name}
+		lis[up.Name] = h.startUpstream(up)
+	}
+	if su.cfg != nil {
+		su.cfg(&h.cfg)
+	}
+	opts := []Option{
+		WithDialer(h.dialer(lis, su.chain)),
+		WithLogger(logging.New(h.logs, "gateway", slog.LevelDebug)),
+		WithRegistry(h.registry),
+	}
+	if su.regs != nil {
+		opts = append(opts, func(o *options) { o.registrations = su.regs })
+	}
+	srv, err := New(context.Background(), h.cfg, opts...)
+	if err != nil {
+		t.Fatalf("New() = %v", err)
+	}
+	h.srv = srv
+	h.http = httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		h.http.Close()
+		srv.Close()
+		for _, s := range h.servers {
+			s.Stop()
+		}
+	})
+	return h
+}
+
+// startUpstream serves all three stubs and health on a bufconn listener.
+func (h *harness) startUpstream(up UpstreamConfig) *bufconn.Listener {
+	l := bufconn.Listen(1 << 20)
+	s := grpc.NewServer()
+	inventoryv1.RegisterInventoryServiceServer(s, h.inv)
+	paymentv1.RegisterPaymentServiceServer(s, h.pay)
+	orderv1.RegisterOrderServiceServer(s, h.order)
+	hs := health.NewServer()
+	hs.SetServingStatus(up.HealthService, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(s, hs)
+	h.health[up.Name], h.servers[up.Name] = hs, s
+	go func() { _ = s.Serve(l) }()
+	return l
+}
+
+func (h *harness) dialer(lis map[string]*bufconn.Listener, chain map[string]grpc.UnaryClientInterceptor) DialFunc {
+	return func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+		var extra []grpc.DialOption
+		if l, ok := lis[up.Name]; ok {
+			extra = append(extra, grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+				return l.DialContext(ctx)
+			}))
+		}
+		if ic, ok := chain[up.Name]; ok {
+			extra = append(extra, grpc.WithChainUnaryInterceptor(ic))
+		}
+		return Dial(ctx, up, extra...)
+	}
+}
+
+// closedAddr returns a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// response is a finished HTTP exchange.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body %q is not a JSON object: %v", r.body, err)
+	}
+	return m
+}
+
+// do sends one request; header is "Name: value" pairs.
+func (h *harness) do(method, path, token, body string, header ...string) response {
+	h.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, h.http.URL+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for _, kv := range header {
+		k, v, _ := strings.Cut(kv, ": ")
+		req.Header.Add(k, v)
+	}
+	resp, err := h.http.Client().Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatalf("%s %s: reading body: %v", method, path, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// lines returns the JSON log lines whose msg is msg.
+func (b *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err == nil && m["msg"] == msg {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,154 @@
+package jsonwire
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// enum checks and re-emits an enum value: a name (short or full on the way
+// in) or an int32 number.
+func (w *walker) enum(ed protoreflect.EnumDescriptor, tok json.Token) error {
+	s, ok := tok.(string)
+	if !ok {
+		if _, isNum := tok.(json.Number); !isNum {
+			return w.errorf(false, "want one of %s", strings.Join(EnumNames(ed), ", "))
+		}
+		if err := w.checkInt(intRanges[protoreflect.Int32Kind], tok); err != nil {
+			return err
+		}
+		w.scalarOut(tok)
+		return nil
+	}
+	prefix, renamed := Prefix(ed)
+	switch {
+	case w.mode == shorten && renamed && strings.HasPrefix(s, prefix):
+		s = s[len(prefix):]
+		w.changed = true
+	case ed.Values().ByName(protoreflect.Name(s)) != nil:
+	case renamed && ed.Values().ByName(protoreflect.Name(prefix+s)) != nil:
+		s = prefix + s
+		w.changed = true
+	default:
+		return w.errorf(false, "want one of %s", strings.Join(EnumNames(ed), ", "))
+	}
+	w.out.str(s)
+	return nil
+}
+
+var prefixes sync.Map // protoreflect.FullName -> string ("" when not renamed)
+
+// Prefix returns the prefix stripped from ed's value names in JSON:
+// UPPER_SNAKE(name)+"_" when every value starts with it and no stripped
+// name would start with a digit; ok is false otherwise.
+func Prefix(ed protoreflect.EnumDescriptor) (prefix string, ok bool) {
+	if v, hit := prefixes.Load(ed.FullName()); hit {
+		p := v.(string)
+		return p, p != ""
+	}
+	p := upperSnake(string(ed.Name())) + "_"
+	vals := ed.Values()
+	for i := 0; i < vals.Len(); i++ {
+		n := string(vals.Get(i).Name())
+		if !strings.HasPrefix(n, p) || len(n) == len(p) || n[len(p)] >= '0' && n[len(p)] <= '9' {
+			p = ""
+			break
+		}
+	}
+	prefixes.Store(ed.FullName(), p)
+	return p, p != ""
+}
+
+// Short returns the JSON spelling of an enum value name.
+func Short(ed protoreflect.EnumDescriptor, name string) string {
+	if p, ok := Prefix(ed); ok {
+		return strings.TrimPrefix(name, p)
+	}
+	return name
+}
+
+// EnumNames lists ed's values as they appear in JSON.
+func EnumNames(ed protoreflect.EnumDescriptor) []string {
+	vals := ed.Values()
+	out := make([]string, 0, vals.Len())
+	for i := 0; i < vals.Len(); i++ {
+		out = append(out, Short(ed, string(vals.Get(i).Name())))
+	}
+	return out
+}
+
+// upperSnake turns "OrderStatus" into "ORDER_STATUS".
+func upperSnake(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		isUpper := c >= 'A' && c <= 'Z'
+		if isUpper && i > 0 && (isLowerOrDigit(s[i-1]) || i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z' && s[i-1] >= 'A' && s[i-1] <= 'Z') {
+			b.WriteByte('_')
+		}
+		b.WriteString(strings.ToUpper(string(c)))
+	}
+	return b.String()
+}
+
+func isLowerOrDigit(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+var renames sync.Map // protoreflect.FullName -> bool
+
+// hasRenamed reports whether any enum reachable from md is renamed, so
+// Shorten can skip messages without one.
+func hasRenamed(md protoreflect.MessageDescriptor) bool {
+	if v, ok := renames.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	found := walkEnums(md, map[protoreflect.FullName]bool{}, func(ed protoreflect.EnumDescriptor) bool {
+		_, ok := Prefix(ed)
+		return ok
+	})
+	renames.Store(md.FullName(), found)
+	return found
+}
+
+// walkEnums calls f for every enum reachable from md until f returns true.
+func walkEnums(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool, f func(protoreflect.EnumDescriptor) bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.IsMap() {
+			fd = fd.MapValue()
+		}
+		if ed := fd.Enum(); ed != nil && f(ed) {
+			return true
+		}
+		if m := fd.Message(); m != nil && walkEnums(m, seen, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// Renames returns full -> short value names of every renamed enum reachable
+// from mds, for documents generated from the protos (OpenAPI).
+func Renames(mds ...protoreflect.MessageDescriptor) map[string]string {
+	out := map[string]string{}
+	seen := map[protoreflect.FullName]bool{}
+	for _, md := range mds {
+		walkEnums(md, seen, func(ed protoreflect.EnumDescriptor) bool {
+			if p, ok := Prefix(ed); ok {
+				vals := ed.Values()
+				for i := 0; i < vals.Len(); i++ {
+					n := string(vals.Get(i).Name())
+					out[n] = strings.TrimPrefix(n, p)
+				}
+			}
+			return false
+		})
+	}
+	return out
+}

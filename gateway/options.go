@@ -1,0 +1,102 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
+
+	"github.com/portico-gateway/portico/gateway/answered"
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/internal/traceid"
+)
+
+// DialFunc connects to one upstream. It is the hook the client resilience
+// chain plugs into: wrap Dial, passing the chain's interceptors (built from
+// up.Resilience) as extra options. A DialFunc must keep DialOptions on the
+// connection, or every failure looks unanswered (502) and trace ids stop
+// at the edge. The connection is closed by Server.Close.
+type DialFunc func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error)
+
+// Authenticator identifies the caller of a request; the edge owns this
+// interface so a JWT verifier can replace the static tokens. Errors
+// wrapping auth.ErrInvalidCredentials add error="invalid_token" to the
+// WWW-Authenticate challenge (RFC 6750 section 3.1).
+type Authenticator interface {
+	Authenticate(r *http.Request) (auth.Principal, error)
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	dial          DialFunc
+	logger        *slog.Logger
+	registry      *prometheus.Registry
+	authenticator Authenticator
+	openAPI       []byte
+	registrations []registration // tests only
+}
+
+// WithDialer replaces the default dialer (Dial with no extra options).
+func WithDialer(d DialFunc) Option { return func(o *options) { o.dial = d } }
+
+// WithLogger sets the logger for access lines and lifecycle events; the
+// default writes JSON to stderr (logging.New) with service "gateway".
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithRegistry sets the registry the edge registers its metrics with and
+// serves at /metrics; the default is a new registry with the Go and process
+// collectors.
+func WithRegistry(r *prometheus.Registry) Option { return func(o *options) { o.registry = r } }
+
+// WithAuthenticator replaces the static tokens of Config.Auth.
+func WithAuthenticator(a Authenticator) Option { return func(o *options) { o.authenticator = a } }
+
+// WithOpenAPI sets the generated OpenAPI v2 document served, post-processed,
+// at /openapi.json; the default is gen/openapi.JSON.
+func WithOpenAPI(doc []byte) Option { return func(o *options) { o.openAPI = doc } }
+
+// DialOptions are the options every upstream connection needs: the
+// answered stats handler (502 versus 503) and the trace id client
+// interceptor, outermost.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithStatsHandler(answered.StatsHandler()),
+		grpc.WithChainUnaryInterceptor(traceid.UnaryClientInterceptor()),
+	}
+}
+
+// Dial is the default dialer: grpc.NewClient over plaintext with
+// DialOptions, then extra. One address is used as the target as is;
+// several are balanced round robin through a resolver private to the
+// connection. It does not block or use ctx: connections are made lazily and
+// re-made by grpc-go.
+func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
+	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, DialOptions()...)
+	target := ""
+	if len(up.Addresses) > 0 {
+		target = up.Addresses[0]
+	}
+	if len(up.Addresses) > 1 {
+		r := manual.NewBuilderWithScheme("portico-" + up.Name)
+		addrs := make([]resolver.Address, len(up.Addresses))
+		for i, a := range up.Addresses {
+			addrs[i] = resolver.Address{Addr: a}
+		}
+		r.InitialState(resolver.State{Addresses: addrs})
+		opts = append(opts, grpc.WithResolvers(r),
+			grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`))
+		target = r.Scheme() + ":///" + up.Name
+	}
+	return grpc.NewClient(target, append(opts, extra...)...)
+}
+
+func defaultDial(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+	return Dial(ctx, up)
+}

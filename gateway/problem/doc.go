@@ -1,0 +1,73 @@
+// Package problem writes the edge's error responses as RFC 9457 problem
+// details (https://www.rfc-editor.org/rfc/rfc9457) and holds the one table
+// that turns a gRPC status from an upstream into one.
+//
+// Every problem has the standard members type, title, status, detail and
+// instance, plus Portico's extension members:
+//
+//	code        stable UPPER_SNAKE identifier clients branch on, e.g. UPSTREAM_TIMEOUT
+//	traceId     the request's trace id, also echoed in X-Trace-Id
+//	errors      field violations: [{"field":"lines[0].quantity","pointer":"#/lines/0/quantity","detail":"..."}]
+//	hop         504 only: the upstream that did not answer in time
+//	upstream    502/503 from the resilience chain: the upstream concerned
+//	retryAfter  seconds, the same value as the Retry-After header
+//
+// The type member is a URI per code: https://portico.dev/problems/ followed
+// by the code in lower kebab case (UPSTREAM_TIMEOUT ->
+// https://portico.dev/problems/upstream-timeout).
+//
+// # The status table
+//
+// FromStatus is the only place a gRPC code becomes an HTTP status. It
+// branches on codes, ErrorInfo reasons and Facts the edge observed, never on
+// messages:
+//
+//	gRPC code            condition                                 HTTP  code
+//	INVALID_ARGUMENT                                               400   reason or INVALID_ARGUMENT, errors from BadRequest
+//	OUT_OF_RANGE                                                   400   reason or OUT_OF_RANGE
+//	UNAUTHENTICATED                                                401   reason or UNAUTHENTICATED, WWW-Authenticate: Bearer
+//	PERMISSION_DENIED                                              403   reason or PERMISSION_DENIED
+//	NOT_FOUND                                                      404   reason or NOT_FOUND
+//	ALREADY_EXISTS                                                 409   reason or ALREADY_EXISTS
+//	ABORTED                                                        409   reason or ABORTED
+//	FAILED_PRECONDITION  reason PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED  422   reason
+//	FAILED_PRECONDITION  reason IDEMPOTENCY_KEY_MISSING            400   reason
+//	FAILED_PRECONDITION  any other reason (INSUFFICIENT_STOCK, ...) 409  reason or FAILED_PRECONDITION
+//	RESOURCE_EXHAUSTED   the upstream's own verdict (see below)    429   reason or RESOURCE_EXHAUSTED, Retry-After
+//	RESOURCE_EXHAUSTED   made up by the client (message too large) 503   MESSAGE_TOO_LARGE, Retry-After
+//	CANCELLED                                                      499   CLIENT_CLOSED_REQUEST (the client is gone)
+//	UNIMPLEMENTED                                                  501   NOT_IMPLEMENTED
+//	DEADLINE_EXCEEDED    upstream's, the resilience chain's or the edge's own deadline  504  UPSTREAM_TIMEOUT, hop
+//	UNAVAILABLE          reason CIRCUIT_OPEN                       503   CIRCUIT_OPEN, Retry-After, upstream
+//	UNAVAILABLE          reason OVERLOADED                         503   OVERLOADED, Retry-After
+//	UNAVAILABLE          the upstream never answered               502   UPSTREAM_UNAVAILABLE
+//	UNAVAILABLE          a live upstream answered UNAVAILABLE      503   reason or SERVICE_UNAVAILABLE, Retry-After
+//	INTERNAL, UNKNOWN, DATA_LOSS, anything else                    500   INTERNAL, generic detail
+//
+// "Reason" is the google.rpc.ErrorInfo reason when it is UPPER_SNAKE. 4xx
+// problems carry the upstream's message as detail; 5xx problems carry a
+// detail written by the edge, because upstream messages for those codes are
+// grpc-go internals (dial errors, addresses) or server bugs. The caller logs
+// the real message.
+//
+// Retry-After (and retryAfter) comes from google.rpc.RetryInfo, rounded up to
+// whole seconds with a minimum of 1; for CIRCUIT_OPEN without RetryInfo from
+// the ErrorInfo metadata retryAfterMs. Every 503 and 429 has one: 1 second
+// when the upstream gave no hint.
+//
+// # Answered or made up
+//
+// Whether the upstream answered is a structural fact, recorded by a gRPC
+// stats handler (package answered), never guessed from error text:
+// Facts.Header is set when response headers arrived, Facts.Trailer when the
+// status itself arrived from the upstream. UNAVAILABLE with neither is 502:
+// nothing answered (refused connection, no route, TLS failure). For
+// RESOURCE_EXHAUSTED the upstream's own verdict is a status that carries
+// details (grpc-go never attaches details to errors it makes up) or a
+// trailers-only answer; anything else is grpc-go's client-side message size
+// limit firing on the request or the response, reported as 503
+// MESSAGE_TOO_LARGE.
+//
+// Problems are plain values; Write is safe to call from any goroutine with
+// its own ResponseWriter.
+package problem

@@ -1,0 +1,105 @@
+package problem
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// ContentType is the media type of every problem body (RFC 9457 section 3).
+const ContentType = "application/problem+json"
+
+// TypeBase prefixes every problem type URI.
+const TypeBase = "https://portico.dev/problems/"
+
+// FieldViolation is one bad field of a request.
+type FieldViolation struct {
+	// Field is the field path in the request's JSON names, e.g.
+	// "lines[0].quantity".
+	Field string `json:"field"`
+	// Pointer is the same location as an RFC 6901 JSON Pointer in URI
+	// fragment form, e.g. "#/lines/0/quantity", as in RFC 9457's example.
+	Pointer string `json:"pointer,omitempty"`
+	// Detail says what is wrong with the field.
+	Detail string `json:"detail"`
+}
+
+// Problem is one RFC 9457 problem details object with Portico's extension
+// members. The zero value is not useful; build one with New or FromStatus.
+type Problem struct {
+	Type       string           `json:"type"`
+	Title      string           `json:"title"`
+	Status     int              `json:"status"`
+	Detail     string           `json:"detail,omitempty"`
+	Instance   string           `json:"instance,omitempty"`
+	Code       string           `json:"code"`
+	TraceID    string           `json:"traceId,omitempty"`
+	Errors     []FieldViolation `json:"errors,omitempty"`
+	Hop        string           `json:"hop,omitempty"`
+	Upstream   string           `json:"upstream,omitempty"`
+	RetryAfter int              `json:"retryAfter,omitempty"`
+
+	// Allow lists the methods of a 405 answer (the Allow header).
+	Allow []string `json:"-"`
+	// Challenge is the WWW-Authenticate header of a 401 answer.
+	Challenge string `json:"-"`
+}
+
+// New returns the problem for one of the codes in this package's catalogue
+// (edge-raised problems), with detail. An unknown code becomes a 500.
+func New(code, detail string) *Problem {
+	e, ok := catalogue[code]
+	if !ok {
+		e = catalogue[CodeInternal]
+	}
+	return build(code, e.status, e.title, detail)
+}
+
+func build(code string, status int, title, detail string) *Problem {
+	return &Problem{
+		Type:   TypeURI(code),
+		Title:  title,
+		Status: status,
+		Detail: detail,
+		Code:   code,
+	}
+}
+
+// TypeURI returns the problem type URI of code.
+func TypeURI(code string) string {
+	return TypeBase + strings.ToLower(strings.ReplaceAll(code, "_", "-"))
+}
+
+// Write sends p as the response: Content-Type application/problem+json,
+// Cache-Control no-store, Retry-After, Allow and WWW-Authenticate when set,
+// then the status and the JSON body.
+func (p *Problem) Write(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", ContentType)
+	h.Set("Cache-Control", "no-store")
+	h.Del("Content-Length")
+	if p.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
+	if len(p.Allow) > 0 {
+		h.Set("Allow", strings.Join(p.Allow, ", "))
+	}
+	if p.Challenge != "" {
+		h.Set("WWW-Authenticate", p.Challenge)
+	}
+	w.WriteHeader(p.Status)
+	_, _ = w.Write(p.JSON())
+}
+
+// JSON returns the body Write sends, newline terminated.
+func (p *Problem) JSON() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)              // details quote "<token>"; this is not HTML
+	if err := enc.Encode(p); err != nil { // only strings and ints: cannot happen
+		return []byte(`{"type":"` + TypeURI(CodeInternal) + `","title":"Internal error","status":500,"code":"INTERNAL"}` + "\n")
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,234 @@
+package problem
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Facts are what the edge observed about a failed upstream call besides
+// its status.
+type Facts struct {
+	// Upstream names the route's upstream; it is the default hop of a 504
+	// and appears in the edge-written details of 5xx problems.
+	Upstream string
+	// Header is true when response headers arrived from the upstream.
+	Header bool
+	// Trailer is true when the status itself arrived from the upstream.
+	Trailer bool
+	// Field translates a BadRequest field path (proto names) into the
+	// request's JSON field path and JSON Pointer. nil keeps it as is.
+	Field func(protoPath string) (field, pointer string)
+}
+
+// Answered reports whether anything arrived from the upstream.
+func (f Facts) Answered() bool { return f.Header || f.Trailer }
+
+// row is one line of the status table.
+type row struct {
+	status int
+	code   string // the problem code, unless the reason replaces it
+	reason bool   // an UPPER_SNAKE ErrorInfo reason becomes the code
+	refine func(p *Problem, d details, f Facts)
+}
+
+// table is THE gRPC code -> HTTP table; package doc renders it. Rows with
+// refine depend on the reason or Facts.
+var table = map[codes.Code]row{
+	codes.InvalidArgument:    {http.StatusBadRequest, CodeInvalidArgument, true, fieldViolations},
+	codes.OutOfRange:         {http.StatusBadRequest, CodeOutOfRange, true, fieldViolations},
+	codes.Unauthenticated:    {http.StatusUnauthorized, CodeUnauthenticated, true, challenge},
+	codes.PermissionDenied:   {http.StatusForbidden, CodePermissionDenied, true, nil},
+	codes.NotFound:           {http.StatusNotFound, CodeNotFound, true, nil},
+	codes.AlreadyExists:      {http.StatusConflict, CodeAlreadyExists, true, nil},
+	codes.Aborted:            {http.StatusConflict, CodeAborted, true, nil},
+	codes.FailedPrecondition: {http.StatusConflict, CodeFailedPrecondition, true, failedPrecondition},
+	codes.ResourceExhausted:  {http.StatusTooManyRequests, CodeResourceExhausted, true, resourceExhausted},
+	codes.Canceled:           {StatusClientClosedRequest, CodeClientClosedRequest, false, nil},
+	codes.Unimplemented:      {http.StatusNotImplemented, CodeNotImplemented, false, nil},
+	codes.DeadlineExceeded:   {http.StatusGatewayTimeout, CodeUpstreamTimeout, false, deadlineExceeded},
+	codes.Unavailable:        {http.StatusServiceUnavailable, CodeServiceUnavailable, true, unavailable},
+	codes.Internal:           {http.StatusInternalServerError, CodeInternal, false, internal},
+	codes.Unknown:            {http.StatusInternalServerError, CodeInternal, false, internal},
+	codes.DataLoss:           {http.StatusInternalServerError, CodeInternal, false, internal},
+}
+
+// reasonStatus refines FAILED_PRECONDITION by ErrorInfo reason; any other
+// reason is 409 Conflict: the resource's current state forbids the call.
+var reasonStatus = map[string]int{
+	"PAYMENT_DECLINED":        http.StatusUnprocessableEntity,
+	"IDEMPOTENCY_KEY_REUSED":  http.StatusUnprocessableEntity,
+	"IDEMPOTENCY_KEY_MISSING": http.StatusBadRequest,
+	"INSUFFICIENT_STOCK":      http.StatusConflict,
+}
+
+// FromStatus converts an upstream's gRPC status into a problem. A nil or OK
+// status, or a code outside the table, is a 500.
+func FromStatus(st *status.Status, f Facts) *Problem {
+	r, ok := table[st.Code()]
+	if !ok {
+		r = table[codes.Internal]
+	}
+	d := detailsOf(st)
+	code := r.code
+	if r.reason && validCode(d.reason) {
+		code = d.reason
+	}
+	p := build(code, r.status, "", st.Message())
+	if r.refine != nil {
+		r.refine(p, d, f)
+	}
+	p.Title = title(p, r)
+	return p
+}
+
+// title is the catalogue title of the problem's code; for an upstream
+// reason it is the row's title, or the HTTP status text when the reason
+// moved the status away from the row's.
+func title(p *Problem, r row) string {
+	if e, ok := catalogue[p.Code]; ok {
+		return e.title
+	}
+	if p.Status != r.status {
+		return http.StatusText(p.Status)
+	}
+	return catalogue[r.code].title
+}
+
+func fieldViolations(p *Problem, d details, f Facts) {
+	for _, v := range d.violations {
+		field, pointer := v.GetField(), ""
+		if f.Field != nil {
+			field, pointer = f.Field(field)
+		}
+		p.Errors = append(p.Errors, FieldViolation{Field: field, Pointer: pointer, Detail: v.GetDescription()})
+	}
+}
+
+func challenge(p *Problem, _ details, _ Facts) { p.Challenge = `Bearer realm="portico"` }
+
+func failedPrecondition(p *Problem, d details, _ Facts) {
+	if s, ok := reasonStatus[d.reason]; ok {
+		p.Status = s
+	}
+}
+
+func resourceExhausted(p *Problem, d details, f Facts) {
+	if d.any || (f.Trailer && !f.Header) {
+		p.RetryAfter = max(seconds(d.retry), 1)
+		return
+	}
+	*p = *build(CodeMessageTooLarge, http.StatusServiceUnavailable, "",
+		fmt.Sprintf("A message to or from the %s service exceeded the size limit.", f.Upstream))
+	p.RetryAfter = 1
+}
+
+func deadlineExceeded(p *Problem, d details, f Facts) {
+	hop := d.meta["hop"]
+	if hop == "" {
+		hop = f.Upstream
+	}
+	*p = *build(CodeUpstreamTimeout, http.StatusGatewayTimeout, "",
+		fmt.Sprintf("The gateway stopped waiting for the %s service.", hop))
+	p.Hop = hop
+}
+
+func unavailable(p *Problem, d details, f Facts) {
+	upstream := d.meta["upstream"]
+	if upstream == "" {
+		upstream = f.Upstream
+	}
+	switch {
+	case d.reason == CodeCircuitOpen:
+		*p = *build(CodeCircuitOpen, http.StatusServiceUnavailable, "",
+			fmt.Sprintf("Calls to the %s service are paused after repeated failures.", upstream))
+		p.Upstream = upstream
+		p.RetryAfter = retryAfter(d)
+	case d.reason == CodeOverloaded:
+		*p = *build(CodeOverloaded, http.StatusServiceUnavailable, "",
+			fmt.Sprintf("The %s service is shedding load.", upstream))
+		p.Upstream = upstream
+		p.RetryAfter = retryAfter(d)
+	case !f.Answered():
+		*p = *build(CodeUpstreamUnavailable, http.StatusBadGateway, "",
+			fmt.Sprintf("The gateway could not reach the %s service.", upstream))
+	default:
+		p.Detail = fmt.Sprintf("The %s service is temporarily unavailable.", f.Upstream)
+		p.RetryAfter = retryAfter(d)
+	}
+}
+
+func internal(p *Problem, _ details, f Facts) {
+	*p = *build(CodeInternal, http.StatusInternalServerError, "",
+		fmt.Sprintf("The %s service failed unexpectedly; quote the traceId when reporting this.", f.Upstream))
+}
+
+// retryAfter is the RetryInfo delay, else CIRCUIT_OPEN's retryAfterMs, else
+// 1 second.
+func retryAfter(d details) int {
+	if d.retry > 0 {
+		return seconds(d.retry)
+	}
+	if ms, err := strconv.ParseInt(d.meta["retryAfterMs"], 10, 64); err == nil && ms > 0 {
+		return seconds(time.Duration(ms) * time.Millisecond)
+	}
+	return 1
+}
+
+// seconds rounds d up to whole seconds, minimum 1 (RFC 9110 section 10.2.3
+// takes only whole seconds).
+func seconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	s := (d + time.Second - 1) / time.Second
+	return int(min(max(s, 1), 1<<31-1))
+}
+
+// details are the google.rpc details the table looks at.
+type details struct {
+	reason     string
+	meta       map[string]string
+	violations []*errdetails.BadRequest_FieldViolation
+	retry      time.Duration
+	any        bool // the status carries at least one detail
+}
+
+func detailsOf(st *status.Status) details {
+	var d details
+	for _, x := range st.Details() {
+		d.any = true
+		switch v := x.(type) {
+		case *errdetails.ErrorInfo:
+			if d.reason == "" {
+				d.reason, d.meta = v.GetReason(), v.GetMetadata()
+			}
+		case *errdetails.BadRequest:
+			d.violations = append(d.violations, v.GetFieldViolations()...)
+		case *errdetails.RetryInfo:
+			if v.GetRetryDelay().IsValid() {
+				d.retry = v.GetRetryDelay().AsDuration()
+			}
+		}
+	}
+	return d
+}
+
+// validCode reports whether s is UPPER_SNAKE, 1-64 characters.
+func validCode(s string) bool {
+	if s == "" || len(s) > 64 || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

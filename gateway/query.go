@@ -1,0 +1,95 @@
+package gateway
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/portico-gateway/portico/gateway/jsonwire"
+	"github.com/portico-gateway/portico/gateway/problem"
+)
+
+// checkQuery validates the query string against the fields the route lets
+// the query set (those not bound by the path or body), the way
+// grpc-gateway will bind it, and returns the query to forward (short enum
+// names spelled in full). Unknown parameters are errors, as unknown body
+// fields are.
+func checkQuery(ep *endpoint, raw string) (string, *problem.Problem) {
+	if raw == "" {
+		return "", nil
+	}
+	vals, err := url.ParseQuery(raw)
+	if err != nil {
+		return "", problem.New(problem.CodeInvalidArgument, "The query string is malformed.")
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	changed := false
+	for _, key := range keys {
+		c, detail := checkParam(ep, key, vals[key])
+		if detail != "" {
+			p := problem.New(problem.CodeInvalidArgument, "Query parameter "+key+": "+detail+".")
+			p.Errors = []problem.FieldViolation{{Field: key, Detail: detail}}
+			return "", p
+		}
+		changed = changed || c
+	}
+	if changed {
+		return vals.Encode(), nil
+	}
+	return raw, nil
+}
+
+// checkParam checks one parameter's values, rewriting short enum names in
+// place; detail is non-empty when they are not acceptable.
+func checkParam(ep *endpoint, key string, vs []string) (changed bool, detail string) {
+	path, fd := resolveParam(ep.Input, key)
+	switch {
+	case fd == nil:
+		return false, "unknown query parameter"
+	case ep.Bound(path):
+		return false, "set by the path or body, not the query"
+	case !fd.IsList() && len(vs) > 1:
+		return false, "given more than once"
+	}
+	for i, v := range vs {
+		if ed := fd.Enum(); ed != nil {
+			if p, ok := jsonwire.Prefix(ed); ok && ed.Values().ByName(protoreflect.Name(p+v)) != nil {
+				vs[i], changed = p+v, true
+			}
+		}
+		if err := runtime.PopulateFieldFromPath(jsonwire.NewMessage(ep.Input), strings.Join(path, "."), vs[i]); err != nil {
+			return false, "want " + jsonwire.Describe(fd)
+		}
+	}
+	return changed, ""
+}
+
+// resolveParam resolves a dotted parameter name (JSON or proto names) to a
+// field path in proto names and the field it ends at.
+func resolveParam(md protoreflect.MessageDescriptor, key string) ([]string, protoreflect.FieldDescriptor) {
+	var path []string
+	var fd protoreflect.FieldDescriptor
+	for i, name := range strings.Split(key, ".") {
+		if i > 0 {
+			if fd.Message() == nil || fd.IsList() || fd.IsMap() {
+				return nil, nil
+			}
+			md = fd.Message()
+		}
+		if fd = md.Fields().ByTextName(name); fd == nil {
+			fd = md.Fields().ByJSONName(name)
+		}
+		if fd == nil || fd.IsMap() {
+			return nil, nil
+		}
+		path = append(path, string(fd.Name()))
+	}
+	return path, fd
+}

@@ -1,0 +1,85 @@
+package route
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// Table is an immutable set of routes.
+type Table struct {
+	routes []*Route
+}
+
+// NewTable returns a table of routes in registration order; two routes with
+// the same method and pattern are an error.
+func NewTable(routes []*Route) (*Table, error) {
+	seen := map[string]string{}
+	for _, r := range routes {
+		if rpc, dup := seen[r.Key()]; dup {
+			return nil, fmt.Errorf("route: %s is bound by both %s and %s", r.Key(), rpc, r.RPC)
+		}
+		seen[r.Key()] = r.RPC
+	}
+	return &Table{routes: append([]*Route(nil), routes...)}, nil
+}
+
+// Routes returns the routes in registration order.
+func (t *Table) Routes() []*Route { return append([]*Route(nil), t.routes...) }
+
+// Match returns the route for method and the unescaped URL path. When none
+// matches it returns nil and the methods that match the path (with HEAD
+// wherever GET is), sorted; both empty means no route has the path.
+func (t *Table) Match(method, path string) (*Route, []string) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, nil
+	}
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	comps := strings.Split(path[1:], "/")
+	if r := t.find(method, comps); r != nil {
+		return r, nil
+	}
+	methods := map[string]bool{}
+	for _, r := range t.routes {
+		if !methods[r.Method] && r.matches(comps) {
+			methods[r.Method] = true
+		}
+	}
+	if methods[http.MethodGet] {
+		methods[http.MethodHead] = true
+	}
+	allow := make([]string, 0, len(methods))
+	for m := range methods {
+		allow = append(allow, m)
+	}
+	sort.Strings(allow)
+	return nil, allow
+}
+
+// find scans the routes of method last to first, like runtime.ServeMux,
+// which puts each new handler in front of the earlier ones.
+func (t *Table) find(method string, comps []string) *Route {
+	for i := len(t.routes) - 1; i >= 0; i-- {
+		if r := t.routes[i]; r.Method == method && r.matches(comps) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (r *Route) matches(comps []string) bool {
+	if r.verb == "" {
+		return match(r.segs, comps)
+	}
+	last := comps[len(comps)-1]
+	idx := len(last) - len(r.verb) - 1
+	if idx <= 0 || !strings.HasSuffix(last, ":"+r.verb) {
+		return false
+	}
+	c := append([]string(nil), comps...)
+	c[len(c)-1] = last[:idx]
+	return match(r.segs, c)
+}

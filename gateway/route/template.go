@@ -1,0 +1,162 @@
+package route
+
+import (
+	"fmt"
+	"strings"
+)
+
+type segKind int
+
+const (
+	literal segKind = iota
+	single          // "*" or a plain variable
+	multi           // "**"
+)
+
+type segment struct {
+	kind segKind
+	lit  string
+}
+
+// parseTemplate parses a google.api.http path template into segments, its
+// verb and the field paths of its variables.
+func parseTemplate(t string) (segs []segment, verb string, vars []string, err error) {
+	if !strings.HasPrefix(t, "/") {
+		return nil, "", nil, fmt.Errorf("template %q does not start with /", t)
+	}
+	body := t[1:]
+	if i := verbIndex(body); i >= 0 {
+		body, verb = body[:i], body[i+1:]
+		if verb == "" || strings.ContainsAny(verb, "/{}*") {
+			return nil, "", nil, fmt.Errorf("template %q: bad verb", t)
+		}
+	}
+	for _, part := range splitOutsideBraces(body) {
+		s, v, err := parseSegment(part)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("template %q: %w", t, err)
+		}
+		segs = append(segs, s...)
+		if v != "" {
+			vars = append(vars, v)
+		}
+	}
+	if err := checkMulti(segs); err != nil {
+		return nil, "", nil, fmt.Errorf("template %q: %w", t, err)
+	}
+	return segs, verb, vars, nil
+}
+
+// verbIndex finds the ":" of a trailing verb outside braces, or -1.
+func verbIndex(s string) int {
+	depth, slash := 0, -1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case '/':
+			if depth == 0 {
+				slash = i
+			}
+		case ':':
+			if depth == 0 && i > slash {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// splitOutsideBraces splits s on "/" that are not inside a variable.
+func splitOutsideBraces(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case '/':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// parseSegment parses one segment; a variable may expand to several.
+func parseSegment(p string) ([]segment, string, error) {
+	switch {
+	case p == "":
+		return nil, "", fmt.Errorf("empty segment")
+	case p == "*":
+		return []segment{{kind: single}}, "", nil
+	case p == "**":
+		return []segment{{kind: multi}}, "", nil
+	case strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}"):
+		name, sub, hasSub := strings.Cut(p[1:len(p)-1], "=")
+		if name == "" || strings.ContainsAny(name, "{}/*") {
+			return nil, "", fmt.Errorf("bad variable %q", p)
+		}
+		if !hasSub {
+			return []segment{{kind: single}}, name, nil
+		}
+		var segs []segment
+		for _, q := range strings.Split(sub, "/") {
+			s, v, err := parseSegment(q)
+			if err != nil || v != "" {
+				return nil, "", fmt.Errorf("bad variable %q", p)
+			}
+			segs = append(segs, s...)
+		}
+		return segs, name, nil
+	case strings.ContainsAny(p, "{}*"):
+		return nil, "", fmt.Errorf("bad segment %q", p)
+	}
+	return []segment{{kind: literal, lit: p}}, "", nil
+}
+
+func checkMulti(segs []segment) error {
+	n := 0
+	for _, s := range segs {
+		if s.kind == multi {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("more than one **")
+	}
+	return nil
+}
+
+// match reports whether comps (the path split on "/", verb removed) match
+// the segments; "**" takes every component the segments after it leave.
+func match(segs []segment, comps []string) bool {
+	pos := 0
+	for i, s := range segs {
+		switch s.kind {
+		case literal:
+			if pos >= len(comps) || comps[pos] != s.lit {
+				return false
+			}
+			pos++
+		case single:
+			if pos >= len(comps) {
+				return false
+			}
+			pos++
+		case multi:
+			rest := len(segs) - i - 1
+			if len(comps)-pos < rest {
+				return false
+			}
+			pos = len(comps) - rest
+		}
+	}
+	return pos == len(comps)
+}

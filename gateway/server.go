@@ -1,0 +1,230 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"google.golang.org/grpc"
+
+	"github.com/portico-gateway/portico/gateway/apidoc"
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/health"
+	"github.com/portico-gateway/portico/gateway/jsonwire"
+	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/route"
+	genopenapi "github.com/portico-gateway/portico/gen/openapi"
+	"github.com/portico-gateway/portico/internal/logging"
+)
+
+// Server is the REST/JSON edge. Build it with New; it is safe for
+// concurrent use.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	auth      Authenticator
+	registry  *prometheus.Registry
+	metrics   *metrics.Metrics
+	table     *route.Table
+	endpoints map[*route.Route]*endpoint
+	conns     map[string]*grpc.ClientConn
+	mux       *runtime.ServeMux
+	health    *health.Checker
+	openAPI   []byte
+	ops       map[string]http.HandlerFunc
+	handler   http.Handler
+	ready     atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New validates cfg (defaults applied), builds the route table from the
+// registration list, dials every upstream through the DialFunc and
+// registers the generated handlers. ctx bounds dialing only. On error
+// nothing is left open.
+func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
+	o := options{dial: defaultDial, registrations: registrations}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: o.logger, registry: o.registry, auth: o.authenticator}
+	if err := s.build(o); err != nil {
+		return nil, err
+	}
+	if err := s.dial(ctx, o); err != nil {
+		return nil, err
+	}
+	s.handler = http.HandlerFunc(s.serveHTTP)
+	return s, nil
+}
+
+// build sets up everything but the upstream connections.
+func (s *Server) build(o options) error {
+	var err error
+	if s.log == nil {
+		s.log = logging.New(os.Stderr, "gateway", slog.LevelInfo)
+	}
+	if s.registry == nil {
+		s.registry = prometheus.NewRegistry()
+		s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	if s.table, s.endpoints, err = buildRoutes(s.cfg, o.registrations); err != nil {
+		return err
+	}
+	if s.auth == nil {
+		if len(s.cfg.Auth.Tokens) == 0 {
+			s.log.Warn("no auth.tokens configured: every /api request will be 401")
+		}
+		if s.auth, err = staticTokens(s.cfg.Auth.Tokens); err != nil {
+			return err
+		}
+	}
+	if s.metrics, err = metrics.New(s.registry); err != nil {
+		return fmt.Errorf("gateway: metrics: %w", err)
+	}
+	if s.openAPI, err = s.buildOpenAPI(o.openAPI); err != nil {
+		return err
+	}
+	s.ops = s.opsHandlers()
+	return nil
+}
+
+func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
+	toks := make([]auth.Token, len(ts))
+	for i, t := range ts {
+		toks[i] = auth.Token{Token: t.Token, Subject: t.Subject, Role: t.Role}
+	}
+	return auth.NewTokens(toks)
+}
+
+// dial connects every upstream, registers the generated handlers on a new
+// mux and sets up /health.
+func (s *Server) dial(ctx context.Context, o options) error {
+	s.conns = map[string]*grpc.ClientConn{}
+	var deps []health.Dependency
+	for _, up := range s.cfg.Upstreams {
+		cc, err := o.dial(ctx, up)
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("gateway: dial upstream %s: %w", up.Name, err)
+		}
+		s.conns[up.Name] = cc
+		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: cc})
+	}
+	s.mux = s.newMux()
+	for _, reg := range o.registrations {
+		if err := reg.register(ctx, s.mux, s.conns[reg.upstream]); err != nil {
+			s.Close()
+			return fmt.Errorf("gateway: register %s: %w", reg.service, err)
+		}
+	}
+	s.health = health.NewChecker("api-gateway", deps, s.cfg.Health.Timeout)
+	return nil
+}
+
+// buildOpenAPI post-processes the generated document for /openapi.json.
+func (s *Server) buildOpenAPI(doc []byte) ([]byte, error) {
+	if doc == nil {
+		doc = genopenapi.JSON
+	}
+	o := apidoc.Options{
+		Title:       "Portico API",
+		Version:     "v1",
+		Description: "The REST/JSON edge of Portico. Every /api operation needs a bearer token; every error is an RFC 9457 problem (application/problem+json) with a stable code and the traceId.",
+	}
+	for _, r := range s.table.Routes() {
+		ep := s.endpoints[r]
+		o.Operations = append(o.Operations, apidoc.Operation{
+			Method: r.Method, Path: r.Pattern, Created: ep.location != nil, IdempotencyKey: ep.idempotencyKey,
+		})
+		if ep.output != nil {
+			o.Renames = merge(o.Renames, jsonwire.Renames(r.Input, ep.output))
+		}
+	}
+	out, err := apidoc.Build(doc, o)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: openapi: %w", err)
+	}
+	return out, nil
+}
+
+func merge(a, b map[string]string) map[string]string {
+	if a == nil {
+		a = map[string]string{}
+	}
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+// Handler returns the edge's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve serves on lis until ctx is done, then shuts down: /healthz/ready
+// turns 503, the edge keeps serving for DrainDelay, stops accepting, lets
+// in-flight requests finish within ShutdownGrace (then cuts them) and
+// closes the upstream connections. It returns nil after a clean shutdown.
+func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.cfg.HTTP.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.HTTP.ReadTimeout,
+		IdleTimeout:       s.cfg.HTTP.IdleTimeout,
+		MaxHeaderBytes:    s.cfg.HTTP.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(lis) }()
+	s.ready.Store(true)
+	s.log.Info("serving", "addr", lis.Addr().String())
+	select {
+	case err := <-errc:
+		s.ready.Store(false)
+		s.Close()
+		return fmt.Errorf("gateway: serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.ready.Store(false)
+	s.log.Info("shutting down", "drainDelay", s.cfg.DrainDelay.String(), "grace", s.cfg.ShutdownGrace.String())
+	if s.cfg.DrainDelay > 0 {
+		t := time.NewTimer(s.cfg.DrainDelay)
+		<-t.C
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		s.log.Warn("shutdown grace expired; cutting in-flight requests")
+		_ = hs.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Warn("serve", "err", err.Error())
+	}
+	s.log.Info("stopped")
+	return s.Close()
+}
+
+// Close closes the upstream connections. Serve calls it when it returns;
+// calling it again is harmless.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		for _, cc := range s.conns {
+			s.closeErr = errors.Join(s.closeErr, cc.Close())
+		}
+	})
+	return s.closeErr
+}

@@ -1,0 +1,12 @@
+// Package strictyaml decodes one YAML document into a Go struct strictly and
+// names the offending field path in every error, so a config mistake reads
+// "upstreams[0].adresses: unknown field (line 7)" rather than a Go type name.
+//
+// Decode checks the whole document against the target's yaml tags before
+// decoding: unknown keys, repeated keys, a mapping where a list belongs,
+// scalars that do not decode into their field (a duration without a unit,
+// text in an integer), and more than one document are all errors; every
+// error found is reported, joined. yaml.Node fields take any value and
+// decode later (opaque extension points). The final decode uses yaml.v3 with
+// KnownFields, so the two can never disagree silently.
+package strictyaml
