@@ -60,6 +60,7 @@ func WithTimeout(d time.Duration) Option {
 	return func(s *settings) {
 		if d <= 0 {
 			s.fail("timeout", "must be positive, got %v", d)
+			return
 		}
 		s.cfg.Timeout = d
 	}
@@ -87,6 +88,7 @@ func WithMaxAttempts(n int) Option {
 	return func(s *settings) {
 		if n < 1 {
 			s.fail("retry.max_attempts", "must be at least 1, got %d", n)
+			return
 		}
 		s.cfg.Retry.MaxAttempts = n
 	}
@@ -107,6 +109,9 @@ func WithRetryBudget(ratio float64, window time.Duration, minPerSecond float64) 
 		}
 		if window <= 0 {
 			s.fail("retry.budget_window", "must be positive, got %v", window)
+		}
+		if len(s.errs) > 0 {
+			return
 		}
 		s.cfg.Retry.BudgetRatio, s.cfg.Retry.BudgetWindow = ratio, window
 		s.cfg.Retry.BudgetMinPerSecond = minPerSecond
@@ -139,6 +144,9 @@ func WithBulkhead(maxInFlight, queue int, wait time.Duration) Option {
 		}
 		if wait <= 0 && queue > 0 {
 			s.fail("bulkhead.max_wait", "must be positive with a queue, got %v", wait)
+		}
+		if len(s.errs) > 0 {
+			return
 		}
 		s.cfg.Bulkhead = BulkheadConfig{MaxInFlight: maxInFlight, Queue: queue, MaxWait: wait}
 		if queue == 0 {
