@@ -3,6 +3,7 @@ package interceptors_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -39,6 +40,25 @@ func BenchmarkPlain(b *testing.B) {
 	benchGetItem(b, conn)
 }
 
+// BenchmarkPlainDeadline is grpc-go alone with the 240ms deadline the chain
+// sets on every call: a deadline costs grpc-go work on both sides (the
+// grpc-timeout header, the server's timer), so this is the fair baseline.
+func BenchmarkPlainDeadline(b *testing.B) {
+	target, dial := stub.Serve(b, &stub.Inventory{GetItemFunc: okItem}, nil)
+	conn := grpcPlain(b, target, dial)
+	defer conn.Close()
+	c := inventoryv1.NewInventoryServiceClient(conn)
+	req := &inventoryv1.GetItemRequest{Sku: "kb-1"}
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), 240*time.Millisecond)
+		if _, err := c.GetItem(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
+	}
+}
+
 // BenchmarkChain is the same call through the whole chain, happy path.
 func BenchmarkChain(b *testing.B) {
 	target, dial := stub.Serve(b, &stub.Inventory{GetItemFunc: okItem}, nil)
@@ -72,4 +92,18 @@ func BenchmarkChainLayers(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkChainAddresses is BenchmarkChain for an upstream given as
+// addresses: the eject layer adds a grpc.Peer call option per attempt.
+func BenchmarkChainAddresses(b *testing.B) {
+	net := stub.NewNetwork()
+	net.Serve(b, "10.0.0.7:1", &stub.Inventory{GetItemFunc: okItem}, nil)
+	conn, err := interceptors.Dial("", interceptors.WithUpstream("inventory"),
+		interceptors.WithAddresses([]string{"10.0.0.7:1"}), interceptors.WithDialOptions(net.DialOption()), quiet)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	benchGetItem(b, conn)
 }

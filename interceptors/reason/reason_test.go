@@ -1,0 +1,38 @@
+package reason_test
+
+import (
+	"fmt"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/portico-gateway/portico/interceptors/reason"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+func TestOf(t *testing.T) {
+	tests := []struct {
+		err   error
+		want  string
+		local bool
+	}{
+		{nil, "", false},
+		{fmt.Errorf("plain"), "", false},
+		{status.Error(codes.Unavailable, "no details"), "", false},
+		{rpcerr.New(codes.Unavailable, reason.Domain, reason.CircuitOpen, "open"), reason.CircuitOpen, true},
+		{rpcerr.New(codes.Unavailable, reason.Domain, reason.Overloaded, "full"), reason.Overloaded, true},
+		{rpcerr.New(codes.DeadlineExceeded, reason.Domain, reason.BudgetExhausted, "late"), reason.BudgetExhausted, true},
+		{rpcerr.New(codes.DeadlineExceeded, reason.Domain, reason.UpstreamTimeout, "slow"), reason.UpstreamTimeout, false},
+		{rpcerr.New(codes.Unavailable, "order.portico.dev", reason.CircuitOpen, "another domain"), "", false},
+		{fmt.Errorf("wrapped: %w", rpcerr.New(codes.Unavailable, reason.Domain, reason.Overloaded, "full")), reason.Overloaded, true},
+	}
+	for _, tt := range tests {
+		if got := reason.Of(tt.err); got != tt.want {
+			t.Errorf("Of(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+		if got := reason.LocalFastFail(tt.err); got != tt.local {
+			t.Errorf("LocalFastFail(%v) = %v, want %v", tt.err, got, tt.local)
+		}
+	}
+}
