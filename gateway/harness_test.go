@@ -48,6 +48,7 @@ type harness struct {
 	http     *httptest.Server
 	logs     *syncBuffer
 	registry *prometheus.Registry
+	dial     DialFunc
 }
 
 // setup adjusts a harness before the edge starts.
@@ -66,6 +67,9 @@ func newHarness(t *testing.T, su setup) *harness {
 		logs: &syncBuffer{}, registry: prometheus.NewRegistry(),
 	}
 	h.cfg = DevConfig(0)
+	if su.cfg != nil {
+		su.cfg(&h.cfg)
+	}
 	lis := map[string]*bufconn.Listener{}
 	for i, up := range h.cfg.Upstreams {
 		if contains(su.down, up.Name) {
@@ -75,11 +79,9 @@ func newHarness(t *testing.T, su setup) *harness {
 		h.cfg.Upstreams[i].Addresses = []string{"passthrough:///" + up.Name}
 		lis[up.Name] = h.startUpstream(up)
 	}
-	if su.cfg != nil {
-		su.cfg(&h.cfg)
-	}
+	h.dial = h.dialer(lis, su.chain)
 	opts := []Option{
-		WithDialer(h.dialer(lis, su.chain)),
+		WithDialer(h.dial),
 		WithLogger(logging.New(h.logs, "gateway", slog.LevelDebug)),
 		WithRegistry(h.registry),
 	}
@@ -181,6 +183,9 @@ func (h *harness) do(method, path, token, body string, header ...string) respons
 	}
 	for _, kv := range header {
 		k, v, _ := strings.Cut(kv, ": ")
+		if k == "Content-Type" {
+			req.Header.Del(k)
+		}
 		req.Header.Add(k, v)
 	}
 	resp, err := h.http.Client().Do(req)

@@ -1,0 +1,128 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+)
+
+// TestEdgeErrors covers every problem the edge raises itself; none of them
+// may reach an upstream.
+func TestEdgeErrors(t *testing.T) {
+	big := `{"paymentMethod":"` + strings.Repeat("x", 1<<20) + `"}`
+	key := "Idempotency-Key: k-1"
+	tests := []struct {
+		name       string
+		cfg        func(*Config)
+		method     string
+		path       string
+		token      string
+		body       string
+		header     []string
+		wantStatus int
+		wantCode   string
+		wantField  string
+		wantAllow  string
+		golden     bool
+	}{
+		{name: "no token", method: "GET", path: "/api/orders", wantStatus: 401, wantCode: "UNAUTHENTICATED", golden: true},
+		{name: "unknown api path", method: "GET", path: "/api/nope", token: adminToken, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND", golden: true},
+		{name: "unknown path outside api", method: "GET", path: "/favicon.ico", wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
+		{name: "wrong method", method: "DELETE", path: "/api/orders/ord-1", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD", golden: true},
+		{name: "wrong method on collection", method: "PUT", path: "/api/orders", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD, POST"},
+		{name: "wrong method on ops", method: "POST", path: "/health", wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD"},
+		{name: "method override ignored", method: "POST", path: "/api/orders/ord-1", token: adminToken, header: []string{"X-HTTP-Method-Override: GET"}, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD"},
+		{name: "malformed json", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_JSON", golden: true},
+		{name: "duplicate key", method: "POST", path: "/api/orders", token: aliceToken, body: `{"paymentMethod":"a","paymentMethod":"b"}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_JSON", wantField: "paymentMethod"},
+		{name: "unknown field", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","qty":1}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].qty", golden: true},
+		{name: "wrong type", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":"two"}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
+		{name: "out of range number", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":4294967296}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
+		{name: "fractional number", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":1.5}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
+		{name: "invalid utf-8", method: "POST", path: "/api/orders", token: aliceToken, body: "{\"paymentMethod\":\"\xc3\x28\"}", header: []string{key}, wantStatus: 400, wantCode: "INVALID_JSON"},
+		{name: "body field route", method: "PATCH", path: "/api/inventory/a", token: adminToken, body: `{"name":7}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "name"},
+		{name: "wrong content type", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{key, "Content-Type: text/plain"}, wantStatus: 415, wantCode: "UNSUPPORTED_MEDIA_TYPE", golden: true},
+		{name: "form post is not a get", method: "POST", path: "/api/inventory", token: adminToken, body: "sku=a", header: []string{"Content-Type: application/x-www-form-urlencoded"}, wantStatus: 415, wantCode: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "body over default limit", method: "POST", path: "/api/orders", token: aliceToken, body: big, header: []string{key}, wantStatus: 413, wantCode: "CONTENT_TOO_LARGE", golden: true},
+		{name: "body over route limit", cfg: func(c *Config) {
+			c.Routes.Overrides = map[string]RouteOverride{"POST /api/orders": {MaxBodyBytes: 64}}
+		}, method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{key}, wantStatus: 413, wantCode: "CONTENT_TOO_LARGE"},
+		{name: "idempotency key missing", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_MISSING", golden: true},
+		{name: "idempotency key empty", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{"Idempotency-Key: "}, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_INVALID"},
+		{name: "idempotency key too long", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{"Idempotency-Key: " + strings.Repeat("k", 256)}, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_INVALID"},
+		{name: "idempotency key not printable", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{"Idempotency-Key: a\tb"}, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_INVALID"},
+		{name: "idempotency key not ascii", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{"Idempotency-Key: ключ"}, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_INVALID"},
+		{name: "idempotency key twice", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{key, "Idempotency-Key: k-2"}, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_INVALID"},
+		{name: "malformed timeout", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"Grpc-Timeout: 1s"}, wantStatus: 400, wantCode: "INVALID_TIMEOUT", golden: true},
+		{name: "timeout with nine digits", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"Grpc-Timeout: 123456789S"}, wantStatus: 400, wantCode: "INVALID_TIMEOUT"},
+		{name: "zero timeout", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"Grpc-Timeout: 0S"}, wantStatus: 400, wantCode: "INVALID_TIMEOUT"},
+		{name: "bad query value", method: "GET", path: "/api/inventory?pageSize=ten", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize", golden: true},
+		{name: "query value out of range", method: "GET", path: "/api/inventory?page_size=99999999999", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "page_size"},
+		{name: "unknown query parameter", method: "GET", path: "/api/inventory?colour=red", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "colour"},
+		{name: "query sets a path field", method: "GET", path: "/api/orders/ord-1?id=ord-2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "id"},
+		{name: "repeated singular query", method: "GET", path: "/api/inventory?pageSize=1&pageSize=2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize"},
+		{name: "malformed query", method: "GET", path: "/api/inventory?pageSize=%zz", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, setup{cfg: tt.cfg})
+			r := h.do(tt.method, tt.path, tt.token, tt.body, tt.header...)
+			checkProblem(t, r, tt.wantStatus, tt.wantCode)
+			if tt.wantAllow != "" && r.header.Get("Allow") != tt.wantAllow {
+				t.Errorf("Allow = %q, want %q", r.header.Get("Allow"), tt.wantAllow)
+			}
+			if tt.wantField != "" {
+				errs, _ := r.json(t)["errors"].([]any)
+				if len(errs) != 1 || errs[0].(map[string]any)["field"] != tt.wantField {
+					t.Errorf("errors = %v, want one naming %s", errs, tt.wantField)
+				}
+			}
+			for _, internal := range []string{"proto:", "strconv", "grpc-gateway", "runtime.", "json:"} {
+				if strings.Contains(string(r.body), internal) {
+					t.Errorf("problem quotes internals (%q): %s", internal, r.body)
+				}
+			}
+			if _, n := h.order.last(); n > 0 {
+				t.Errorf("the order upstream was called %d times", n)
+			}
+			if _, n := h.inv.last(); n > 0 {
+				t.Errorf("the inventory upstream was called %d times", n)
+			}
+			if tt.golden {
+				golden(t, "problems/edge-"+strings.ReplaceAll(tt.name, " ", "-"), r.body)
+			}
+		})
+	}
+}
+
+// TestAcceptedInputs are inputs the strict checks must still let through.
+func TestAcceptedInputs(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.createOrder = func(_ context.Context, r *orderv1.CreateOrderRequest) (*orderv1.Order, error) {
+		return &orderv1.Order{Id: "ord-1"}, nil
+	}
+	h.inv.listItems = func(_ context.Context, r *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
+		return &inventoryv1.ListItemsResponse{NextPageToken: r.PageToken}, nil
+	}
+	tests := []struct {
+		name, method, path, body string
+		header                   []string
+	}{
+		{"charset utf-8", "POST", "/api/orders", orderBody, []string{"Idempotency-Key: a", "Content-Type: application/json; charset=UTF-8"}},
+		{"proto field names", "POST", "/api/orders", `{"payment_method":"pm","lines":[]}`, []string{"Idempotency-Key: b"}},
+		{"quantity as string", "POST", "/api/orders", `{"lines":[{"sku":"a","quantity":"2"}]}`, []string{"Idempotency-Key: c"}},
+		{"empty body", "POST", "/api/orders", "", []string{"Idempotency-Key: d"}},
+		{"query by json and proto name", "GET", "/api/inventory?pageSize=2&page_token=x", "", nil},
+		{"head", "HEAD", "/api/inventory", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do(tt.method, tt.path, adminToken, tt.body, tt.header...)
+			if r.status/100 != 2 {
+				t.Errorf("%s %s = %d %s, want 2xx", tt.method, tt.path, r.status, r.body)
+			}
+		})
+	}
+}
