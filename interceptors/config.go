@@ -181,6 +181,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error returns "field: message".
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Validate reports every problem of c, each a *FieldError, joined.

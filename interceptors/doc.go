@@ -39,8 +39,8 @@
 // is the only place it is decided, and Example_order runs a call through it.
 // Why each layer sits where it does:
 //
-//   - trace is outermost so every attempt, and every local refusal logged on
-//     the way, carries the same trace id; it adds metadata once.
+//   - trace is outermost: it appends the trace id to the metadata once, and
+//     every attempt below, retries included, carries it.
 //   - deadline fixes the call's one budget before anything can wait, so time
 //     spent queueing in the bulkhead and backing off between attempts counts
 //     against it; a call that cannot finish fails before it takes a slot; and

@@ -44,7 +44,7 @@
 // state's expiry, which CIRCUIT_OPEN's RetryInfo needs. failsafe-go v0.9.8's
 // circuitbreaker has a clock, but in an unexported field of an internal
 // type that no option sets, and it runs calls through its own executor. A
-// state machine of about 250 lines with an injectable clock.Clock was the
+// state machine of about 400 lines with an injectable clock.Clock was the
 // smaller dependency.
 //
 // # Concurrency

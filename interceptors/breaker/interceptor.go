@@ -43,7 +43,7 @@ func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error)
 	}
 	perMethod := make(map[string]*Breaker, len(o.methods))
 	for _, m := range o.methods {
-		if perMethod[m], err = newBreaker(o.upstream + "/" + m); err != nil {
+		if perMethod[m], err = newBreaker(o.upstream + m); err != nil {
 			return nil, err
 		}
 	}

@@ -35,8 +35,8 @@ func WithSettings(s Settings) Option {
 }
 
 // WithMethods gives each listed full method ("/pkg.Service/Method") a breaker
-// of its own, named "<upstream>/<method>". Other methods share the
-// upstream's breaker.
+// of its own, named "<upstream><method>" ("inventory/pkg.Service/Method").
+// Other methods share the upstream's breaker.
 func WithMethods(methods ...string) Option {
 	return func(o *options) { o.methods = append(o.methods, methods...) }
 }
