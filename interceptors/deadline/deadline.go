@@ -101,6 +101,9 @@ func (o *options) annotate(err error) error {
 func UnaryServerInterceptor(opts ...Option) grpc.UnaryServerInterceptor {
 	o := newOptions(opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
 		if dl, ok := ctx.Deadline(); ok {
 			if left := dl.Sub(o.clock.Now()); left < max(o.minBudget, 1) || ctx.Err() != nil {
 				return nil, rpcerr.New(codes.DeadlineExceeded, reason.Domain, reason.BudgetExhausted,
