@@ -8,6 +8,7 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/retry"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -58,11 +59,23 @@ func (r *retrier) attempt(ctx context.Context, method string, req, reply any, cc
 	if r.attemptTimeout <= 0 {
 		return false, invoker(ctx, method, req, reply, cc, callOpts...)
 	}
-	actx, cancel := context.WithDeadline(ctx, r.clock.Now().Add(r.attemptTimeout))
+	dl := r.clock.Now().Add(r.attemptTimeout)
+	actx, cancel := context.WithDeadline(ctx, dl)
 	defer cancel()
 	err = invoker(actx, method, req, reply, cc, callOpts...)
-	return err != nil && errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil, err
+	if err == nil || ctx.Err() != nil || status.Code(err) != codes.DeadlineExceeded {
+		return false, err
+	}
+	// The server may report DEADLINE_EXCEEDED a moment before actx expires
+	// here: grpc-timeout carries the deadline truncated to its unit.
+	return errors.Is(actx.Err(), context.DeadlineExceeded) || time.Until(dl) < attemptTimeoutSlack, err
 }
+
+// attemptTimeoutSlack is how early a server may give up on a per-attempt
+// deadline and still count as that deadline (grpc-timeout rounds down to
+// at most milliseconds). Context deadlines run on the wall clock, hence
+// time.Until.
+const attemptTimeoutSlack = time.Millisecond
 
 // shouldRetry decides whether retry n (1-based) may run and how long to wait
 // before it. Checks run cheapest first; the budget is consulted last so a
