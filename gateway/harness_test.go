@@ -239,3 +239,5 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

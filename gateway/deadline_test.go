@@ -1,0 +1,58 @@
+package gateway
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+)
+
+// TestRouteDeadline: every call carries a deadline: the route's, or the
+// client's Grpc-Timeout clamped to the route maximum.
+func TestRouteDeadline(t *testing.T) {
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		c.Routes.Overrides = map[string]RouteOverride{
+			"portico.order.v1.OrderService/GetOrder": {Timeout: 3 * time.Second, MaxTimeout: 4 * time.Second},
+		}
+	}})
+	left := make(chan time.Duration, 1)
+	h.order.getOrder = func(ctx context.Context, _ *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+		d, ok := ctx.Deadline()
+		if !ok {
+			left <- -1
+		} else {
+			left <- time.Until(d)
+		}
+		return &orderv1.Order{Id: "ord-1"}, nil
+	}
+	h.order.listOrders = func(ctx context.Context, _ *orderv1.ListOrdersRequest) (*orderv1.ListOrdersResponse, error) {
+		d, _ := ctx.Deadline()
+		left <- time.Until(d)
+		return &orderv1.ListOrdersResponse{}, nil
+	}
+	tests := []struct {
+		name     string
+		path     string
+		header   []string
+		min, max time.Duration
+	}{
+		{"route override", "/api/orders/ord-1", nil, 2 * time.Second, 3 * time.Second},
+		{"upstream default", "/api/orders", nil, 4 * time.Second, DefaultUpstreamTimeout},
+		{"client shorter", "/api/orders/ord-1", []string{"Grpc-Timeout: 500m"}, 100 * time.Millisecond, 500 * time.Millisecond},
+		{"client longer than default", "/api/orders/ord-1", []string{"Grpc-Timeout: 3500m"}, 3 * time.Second, 3500 * time.Millisecond},
+		{"clamped to route max", "/api/orders/ord-1", []string{"Grpc-Timeout: 10H"}, 3 * time.Second, 4 * time.Second},
+		{"clamped to global max", "/api/orders", []string{"Grpc-Timeout: 99999999H"}, 25 * time.Second, DefaultMaxTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do("GET", tt.path, adminToken, "", tt.header...)
+			if r.status != 200 {
+				t.Fatalf("status = %d %s", r.status, r.body)
+			}
+			if d := <-left; d < tt.min || d > tt.max {
+				t.Errorf("upstream deadline in %v, want %v..%v", d, tt.min, tt.max)
+			}
+		})
+	}
+}

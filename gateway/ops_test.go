@@ -1,0 +1,260 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/portico-gateway/portico/gateway/health"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+)
+
+func TestHealth(t *testing.T) {
+	tests := []struct {
+		name       string
+		su         setup
+		prepare    func(*harness)
+		wantStatus int
+		want       health.Report
+	}{
+		{"all up", setup{}, nil, 200, report("UP", "UP", "UP", "UP")},
+		{"one not serving", setup{}, func(h *harness) {
+			h.health["order"].SetServingStatus("portico.order.v1.OrderService", healthpb.HealthCheckResponse_NOT_SERVING)
+		}, 503, report("DEGRADED", "UP", "UP", "DOWN")},
+		{"one unreachable", setup{down: []string{"payment"}}, nil, 503, report("DEGRADED", "UP", "DOWN", "UP")},
+		{"one stopped", setup{}, func(h *harness) {
+			h.servers["inventory"].Stop()
+		}, 503, report("DEGRADED", "DOWN", "UP", "UP")},
+		{"one hanging", setup{chain: map[string]grpc.UnaryClientInterceptor{"inventory": hang}}, nil,
+			503, report("DEGRADED", "DOWN", "UP", "UP")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.su)
+			if tt.prepare != nil {
+				tt.prepare(h)
+			}
+			start := time.Now()
+			r := h.do("GET", "/health", "", "")
+			if r.status != tt.wantStatus {
+				t.Errorf("status = %d, want %d", r.status, tt.wantStatus)
+			}
+			var got health.Report
+			if err := json.Unmarshal(r.body, &got); err != nil {
+				t.Fatalf("body %s: %v", r.body, err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("report (-want +got):\n%s", d)
+			}
+			if time.Since(start) > time.Second {
+				t.Errorf("/health took %v", time.Since(start))
+			}
+		})
+	}
+}
+
+// hang is an interceptor whose calls never answer before their deadline.
+func hang(ctx context.Context, _ string, _, _ any, _ *grpc.ClientConn, _ grpc.UnaryInvoker, _ ...grpc.CallOption) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func report(status, inv, pay, ord string) health.Report {
+	return health.Report{Status: status, Service: "api-gateway", Dependencies: []health.DependencyStatus{
+		{Name: "inventory", Status: inv}, {Name: "payment", Status: pay}, {Name: "order", Status: ord},
+	}}
+}
+
+func TestLiveNeverTouchesUpstreams(t *testing.T) {
+	h := newHarness(t, setup{down: []string{"inventory", "payment", "order"}})
+	if r := h.do("GET", "/healthz/live", "", ""); r.status != 200 {
+		t.Errorf("/healthz/live = %d, want 200", r.status)
+	}
+	if r := h.do("GET", "/healthz/ready", "", ""); r.status != 503 {
+		t.Errorf("/healthz/ready before Serve = %d, want 503", r.status)
+	}
+}
+
+// TestServeShutdown: ready while serving, 503 during the drain while
+// requests are still served, in-flight requests finish, Serve returns nil.
+func TestServeShutdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a drain delay")
+	}
+	h := newHarness(t, setup{})
+	release := make(chan struct{})
+	h.order.getOrder = func(ctx context.Context, _ *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+		<-release
+		return &orderv1.Order{Id: "ord-1"}, nil
+	}
+	cfg := h.cfg
+	cfg.DrainDelay = 300 * time.Millisecond
+	srv, err := New(context.Background(), cfg, WithDialer(h.dial), WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + lis.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, lis) }()
+	client := &http.Client{Timeout: 5 * time.Second}
+	defer client.CloseIdleConnections()
+	if code := get(t, client, base+"/healthz/ready", ""); code != 200 {
+		t.Fatalf("ready while serving = %d", code)
+	}
+	inflight := make(chan int, 1)
+	go func() { inflight <- get(t, client, base+"/api/orders/ord-1", adminToken) }()
+	waitCalls(t, h)
+	cancel()
+	deadline := time.Now().Add(2 * time.Second)
+	for get(t, client, base+"/healthz/ready", "") != 503 {
+		if time.Now().After(deadline) {
+			t.Fatal("ready never turned 503 during the drain")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code := get(t, client, base+"/healthz/live", ""); code != 200 {
+		t.Errorf("live during drain = %d, want 200", code)
+	}
+	close(release)
+	if code := <-inflight; code != 200 {
+		t.Errorf("in-flight request = %d, want 200", code)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve() = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+}
+
+func waitCalls(t *testing.T, h *harness) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, n := h.order.last(); n > 0 {
+			return
+		}
+	}
+	t.Fatal("the upstream never got the call")
+}
+
+func get(t *testing.T, c *http.Client, url, token string) int {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+func TestMetrics(t *testing.T) {
+	h := newHarness(t, setup{})
+	okStubs(h)
+	h.do("GET", "/api/orders/ord-1", adminToken, "")
+	h.do("GET", "/api/orders/ord-2", adminToken, "")
+	h.do("GET", "/api/orders/ord-1", "", "")
+	h.do("GET", "/api/nope/"+strings.Repeat("x", 10), adminToken, "")
+	r := h.do("GET", "/metrics", "", "")
+	for _, want := range []string{
+		`portico_gateway_requests_total{class="2xx",method="GET",route="/api/orders/{id}"} 2`,
+		`portico_gateway_requests_total{class="4xx",method="GET",route="unmatched"} 2`,
+		`portico_gateway_request_duration_seconds_count{method="GET",route="/api/orders/{id}"} 2`,
+	} {
+		if !strings.Contains(string(r.body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+func TestOpenAPI(t *testing.T) {
+	h := newHarness(t, setup{})
+	r := h.do("GET", "/openapi.json", "", "")
+	if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("/openapi.json = %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Ref     string         `json:"$ref"`
+				Headers map[string]any `json:"headers"`
+			} `json:"responses"`
+		} `json:"paths"`
+		Definitions map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"definitions"`
+		SecurityDefinitions map[string]any `json:"securityDefinitions"`
+		Security            []any          `json:"security"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	create := doc.Paths["/api/orders"]["post"].Responses
+	if _, ok := create["201"].Headers["Location"]; !ok {
+		t.Errorf("POST /api/orders 201 has no Location header: %v", create)
+	}
+	if _, ok := create["200"]; ok {
+		t.Errorf("POST /api/orders still documents 200")
+	}
+	if create["401"].Ref != "#/responses/Unauthorized" || create["default"].Ref != "#/responses/Problem" {
+		t.Errorf("POST /api/orders problem responses = %v", create)
+	}
+	if _, ok := doc.Paths["/api/inventory/{item.sku}"]; ok {
+		t.Errorf("/api/inventory/{item.sku} not merged into /api/inventory/{sku}")
+	}
+	if _, ok := doc.Paths["/api/inventory/{sku}"]["patch"]; !ok {
+		t.Errorf("PATCH /api/inventory/{sku} missing")
+	}
+	if _, ok := doc.Definitions["Problem"]; !ok || doc.SecurityDefinitions["bearer"] == nil || len(doc.Security) != 1 {
+		t.Errorf("Problem schema or bearer security missing")
+	}
+	if got := doc.Definitions["v1OrderStatus"].Enum; len(got) == 0 || got[0] != "PENDING" {
+		t.Errorf("v1OrderStatus enum = %v, want short names", got)
+	}
+}
+
+// TestRegistrationList: the list alone decides what is served: one entry
+// binding InventoryService to a new upstream name serves its routes under
+// that name, and nothing else.
+func TestRegistrationList(t *testing.T) {
+	regs := []registration{{"catalog", "portico.inventory.v1.InventoryService", registrations[0].register}}
+	h := newHarness(t, setup{
+		regs: regs,
+		cfg: func(c *Config) {
+			c.Upstreams = []UpstreamConfig{{Name: "catalog", Addresses: []string{"x"}, Timeout: time.Second}}
+		},
+	})
+	okStubs(h)
+	if r := h.do("GET", "/api/inventory/a", adminToken, ""); r.status != 200 {
+		t.Errorf("GET /api/inventory/a = %d %s", r.status, r.body)
+	}
+	if r := h.do("GET", "/api/orders", adminToken, ""); r.status != 404 {
+		t.Errorf("GET /api/orders = %d, want 404", r.status)
+	}
+	lines := h.logs.lines(t, "request")
+	if lines[0]["upstream"] != "catalog" {
+		t.Errorf("upstream = %v, want catalog", lines[0]["upstream"])
+	}
+	if r := h.do("GET", "/health", "", ""); !strings.Contains(string(r.body), `"name":"catalog"`) {
+		t.Errorf("/health = %s, want catalog", r.body)
+	}
+}

@@ -1,0 +1,99 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/traceid"
+)
+
+func TestTraceID(t *testing.T) {
+	h := newHarness(t, setup{})
+	okStubs(h)
+	const w3c = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tests := []struct {
+		name   string
+		path   string
+		token  string
+		header []string
+		want   string // "" means a fresh id, not the sent one
+		sent   string
+	}{
+		{"valid x-trace-id", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: trace-demo-2026"}, "trace-demo-2026", ""},
+		{"traceparent", "/api/orders/ord-1", adminToken, []string{"Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01"}, w3c, ""},
+		{"x-trace-id wins", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: mine", "Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01"}, "mine", ""},
+		{"invalid replaced", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: bad id<script>"}, "", "bad id<script>"},
+		{"too long replaced", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: " + strings.Repeat("a", 65)}, "", strings.Repeat("a", 65)},
+		{"bad traceparent replaced", "/api/orders/ord-1", adminToken, []string{"Traceparent: 00-" + strings.Repeat("0", 32) + "-00f067aa0ba902b7-01"}, "", ""},
+		{"on 401", "/api/orders/ord-1", "", []string{"X-Trace-Id: t-401"}, "t-401", ""},
+		{"on 404", "/nowhere", "", []string{"X-Trace-Id: t-404"}, "t-404", ""},
+		{"on health", "/health", "", []string{"X-Trace-Id: t-health"}, "t-health", ""},
+		{"on metrics", "/metrics", "", []string{"X-Trace-Id: t-metrics"}, "t-metrics", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do("GET", tt.path, tt.token, "", tt.header...)
+			got := r.header.Get("X-Trace-Id")
+			switch {
+			case tt.want != "" && got != tt.want:
+				t.Errorf("X-Trace-Id = %q, want %q", got, tt.want)
+			case tt.want == "" && (!traceid.Valid(got) || got == tt.sent || len(got) != 32):
+				t.Errorf("X-Trace-Id = %q, want a fresh 32-hex id", got)
+			}
+			if r.status >= 400 && r.json(t)["traceId"] != got {
+				t.Errorf("problem traceId = %v, want %q", r.json(t)["traceId"], got)
+			}
+		})
+	}
+}
+
+func TestTracePropagation(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.getOrder = func(ctx context.Context, _ *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+		return &orderv1.Order{Id: "ord-1"}, nil
+	}
+	const w3c = "4bf92f3577b34da6a3ce929d0e0e4736"
+	h.do(http.MethodGet, "/api/orders/ord-1", adminToken, "", "Traceparent: 00-"+w3c+"-00f067aa0ba902b7-01")
+	md, _ := h.order.last()
+	if got := md.Get("x-trace-id"); len(got) != 1 || got[0] != w3c {
+		t.Errorf("upstream x-trace-id = %v, want [%s]", got, w3c)
+	}
+	tp := md.Get("traceparent")
+	if len(tp) != 1 {
+		t.Fatalf("upstream traceparent = %v, want one", tp)
+	}
+	if id, ok := traceid.ParseTraceparent(tp[0]); !ok || id != w3c || strings.Contains(tp[0], "00f067aa0ba902b7") {
+		t.Errorf("upstream traceparent = %q, want trace-id %s with the edge's own parent-id", tp[0], w3c)
+	}
+}
+
+// FuzzRequestTraceID: the edge's trace id is always valid, and a valid
+// X-Trace-Id is kept verbatim.
+func FuzzRequestTraceID(f *testing.F) {
+	f.Add("trace-demo-2026", "")
+	f.Add("", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	f.Add("bad id", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	f.Add("\n{\"level\":\"ERROR\"}", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")
+	f.Fuzz(func(t *testing.T, xTraceID, traceparent string) {
+		r, _ := http.NewRequest(http.MethodGet, "/", nil)
+		if xTraceID != "" {
+			r.Header.Set("X-Trace-Id", xTraceID)
+		}
+		if traceparent != "" {
+			r.Header.Set("Traceparent", traceparent)
+		}
+		id := requestTraceID(r)
+		if !traceid.Valid(id) {
+			t.Fatalf("requestTraceID(%q, %q) = %q, not a valid id", xTraceID, traceparent, id)
+		}
+		if traceid.Valid(xTraceID) && id != xTraceID {
+			t.Fatalf("requestTraceID(%q, %q) = %q, want the X-Trace-Id", xTraceID, traceparent, id)
+		}
+		if tp, ok := traceid.ParseTraceparent(traceparent); ok && !traceid.Valid(xTraceID) && id != tp {
+			t.Fatalf("requestTraceID(%q, %q) = %q, want the traceparent's id", xTraceID, traceparent, id)
+		}
+	})
+}
