@@ -3,8 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-
-	"google.golang.org/grpc"
+	"time"
 
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
@@ -74,9 +73,11 @@ func runPayment(ctx context.Context, e env, args []string) error {
 
 func runOrder(ctx context.Context, e env, args []string) error {
 	var invAddr, payAddr string
+	var timeout time.Duration
 	f, err := parseServiceFlags(e, "order", defaultOrder, args, func(fs *flagSet) {
-		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service address (host:port, comma-separated list, or dns:///name:port)")
-		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service address")
+		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service: host:port, a comma-separated list of instances, or dns:///name:port")
+		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service, same forms as --inventory")
+		fs.DurationVar(&timeout, "upstream-timeout", time.Second, "per-call timeout to inventory and payment (all attempts together)")
 	})
 	if err != nil {
 		return err
@@ -89,20 +90,18 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService")
+	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, l)
 	if err != nil {
 		return fmt.Errorf("--inventory: %w", err)
 	}
 	defer inv.Close()
-	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService")
+	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, l)
 	if err != nil {
 		return fmt.Errorf("--payment: %w", err)
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
 		Listen: f.listen, DB: f.db, Logger: l, Unary: unary,
-		Inventory: inv, Payment: pay,
+		Inventory: inv.Conn(), Payment: pay.Conn(),
 	})
 }
-
-var _ grpc.ClientConnInterface = (*grpc.ClientConn)(nil)

@@ -3,35 +3,50 @@ package cli
 import (
 	"flag"
 	"fmt"
-
 	"log/slog"
+	"strings"
+	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/portico-gateway/portico/gateway"
-	"github.com/portico-gateway/portico/internal/traceid"
+	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/faults"
 )
 
 type flagSet = flag.FlagSet
 
-// serverInterceptors returns the extra server interceptors for a service
-// process: fault injection when spec is not empty.
+// serverInterceptors returns the extra server interceptors of a service
+// process: reject work whose deadline has passed, then fault injection when
+// spec is not empty (off by default).
 func serverInterceptors(spec string) ([]grpc.UnaryServerInterceptor, error) {
-	if spec != "" {
-		return nil, fmt.Errorf("--faults: not supported yet")
+	chain := []grpc.UnaryServerInterceptor{deadline.UnaryServerInterceptor()}
+	if spec == "" {
+		return chain, nil
 	}
-	return nil, nil
+	rules, err := faults.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--faults: %w", err)
+	}
+	return append(chain, faults.UnaryServerInterceptor(rules)), nil
 }
 
-// dialService connects to another service through the client chain.
-func dialService(name, addr, healthService string) (*grpc.ClientConn, error) {
-	_ = name
-	_ = healthService
-	return grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithChainUnaryInterceptor(traceid.UnaryClientInterceptor()),
-	)
+// dialService connects a service to another through the full client chain
+// (interceptors.Dial): deadline, bulkhead, breaker, retry, balancing and
+// health checking. addr is host:port, a comma-separated list of instances,
+// or a gRPC target such as dns:///inventory:43101.
+func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger) (*interceptors.Upstream, error) {
+	cfg := interceptors.Config{Name: name, Timeout: timeout}
+	if strings.Contains(addr, ",") {
+		cfg.Addresses = strings.Split(addr, ",")
+	} else {
+		cfg.Target = addr
+	}
+	cfg.HealthCheck.Enabled = true
+	cfg.HealthCheck.Service = healthService
+	opts := append(interceptors.Options(cfg), interceptors.WithLogger(l))
+	return interceptors.NewUpstream("", opts...)
 }
 
 // gatewayOptions wires the edge's dependencies.
