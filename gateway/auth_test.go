@@ -26,8 +26,12 @@ func okStubs(h *harness) {
 	}
 	h.inv.createItem = func(context.Context, *inventoryv1.CreateItemRequest) (*inventoryv1.Item, error) { return item() }
 	h.inv.updateItem = func(context.Context, *inventoryv1.UpdateItemRequest) (*inventoryv1.Item, error) { return item() }
-	h.inv.reserveStock = func(context.Context, *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) { return res() }
-	h.inv.getReservation = func(context.Context, *inventoryv1.GetReservationRequest) (*inventoryv1.Reservation, error) { return res() }
+	h.inv.reserveStock = func(context.Context, *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
+		return res()
+	}
+	h.inv.getReservation = func(context.Context, *inventoryv1.GetReservationRequest) (*inventoryv1.Reservation, error) {
+		return res()
+	}
 	h.order.createOrder = func(context.Context, *orderv1.CreateOrderRequest) (*orderv1.Order, error) { return ord() }
 	h.order.getOrder = func(context.Context, *orderv1.GetOrderRequest) (*orderv1.Order, error) { return ord() }
 	h.order.listOrders = func(context.Context, *orderv1.ListOrdersRequest) (*orderv1.ListOrdersResponse, error) {

@@ -87,8 +87,8 @@ type UpstreamConfig struct {
 	// Resilience is reserved for the client resilience chain (package
 	// interceptors): the edge does not read it, keeps it as raw YAML, and
 	// hands it to the DialFunc in UpstreamConfig, which decodes it with
-	// Resilience.Decode. Absent means the chain's defaults.
-	Resilience *yaml.Node `yaml:"resilience,omitempty"`
+	// Resilience.Decode. Absent (Kind 0) means the chain's defaults.
+	Resilience yaml.Node `yaml:"resilience,omitempty"`
 }
 
 // RoutesConfig holds per-route limits.

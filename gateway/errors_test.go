@@ -196,4 +196,3 @@ func TestUpstreamErrorMetric(t *testing.T) {
 		t.Errorf("/metrics lacks %s", want)
 	}
 }
-
