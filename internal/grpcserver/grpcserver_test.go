@@ -95,7 +95,7 @@ func TestPanicBecomesInternal(t *testing.T) {
 	if !strings.Contains(logs.String(), `"panic":"boom"`) {
 		t.Errorf("panic not logged: %s", logs.String())
 	}
-	if !strings.Contains(logs.String(), `"method":"GetItem"`) || !strings.Contains(logs.String(), `"traceId"`) {
+	if !strings.Contains(logs.String(), `"path":"/portico.inventory.v1.InventoryService/GetItem"`) || !strings.Contains(logs.String(), `"traceId"`) {
 		t.Errorf("access line lacks method or traceId: %s", logs.String())
 	}
 }
