@@ -63,6 +63,8 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "unknown query parameter", method: "GET", path: "/api/inventory?colour=red", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "colour"},
 		{name: "query sets a path field", method: "GET", path: "/api/orders/ord-1?id=ord-2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "id"},
 		{name: "repeated singular query", method: "GET", path: "/api/inventory?pageSize=1&pageSize=2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize"},
+		{name: "query not utf-8", method: "PATCH", path: "/api/inventory/a?updateMask=%FF", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},
+		{name: "path not utf-8", method: "GET", path: "/api/orders/%FF", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT"},
 		{name: "malformed query", method: "GET", path: "/api/inventory?pageSize=%zz", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT"},
 	}
 	for _, tt := range tests {

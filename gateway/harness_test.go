@@ -37,7 +37,7 @@ const (
 // harness is the edge in front of three stub upstreams on bufconn, served
 // by a real HTTP server.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	order    *orderStub
 	inv      *inventoryStub
 	pay      *paymentStub
@@ -59,7 +59,7 @@ type setup struct {
 	regs  []registration
 }
 
-func newHarness(t *testing.T, su setup) *harness {
+func newHarness(t testing.TB, su setup) *harness {
 	t.Helper()
 	h := &harness{
 		t: t, order: &orderStub{}, inv: &inventoryStub{}, pay: &paymentStub{},
@@ -135,7 +135,7 @@ func (h *harness) dialer(lis map[string]*bufconn.Listener, chain map[string]grpc
 }
 
 // closedAddr returns a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
+func closedAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

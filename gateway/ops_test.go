@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -207,6 +208,11 @@ func TestOpenAPI(t *testing.T) {
 	}
 	if err := json.Unmarshal(r.body, &doc); err != nil {
 		t.Fatal(err)
+	}
+	if out := os.Getenv("PORTICO_OPENAPI_OUT"); out != "" { // for npx @redocly/cli lint
+		if err := os.WriteFile(out, r.body, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	create := doc.Paths["/api/orders"]["post"].Responses
 	if _, ok := create["201"].Headers["Location"]; !ok {

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -51,6 +52,8 @@ func checkQuery(ep *endpoint, raw string) (string, *problem.Problem) {
 func checkParam(ep *endpoint, key string, vs []string) (changed bool, detail string) {
 	path, fd := resolveParam(ep.Input, key)
 	switch {
+	case !utf8.ValidString(key) || !allUTF8(vs):
+		return false, "not valid UTF-8"
 	case fd == nil:
 		return false, "unknown query parameter"
 	case ep.Bound(path):
@@ -69,6 +72,15 @@ func checkParam(ep *endpoint, key string, vs []string) (changed bool, detail str
 		}
 	}
 	return changed, ""
+}
+
+func allUTF8(vs []string) bool {
+	for _, v := range vs {
+		if !utf8.ValidString(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // resolveParam resolves a dotted parameter name (JSON or proto names) to a

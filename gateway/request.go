@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/deadline"
@@ -25,6 +26,11 @@ import (
 // Grpc-Timeout on its own, so dropping the headers here is what keeps
 // them from reaching upstreams; what upstreams do get is set by annotate.
 func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*http.Request, context.CancelFunc, *problem.Problem) {
+	if !utf8.ValidString(r.URL.Path) {
+		// Path variables become proto strings, which must be UTF-8; the
+		// gRPC client would refuse to marshal them (a 500).
+		return nil, nil, problem.New(problem.CodeInvalidArgument, "The request path is not valid UTF-8.")
+	}
 	key, p := idempotencyKey(r, ep)
 	if p != nil {
 		return nil, nil, p

@@ -64,6 +64,7 @@ func Build(swagger []byte, o Options) ([]byte, error) {
 	}
 	doc["paths"] = mergePaths(paths)
 	renameEnums(doc, o.Renames)
+	refSiblings(doc)
 	return json.MarshalIndent(doc, "", "  ")
 }
 
@@ -203,4 +204,27 @@ func renameText(d string, renames map[string]string) string {
 		d = strings.ReplaceAll(d, " - "+full+":", " - "+short+":")
 	}
 	return d
+}
+
+// refSiblings rewrites schemas that put keys next to "$ref", which
+// OpenAPI 2 ignores (protoc-gen-openapiv2 emits them for field comments):
+// "type" is dropped, anything else moves next to an allOf holding the ref.
+func refSiblings(v any) {
+	switch t := v.(type) {
+	case object:
+		if ref, ok := t["$ref"]; ok && len(t) > 1 {
+			delete(t, "type")
+			if len(t) > 1 {
+				delete(t, "$ref")
+				t["allOf"] = []any{object{"$ref": ref}}
+			}
+		}
+		for _, x := range t {
+			refSiblings(x)
+		}
+	case []any:
+		for _, x := range t {
+			refSiblings(x)
+		}
+	}
 }

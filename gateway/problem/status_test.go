@@ -1,0 +1,146 @@
+package problem
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+func st(c codes.Code, details ...protoadapt.MessageV1) *status.Status {
+	s := status.New(c, "upstream says no")
+	if len(details) > 0 {
+		s, _ = s.WithDetails(details...)
+	}
+	return s
+}
+
+func info(reason string, kv ...string) *errdetails.ErrorInfo {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return &errdetails.ErrorInfo{Reason: reason, Metadata: m}
+}
+
+func retry(d time.Duration) *errdetails.RetryInfo {
+	return &errdetails.RetryInfo{RetryDelay: durationpb.New(d)}
+}
+
+func TestFromStatus(t *testing.T) {
+	answered := Facts{Upstream: "order", Header: true, Trailer: true}
+	trailersOnly := Facts{Upstream: "order", Trailer: true}
+	silent := Facts{Upstream: "order"}
+	tests := []struct {
+		name        string
+		st          *status.Status
+		f           Facts
+		wantStatus  int
+		wantCode    string
+		wantRetry   int
+		wantHop     string
+		wantGeneric bool // detail written by the edge, not the upstream's
+	}{
+		{"invalid argument", st(codes.InvalidArgument), trailersOnly, 400, "INVALID_ARGUMENT", 0, "", false},
+		{"invalid argument with reason", st(codes.InvalidArgument, info("UNKNOWN_PAYMENT_METHOD")), trailersOnly, 400, "UNKNOWN_PAYMENT_METHOD", 0, "", false},
+		{"lower-case reason ignored", st(codes.NotFound, info("not_found")), trailersOnly, 404, "NOT_FOUND", 0, "", false},
+		{"out of range", st(codes.OutOfRange), trailersOnly, 400, "OUT_OF_RANGE", 0, "", false},
+		{"unauthenticated", st(codes.Unauthenticated), trailersOnly, 401, "UNAUTHENTICATED", 0, "", false},
+		{"permission denied", st(codes.PermissionDenied), trailersOnly, 403, "PERMISSION_DENIED", 0, "", false},
+		{"not found", st(codes.NotFound, info("ORDER_NOT_FOUND")), trailersOnly, 404, "ORDER_NOT_FOUND", 0, "", false},
+		{"already exists", st(codes.AlreadyExists), trailersOnly, 409, "ALREADY_EXISTS", 0, "", false},
+		{"aborted", st(codes.Aborted), trailersOnly, 409, "ABORTED", 0, "", false},
+		{"insufficient stock", st(codes.FailedPrecondition, info("INSUFFICIENT_STOCK")), trailersOnly, 409, "INSUFFICIENT_STOCK", 0, "", false},
+		{"payment declined", st(codes.FailedPrecondition, info("PAYMENT_DECLINED")), trailersOnly, 422, "PAYMENT_DECLINED", 0, "", false},
+		{"key reused", st(codes.FailedPrecondition, info("IDEMPOTENCY_KEY_REUSED")), trailersOnly, 422, "IDEMPOTENCY_KEY_REUSED", 0, "", false},
+		{"key missing", st(codes.FailedPrecondition, info("IDEMPOTENCY_KEY_MISSING")), trailersOnly, 400, "IDEMPOTENCY_KEY_MISSING", 0, "", false},
+		{"failed precondition default", st(codes.FailedPrecondition), trailersOnly, 409, "FAILED_PRECONDITION", 0, "", false},
+		{"quota with retry info", st(codes.ResourceExhausted, retry(1100*time.Millisecond)), answered, 429, "RESOURCE_EXHAUSTED", 2, "", false},
+		{"bare quota trailers-only", st(codes.ResourceExhausted), trailersOnly, 429, "RESOURCE_EXHAUSTED", 1, "", false},
+		{"response too large", st(codes.ResourceExhausted), Facts{Upstream: "order", Header: true}, 503, "MESSAGE_TOO_LARGE", 1, "", true},
+		{"request too large", st(codes.ResourceExhausted), silent, 503, "MESSAGE_TOO_LARGE", 1, "", true},
+		{"cancelled", st(codes.Canceled, info("WHATEVER")), silent, 499, "CLIENT_CLOSED_REQUEST", 0, "", false},
+		{"unimplemented", st(codes.Unimplemented), trailersOnly, 501, "NOT_IMPLEMENTED", 0, "", false},
+		{"deadline", st(codes.DeadlineExceeded), silent, 504, "UPSTREAM_TIMEOUT", 0, "order", true},
+		{"deadline hop", st(codes.DeadlineExceeded, info("DEADLINE_BUDGET_EXHAUSTED", "hop", "inventory")), trailersOnly, 504, "UPSTREAM_TIMEOUT", 0, "inventory", true},
+		{"circuit open", st(codes.Unavailable, info("CIRCUIT_OPEN", "upstream", "order", "retryAfterMs", "2001")), silent, 503, "CIRCUIT_OPEN", 3, "", true},
+		{"circuit open retry info wins", st(codes.Unavailable, info("CIRCUIT_OPEN", "retryAfterMs", "9000"), retry(time.Second)), silent, 503, "CIRCUIT_OPEN", 1, "", true},
+		{"overloaded", st(codes.Unavailable, info("OVERLOADED")), silent, 503, "OVERLOADED", 1, "", true},
+		{"never answered", st(codes.Unavailable), silent, 502, "UPSTREAM_UNAVAILABLE", 0, "", true},
+		{"answered unavailable", st(codes.Unavailable), trailersOnly, 503, "SERVICE_UNAVAILABLE", 1, "", true},
+		{"answered with reason", st(codes.Unavailable, info("INVENTORY_UNAVAILABLE"), retry(4*time.Second)), answered, 503, "INVENTORY_UNAVAILABLE", 4, "", true},
+		{"internal", st(codes.Internal), trailersOnly, 500, "INTERNAL", 0, "", true},
+		{"unknown", st(codes.Unknown), trailersOnly, 500, "INTERNAL", 0, "", true},
+		{"data loss", st(codes.DataLoss, info("TORN_PAGE")), trailersOnly, 500, "INTERNAL", 0, "", true},
+		{"ok is not an error", st(codes.OK), trailersOnly, 500, "INTERNAL", 0, "", true},
+		{"code outside the table", status.New(codes.Code(99), "x"), trailersOnly, 500, "INTERNAL", 0, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := FromStatus(tt.st, tt.f)
+			if p.Status != tt.wantStatus || p.Code != tt.wantCode || p.RetryAfter != tt.wantRetry || p.Hop != tt.wantHop {
+				t.Errorf("FromStatus() = {%d %s retry=%d hop=%q}, want {%d %s retry=%d hop=%q}",
+					p.Status, p.Code, p.RetryAfter, p.Hop, tt.wantStatus, tt.wantCode, tt.wantRetry, tt.wantHop)
+			}
+			if generic := p.Detail != "upstream says no"; generic != tt.wantGeneric {
+				t.Errorf("detail = %q; edge-written = %v, want %v", p.Detail, generic, tt.wantGeneric)
+			}
+			if p.Title == "" || p.Type != TypeURI(p.Code) {
+				t.Errorf("title %q, type %q", p.Title, p.Type)
+			}
+			if (p.Status == 503 || p.Status == 429) && p.RetryAfter < 1 {
+				t.Errorf("%d without retryAfter", p.Status)
+			}
+		})
+	}
+}
+
+func TestFieldViolations(t *testing.T) {
+	s := st(codes.InvalidArgument, &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+		{Field: "payment_method", Description: "is required"},
+	}})
+	p := FromStatus(s, Facts{Field: func(f string) (string, string) { return "paymentMethod", "#/paymentMethod" }})
+	want := FieldViolation{Field: "paymentMethod", Pointer: "#/paymentMethod", Detail: "is required"}
+	if len(p.Errors) != 1 || p.Errors[0] != want {
+		t.Errorf("errors = %+v, want [%+v]", p.Errors, want)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	p := New(CodeMethodNotAllowed, "no <b>")
+	p.Allow = []string{"GET", "HEAD"}
+	p.RetryAfter = 2
+	p.Challenge = "Bearer"
+	rec := httptest.NewRecorder()
+	p.Write(rec)
+	want := map[string]string{"Content-Type": ContentType, "Allow": "GET, HEAD", "Retry-After": "2", "WWW-Authenticate": "Bearer", "Cache-Control": "no-store"}
+	for k, v := range want {
+		if got := rec.Header().Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	wantBody := `{"type":"https://portico.dev/problems/method-not-allowed","title":"Method not allowed","status":405,"detail":"no <b>","code":"METHOD_NOT_ALLOWED","retryAfter":2}` + "\n"
+	if rec.Code != http.StatusMethodNotAllowed || rec.Body.String() != wantBody {
+		t.Errorf("Write() = %d %s, want 405 %s", rec.Code, rec.Body, wantBody)
+	}
+}
+
+func TestCatalogue(t *testing.T) {
+	for code, s := range Catalogue() {
+		if !validCode(code) || s < 400 || s > 599 {
+			t.Errorf("catalogue entry %s -> %d", code, s)
+		}
+		if p := New(code, ""); p.Code != code || p.Status != s {
+			t.Errorf("New(%s) = %s %d", code, p.Code, p.Status)
+		}
+	}
+	if p := New("NO_SUCH_CODE", ""); p.Status != 500 {
+		t.Errorf("New(unknown) = %d, want 500", p.Status)
+	}
+}

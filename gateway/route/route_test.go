@@ -1,0 +1,142 @@
+package route
+
+import (
+	"slices"
+	"testing"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+)
+
+func table(t *testing.T) *Table {
+	t.Helper()
+	var all []*Route
+	inv, err := FromService(inventoryv1.File_portico_inventory_v1_inventory_proto.Services().ByName("InventoryService"), "inventory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ord, err := FromService(orderv1.File_portico_order_v1_order_proto.Services().ByName("OrderService"), "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = append(append(all, inv...), ord...)
+	tb, err := NewTable(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func TestMatch(t *testing.T) {
+	tb := table(t)
+	tests := []struct {
+		method, path string
+		wantRPC      string
+		wantAllow    []string
+	}{
+		{"GET", "/api/orders", "/portico.order.v1.OrderService/ListOrders", nil},
+		{"POST", "/api/orders", "/portico.order.v1.OrderService/CreateOrder", nil},
+		{"GET", "/api/orders/ord-1", "/portico.order.v1.OrderService/GetOrder", nil},
+		{"HEAD", "/api/orders/ord-1", "/portico.order.v1.OrderService/GetOrder", nil},
+		{"POST", "/api/orders/ord-1:cancel", "/portico.order.v1.OrderService/CancelOrder", nil},
+		{"GET", "/api/orders/ord-1:cancel", "/portico.order.v1.OrderService/GetOrder", nil},
+		{"GET", "/api/orders/", "/portico.order.v1.OrderService/GetOrder", nil},
+		{"PATCH", "/api/inventory/a", "/portico.inventory.v1.InventoryService/UpdateItem", nil},
+		{"POST", "/api/reservations/r:commit", "/portico.inventory.v1.InventoryService/CommitReservation", nil},
+		{"POST", "/api/reservations/r:release", "/portico.inventory.v1.InventoryService/ReleaseReservation", nil},
+		{"POST", "/api/orders/:cancel", "", []string{"GET", "HEAD"}},
+		{"POST", "/api/reservations/r:explode", "", []string{"GET", "HEAD"}},
+		{"DELETE", "/api/orders/ord-1", "", []string{"GET", "HEAD"}},
+		{"PUT", "/api/orders", "", []string{"GET", "HEAD", "POST"}},
+		{"PUT", "/api/orders/o:cancel", "", []string{"GET", "HEAD", "POST"}},
+		{"GET", "/api/orders/a/b", "", []string{}},
+		{"GET", "/api//orders", "", []string{}},
+		{"GET", "/api", "", []string{}},
+		{"GET", "relative", "", nil},
+	}
+	for _, tt := range tests {
+		r, allow := tb.Match(tt.method, tt.path)
+		got := ""
+		if r != nil {
+			got = r.RPC
+		}
+		if got != tt.wantRPC || !slices.Equal(allow, tt.wantAllow) && !(len(allow) == 0 && len(tt.wantAllow) == 0) {
+			t.Errorf("Match(%s %s) = %q, %v; want %q, %v", tt.method, tt.path, got, allow, tt.wantRPC, tt.wantAllow)
+		}
+	}
+}
+
+func TestRouteBindings(t *testing.T) {
+	tb := table(t)
+	r, _ := tb.Match("PATCH", "/api/inventory/a")
+	if r.Body != "item" || !slices.Equal(r.Vars, []string{"item.sku"}) || r.BodyMessage().Name() != "Item" {
+		t.Errorf("UpdateItem route = body %q vars %v", r.Body, r.Vars)
+	}
+	if !r.Bound([]string{"item", "name"}) || r.Bound([]string{"update_mask"}) {
+		t.Errorf("UpdateItem Bound: item.name must be bound, update_mask not")
+	}
+	c, _ := tb.Match("POST", "/api/orders")
+	if !c.Bound([]string{"payment_method"}) || c.BodyMessage().Name() != "CreateOrderRequest" {
+		t.Errorf("CreateOrder: body * binds every field")
+	}
+	g, _ := tb.Match("GET", "/api/orders/x")
+	if g.BodyMessage() != nil || !g.Bound([]string{"id"}) || g.Key() != "GET /api/orders/{id}" {
+		t.Errorf("GetOrder route = %+v", g)
+	}
+}
+
+func TestParseTemplate(t *testing.T) {
+	tests := []struct {
+		tmpl     string
+		path     string
+		match    bool
+		wantVars []string
+		wantErr  bool
+	}{
+		{"/v1/{name=shelves/*}", "/v1/shelves/s1", true, []string{"name"}, false},
+		{"/v1/{name=shelves/*}", "/v1/books/s1", false, []string{"name"}, false},
+		{"/v1/{path=**}", "/v1/a/b/c", true, []string{"path"}, false},
+		{"/v1/{path=**}", "/v1", true, []string{"path"}, false},
+		{"/v1/**/tail", "/v1/a/b/tail", true, nil, false},
+		{"/v1/*/x", "/v1/a/x", true, nil, false},
+		{"v1", "", false, nil, true},
+		{"/v1//x", "", false, nil, true},
+		{"/v1/{a}/{b=**}/**", "", false, nil, true},
+		{"/v1/{a", "", false, nil, true},
+		{"/v1/x:", "", false, nil, true},
+	}
+	for _, tt := range tests {
+		segs, verb, vars, err := parseTemplate(tt.tmpl)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("parseTemplate(%q) error = %v, want error %v", tt.tmpl, err, tt.wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		r := &Route{segs: segs, verb: verb}
+		comps := splitPath(tt.path)
+		if got := r.matches(comps); got != tt.match || !slices.Equal(vars, tt.wantVars) {
+			t.Errorf("parseTemplate(%q) matches %q = %v vars %v; want %v %v", tt.tmpl, tt.path, got, vars, tt.match, tt.wantVars)
+		}
+	}
+}
+
+func splitPath(p string) []string {
+	var out []string
+	start := 1
+	for i := 1; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+func TestNewTableRejectsDuplicates(t *testing.T) {
+	inv, _ := FromService(inventoryv1.File_portico_inventory_v1_inventory_proto.Services().ByName("InventoryService"), "a")
+	if _, err := NewTable(append(inv, inv[0])); err == nil {
+		t.Error("NewTable with a duplicate route = nil error")
+	}
+}

@@ -1,0 +1,81 @@
+package strictyaml
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+type inner struct {
+	Name    string        `yaml:"name"`
+	Timeout time.Duration `yaml:"timeout,omitempty"`
+	Count   int           `yaml:"count,omitempty"`
+	Raw     yaml.Node     `yaml:"raw,omitempty"`
+}
+
+type doc struct {
+	Items  []inner          `yaml:"items"`
+	ByName map[string]inner `yaml:"by_name"`
+	Ptr    *inner           `yaml:"ptr"`
+	Flag   bool             `yaml:"flag"`
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // substrings of the error; nil means success
+	}{
+		{"valid", "items: [{name: a, timeout: 1s, raw: {anything: [1, 2]}}]\nby_name: {x: {name: b}}\nptr: {name: c}\nflag: true", nil},
+		{"empty", "", nil},
+		{"comments only", "# nothing\n", nil},
+		{"null section", "items: ~\nptr:", nil},
+		{"alias", "a: &x {name: a}\n", []string{"a: unknown field"}},
+		{"alias to valid", "items: [&x {name: a}, *x]", nil},
+		{"unknown field", "items: [{nam: a}]", []string{"items[0].nam: unknown field (line 1)"}},
+		{"unknown in map value", "by_name: {x: {nme: b}}", []string{`by_name["x"].nme: unknown field`}},
+		{"repeated key", "flag: true\nflag: false", []string{"flag: repeated key (line 2)"}},
+		{"duration without unit", "items: [{name: a, timeout: 5}]", []string{"items[0].timeout: want a duration with a unit"}},
+		{"text for int", "ptr: {count: many}", []string{`ptr.count: want an integer, got "many"`}},
+		{"bool", "flag: maybe", []string{"flag: want true or false"}},
+		{"list for struct", "ptr: [1]", []string{"ptr: want a mapping of fields"}},
+		{"struct for list", "items: {name: a}", []string{"items: want a list"}},
+		{"mapping for scalar", "items: [{name: {a: b}}]", []string{"items[0].name: want a string"}},
+		{"several errors", "items: [{nam: a, timeout: x}]\nflg: 1", []string{"items[0].nam", "items[0].timeout", "flg: unknown field"}},
+		{"two documents", "flag: true\n---\nflag: false", []string{"more than one YAML document"}},
+		{"malformed", "items: [", []string{"malformed YAML"}},
+		{"document not a mapping", "- a", []string{"(document): want a mapping of fields"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d doc
+			err := Decode([]byte(tt.in), &d)
+			if tt.want == nil {
+				if err != nil {
+					t.Errorf("Decode(%q) = %v, want nil", tt.in, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Decode(%q) = nil, want %v", tt.in, tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Decode(%q) = %q, want it to contain %q", tt.in, err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeValues(t *testing.T) {
+	var d doc
+	if err := Decode([]byte("items: [{name: a, timeout: 1m30s, raw: [x]}]\nby_name: {k: {count: 3}}"), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Items[0].Timeout != 90*time.Second || d.ByName["k"].Count != 3 || d.Items[0].Raw.Kind != yaml.SequenceNode {
+		t.Errorf("decoded %+v", d)
+	}
+}
