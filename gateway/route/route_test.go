@@ -8,7 +8,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
 
-func table(t *testing.T) *Table {
+func table(t testing.TB) *Table {
 	t.Helper()
 	var all []*Route
 	inv, err := FromService(inventoryv1.File_portico_inventory_v1_inventory_proto.Services().ByName("InventoryService"), "inventory")
@@ -138,5 +138,15 @@ func TestNewTableRejectsDuplicates(t *testing.T) {
 	inv, _ := FromService(inventoryv1.File_portico_inventory_v1_inventory_proto.Services().ByName("InventoryService"), "a")
 	if _, err := NewTable(append(inv, inv[0])); err == nil {
 		t.Error("NewTable with a duplicate route = nil error")
+	}
+}
+
+func BenchmarkMatch(b *testing.B) {
+	tb := table(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, _ := tb.Match("POST", "/api/orders/ord-123:cancel"); r == nil {
+			b.Fatal("no match")
+		}
 	}
 }
