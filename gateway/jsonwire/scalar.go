@@ -137,7 +137,6 @@ func integerFits(s string, r intRange) fit {
 		}
 		return outOfRange
 	}
-	digits = strings.TrimLeft(intPart+frac, "0")
 	shift := exp - len(frac) // value = digits * 10^shift
 	if shift < 0 {
 		if -shift > len(digits) || strings.Trim(digits[len(digits)+shift:], "0") != "" {

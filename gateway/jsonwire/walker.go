@@ -50,10 +50,7 @@ func (w *walker) next() (json.Token, error) {
 	return nil, &Error{Msg: "malformed JSON", Syntax: true}
 }
 
-func (w *walker) push(e pathElem) error {
-	w.path = append(w.path, e)
-	return nil
-}
+func (w *walker) push(e pathElem) { w.path = append(w.path, e) }
 
 func (w *walker) pop() { w.path = w.path[:len(w.path)-1] }
 
