@@ -19,6 +19,10 @@ import (
 //	              the status table (response.go)
 func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	ex := w.ex
+	rt, allow := s.table.Match(r.Method, r.URL.Path)
+	if rt != nil { // label 401s and 403s by route too; the answer order is unchanged
+		ex.route = rt.Pattern
+	}
 	p, err := s.auth.Authenticate(r)
 	if err != nil {
 		s.writeProblem(w, r, unauthenticated(err))
@@ -30,7 +34,6 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 			"Role "+p.Role+" may not "+r.Method+" "+r.URL.EscapedPath()+"."))
 		return
 	}
-	rt, allow := s.table.Match(r.Method, r.URL.Path)
 	if rt == nil {
 		s.writeProblem(w, r, notRouted(r, allow))
 		return

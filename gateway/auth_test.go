@@ -229,7 +229,7 @@ func TestAccessLogNeverHasSecrets(t *testing.T) {
 			t.Errorf("access line has no %s", k)
 		}
 	}
-	if lines[1]["code"] != "UNAUTHENTICATED" || lines[1]["status"] != float64(401) {
+	if lines[1]["code"] != "UNAUTHENTICATED" || lines[1]["status"] != float64(401) || lines[1]["route"] != "/api/orders/{id}" {
 		t.Errorf("second line = %v, want a 401 UNAUTHENTICATED", lines[1])
 	}
 }
