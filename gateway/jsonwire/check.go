@@ -35,6 +35,7 @@ type Error struct {
 	Syntax bool
 }
 
+// Error returns "field: msg", or msg for the body as a whole.
 func (e *Error) Error() string {
 	if e.Field == "" {
 		return e.Msg
