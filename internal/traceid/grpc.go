@@ -23,9 +23,14 @@ func FromIncoming(ctx context.Context) string {
 
 // Outgoing returns ctx with the trace id of ctx (if any) appended to the
 // outgoing metadata as x-trace-id and, when it is a W3C id, traceparent.
+// It is idempotent: a ctx whose outgoing metadata already carries
+// x-trace-id is returned as is, so two trace layers never send two ids.
 func Outgoing(ctx context.Context) context.Context {
 	id := FromContext(ctx)
 	if id == "" {
+		return ctx
+	}
+	if md, ok := metadata.FromOutgoingContext(ctx); ok && len(md.Get(Key)) > 0 {
 		return ctx
 	}
 	if tp := Traceparent(id); tp != "" {

@@ -112,6 +112,10 @@ func TestOutgoing(t *testing.T) {
 	if got := md.Get(TraceparentKey); len(got) != 1 {
 		t.Errorf("traceparent = %v, want one", got)
 	}
+	md, _ = metadata.FromOutgoingContext(Outgoing(ctx))
+	if got := md.Get(Key); len(got) != 1 {
+		t.Errorf("a second Outgoing sent %d ids, want 1", len(got))
+	}
 	if ctx := Outgoing(context.Background()); ctx != context.Background() {
 		md, _ := metadata.FromOutgoingContext(ctx)
 		t.Errorf("Outgoing without id added %v", md)
