@@ -21,7 +21,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if *path == "" {
 		return errors.New("--config FILE is required")
 	}
-	cfg, err := gateway.LoadConfig(*path)
+	cfg, err := loadGatewayConfig(*path)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,11 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serveGateway(ctx, cfg, gatewayOptions(l)...)
+	opts, err := gatewayOptions(l)
+	if err != nil {
+		return err
+	}
+	return serveGateway(ctx, cfg, opts...)
 }
 
 func serveGateway(ctx context.Context, cfg gateway.Config, opts ...gateway.Option) error {
@@ -49,7 +53,7 @@ func runCheckConfig(_ context.Context, e env, args []string) error {
 	if len(args) != 1 {
 		return errors.New("usage: portico check-config FILE")
 	}
-	if _, err := gateway.LoadConfig(args[0]); err != nil {
+	if _, err := loadGatewayConfig(args[0]); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: ok\n", args[0])

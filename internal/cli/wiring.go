@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/interceptors/faults"
@@ -47,9 +46,4 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 	cfg.HealthCheck.Service = healthService
 	opts := append(interceptors.Options(cfg), interceptors.WithLogger(l))
 	return interceptors.NewUpstream("", opts...)
-}
-
-// gatewayOptions wires the edge's dependencies.
-func gatewayOptions(l *slog.Logger) []gateway.Option {
-	return []gateway.Option{gateway.WithLogger(l)}
 }

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"gopkg.in/yaml.v3"
+
+	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gen/openapi"
+	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/interceptors/metrics"
+)
+
+// edgeCallTimeout is the chain's per-call timeout at the edge when an
+// upstream's resilience block sets none: the edge's own route deadline
+// (upstreams[].timeout, per-route overrides, clamped Grpc-Timeout) is what
+// binds, so the chain must not cut calls shorter than a route allows.
+var edgeCallTimeout = gateway.DefaultMaxTimeout
+
+// loadGatewayConfig loads the edge config and validates every upstream's
+// resilience block, so check-config rejects what gateway would.
+func loadGatewayConfig(path string) (gateway.Config, error) {
+	cfg, err := gateway.LoadConfig(path)
+	if err != nil {
+		return cfg, err
+	}
+	for i, up := range cfg.Upstreams {
+		rc, err := resilience(up)
+		if err == nil {
+			err = rc.Validate()
+		}
+		if err != nil {
+			return cfg, fmt.Errorf("%s: upstreams[%d].resilience: %w", path, i, err)
+		}
+	}
+	return cfg, nil
+}
+
+// resilience decodes an upstream's resilience block strictly (unknown keys
+// are errors) into the chain's Config for that upstream.
+func resilience(up gateway.UpstreamConfig) (interceptors.Config, error) {
+	var rc interceptors.Config
+	if up.Resilience.Kind != 0 {
+		raw, err := yaml.Marshal(&up.Resilience)
+		if err != nil {
+			return rc, err
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(raw))
+		dec.KnownFields(true)
+		if err := dec.Decode(&rc); err != nil {
+			return rc, err
+		}
+	}
+	if rc.Name != "" || rc.Target != "" || len(rc.Addresses) > 0 {
+		return rc, fmt.Errorf("name, target and addresses come from the upstream, not its resilience block")
+	}
+	rc.Name = up.Name
+	if len(up.Addresses) == 1 {
+		rc.Target = up.Addresses[0]
+	} else {
+		rc.Addresses = up.Addresses
+	}
+	if rc.Timeout == 0 {
+		rc.Timeout = edgeCallTimeout
+	}
+	if !rc.HealthCheck.Enabled {
+		rc.HealthCheck.Enabled = true
+		rc.HealthCheck.Service = up.HealthService
+	}
+	return rc, nil
+}
+
+// edgeDialer dials each upstream through the client chain, keeping the
+// edge's own dial options (the answered stats handler that tells 502 from
+// 503, and trace propagation).
+func edgeDialer(l *slog.Logger, m interceptors.Metrics) gateway.DialFunc {
+	return func(_ context.Context, up gateway.UpstreamConfig) (*grpc.ClientConn, error) {
+		rc, err := resilience(up)
+		if err != nil {
+			return nil, fmt.Errorf("upstream %s: resilience: %w", up.Name, err)
+		}
+		opts := append(interceptors.Options(rc),
+			interceptors.WithLogger(l),
+			interceptors.WithMetrics(m),
+			interceptors.WithDialOptions(gateway.DialOptions()...))
+		u, err := interceptors.NewUpstream("", opts...)
+		if err != nil {
+			return nil, fmt.Errorf("upstream %s: %w", up.Name, err)
+		}
+		return u.Conn(), nil
+	}
+}
+
+// gatewayOptions wires the edge's dependencies: logger, one metrics
+// registry shared by the edge and its client chains, the chain itself, and
+// the OpenAPI document generated from the protos.
+func gatewayOptions(l *slog.Logger) ([]gateway.Option, error) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		return nil, err
+	}
+	return []gateway.Option{
+		gateway.WithLogger(l),
+		gateway.WithRegistry(reg),
+		gateway.WithDialer(edgeDialer(l, m)),
+		gateway.WithOpenAPI(openapi.JSON),
+	}, nil
+}
