@@ -13,7 +13,8 @@ import (
 
 // ParseConfig decodes a YAML config strictly (unknown keys, wrong types
 // and duplicate keys are errors naming the field path), fills in defaults
-// and validates the result.
+// and validates the result, including what New checks against the route
+// table, so `portico check-config` catches everything short of dialing.
 func ParseConfig(data []byte) (Config, error) {
 	var c Config
 	if err := strictyaml.Decode(data, &c); err != nil {
@@ -21,6 +22,9 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	c = c.withDefaults()
 	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	if _, _, err := buildRoutes(c, registrations); err != nil {
 		return Config{}, err
 	}
 	return c, nil

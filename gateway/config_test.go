@@ -34,16 +34,20 @@ func TestDevConfigRoundTrip(t *testing.T) {
 }
 
 func TestParseConfigDefaults(t *testing.T) {
-	c, err := ParseConfig([]byte("upstreams: [{name: inventory, addresses: [a:1]}]\n"))
+	c, err := ParseConfig([]byte("upstreams: [{name: inventory, addresses: [a:1]}, {name: payment, addresses: [b:1]}, {name: order, addresses: [c:1]}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{
 		Listen: DefaultListen, ShutdownGrace: DefaultShutdownGrace,
-		HTTP:      HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
-		Upstreams: []UpstreamConfig{{Name: "inventory", Addresses: []string{"a:1"}, Timeout: 5 * time.Second}},
-		Routes:    RoutesConfig{MaxBodyBytes: 1 << 20, MaxTimeout: 30 * time.Second},
-		Health:    HealthConfig{Timeout: 300 * time.Millisecond},
+		HTTP: HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
+		Upstreams: []UpstreamConfig{
+			{Name: "inventory", Addresses: []string{"a:1"}, Timeout: 5 * time.Second},
+			{Name: "payment", Addresses: []string{"b:1"}, Timeout: 5 * time.Second},
+			{Name: "order", Addresses: []string{"c:1"}, Timeout: 5 * time.Second},
+		},
+		Routes: RoutesConfig{MaxBodyBytes: 1 << 20, MaxTimeout: 30 * time.Second},
+		Health: HealthConfig{Timeout: 300 * time.Millisecond},
 	}
 	if d := cmp.Diff(want, c); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)

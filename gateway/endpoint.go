@@ -29,13 +29,11 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 	for _, u := range cfg.Upstreams {
 		ups[u.Name] = u
 	}
-	used := map[string]bool{}
+	if err := checkUpstreams(cfg, regs); err != nil {
+		return nil, nil, err
+	}
 	var all []*route.Route
 	for _, reg := range regs {
-		if _, ok := ups[reg.upstream]; !ok {
-			return nil, nil, fmt.Errorf("gateway config: upstreams: no upstream named %q (it serves %s)", reg.upstream, reg.service)
-		}
-		used[reg.upstream] = true
 		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(reg.service))
 		sd, ok := d.(protoreflect.ServiceDescriptor)
 		if err != nil || !ok {
@@ -47,17 +45,35 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 		}
 		all = append(all, rs...)
 	}
-	for _, u := range cfg.Upstreams {
-		if !used[u.Name] {
-			return nil, nil, fmt.Errorf("gateway config: upstreams: %q serves no registered service", u.Name)
-		}
-	}
 	table, err := route.NewTable(all)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: %w", err)
 	}
 	eps, err := endpoints(cfg, table, ups)
 	return table, eps, err
+}
+
+// checkUpstreams reports every registration without its upstream and
+// every upstream no registration uses.
+func checkUpstreams(cfg Config, regs []registration) error {
+	v := &validator{}
+	names := map[string]bool{}
+	for _, u := range cfg.Upstreams {
+		names[u.Name] = true
+	}
+	used := map[string]bool{}
+	for _, reg := range regs {
+		if !names[reg.upstream] {
+			v.add("upstreams", "no upstream named %q (it serves %s)", reg.upstream, reg.service)
+		}
+		used[reg.upstream] = true
+	}
+	for i, u := range cfg.Upstreams {
+		if !used[u.Name] {
+			v.add(fmt.Sprintf("upstreams[%d].name", i), "%q serves no registered service", u.Name)
+		}
+	}
+	return v.err()
 }
 
 func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (map[*route.Route]*endpoint, error) {

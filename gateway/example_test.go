@@ -10,13 +10,14 @@ import (
 func ExampleParseConfig() {
 	cfg, err := gateway.ParseConfig([]byte(`
 upstreams:
-  - name: order
-    addresses: [127.0.0.1:43103]
+  - {name: inventory, addresses: [127.0.0.1:43101]}
+  - {name: payment, addresses: [127.0.0.1:43102]}
+  - {name: order, addresses: [127.0.0.1:43103]}
 `))
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(cfg.Listen, cfg.Upstreams[0].Timeout, cfg.Routes.MaxBodyBytes, cfg.Routes.MaxTimeout)
+	fmt.Println(cfg.Listen, cfg.Upstreams[2].Timeout, cfg.Routes.MaxBodyBytes, cfg.Routes.MaxTimeout)
 
 	_, err = gateway.ParseConfig([]byte(`
 upstreams:
