@@ -64,8 +64,8 @@ func TestExampleConfig(t *testing.T) {
 	}
 	var r struct {
 		Breaker struct {
-			Failures int           `yaml:"failures"`
-			Cooldown time.Duration `yaml:"cooldown"`
+			Failures int           `yaml:"consecutive_failures"`
+			Cooldown time.Duration `yaml:"cool_down"`
 		} `yaml:"breaker"`
 	}
 	if err := c.Upstreams[2].Resilience.Decode(&r); err != nil || r.Breaker.Failures != 2 || r.Breaker.Cooldown != 800*time.Millisecond {
