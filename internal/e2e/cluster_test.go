@@ -22,6 +22,7 @@ type cluster struct {
 	orderAddr        string
 	inv, pay, ord    *testproc.Proc
 	orderExtra       []string
+	invExtra         []string
 	Inventory        inventoryv1.InventoryServiceClient
 	Payment          paymentv1.PaymentServiceClient
 	Order            orderv1.OrderServiceClient
@@ -29,7 +30,13 @@ type cluster struct {
 
 func startCluster(t testing.TB, orderExtra ...string) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: testproc.TempDir(t), orderExtra: orderExtra}
+	return startClusterWith(t, nil, orderExtra)
+}
+
+// startClusterWith passes extra flags to inventory and order (e.g. --faults).
+func startClusterWith(t testing.TB, invExtra, orderExtra []string) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: testproc.TempDir(t), orderExtra: orderExtra, invExtra: invExtra}
 	c.invAddr = testproc.Addr(testproc.FreePort(t))
 	c.payAddr = testproc.Addr(testproc.FreePort(t))
 	c.orderAddr = testproc.Addr(testproc.FreePort(t))
@@ -45,7 +52,8 @@ func startCluster(t testing.TB, orderExtra ...string) *cluster {
 func (c *cluster) db(name string) string { return filepath.Join(c.dir, name+".db") }
 
 func (c *cluster) startInventory() {
-	c.inv = testproc.Start(c.t, bin, "inventory", "inventory", "--listen", c.invAddr, "--db", c.db("inventory"))
+	args := append([]string{"inventory", "--listen", c.invAddr, "--db", c.db("inventory")}, c.invExtra...)
+	c.inv = testproc.Start(c.t, bin, "inventory", args...)
 	testproc.WaitServing(c.t, c.inv, c.invAddr)
 }
 

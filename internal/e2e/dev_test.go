@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/portico-gateway/portico/internal/testproc"
+)
+
+// TestDev runs `portico dev` and replays seed 000's checks: aggregated
+// health over three dependencies, a 401 problem without a token, one trace
+// id across all four processes, POST /api/orders answering 201 + Location +
+// CONFIRMED; then a dead child shows DOWN, and SIGTERM stops everything.
+func TestDev(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	base := testproc.FreePortRange(t, 4)
+	dir := testproc.TempDir(t)
+	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", dir)
+	url := "http://" + testproc.Addr(base)
+	testproc.WaitHTTP(t, dev, url+"/health")
+
+	t.Run("health aggregates three dependencies", func(t *testing.T) {
+		r := call(t, "GET", url+"/health", "", "")
+		var h struct {
+			Status       string
+			Service      string
+			Dependencies []struct{ Name, Status string }
+		}
+		if err := json.Unmarshal(r.body, &h); err != nil || r.status != 200 || h.Status != "UP" || len(h.Dependencies) != 3 {
+			t.Fatalf("GET /health = %d %s", r.status, r.body)
+		}
+	})
+	t.Run("no token is a 401 problem", func(t *testing.T) {
+		r := call(t, "GET", url+"/api/inventory/keyboard-001", "", "")
+		if r.status != 401 || r.code() != "UNAUTHENTICATED" || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
+			t.Fatalf("got %d %s, WWW-Authenticate %q", r.status, r.body, r.header.Get("WWW-Authenticate"))
+		}
+		checkProblem(t, r, "/api/inventory/keyboard-001")
+	})
+	t.Run("order with one trace id through four processes", func(t *testing.T) {
+		r := call(t, "POST", url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: dev-1", "X-Trace-Id: trace-demo-2026")
+		var o struct{ ID, Status string }
+		_ = json.Unmarshal(r.body, &o)
+		if r.status != 201 || o.Status != "CONFIRMED" || r.header.Get("Location") != "/api/orders/"+o.ID {
+			t.Fatalf("POST /api/orders = %d %s, Location %q", r.status, r.body, r.header.Get("Location"))
+		}
+		if r.header.Get("X-Trace-Id") != "trace-demo-2026" {
+			t.Errorf("X-Trace-Id = %q", r.header.Get("X-Trace-Id"))
+		}
+		want := map[string]bool{"gateway": false, "order": false, "inventory": false, "payment": false}
+		ok := testproc.WaitFor(t.Context(), 5*time.Second, func(_ ctxT) bool {
+			for svc := range servicesWithTrace(dev.Output(), "trace-demo-2026") {
+				want[svc] = true
+			}
+			return want["gateway"] && want["order"] && want["inventory"] && want["payment"]
+		})
+		if !ok {
+			t.Errorf("trace id seen in %v, want all four", want)
+		}
+	})
+	t.Run("a dead child shows DOWN and is not restarted", func(t *testing.T) {
+		pid := childPid(t, dev.Output(), "inventory")
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		ok := testproc.WaitFor(t.Context(), 10*time.Second, func(_ ctxT) bool {
+			r := call(t, "GET", url+"/health", "", "")
+			return r.status == 503 && strings.Contains(string(r.body), `"DEGRADED"`) &&
+				strings.Contains(string(r.body), `{"name":"inventory","status":"DOWN"}`)
+		})
+		if !ok {
+			t.Fatalf("/health never showed inventory DOWN")
+		}
+		if n := strings.Count(dev.Output(), `"msg":"child started","service":"dev","child":"inventory"`); n != 1 {
+			t.Errorf("inventory started %d times, want 1 (no restart)", n)
+		}
+	})
+	t.Run("SIGTERM stops every process", func(t *testing.T) {
+		pids := []int{childPid(t, dev.Output(), "payment"), childPid(t, dev.Output(), "order"), childPid(t, dev.Output(), "gateway")}
+		if err := dev.Stop(20 * time.Second); err != nil {
+			t.Errorf("dev exit = %v, want clean", err)
+		}
+		for _, pid := range pids {
+			if syscall.Kill(pid, 0) == nil {
+				t.Errorf("child %d still running after dev stopped", pid)
+			}
+		}
+	})
+}
+
+// servicesWithTrace returns the services of the JSON log lines carrying id.
+func servicesWithTrace(out, id string) map[string]bool {
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var l struct {
+			Service string
+			TraceID string `json:"traceId"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.TraceID == id {
+			seen[l.Service] = true
+		}
+	}
+	return seen
+}
+
+// childPid finds a dev child's pid in the supervisor's "child started" line.
+func childPid(t testing.TB, out, child string) int {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var l struct {
+			Msg, Child string
+			Pid        int
+		}
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "child started" && l.Child == child {
+			return l.Pid
+		}
+	}
+	t.Fatalf("no child started line for %s", child)
+	return 0
+}
