@@ -16,6 +16,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/deadline"
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
+	chaindeadline "github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 	if p != nil {
 		return nil, nil, p
 	}
-	timeout, p := routeTimeout(r, ep)
+	timeout, own, p := routeTimeout(r, ep)
 	if p != nil {
 		return nil, nil, p
 	}
@@ -48,6 +49,9 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 		return nil, nil, p
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	if own {
+		ctx = chaindeadline.WithUpstreamDeadline(ctx)
+	}
 	ctx, rec := answered.NewContext(ctx)
 	w.ex.answered, w.ex.idemKey = rec, key
 	fwd := r.Clone(ctx)
@@ -79,10 +83,15 @@ func idempotencyKey(r *http.Request, ep *endpoint) (string, *problem.Problem) {
 }
 
 // routeTimeout returns how long to wait for the upstream.
-func routeTimeout(r *http.Request, ep *endpoint) (time.Duration, *problem.Problem) {
+//
+// own reports that the deadline is the route's configured budget (the
+// client sent no Grpc-Timeout, or one no shorter than the route's): when it
+// runs out, the upstream was too slow, and the client chain's breaker counts
+// it. A shorter client deadline is the client's choice and never counts.
+func routeTimeout(r *http.Request, ep *endpoint) (d time.Duration, own bool, _ *problem.Problem) {
 	vs := r.Header.Values("Grpc-Timeout")
 	if len(vs) > 1 {
-		return 0, problem.New(problem.CodeInvalidTimeout, "Send Grpc-Timeout at most once.")
+		return 0, false, problem.New(problem.CodeInvalidTimeout, "Send Grpc-Timeout at most once.")
 	}
 	v := ""
 	if len(vs) == 1 {
@@ -90,10 +99,10 @@ func routeTimeout(r *http.Request, ep *endpoint) (time.Duration, *problem.Proble
 	}
 	d, _, err := deadline.Choose(v, ep.timeout, ep.maxTimeout)
 	if err != nil {
-		return 0, problem.New(problem.CodeInvalidTimeout,
+		return 0, false, problem.New(problem.CodeInvalidTimeout,
 			"Grpc-Timeout must be 1-8 digits and a unit of H, M, S, m, u or n, such as 500m.")
 	}
-	return d, nil
+	return d, d >= min(ep.timeout, ep.maxTimeout), nil
 }
 
 // readBody reads and validates the body of a route that takes one.

@@ -17,6 +17,17 @@ import (
 
 type callerBoundKey struct{}
 
+type upstreamDeadlineKey struct{}
+
+// WithUpstreamDeadline marks ctx's deadline as the upstream's own budget,
+// set by a layer in front of the chain rather than by a caller: the REST
+// edge applies a route's configured timeout itself. Running out of such a
+// deadline is the upstream's failure (breakers count it), exactly as if the
+// chain's own timeout had fired.
+func WithUpstreamDeadline(ctx context.Context) context.Context {
+	return context.WithValue(ctx, upstreamDeadlineKey{}, true)
+}
+
 // CallerBound reports whether ctx is a call context whose deadline was set by
 // the caller rather than by the upstream's timeout: the caller had less time
 // left than the upstream is allowed.
@@ -55,7 +66,7 @@ func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, now.Add(timeout))
 			defer cancel()
-		case timeout > 0 && hasDL:
+		case timeout > 0 && hasDL && ctx.Value(upstreamDeadlineKey{}) == nil:
 			ctx = context.WithValue(ctx, callerBoundKey{}, true)
 		}
 		err := invoker(ctx, method, req, reply, cc, callOpts...)

@@ -169,3 +169,35 @@ func TestServerRejectsExpiredWork(t *testing.T) {
 		t.Error("handler ran for work whose deadline had passed")
 	}
 }
+
+// TestUpstreamDeadlineIsNotCallerBound: a deadline marked as the upstream's
+// own budget (the edge's route timeout) is not the caller's, so running out
+// of it counts against the upstream.
+func TestUpstreamDeadlineIsNotCallerBound(t *testing.T) {
+	tests := []struct {
+		name   string
+		mark   bool
+		wantCB bool
+	}{
+		{"caller's shorter deadline", false, true},
+		{"route's own deadline", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			if tt.mark {
+				ctx = deadline.WithUpstreamDeadline(ctx)
+			}
+			var got bool
+			ic := deadline.UnaryClientInterceptor(deadline.WithTimeout(time.Minute))
+			_ = ic(ctx, "/s/M", nil, nil, nil, func(ctx context.Context, _ string, _, _ any, _ *grpc.ClientConn, _ ...grpc.CallOption) error {
+				got = deadline.CallerBound(ctx)
+				return nil
+			})
+			if got != tt.wantCB {
+				t.Errorf("CallerBound = %v, want %v", got, tt.wantCB)
+			}
+		})
+	}
+}

@@ -24,7 +24,8 @@ type edge struct {
 
 // edgeConfig renders a gateway config for c. upstreamYAML is appended to
 // every upstream entry (indented 4 spaces), e.g. a resilience block;
-// perUpstream, when set, overrides it for the named upstream.
+// perUpstream, when set, overrides it for the named upstream, and may
+// replace the upstream's addresses.
 func edgeConfig(c *cluster, listen, upstreamYAML string, perUpstream map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "listen: %s\nupstreams:\n", listen)
@@ -33,10 +34,13 @@ func edgeConfig(c *cluster, listen, upstreamYAML string, perUpstream map[string]
 		{"payment", c.payAddr, "portico.payment.v1.PaymentService"},
 		{"order", c.orderAddr, "portico.order.v1.OrderService"},
 	} {
-		fmt.Fprintf(&b, "  - name: %s\n    addresses: [%s]\n    health_service: %s\n", u.name, u.addr, u.svc)
 		extra := upstreamYAML
 		if v, ok := perUpstream[u.name]; ok {
 			extra = v
+		}
+		fmt.Fprintf(&b, "  - name: %s\n    health_service: %s\n", u.name, u.svc)
+		if !strings.Contains(extra, "addresses:") {
+			fmt.Fprintf(&b, "    addresses: [%s]\n", u.addr)
 		}
 		b.WriteString(indent(extra, "    "))
 	}

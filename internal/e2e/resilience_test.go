@@ -1,0 +1,219 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/portico-gateway/portico/internal/testproc"
+)
+
+const createOrder = "/portico.order.v1.OrderService/CreateOrder"
+
+// seedProfile is seed 000's order upstream: 240ms timeout, breaker open
+// after 2 consecutive failures, 800ms cool-down, one half-open probe.
+const seedProfile = `timeout: 240ms
+resilience:
+  breaker: {consecutive_failures: 2, cool_down: 800ms, half_open_probes: 1}
+`
+
+// TestSeedBreakerSequence replays seed 000: order is 350ms slow, so two
+// POSTs time out (504), the third is refused at once (503 CIRCUIT_OPEN)
+// without reaching order; after the cool-down a burst lets exactly one
+// probe through, and a good probe closes the breaker.
+func TestSeedBreakerSequence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startCluster(t, "--faults", "delay=350ms,method="+createOrder)
+	e := startEdge(t, c, noBreaker, map[string]string{"order": seedProfile})
+	post := func(key string) reply {
+		return call(t, "POST", e.url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: "+key)
+	}
+	for i := range 2 {
+		if r := post(fmt.Sprintf("slow-%d", i)); r.status != 504 || r.code() != "UPSTREAM_TIMEOUT" {
+			t.Fatalf("request %d = %d %s, want 504 UPSTREAM_TIMEOUT", i+1, r.status, r.body)
+		}
+	}
+	r := post("slow-3")
+	if r.status != 503 || r.code() != "CIRCUIT_OPEN" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("third request = %d %s (Retry-After %q), want 503 CIRCUIT_OPEN", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	checkProblem(t, r, "/api/orders")
+	if r.took > 200*time.Millisecond {
+		t.Errorf("CIRCUIT_OPEN took %v; an open breaker must not wait for the upstream", r.took)
+	}
+	settle(c.ord)
+	if n := countCalls(c.ord, createOrder); n != 2 {
+		t.Fatalf("order saw %d CreateOrder calls, want 2 (the third never left the edge)", n)
+	}
+
+	time.Sleep(900 * time.Millisecond) // the real cool-down: these are real processes
+	var wg sync.WaitGroup
+	statuses := make([]int, 10)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = post(fmt.Sprintf("burst-%d", i)).status
+		}()
+	}
+	wg.Wait()
+	settle(c.ord)
+	if n := countCalls(c.ord, createOrder); n != 3 {
+		t.Errorf("order saw %d CreateOrder calls after the half-open burst, want 3 (one probe); statuses %v", n, statuses)
+	}
+	if open := strings.Count(fmt.Sprint(statuses), "503"); open != 9 {
+		t.Errorf("burst statuses %v, want nine 503 and the probe's 504", statuses)
+	}
+
+	time.Sleep(900 * time.Millisecond)
+	// A fast probe (ListOrders is not slowed) closes the breaker.
+	if r := call(t, "GET", e.url+"/api/orders", "demo-alice-token", ""); r.status != 200 {
+		t.Fatalf("probe = %d %s, want 200", r.status, r.body)
+	}
+	if r := call(t, "GET", e.url+"/api/orders", "demo-alice-token", ""); r.status != 200 {
+		t.Errorf("after a good probe = %d %s, want 200 (closed)", r.status, r.body)
+	}
+}
+
+// TestInventoryDownOrderEntry: with inventory down, POST /api/orders fails
+// with 503 within its deadline, nothing is confirmed or charged, and reads
+// of orders still work.
+func TestInventoryDownOrderEntry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startCluster(t)
+	e := startEdge(t, c, "", nil)
+	ok := call(t, "POST", e.url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: before")
+	if ok.status != 201 {
+		t.Fatalf("baseline order = %d %s", ok.status, ok.body)
+	}
+	c.inv.Kill()
+	r := call(t, "POST", e.url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: during", "Grpc-Timeout: 2S")
+	if r.status != 503 {
+		t.Fatalf("POST with inventory down = %d %s, want 503", r.status, r.body)
+	}
+	if r.took > 2*time.Second {
+		t.Errorf("503 took %v, past the 2s deadline", r.took)
+	}
+	list := call(t, "GET", e.url+"/api/orders", "demo-alice-token", "")
+	if list.status != 200 {
+		t.Fatalf("GET /api/orders = %d %s, want 200", list.status, list.body)
+	}
+	if n := strings.Count(string(list.body), `"CONFIRMED"`); n != 1 {
+		t.Errorf("%d CONFIRMED orders, want only the baseline one: %s", n, list.body)
+	}
+	if n := countCalls(c.pay, "/portico.payment.v1.PaymentService/CreatePayment"); n != 1 {
+		t.Errorf("payment saw %d CreatePayment calls, want 1 (the baseline)", n)
+	}
+}
+
+// TestInstanceKilledUnderLoad: two inventory instances, one killed while
+// GETs flow: no client sees an error (retries go to the other instance, and
+// round robin drops the dead one from the pool), and it serves again once
+// it is back.
+func TestInstanceKilledUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startCluster(t)
+	addrB := testproc.Addr(testproc.FreePort(t))
+	dbB := c.db("inventory-b")
+	b := testproc.Start(t, bin, "inventory-b", "inventory", "--listen", addrB, "--db", dbB)
+	testproc.WaitServing(t, b, addrB)
+	e := startEdge(t, c, "", map[string]string{"inventory": fmt.Sprintf(
+		"addresses: [%s, %s]\nresilience:\n  ejection: {consecutive_failures: 1, base_time: 300ms, max_time: 1s}\n", c.invAddr, addrB)})
+	get := func() int {
+		return call(t, "GET", e.url+"/api/inventory/keyboard-001", "demo-read-token", "").status
+	}
+	const getItem = inv + "GetItem"
+	var failures []int
+	for i := range 200 { // bounded: 200 requests, each with a 15s client timeout
+		if i == 50 {
+			b.Kill()
+		}
+		if s := get(); s != 200 {
+			failures = append(failures, i)
+		}
+	}
+	if len(failures) > 0 {
+		t.Errorf("%d GETs failed (at %v); want none while one instance survives", len(failures), failures)
+	}
+
+	// Bring b back on the same address: after its ejection ends it serves again.
+	b2 := testproc.Start(t, bin, "inventory-b2", "inventory", "--listen", addrB, "--db", dbB)
+	testproc.WaitServing(t, b2, addrB)
+	back := testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
+		get()
+		return countCalls(b2, getItem) > 0
+	})
+	if !back {
+		t.Error("restarted instance never received traffic again")
+	}
+}
+
+// TestNoRetryStorm: with an upstream failing every call, upstream attempts
+// stay within 1 + the retry budget ratio of client requests (plus the
+// budget's small per-second floor).
+func TestNoRetryStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startClusterWith(t, []string{"--faults", "code=UNAVAILABLE,method=" + inv + "GetItem"}, nil)
+	e := startEdge(t, c, noBreaker, nil)
+	const n = 100
+	start := time.Now()
+	for range n {
+		if s := call(t, "GET", e.url+"/api/inventory/keyboard-001", "demo-read-token", "").status; s != 503 {
+			t.Fatalf("status %d, want 503 from an upstream answering UNAVAILABLE", s)
+		}
+	}
+	secs := time.Since(start).Seconds()
+	settle(c.inv)
+	attempts := countCalls(c.inv, inv+"GetItem")
+	// Budget: ratio 0.2 of requests, plus a floor of 3 retries/s over the
+	// 10s window (at most 30 when the whole run fits in one window).
+	limit := int(n*1.2 + 3*max(secs, 10) + 1)
+	t.Logf("%d requests -> %d upstream attempts in %.1fs (limit %d)", n, attempts, secs, limit)
+	if attempts > limit {
+		t.Errorf("%d attempts for %d requests, want at most %d", attempts, n, limit)
+	}
+	if attempts <= n {
+		t.Errorf("%d attempts for %d requests: retries never happened, so this test proves nothing", attempts, n)
+	}
+}
+
+// TestFailingInstanceEjected: an instance that is up (health SERVING) but
+// fails every call is ejected by passive outlier detection: clients see no
+// errors, and it gets only a few calls before and between ejections.
+func TestFailingInstanceEjected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startCluster(t)
+	addrB := testproc.Addr(testproc.FreePort(t))
+	b := testproc.Start(t, bin, "inventory-bad", "inventory", "--listen", addrB, "--db", c.db("inventory-b"),
+		"--faults", "code=UNAVAILABLE,method="+inv+"GetItem")
+	testproc.WaitServing(t, b, addrB)
+	e := startEdge(t, c, noBreaker, map[string]string{"inventory": fmt.Sprintf(
+		"addresses: [%s, %s]\nresilience:\n  breaker: {consecutive_failures: 100000, min_calls: 100000}\n"+
+			"  ejection: {consecutive_failures: 2, base_time: 10s}\n", c.invAddr, addrB)})
+	const n = 100
+	for i := range n {
+		if r := call(t, "GET", e.url+"/api/inventory/keyboard-001", "demo-read-token", ""); r.status != 200 {
+			t.Fatalf("GET %d = %d %s; want every GET served by the good instance", i, r.status, r.body)
+		}
+	}
+	settle(b)
+	if got := countCalls(b, inv+"GetItem"); got > 10 {
+		t.Errorf("failing instance got %d of %d calls; ejection should stop it after 2", got, n)
+	}
+	metrics := string(call(t, "GET", e.url+"/metrics", "", "").body)
+	if !strings.Contains(metrics, `portico_upstream_ejections_total{upstream="inventory"} 1`) {
+		t.Errorf("want one ejection of inventory in /metrics")
+	}
+}
