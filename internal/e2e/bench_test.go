@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -76,4 +78,60 @@ func BenchmarkCreateOrder(b *testing.B) {
 		b.Errorf("%d of %d orders failed", f, n.Load())
 	}
 	lat.report(b, elapsed, "orders")
+}
+
+// BenchmarkGetItem compares GET /api/inventory/{sku} through the edge with
+// a direct gRPC GetItem against the same inventory process, both with 16
+// concurrent clients; the difference is the edge's cost (HTTP parsing,
+// auth, transcoding, the client chain, one more loopback hop).
+//
+//	go test -run '^$' -bench GetItem -benchtime 20000x ./internal/e2e
+func BenchmarkGetItem(b *testing.B) {
+	c := startCluster(b)
+	e := startEdge(b, c, "", nil)
+	b.Run("direct", func(b *testing.B) {
+		var lat latencies
+		b.SetParallelism(8)
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			ctx := context.Background()
+			for pb.Next() {
+				t0 := time.Now()
+				_, err := c.Inventory.GetItem(ctx, &inventoryv1.GetItemRequest{Sku: "keyboard-001"})
+				lat.add(time.Since(t0))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		lat.report(b, time.Since(start), "req")
+	})
+	b.Run("edge", func(b *testing.B) {
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 10 * time.Second}
+		url := e.url + "/api/inventory/keyboard-001"
+		var lat latencies
+		b.SetParallelism(8)
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req, _ := http.NewRequest("GET", url, nil)
+				req.Header.Set("Authorization", "Bearer demo-read-token")
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				lat.add(time.Since(t0))
+				if resp.StatusCode != 200 {
+					b.Errorf("status %d", resp.StatusCode)
+					return
+				}
+			}
+		})
+		lat.report(b, time.Since(start), "req")
+	})
 }
