@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const ups = `upstreams:
+  - {name: inventory, addresses: [127.0.0.1:1]}
+  - {name: payment, addresses: [127.0.0.1:2]}
+  - {name: order, addresses: [127.0.0.1:3]%s}
+`
+	good := write("good.yaml", strings.Replace(ups, "%s", "", 1))
+	n := 0
+	res := func(block string) string {
+		n++
+		return write(fmt.Sprintf("res-%d.yaml", n), strings.Replace(ups, "%s", ", resilience: "+block, 1))
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string // substring of stderr
+	}{
+		{"no command", nil, 2, "usage"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"check-config ok", []string{"check-config", good}, 0, ""},
+		{"check-config missing file", []string{"check-config", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
+		{"check-config unknown key", []string{"check-config", write("typo.yaml", "listn: x\n")}, 1, "listn"},
+		{"negative timeout names the field", []string{"check-config", res("{timeout: -1s}")}, 1, "timeout"},
+		{"attempts below 1 names the field", []string{"check-config", res("{retry: {max_attempts: -1}}")}, 1, "retry.max_attempts"},
+		{"breaker that can never open", []string{"check-config", res("{breaker: {consecutive_failures: -1, failure_rate: -1}}")}, 1, "breaker.consecutive_failures"},
+		{"negative probes names the field", []string{"check-config", res("{breaker: {half_open_probes: -1}}")}, 1, "breaker.half_open_probes"},
+		{"unknown resilience key", []string{"check-config", res("{breakr: {}}")}, 1, "breakr"},
+		{"gateway needs --config", []string{"gateway"}, 1, "--config"},
+		{"dev base port out of range", []string{"dev", "--base-port", "70000"}, 1, "base-port"},
+		{"bad log level", []string{"inventory", "--log-level", "loud"}, 1, "log-level"},
+		{"bad faults spec", []string{"inventory", "--faults", "delay=banana"}, 1, "faults"},
+		{"stray argument", []string{"payment", "extra"}, 1, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if got := Main(tt.args, &out, &errb); got != tt.wantCode {
+				t.Fatalf("Main(%q) = %d, want %d; stderr %s", tt.args, got, tt.wantCode, errb.String())
+			}
+			if !strings.Contains(errb.String(), tt.wantErr) {
+				t.Errorf("stderr = %q, want it to mention %q", errb.String(), tt.wantErr)
+			}
+		})
+	}
+}
