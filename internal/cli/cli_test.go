@@ -63,3 +63,24 @@ func TestCommands(t *testing.T) {
 		})
 	}
 }
+
+func TestHostPorts(t *testing.T) {
+	tests := []struct {
+		name  string
+		addrs []string
+		want  bool
+	}{
+		{"one host:port", []string{"127.0.0.1:43101"}, true},
+		{"several", []string{"10.0.0.1:1", "inventory:2"}, true},
+		{"dns target", []string{"dns:///inventory:43101"}, false},
+		{"no port", []string{"inventory"}, false},
+		{"empty", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := hostPorts(tt.addrs); got != tt.want {
+				t.Errorf("hostPorts(%q) = %v, want %v", tt.addrs, got, tt.want)
+			}
+		})
+	}
+}

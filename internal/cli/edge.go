@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
@@ -60,10 +62,10 @@ func resilience(up gateway.UpstreamConfig) (interceptors.Config, error) {
 		return rc, fmt.Errorf("name, target and addresses come from the upstream, not its resilience block")
 	}
 	rc.Name = up.Name
-	if len(up.Addresses) == 1 {
-		rc.Target = up.Addresses[0]
+	if hostPorts(up.Addresses) {
+		rc.Addresses = up.Addresses // a resolver Portico owns: reloadable, ejection
 	} else {
-		rc.Addresses = up.Addresses
+		rc.Target = up.Addresses[0] // e.g. dns:///inventory:43101, re-resolved by grpc-go
 	}
 	if rc.Timeout == 0 {
 		rc.Timeout = edgeCallTimeout
@@ -75,10 +77,21 @@ func resilience(up gateway.UpstreamConfig) (interceptors.Config, error) {
 	return rc, nil
 }
 
+// hostPorts reports whether every address is a plain host:port (no gRPC
+// scheme such as dns:///).
+func hostPorts(addrs []string) bool {
+	for _, a := range addrs {
+		if _, _, err := net.SplitHostPort(a); err != nil || strings.Contains(a, "/") {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}
+
 // edgeDialer dials each upstream through the client chain, keeping the
 // edge's own dial options (the answered stats handler that tells 502 from
-// 503, and trace propagation).
-func edgeDialer(l *slog.Logger, m interceptors.Metrics) gateway.DialFunc {
+// 503, and trace propagation), and records it in ups for reloads.
+func edgeDialer(l *slog.Logger, m interceptors.Metrics, ups *upstreamSet) gateway.DialFunc {
 	return func(_ context.Context, up gateway.UpstreamConfig) (*grpc.ClientConn, error) {
 		rc, err := resilience(up)
 		if err != nil {
@@ -92,6 +105,7 @@ func edgeDialer(l *slog.Logger, m interceptors.Metrics) gateway.DialFunc {
 		if err != nil {
 			return nil, fmt.Errorf("upstream %s: %w", up.Name, err)
 		}
+		ups.add(up.Name, u)
 		return u.Conn(), nil
 	}
 }
@@ -99,7 +113,7 @@ func edgeDialer(l *slog.Logger, m interceptors.Metrics) gateway.DialFunc {
 // gatewayOptions wires the edge's dependencies: logger, one metrics
 // registry shared by the edge and its client chains, the chain itself, and
 // the OpenAPI document generated from the protos.
-func gatewayOptions(l *slog.Logger) ([]gateway.Option, error) {
+func gatewayOptions(l *slog.Logger, ups *upstreamSet) ([]gateway.Option, error) {
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
@@ -108,7 +122,12 @@ func gatewayOptions(l *slog.Logger) ([]gateway.Option, error) {
 	return []gateway.Option{
 		gateway.WithLogger(l),
 		gateway.WithRegistry(reg),
-		gateway.WithDialer(edgeDialer(l, m)),
+		gateway.WithDialer(edgeDialer(l, m, ups)),
 		gateway.WithOpenAPI(openapi.JSON),
 	}, nil
+}
+
+func yamlString(v any) (string, error) {
+	b, err := yaml.Marshal(v)
+	return string(b), err
 }

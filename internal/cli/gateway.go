@@ -29,10 +29,12 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := gatewayOptions(l)
+	var ups upstreamSet
+	opts, err := gatewayOptions(l, &ups)
 	if err != nil {
 		return err
 	}
+	go reloadOnHangup(ctx, *path, cfg, &ups, l)
 	return serveGateway(ctx, cfg, opts...)
 }
 

@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,5 +218,62 @@ func TestFailingInstanceEjected(t *testing.T) {
 	metrics := string(call(t, "GET", e.url+"/metrics", "", "").body)
 	if !strings.Contains(metrics, `portico_upstream_ejections_total{upstream="inventory"} 1`) {
 		t.Errorf("want one ejection of inventory in /metrics")
+	}
+}
+
+// TestReloadAddsInstance: SIGHUP with a config listing a new inventory
+// instance adds it without a restart; the old one can then go away.
+func TestReloadAddsInstance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startCluster(t)
+	e := startEdge(t, c, "", nil)
+	addrB := testproc.Addr(testproc.FreePort(t))
+	b := testproc.Start(t, bin, "inventory-b", "inventory", "--listen", addrB, "--db", c.db("inventory-b"))
+	testproc.WaitServing(t, b, addrB)
+
+	path := filepath.Join(c.dir, "gateway.yaml")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := strings.TrimPrefix(e.url, "http://")
+	cfg := edgeConfig(c, listen, "", map[string]string{"inventory": fmt.Sprintf("addresses: [%s, %s]\n", c.invAddr, addrB)})
+	if cfg == string(old) {
+		t.Fatal("new config equals the old one")
+	}
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(e.proc.Pid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if !testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
+		return strings.Contains(e.proc.Output(), "reload: upstream addresses changed")
+	}) {
+		t.Fatalf("edge never applied the reload:\n%s", e.proc.Output())
+	}
+	c.inv.Kill()
+	for i := range 20 {
+		if r := call(t, "GET", e.url+"/api/inventory/keyboard-001", "demo-read-token", ""); r.status != 200 {
+			t.Fatalf("GET %d after the old instance died = %d %s", i, r.status, r.body)
+		}
+	}
+	if countCalls(b, inv+"GetItem") == 0 {
+		t.Error("the added instance served nothing")
+	}
+	// A broken file is rejected and the running config stays.
+	if err := os.WriteFile(path, []byte("listn: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_ = syscall.Kill(e.proc.Pid(), syscall.SIGHUP)
+	if !testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
+		return strings.Contains(e.proc.Output(), "reload rejected")
+	}) {
+		t.Error("a broken config was not reported")
+	}
+	if r := call(t, "GET", e.url+"/api/inventory/keyboard-001", "demo-read-token", ""); r.status != 200 {
+		t.Errorf("after a rejected reload = %d", r.status)
 	}
 }

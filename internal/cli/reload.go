@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/interceptors"
+)
+
+// upstreamSet remembers the edge's upstreams by name so a reload can change
+// their instances in place.
+type upstreamSet struct {
+	mu sync.Mutex
+	m  map[string]*interceptors.Upstream
+}
+
+func (s *upstreamSet) add(name string, u *interceptors.Upstream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]*interceptors.Upstream{}
+	}
+	s.m[name] = u
+}
+
+// reloadOnHangup re-reads the config at path on every SIGHUP until ctx
+// ends, and applies what can change without a restart: the instances of
+// upstreams given as host:port lists. An invalid file is logged and
+// ignored (the running config stays); any other change is logged as
+// needing a restart.
+func reloadOnHangup(ctx context.Context, path string, running gateway.Config, ups *upstreamSet, l *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			next, err := loadGatewayConfig(path)
+			if err != nil {
+				l.Error("reload rejected; keeping the running config", "err", err.Error())
+				continue
+			}
+			running = applyReload(running, next, ups, l)
+		}
+	}
+}
+
+// applyReload moves every upstream whose addresses changed to its new list
+// and returns the config now in effect.
+func applyReload(running, next gateway.Config, ups *upstreamSet, l *slog.Logger) gateway.Config {
+	ups.mu.Lock()
+	defer ups.mu.Unlock()
+	applied := running
+	applied.Upstreams = slices.Clone(running.Upstreams)
+	for i, cur := range applied.Upstreams {
+		j := slices.IndexFunc(next.Upstreams, func(u gateway.UpstreamConfig) bool { return u.Name == cur.Name })
+		if j < 0 || slices.Equal(cur.Addresses, next.Upstreams[j].Addresses) {
+			continue
+		}
+		u := ups.m[cur.Name]
+		if u == nil {
+			continue
+		}
+		if err := u.SetAddresses(next.Upstreams[j].Addresses); err != nil {
+			l.Error("reload: addresses not changed", "upstream", cur.Name, "err", err.Error())
+			continue
+		}
+		applied.Upstreams[i].Addresses = next.Upstreams[j].Addresses
+		l.Info("reload: upstream addresses changed", "upstream", cur.Name,
+			"from", strings.Join(cur.Addresses, ","), "to", strings.Join(next.Upstreams[j].Addresses, ","))
+	}
+	if !sameExceptAddresses(applied, next) {
+		l.Warn("reload: only upstream addresses change without a restart; restart to apply the rest")
+	}
+	return applied
+}
+
+// sameExceptAddresses reports whether a and b differ only in upstream
+// addresses (compared through their YAML form).
+func sameExceptAddresses(a, b gateway.Config) bool {
+	strip := func(c gateway.Config) string {
+		c.Upstreams = slices.Clone(c.Upstreams)
+		for i := range c.Upstreams {
+			c.Upstreams[i].Addresses = nil
+		}
+		out, _ := yamlString(c)
+		return out
+	}
+	return strip(a) == strip(b)
+}
