@@ -10,6 +10,8 @@ import (
 
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/clock"
+	"github.com/portico-gateway/portico/interceptors/reason"
+	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 var (
@@ -186,6 +188,18 @@ func TestClassify(t *testing.T) {
 	for _, tt := range tests {
 		if got := breaker.Classify(status.Error(tt.code, "x")); got != tt.want {
 			t.Errorf("Classify(%v) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+	for name, tt := range map[string]struct {
+		err  error
+		want breaker.Outcome
+	}{
+		"live upstream's deliberate UNAVAILABLE": {rpcerr.New(codes.Unavailable, "order.portico.dev", "INVENTORY_UNAVAILABLE", "x"), breaker.Excluded},
+		"deeper hop's CIRCUIT_OPEN":              {rpcerr.New(codes.Unavailable, reason.Domain, reason.CircuitOpen, "x"), breaker.Excluded},
+		"injected UNAVAILABLE counts":            {rpcerr.New(codes.Unavailable, reason.Domain, reason.FaultInjected, "x"), breaker.Failure},
+	} {
+		if got := breaker.Classify(tt.err); got != tt.want {
+			t.Errorf("%s: Classify = %v, want %v", name, got, tt.want)
 		}
 	}
 	if got := breaker.Classify(nil); got != breaker.Success {

@@ -3,6 +3,8 @@ package breaker
 import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/portico-gateway/portico/interceptors/reason"
 )
 
 // Outcome is how a finished call counts.
@@ -22,6 +24,13 @@ const (
 // Classify is the default verdict on a call's error:
 //
 //   - nil: Success.
+//   - UNAVAILABLE carrying a google.rpc.ErrorInfo: Excluded. A live upstream
+//     answered on purpose that something behind it is down (the order
+//     service's INVENTORY_UNAVAILABLE, or a deeper hop's CIRCUIT_OPEN); the
+//     upstream itself is healthy, so its other routes (GET /api/orders while
+//     inventory is down) keep working. Seed 000: never let one dependency's
+//     outage take down unrelated reads. See reason.Deliberate (an injected
+//     fault still counts).
 //   - UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, DATA_LOSS: Failure,
 //     the upstream is unreachable, too slow or broken.
 //   - every other code: Excluded. INVALID_ARGUMENT, NOT_FOUND,
@@ -35,6 +44,9 @@ const (
 func Classify(err error) Outcome {
 	if err == nil {
 		return Success
+	}
+	if reason.Deliberate(err) {
+		return Excluded
 	}
 	switch status.Code(err) {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Internal, codes.Unknown, codes.DataLoss:

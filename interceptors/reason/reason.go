@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -64,4 +65,24 @@ func Of(err error) string {
 		}
 	}
 	return ""
+}
+
+// Deliberate reports whether err is an UNAVAILABLE that a live upstream
+// sent on purpose: it carries a google.rpc.ErrorInfo (the order service's
+// INVENTORY_UNAVAILABLE, a deeper hop's CIRCUIT_OPEN). Such an answer says
+// the upstream is up and something behind it is down, so breakers do not
+// count it against the upstream and retries do not repeat it. An injected
+// fault (FAULT_INJECTED) stands for the bare failure it imitates, so a
+// drill exercises the real behaviour, and is not deliberate.
+func Deliberate(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.Unavailable {
+		return false
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return !(info.GetDomain() == Domain && info.GetReason() == FaultInjected)
+		}
+	}
+	return false
 }

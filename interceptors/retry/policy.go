@@ -71,7 +71,11 @@ func transient(err error, attemptTimedOut bool) (pushback time.Duration, ok bool
 	for _, d := range st.Details() {
 		switch d := d.(type) {
 		case *errdetails.ErrorInfo:
-			if d.GetDomain() == reason.Domain && reason.IsLocal(d.GetReason()) {
+			// A local fast-fail (CIRCUIT_OPEN, OVERLOADED, budget), or an
+			// UNAVAILABLE a live upstream answered on purpose (the order
+			// service's INVENTORY_UNAVAILABLE): another attempt would get
+			// the same answer after a wait the caller cannot afford.
+			if d.GetDomain() == reason.Domain && reason.IsLocal(d.GetReason()) || reason.Deliberate(err) {
 				return 0, false
 			}
 		case *errdetails.RetryInfo:

@@ -154,7 +154,8 @@ func TestRetriesOnlyTransientFailures(t *testing.T) {
 		{"UNAVAILABLE CIRCUIT_OPEN", local(reason.CircuitOpen), 1},
 		{"UNAVAILABLE OVERLOADED", local(reason.Overloaded), 1},
 		{"UNAVAILABLE DEADLINE_BUDGET_EXHAUSTED", local(reason.BudgetExhausted), 1},
-		{"UNAVAILABLE with another domain's reason", rpcerr.New(codes.Unavailable, "order.portico.dev", "INVENTORY_UNAVAILABLE", "x"), 2},
+		{"UNAVAILABLE a live upstream sent on purpose", rpcerr.New(codes.Unavailable, "order.portico.dev", "INVENTORY_UNAVAILABLE", "x"), 1},
+		{"UNAVAILABLE injected fault", rpcerr.New(codes.Unavailable, reason.Domain, reason.FaultInjected, "drill"), 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
