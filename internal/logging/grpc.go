@@ -3,9 +3,11 @@ package logging
 import (
 	"context"
 	"log/slog"
+	"strconv"
 
 	mwlog "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 )
 
 // renames maps go-grpc-middleware's field names to Portico's access-log
@@ -26,23 +28,31 @@ var dropped = map[string]bool{
 
 // UnaryServerInterceptor logs one access line ("request") per finished call
 // through go-grpc-middleware's logging interceptor, with Portico's field
-// names: method (e.g. "ReserveStock"), path (the full gRPC method), code,
-// durationMs, and traceId from the context. Payloads are never logged.
+// names: method (e.g. "ReserveStock"), path and route (the full gRPC
+// method), status (the numeric gRPC code), code (its name), durationMs (a
+// number), and traceId from the context. Payloads are never logged.
 func UnaryServerInterceptor(l *slog.Logger) grpc.UnaryServerInterceptor {
 	return mwlog.UnaryServerInterceptor(adapter(l), mwlog.WithLogOnEvents(mwlog.FinishCall))
 }
 
 func adapter(l *slog.Logger) mwlog.Logger {
 	return mwlog.LoggerFunc(func(ctx context.Context, lvl mwlog.Level, msg string, fields ...any) {
-		attrs := make([]any, 0, len(fields)+2)
+		attrs := make([]any, 0, len(fields)+4)
 		var service, method string
 		for i := 0; i+1 < len(fields); i += 2 {
 			k, _ := fields[i].(string)
+			v := fields[i+1]
 			switch k {
 			case "grpc.service":
-				service, _ = fields[i+1].(string)
+				service, _ = v.(string)
 			case "grpc.method":
-				method, _ = fields[i+1].(string)
+				method, _ = v.(string)
+			case "grpc.code":
+				if name, ok := v.(string); ok {
+					attrs = append(attrs, "status", codeNumbers[name])
+				}
+			case "grpc.time_ms":
+				v = number(v)
 			}
 			if dropped[k] {
 				continue
@@ -50,14 +60,36 @@ func adapter(l *slog.Logger) mwlog.Logger {
 			if n, ok := renames[k]; ok {
 				k = n
 			}
-			attrs = append(attrs, k, fields[i+1])
+			attrs = append(attrs, k, v)
 		}
 		if service != "" {
-			attrs = append(attrs, "path", "/"+service+"/"+method)
+			path := "/" + service + "/" + method
+			attrs = append(attrs, "path", path, "route", path)
 		}
 		if msg == "finished call" {
 			msg = "request"
 		}
 		l.Log(ctx, slog.Level(lvl), msg, attrs...)
 	})
+}
+
+// codeNumbers maps gRPC code names to their numbers, for the access line's
+// numeric "status" (the edge's is the HTTP status).
+var codeNumbers = func() map[string]int {
+	m := make(map[string]int, 17)
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		m[c.String()] = int(c)
+	}
+	return m
+}()
+
+// number turns go-grpc-middleware's duration string ("0.275") into a
+// float, so durationMs is a JSON number in every process.
+func number(v any) any {
+	if s, ok := v.(string); ok {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	}
+	return v
 }

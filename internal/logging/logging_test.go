@@ -18,7 +18,7 @@ func TestAccessLineFields(t *testing.T) {
 	ctx := traceid.NewContext(context.Background(), "trace-demo-2026")
 	adapter(l).Log(ctx, mwlog.LevelInfo, "finished call",
 		"grpc.service", "portico.inventory.v1.InventoryService", "grpc.method", "ReserveStock",
-		"grpc.code", "OK", "grpc.time_ms", 1.5, "peer.address", "10.0.0.7:5555", "grpc.start_time", "x")
+		"grpc.code", "NotFound", "grpc.time_ms", "1.5", "peer.address", "10.0.0.7:5555", "grpc.start_time", "x")
 	var got map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %q", buf.String())
@@ -26,7 +26,8 @@ func TestAccessLineFields(t *testing.T) {
 	want := map[string]any{
 		"service": "inventory", "traceId": "trace-demo-2026", "msg": "request",
 		"method": "ReserveStock", "path": "/portico.inventory.v1.InventoryService/ReserveStock",
-		"code": "OK", "durationMs": 1.5,
+		"code": "NotFound", "status": float64(5), "durationMs": 1.5,
+		"route": "/portico.inventory.v1.InventoryService/ReserveStock",
 	}
 	for k, v := range want {
 		if got[k] != v {
