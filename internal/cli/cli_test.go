@@ -7,7 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestCommands(t *testing.T) {
 	dir := t.TempDir()
@@ -44,7 +48,10 @@ func TestCommands(t *testing.T) {
 		{"attempts below 1 names the field", []string{"check-config", res("{retry: {max_attempts: -1}}")}, 1, "retry.max_attempts"},
 		{"breaker that can never open", []string{"check-config", res("{breaker: {consecutive_failures: -1, failure_rate: -1}}")}, 1, "breaker.consecutive_failures"},
 		{"negative probes names the field", []string{"check-config", res("{breaker: {half_open_probes: -1}}")}, 1, "breaker.half_open_probes"},
-		{"unknown resilience key", []string{"check-config", res("{breakr: {}}")}, 1, "breakr"},
+		{"unknown resilience key names path and line", []string{"check-config", res("{breakr: {}}")}, 1, "upstreams[2].resilience.breakr: unknown field (line 4)"},
+		{"explicit zero attempts", []string{"check-config", res("{retry: {max_attempts: 0}}")}, 1, "upstreams[2].resilience.retry.max_attempts: 0 is not allowed"},
+		{"explicit zero threshold", []string{"check-config", res("{breaker: {consecutive_failures: 0}}")}, 1, "breaker.consecutive_failures: 0 is not allowed"},
+		{"explicit zero timeout", []string{"check-config", res("{timeout: 0s}")}, 1, "resilience.timeout: 0 is not allowed"},
 		{"gateway needs --config", []string{"gateway"}, 1, "--config"},
 		{"dev base port out of range", []string{"dev", "--base-port", "70000"}, 1, "base-port"},
 		{"bad log level", []string{"inventory", "--log-level", "loud"}, 1, "log-level"},

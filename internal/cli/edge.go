@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/strictyaml"
 	"github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/metrics"
@@ -32,31 +33,37 @@ func loadGatewayConfig(path string) (gateway.Config, error) {
 		return cfg, err
 	}
 	for i, up := range cfg.Upstreams {
-		rc, err := resilience(up)
+		field := fmt.Sprintf("upstreams[%d].resilience", i)
+		rc, err := resilience(up, field)
 		if err == nil {
 			err = rc.Validate()
 		}
 		if err != nil {
-			return cfg, fmt.Errorf("%s: upstreams[%d].resilience: %w", path, i, err)
+			return cfg, fmt.Errorf("%s: %s: %w", path, field, err)
 		}
 	}
 	return cfg, nil
 }
 
-// resilience decodes an upstream's resilience block strictly (unknown keys
-// are errors) into the chain's Config for that upstream.
-func resilience(up gateway.UpstreamConfig) (interceptors.Config, error) {
+// mustBePositive are the resilience keys whose zero value means "the
+// default": written out as 0 in a file, they are almost surely a mistake
+// (a breaker that opens after zero failures, zero attempts), so they are
+// rejected instead of silently becoming the default.
+var mustBePositive = map[string]bool{
+	"timeout": true, "max_attempts": true, "consecutive_failures": true,
+	"half_open_probes": true, "max_in_flight": true, "cool_down": true,
+}
+
+// resilience decodes an upstream's resilience block strictly (unknown
+// keys, wrong types and explicit zeros are errors naming the field and the
+// line) into the chain's Config for that upstream.
+func resilience(up gateway.UpstreamConfig, field string) (interceptors.Config, error) {
 	var rc interceptors.Config
-	if up.Resilience.Kind != 0 {
-		raw, err := yaml.Marshal(&up.Resilience)
-		if err != nil {
-			return rc, err
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(raw))
-		dec.KnownFields(true)
-		if err := dec.Decode(&rc); err != nil {
-			return rc, err
-		}
+	if err := explicitZeros(&up.Resilience, field); err != nil {
+		return rc, err
+	}
+	if err := strictyaml.DecodeNode(&up.Resilience, field, &rc); err != nil {
+		return rc, err
 	}
 	if rc.Name != "" || rc.Target != "" || len(rc.Addresses) > 0 {
 		return rc, fmt.Errorf("name, target and addresses come from the upstream, not its resilience block")
@@ -77,6 +84,23 @@ func resilience(up gateway.UpstreamConfig) (interceptors.Config, error) {
 	return rc, nil
 }
 
+// explicitZeros walks n and rejects a mustBePositive key written as 0.
+func explicitZeros(n *yaml.Node, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var errs []error
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		p := path + "." + k.Value
+		if v.Kind == yaml.ScalarNode && mustBePositive[k.Value] && (v.Value == "0" || v.Value == "0s") {
+			errs = append(errs, fmt.Errorf("%s: 0 is not allowed; leave the key out for the default (line %d)", p, v.Line))
+		}
+		errs = append(errs, explicitZeros(v, p))
+	}
+	return errors.Join(errs...)
+}
+
 // hostPorts reports whether every address is a plain host:port (no gRPC
 // scheme such as dns:///).
 func hostPorts(addrs []string) bool {
@@ -93,9 +117,9 @@ func hostPorts(addrs []string) bool {
 // 503, and trace propagation), and records it in ups for reloads.
 func edgeDialer(l *slog.Logger, m interceptors.Metrics, ups *upstreamSet) gateway.DialFunc {
 	return func(_ context.Context, up gateway.UpstreamConfig) (*grpc.ClientConn, error) {
-		rc, err := resilience(up)
+		rc, err := resilience(up, "upstreams."+up.Name+".resilience")
 		if err != nil {
-			return nil, fmt.Errorf("upstream %s: resilience: %w", up.Name, err)
+			return nil, err
 		}
 		opts := append(interceptors.Options(rc),
 			interceptors.WithLogger(l),

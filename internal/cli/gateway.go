@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/portico-gateway/portico/gateway"
 )
@@ -29,16 +32,16 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Take SIGHUP before anything else, so an early one never kills the
+	// process; reloads start once every upstream is dialled.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	var ups upstreamSet
 	opts, err := gatewayOptions(l, &ups)
 	if err != nil {
 		return err
 	}
-	go reloadOnHangup(ctx, *path, cfg, &ups, l)
-	return serveGateway(ctx, cfg, opts...)
-}
-
-func serveGateway(ctx context.Context, cfg gateway.Config, opts ...gateway.Option) error {
 	srv, err := gateway.New(ctx, cfg, opts...)
 	if err != nil {
 		return err
@@ -48,6 +51,10 @@ func serveGateway(ctx context.Context, cfg gateway.Config, opts ...gateway.Optio
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
+	rctx, stopReload := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); reloadOnHangup(rctx, hup, *path, cfg, &ups, l) }()
+	defer func() { stopReload(); <-done }()
 	return srv.Serve(ctx, lis)
 }
 

@@ -4,11 +4,9 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/interceptors"
@@ -30,15 +28,12 @@ func (s *upstreamSet) add(name string, u *interceptors.Upstream) {
 	s.m[name] = u
 }
 
-// reloadOnHangup re-reads the config at path on every SIGHUP until ctx
-// ends, and applies what can change without a restart: the instances of
+// reloadOnHangup re-reads the config at path on every signal on hup until
+// ctx ends, and applies what can change without a restart: the instances of
 // upstreams given as host:port lists. An invalid file is logged and
 // ignored (the running config stays); any other change is logged as
 // needing a restart.
-func reloadOnHangup(ctx context.Context, path string, running gateway.Config, ups *upstreamSet, l *slog.Logger) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, running gateway.Config, ups *upstreamSet, l *slog.Logger) {
 	for {
 		select {
 		case <-ctx.Done():

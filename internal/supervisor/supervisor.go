@@ -111,7 +111,11 @@ func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
 	go func() {
 		err := cmd.Wait()
 		tagger.Flush()
-		s.Logger.Warn("child exited", "child", c.Name, "pid", cmd.Process.Pid, "exit", exitText(err))
+		lvl := slog.LevelInfo // a clean stop
+		if err != nil {
+			lvl = slog.LevelWarn
+		}
+		s.Logger.Log(context.Background(), lvl, "child exited", "child", c.Name, "pid", cmd.Process.Pid, "exit", exitText(err))
 		close(p.done)
 	}()
 	return p, nil
