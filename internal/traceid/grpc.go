@@ -22,7 +22,7 @@ func FromIncoming(ctx context.Context) string {
 }
 
 // Outgoing returns ctx with the trace id of ctx (if any) appended to the
-// outgoing metadata as x-trace-id and, when it is a W3C id, traceparent.
+// outgoing metadata as x-trace-id and traceparent.
 // It is idempotent: a ctx whose outgoing metadata already carries
 // x-trace-id is returned as is, so two trace layers never send two ids.
 func Outgoing(ctx context.Context) context.Context {
@@ -33,10 +33,7 @@ func Outgoing(ctx context.Context) context.Context {
 	if md, ok := metadata.FromOutgoingContext(ctx); ok && len(md.Get(Key)) > 0 {
 		return ctx
 	}
-	if tp := Traceparent(id); tp != "" {
-		return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)
-	}
-	return metadata.AppendToOutgoingContext(ctx, Key, id)
+	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, Traceparent(id))
 }
 
 // UnaryServerInterceptor puts the caller's trace id (or a new one) in the

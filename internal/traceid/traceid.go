@@ -4,13 +4,15 @@
 // the id is the 32-hex-digit trace-id of a "traceparent" header or gRPC
 // metadata entry, so OpenTelemetry can take over later without changing what
 // crosses the wire. Each hop keeps the trace-id and mints its own parent-id.
-// The edge also accepts a human-readable X-Trace-Id (see ParseHeader) and
-// carries it verbatim in the "x-trace-id" metadata entry.
+// The edge also accepts a human-readable X-Trace-Id (see Valid) and carries
+// it verbatim in the "x-trace-id" metadata entry, next to a traceparent
+// whose trace-id is derived from it.
 package traceid
 
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 )
 
@@ -80,12 +82,18 @@ func ParseTraceparent(v string) (id string, ok bool) {
 	return v[3:35], true
 }
 
-// Traceparent formats a traceparent for id with a fresh parent-id. When id is
-// not 32 hex digits (a human-readable X-Trace-Id) it returns "" and the id
-// travels only in the x-trace-id entry.
+// Traceparent formats a traceparent for id with a fresh parent-id. A
+// human-readable id (not 32 hex digits, e.g. "trace-demo-2026") gets a
+// W3C trace-id derived from it (the first 16 bytes of its SHA-256), so
+// every hop still carries a valid traceparent while x-trace-id keeps the
+// readable form for logs. It returns "" only for an empty id.
 func Traceparent(id string) string {
-	if len(id) != 32 || !isHex(id) {
+	if id == "" {
 		return ""
+	}
+	if len(id) != 32 || !isHex(id) {
+		sum := sha256.Sum256([]byte(id))
+		id = hex.EncodeToString(sum[:16])
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])

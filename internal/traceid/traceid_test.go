@@ -70,8 +70,14 @@ func TestTraceparentRoundTrip(t *testing.T) {
 	if !ok || got != id {
 		t.Fatalf("ParseTraceparent(Traceparent(%q)) = %q, %v", id, got, ok)
 	}
-	if Traceparent("trace-demo-2026") != "" {
-		t.Error("Traceparent of a non-W3C id should be empty")
+	a, b := Traceparent("trace-demo-2026"), Traceparent("trace-demo-2026")
+	ida, oka := ParseTraceparent(a)
+	idb, _ := ParseTraceparent(b)
+	if !oka || ida != idb {
+		t.Errorf("a readable id's traceparent %q / %q: want a valid, stable derived trace-id", a, b)
+	}
+	if Traceparent("") != "" {
+		t.Error("Traceparent(\"\") should be empty")
 	}
 }
 
