@@ -174,6 +174,7 @@ func TestHeaderHygiene(t *testing.T) {
 		":authority": true, "content-type": true, "user-agent": true, "grpc-accept-encoding": true,
 		"x-forwarded-host": true, "x-forwarded-for": true,
 		"x-portico-subject": true, "x-portico-role": true, "idempotency-key": true, "x-trace-id": true,
+		"traceparent": true, // derived by the edge from the trace id (package traceid)
 	}
 	for k, v := range md {
 		if !allowed[k] {

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkCreateOrder is one POST /api/orders through the whole edge to a
-// bufconn stub (no network): auth, checks, JSON, gRPC, 201.
+// stub on loopback TCP: auth, checks, JSON, gRPC, 201.
 func BenchmarkCreateOrder(b *testing.B) {
 	h := newHarness(b, setup{})
 	h.order.createOrder = func(context.Context, *orderv1.CreateOrderRequest) (*orderv1.Order, error) {

@@ -33,6 +33,10 @@
 // is where the client resilience chain plugs in: a DialFunc decodes
 // UpstreamConfig.Resilience and returns Dial(ctx, up, its interceptors...),
 // keeping DialOptions (the answered stats handler and trace interceptor).
+// /health never goes through the DialFunc: New dials each upstream a second
+// time with plain Dial for its checks, so unauthenticated health traffic
+// cannot trip a breaker or burn retries, and an open breaker cannot make
+// /health report a healthy upstream DOWN. Close closes both connections.
 // /openapi.json serves gen/openapi's document unless WithOpenAPI replaces it.
 //
 // # Config
@@ -135,7 +139,8 @@
 // # Operations
 //
 // GET /health asks every upstream's grpc.health.v1 Check in parallel within
-// health.timeout and answers {"status":"UP"|"DEGRADED","service":"api-gateway",
+// health.timeout, over its own connection outside the client chain, and
+// answers {"status":"UP"|"DEGRADED","service":"api-gateway",
 // "dependencies":[{"name":"inventory","status":"UP"},...]}, 503 when any is
 // DOWN. /healthz/live is always 200 and never touches an upstream.
 // /healthz/ready is 200 while Serve runs and 503 before and from the moment

@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/test/bufconn"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -34,8 +33,10 @@ const (
 	bobToken    = "demo-bob-token"
 )
 
-// harness is the edge in front of three stub upstreams on bufconn, served
-// by a real HTTP server.
+// harness is the edge in front of three stub upstreams on loopback TCP
+// (free ports), served by a real HTTP server. TCP rather than bufconn: the
+// edge dials /health's connections itself with Dial, which only a real
+// address reaches.
 type harness struct {
 	t        testing.TB
 	order    *orderStub
@@ -54,8 +55,9 @@ type harness struct {
 // setup adjusts a harness before the edge starts.
 type setup struct {
 	cfg   func(*Config)
-	down  []string // upstreams without a server: dialed at a closed TCP port
-	chain map[string]grpc.UnaryClientInterceptor
+	down  []string                               // upstreams without a server: dialed at a closed TCP port
+	chain map[string]grpc.UnaryClientInterceptor // the DialFunc's, per upstream
+	serve map[string]grpc.UnaryServerInterceptor // the upstream server's
 	regs  []registration
 }
 
@@ -70,16 +72,14 @@ func newHarness(t testing.TB, su setup) *harness {
 	if su.cfg != nil {
 		su.cfg(&h.cfg)
 	}
-	lis := map[string]*bufconn.Listener{}
 	for i, up := range h.cfg.Upstreams {
 		if contains(su.down, up.Name) {
 			h.cfg.Upstreams[i].Addresses = []string{closedAddr(t)}
 			continue
 		}
-		h.cfg.Upstreams[i].Addresses = []string{"passthrough:///" + up.Name}
-		lis[up.Name] = h.startUpstream(up)
+		h.cfg.Upstreams[i].Addresses = []string{h.startUpstream(up, su.serve[up.Name])}
 	}
-	h.dial = h.dialer(lis, su.chain)
+	h.dial = h.dialer(su.chain)
 	opts := []Option{
 		WithDialer(h.dial),
 		WithLogger(logging.New(h.logs, "gateway", slog.LevelDebug)),
@@ -104,10 +104,18 @@ func newHarness(t testing.TB, su setup) *harness {
 	return h
 }
 
-// startUpstream serves all three stubs and health on a bufconn listener.
-func (h *harness) startUpstream(up UpstreamConfig) *bufconn.Listener {
-	l := bufconn.Listen(1 << 20)
-	s := grpc.NewServer()
+// startUpstream serves all three stubs and health on a free loopback port
+// and returns its address; ic, when not nil, intercepts every call.
+func (h *harness) startUpstream(up UpstreamConfig, ic grpc.UnaryServerInterceptor) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var opts []grpc.ServerOption
+	if ic != nil {
+		opts = append(opts, grpc.UnaryInterceptor(ic))
+	}
+	s := grpc.NewServer(opts...)
 	inventoryv1.RegisterInventoryServiceServer(s, h.inv)
 	paymentv1.RegisterPaymentServiceServer(s, h.pay)
 	orderv1.RegisterOrderServiceServer(s, h.order)
@@ -116,17 +124,14 @@ func (h *harness) startUpstream(up UpstreamConfig) *bufconn.Listener {
 	healthpb.RegisterHealthServer(s, hs)
 	h.health[up.Name], h.servers[up.Name] = hs, s
 	go func() { _ = s.Serve(l) }()
-	return l
+	return l.Addr().String()
 }
 
-func (h *harness) dialer(lis map[string]*bufconn.Listener, chain map[string]grpc.UnaryClientInterceptor) DialFunc {
+// dialer is Dial with the upstream's chain interceptor, as the cmd layer's
+// DialFunc adds the resilience chain.
+func (h *harness) dialer(chain map[string]grpc.UnaryClientInterceptor) DialFunc {
 	return func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
 		var extra []grpc.DialOption
-		if l, ok := lis[up.Name]; ok {
-			extra = append(extra, grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
-				return l.DialContext(ctx)
-			}))
-		}
 		if ic, ok := chain[up.Name]; ok {
 			extra = append(extra, grpc.WithChainUnaryInterceptor(ic))
 		}

@@ -8,12 +8,16 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/portico-gateway/portico/gateway/health"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -35,7 +39,7 @@ func TestHealth(t *testing.T) {
 		{"one stopped", setup{}, func(h *harness) {
 			h.servers["inventory"].Stop()
 		}, 503, report("DEGRADED", "DOWN", "UP", "UP")},
-		{"one hanging", setup{chain: map[string]grpc.UnaryClientInterceptor{"inventory": hang}}, nil,
+		{"one hanging", setup{serve: map[string]grpc.UnaryServerInterceptor{"inventory": hangServer}}, nil,
 			503, report("DEGRADED", "DOWN", "UP", "UP")},
 	}
 	for _, tt := range tests {
@@ -63,10 +67,11 @@ func TestHealth(t *testing.T) {
 	}
 }
 
-// hang is an interceptor whose calls never answer before their deadline.
-func hang(ctx context.Context, _ string, _, _ any, _ *grpc.ClientConn, _ grpc.UnaryInvoker, _ ...grpc.CallOption) error {
+// hangServer is a server interceptor that never answers before the
+// caller's deadline.
+func hangServer(ctx context.Context, _ any, _ *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
 	<-ctx.Done()
-	return ctx.Err()
+	return nil, ctx.Err()
 }
 
 func report(status, inv, pay, ord string) health.Report {
@@ -263,5 +268,40 @@ func TestRegistrationList(t *testing.T) {
 	}
 	if r := h.do("GET", "/health", "", ""); !strings.Contains(string(r.body), `"name":"catalog"`) {
 		t.Errorf("/health = %s, want catalog", r.body)
+	}
+}
+
+// TestHealthBypassesClientChain: /health checks run over their own plain
+// connections (Dial), never through the DialFunc's chain, so unauthenticated
+// health traffic cannot feed a breaker and an open breaker cannot report a
+// healthy upstream DOWN. Close closes those connections too.
+func TestHealthBypassesClientChain(t *testing.T) {
+	var calls atomic.Int32
+	open := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		calls.Add(1)
+		return status.Error(codes.Unavailable, "circuit open")
+	}
+	h := newHarness(t, setup{chain: map[string]grpc.UnaryClientInterceptor{"inventory": open}})
+	for range 3 {
+		r := h.do("GET", "/health", "", "")
+		if r.status != 200 || !strings.Contains(string(r.body), `{"name":"inventory","status":"UP"}`) {
+			t.Errorf("GET /health = %d %s, want 200 with inventory UP", r.status, r.body)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("/health went through the client chain %d times, want 0", n)
+	}
+	h.do("GET", "/api/inventory/a", adminToken, "")
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("API call went through the client chain %d times, want 1", n)
+	}
+	if len(h.srv.probes) != len(h.cfg.Upstreams) {
+		t.Fatalf("health connections = %d, want one per upstream (%d)", len(h.srv.probes), len(h.cfg.Upstreams))
+	}
+	h.srv.Close()
+	for name, cc := range h.srv.probes {
+		if st := cc.GetState(); st != connectivity.Shutdown {
+			t.Errorf("after Close, health connection to %s is %v, want SHUTDOWN", name, st)
+		}
 	}
 }

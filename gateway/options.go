@@ -20,7 +20,9 @@ import (
 // chain plugs into: wrap Dial, passing the chain's interceptors (built from
 // up.Resilience) as extra options. A DialFunc must keep DialOptions on the
 // connection, or every failure looks unanswered (502) and trace ids stop
-// at the edge. The connection is closed by Server.Close.
+// at the edge. The connection is closed by Server.Close. /health never
+// uses it: it checks each upstream over a second connection made by Dial,
+// so health traffic stays out of the chain (its breakers, retries).
 type DialFunc func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error)
 
 // Authenticator identifies the caller of a request; the edge owns this

@@ -37,7 +37,8 @@ type Server struct {
 	metrics   *metrics.Metrics
 	table     *route.Table
 	endpoints map[*route.Route]*endpoint
-	conns     map[string]*grpc.ClientConn
+	conns     map[string]*grpc.ClientConn // API calls, through the DialFunc
+	probes    map[string]*grpc.ClientConn // /health checks, plain Dial
 	mux       *runtime.ServeMux
 	health    *health.Checker
 	openAPI   []byte
@@ -49,8 +50,8 @@ type Server struct {
 }
 
 // New validates cfg (defaults applied), builds the route table from the
-// registration list, dials every upstream through the DialFunc and
-// registers the generated handlers. ctx bounds dialing only. On error
+// registration list, dials every upstream through the DialFunc (and once
+// more with plain Dial, for /health) and registers the generated handlers. ctx bounds dialing only. On error
 // nothing is left open.
 func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	o := options{dial: defaultDial, registrations: registrations}
@@ -113,8 +114,15 @@ func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
 
 // dial connects every upstream, registers the generated handlers on a new
 // mux and sets up /health.
+//
+// /health gets its own connection per upstream, made by Dial and never by
+// the DialFunc: over the API connection its checks would pass the client
+// resilience chain, so unauthenticated /health calls would feed the
+// breakers (two checks against a dead upstream open its breaker, and API
+// calls turn from 502 into 503), and an open breaker would report a
+// healthy upstream DOWN. A probe must see the upstream, not the chain.
 func (s *Server) dial(ctx context.Context, o options) error {
-	s.conns = map[string]*grpc.ClientConn{}
+	s.conns, s.probes = map[string]*grpc.ClientConn{}, map[string]*grpc.ClientConn{}
 	var deps []health.Dependency
 	for _, up := range s.cfg.Upstreams {
 		cc, err := o.dial(ctx, up)
@@ -123,7 +131,13 @@ func (s *Server) dial(ctx context.Context, o options) error {
 			return fmt.Errorf("gateway: dial upstream %s: %w", up.Name, err)
 		}
 		s.conns[up.Name] = cc
-		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: cc})
+		probe, err := Dial(ctx, up)
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("gateway: dial upstream %s for /health: %w", up.Name, err)
+		}
+		s.probes[up.Name] = probe
+		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: probe})
 	}
 	s.mux = s.newMux()
 	for _, reg := range o.registrations {
@@ -218,12 +232,14 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	return s.Close()
 }
 
-// Close closes the upstream connections. Serve calls it when it returns;
-// calling it again is harmless.
+// Close closes the upstream connections, /health's included. Serve calls it
+// when it returns; calling it again is harmless.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		for _, cc := range s.conns {
-			s.closeErr = errors.Join(s.closeErr, cc.Close())
+		for _, conns := range []map[string]*grpc.ClientConn{s.conns, s.probes} {
+			for _, cc := range conns {
+				s.closeErr = errors.Join(s.closeErr, cc.Close())
+			}
 		}
 	})
 	return s.closeErr
