@@ -30,6 +30,8 @@ func TestEdgeErrors(t *testing.T) {
 	}{
 		{name: "no token", method: "GET", path: "/api/orders", wantStatus: 401, wantCode: "UNAUTHENTICATED", golden: true},
 		{name: "unknown api path", method: "GET", path: "/api/nope", token: adminToken, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND", golden: true},
+		{name: "empty path variable", method: "GET", path: "/api/orders/", token: adminToken, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
+		{name: "empty path variable on patch", method: "PATCH", path: "/api/inventory/", token: adminToken, body: `{}`, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
 		{name: "unknown path outside api", method: "GET", path: "/favicon.ico", wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
 		{name: "wrong method", method: "DELETE", path: "/api/orders/ord-1", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD", golden: true},
 		{name: "wrong method on collection", method: "PUT", path: "/api/orders", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD, POST"},

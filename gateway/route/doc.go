@@ -12,7 +12,9 @@
 // already unescaped URL path is split on "/"; a route with a verb needs the
 // last segment to end in ":verb" after at least one character; a route
 // without a verb takes the last segment whole (so GET
-// /api/orders/ord-1:cancel is GetOrder with id "ord-1:cancel"); among routes
+// /api/orders/ord-1:cancel is GetOrder with id "ord-1:cancel"); a wildcard
+// or variable never matches an empty segment, so /api/orders/ names no
+// order and matches nothing (grpc-gateway would bind id ""); among routes
 // of one method the one registered last wins. HEAD matches GET routes. When
 // nothing matches, Match returns the methods that would match the path, for
 // a 405's Allow header.

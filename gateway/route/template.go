@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -136,6 +137,8 @@ func checkMulti(segs []segment) error {
 
 // match reports whether comps (the path split on "/", verb removed) match
 // the segments; "**" takes every component the segments after it leave.
+// Wildcards never take an empty component: /api/orders/ names no order,
+// so it is no route (404), not GetOrder with id "".
 func match(segs []segment, comps []string) bool {
 	pos := 0
 	for i, s := range segs {
@@ -146,13 +149,13 @@ func match(segs []segment, comps []string) bool {
 			}
 			pos++
 		case single:
-			if pos >= len(comps) {
+			if pos >= len(comps) || comps[pos] == "" {
 				return false
 			}
 			pos++
 		case multi:
 			rest := len(segs) - i - 1
-			if len(comps)-pos < rest {
+			if len(comps)-pos < rest || slices.Contains(comps[pos:len(comps)-rest], "") {
 				return false
 			}
 			pos = len(comps) - rest
