@@ -95,7 +95,8 @@
 //
 //	400 INVALID_JSON             malformed JSON, invalid UTF-8, duplicate keys (errors names the key)
 //	400 INVALID_ARGUMENT         unknown field, wrong type, fraction or out-of-range number, bad
-//	                             query parameter, non-UTF-8 path (errors names the field)
+//	                             or proto-named query parameter, non-UTF-8 path (errors names
+//	                             the field)
 //	400 INVALID_TIMEOUT          Grpc-Timeout not 1-8 digits and a unit of H M S m u n
 //	400 IDEMPOTENCY_KEY_MISSING  a route that needs one (POST /api/orders, /api/payments)
 //	400 IDEMPOTENCY_KEY_INVALID  empty, over 255 characters, not printable ASCII, or sent twice
@@ -113,7 +114,10 @@
 //
 // Bodies are checked against the request message before grpc-gateway sees
 // them (package jsonwire); query parameters must name fields the path and
-// body do not bind, and must parse as their type. Nothing the client sends
+// body do not bind, by the JSON (lowerCamel) names /openapi.json lists, and
+// must parse as their type. A proto name (page_size) is 400 saying which
+// name to use (pageSize): grpc-gateway would bind both, but one documented
+// spelling per parameter is what clients, caches and logs can rely on. Nothing the client sends
 // becomes upstream metadata except what the edge maps: the verified principal
 // (x-portico-subject, x-portico-role from package callmeta), Idempotency-Key
 // as idempotency-key on routes that take one, and the trace id.

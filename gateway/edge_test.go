@@ -61,7 +61,7 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "timeout with nine digits", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"Grpc-Timeout: 123456789S"}, wantStatus: 400, wantCode: "INVALID_TIMEOUT"},
 		{name: "zero timeout", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"Grpc-Timeout: 0S"}, wantStatus: 400, wantCode: "INVALID_TIMEOUT"},
 		{name: "bad query value", method: "GET", path: "/api/inventory?pageSize=ten", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize", golden: true},
-		{name: "query value out of range", method: "GET", path: "/api/inventory?page_size=99999999999", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "page_size"},
+		{name: "query value out of range", method: "GET", path: "/api/inventory?pageSize=99999999999", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize"},
 		{name: "unknown query parameter", method: "GET", path: "/api/inventory?colour=red", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "colour"},
 		{name: "query sets a path field", method: "GET", path: "/api/orders/ord-1?id=ord-2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "id"},
 		{name: "repeated singular query", method: "GET", path: "/api/inventory?pageSize=1&pageSize=2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize"},
@@ -110,6 +110,9 @@ func TestAcceptedInputs(t *testing.T) {
 	h.inv.listItems = func(_ context.Context, r *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
 		return &inventoryv1.ListItemsResponse{NextPageToken: r.PageToken}, nil
 	}
+	h.inv.updateItem = func(_ context.Context, r *inventoryv1.UpdateItemRequest) (*inventoryv1.Item, error) {
+		return r.Item, nil
+	}
 	tests := []struct {
 		name, method, path, body string
 		header                   []string
@@ -118,7 +121,8 @@ func TestAcceptedInputs(t *testing.T) {
 		{"proto field names", "POST", "/api/orders", `{"payment_method":"pm","lines":[]}`, []string{"Idempotency-Key: b"}},
 		{"quantity as string", "POST", "/api/orders", `{"lines":[{"sku":"a","quantity":"2"}]}`, []string{"Idempotency-Key: c"}},
 		{"empty body", "POST", "/api/orders", "", []string{"Idempotency-Key: d"}},
-		{"query by json and proto name", "GET", "/api/inventory?pageSize=2&page_token=x", "", nil},
+		{"query by json names", "GET", "/api/inventory?pageSize=2&pageToken=x", "", nil},
+		{"query field mask", "PATCH", "/api/inventory/a?updateMask=name", `{"name":"x"}`, nil},
 		{"head", "HEAD", "/api/inventory", "", nil},
 	}
 	for _, tt := range tests {
@@ -128,5 +132,34 @@ func TestAcceptedInputs(t *testing.T) {
 				t.Errorf("%s %s = %d %s, want 2xx", tt.method, tt.path, r.status, r.body)
 			}
 		})
+	}
+}
+
+// TestQueryProtoNames: the query takes the JSON (lowerCamel) names the
+// OpenAPI document lists, nothing else; a proto name is 400 naming the
+// parameter and the right spelling.
+func TestQueryProtoNames(t *testing.T) {
+	h := newHarness(t, setup{})
+	tests := []struct {
+		method, path, body, param, want string
+	}{
+		{"GET", "/api/inventory?page_size=2", "", "page_size", "pageSize"},
+		{"GET", "/api/inventory?pageSize=2&page_token=x", "", "page_token", "pageToken"},
+		{"PATCH", "/api/inventory/a?update_mask=name", `{"name":"x"}`, "update_mask", "updateMask"},
+	}
+	for _, tt := range tests {
+		r := h.do(tt.method, tt.path, adminToken, tt.body)
+		checkProblem(t, r, 400, "INVALID_ARGUMENT")
+		m := r.json(t)
+		errs, _ := m["errors"].([]any)
+		if len(errs) != 1 || errs[0].(map[string]any)["field"] != tt.param {
+			t.Errorf("%s %s: errors = %v, want one naming %s", tt.method, tt.path, errs, tt.param)
+		}
+		if detail, _ := m["detail"].(string); !strings.Contains(detail, tt.param) || !strings.Contains(detail, "use "+tt.want) {
+			t.Errorf("%s %s: detail = %q, want it to name %s and say use %s", tt.method, tt.path, detail, tt.param, tt.want)
+		}
+	}
+	if _, n := h.inv.last(); n > 0 {
+		t.Errorf("the inventory upstream was called %d times", n)
 	}
 }

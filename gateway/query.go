@@ -17,7 +17,11 @@ import (
 // the query set (those not bound by the path or body), the way
 // grpc-gateway will bind it, and returns the query to forward (short enum
 // names spelled in full). Unknown parameters are errors, as unknown body
-// fields are.
+// fields are. Parameters are the JSON (lowerCamel) names the OpenAPI
+// document lists; grpc-gateway would also bind proto names (page_size),
+// but a second, undocumented spelling per parameter is one more thing
+// every client, cache key and log query must know, so a proto name is
+// rejected with the name to use.
 func checkQuery(ep *endpoint, raw string) (string, *problem.Problem) {
 	if raw == "" {
 		return "", nil
@@ -50,12 +54,14 @@ func checkQuery(ep *endpoint, raw string) (string, *problem.Problem) {
 // checkParam checks one parameter's values, rewriting short enum names in
 // place; detail is non-empty when they are not acceptable.
 func checkParam(ep *endpoint, key string, vs []string) (changed bool, detail string) {
-	path, fd := resolveParam(ep.Input, key)
+	path, fd, jsonKey := resolveParam(ep.Input, key)
 	switch {
 	case !utf8.ValidString(key) || !allUTF8(vs):
 		return false, "not valid UTF-8"
 	case fd == nil:
 		return false, "unknown query parameter"
+	case jsonKey != key:
+		return false, "unknown query parameter; use " + jsonKey
 	case ep.Bound(path):
 		return false, "set by the path or body, not the query"
 	case !fd.IsList() && len(vs) > 1:
@@ -83,25 +89,26 @@ func allUTF8(vs []string) bool {
 	return true
 }
 
-// resolveParam resolves a dotted parameter name (JSON or proto names) to a
-// field path in proto names and the field it ends at.
-func resolveParam(md protoreflect.MessageDescriptor, key string) ([]string, protoreflect.FieldDescriptor) {
-	var path []string
-	var fd protoreflect.FieldDescriptor
+// resolveParam resolves a dotted parameter name, each part a JSON or a
+// proto name, to a field path in proto names, the field it ends at and the
+// name spelled in JSON names (the only spelling checkParam accepts).
+func resolveParam(md protoreflect.MessageDescriptor, key string) (path []string, fd protoreflect.FieldDescriptor, jsonKey string) {
+	var names []string
 	for i, name := range strings.Split(key, ".") {
 		if i > 0 {
 			if fd.Message() == nil || fd.IsList() || fd.IsMap() {
-				return nil, nil
+				return nil, nil, ""
 			}
 			md = fd.Message()
 		}
-		if fd = md.Fields().ByTextName(name); fd == nil {
-			fd = md.Fields().ByJSONName(name)
+		if fd = md.Fields().ByJSONName(name); fd == nil {
+			fd = md.Fields().ByTextName(name)
 		}
 		if fd == nil || fd.IsMap() {
-			return nil, nil
+			return nil, nil, ""
 		}
 		path = append(path, string(fd.Name()))
+		names = append(names, fd.JSONName())
 	}
-	return path, fd
+	return path, fd, strings.Join(names, ".")
 }
