@@ -29,6 +29,15 @@
 // Other failures carry a google.rpc.ErrorInfo with domain Domain and one of
 // the Reason constants; errors.go holds the one table from reason to code.
 //
+// Limits keep every amount far from int64 overflow in the order saga: a unit
+// price is at most MaxUnitPriceMinor (1e12 minor units, 10 billion in major
+// units of a two-decimal currency) and the available stock an admin sets is
+// at most MaxAvailable (1e9 units); beyond them CreateItem and UpdateItem are
+// INVALID_ARGUMENT naming the field. Reservation ids and order ids are 1-64
+// characters of [A-Za-z0-9_-] (INVALID_ARGUMENT naming the field otherwise),
+// checked before any lookup, so a NOT_FOUND echoes at most 64 safe
+// characters.
+//
 // CreateItem and UpdateItem are for admins. The edge enforces roles; the
 // service also refuses (PERMISSION_DENIED, ADMIN_REQUIRED) a call whose
 // principal metadata (callmeta.SubjectKey or callmeta.RoleKey) is present

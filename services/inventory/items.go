@@ -55,9 +55,19 @@ func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsReque
 	return resp, nil
 }
 
+// maxPageTokenLen is the length of the longest token ListItems hands out:
+// base64url of a 64-byte SKU.
+var maxPageTokenLen = base64.RawURLEncoding.EncodedLen(maxSKULen)
+
+// decodePageToken returns the SKU a page token points after; "" for no
+// token. ok is false for anything ListItems could not have handed out, which
+// is checked before decoding so a huge token costs nothing.
 func decodePageToken(tok string) (after string, ok bool) {
 	if tok == "" {
 		return "", true
+	}
+	if len(tok) > maxPageTokenLen {
+		return "", false
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil || !skuPattern.Match(b) {

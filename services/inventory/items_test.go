@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -148,6 +149,16 @@ func TestCreateItem(t *testing.T) {
 		{name: "internal call", item: valid()},
 		{name: "admin", ctx: func(t *testing.T) context.Context { return as(t, callmeta.RoleAdmin) }, item: valid()},
 		{name: "200 character name", item: with(func(it *inventoryv1.Item) { it.Name = strings.Repeat("é", 200) })},
+		{name: "price at the cap", item: with(func(it *inventoryv1.Item) { it.UnitPrice.AmountMinor = MaxUnitPriceMinor })},
+		{name: "stock at the cap", item: with(func(it *inventoryv1.Item) { it.Available = MaxAvailable })},
+		{name: "price above the cap", item: with(func(it *inventoryv1.Item) { it.UnitPrice.AmountMinor = MaxUnitPriceMinor + 1 }),
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
+		{name: "max int64 price", item: with(func(it *inventoryv1.Item) { it.UnitPrice.AmountMinor = math.MaxInt64 }),
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
+		{name: "stock above the cap", item: with(func(it *inventoryv1.Item) { it.Available = MaxAvailable + 1 }),
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
+		{name: "max int64 stock", item: with(func(it *inventoryv1.Item) { it.Available = math.MaxInt64 }),
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
 		{name: "customer", ctx: func(t *testing.T) context.Context { return as(t, callmeta.RoleCustomer) }, item: valid(),
 			wantCode: codes.PermissionDenied, wantReason: ReasonAdminRequired},
 		{name: "reader", ctx: func(t *testing.T) context.Context { return as(t, callmeta.RoleReader) }, item: valid(),
@@ -232,6 +243,10 @@ func TestUpdateItem(t *testing.T) {
 		{name: "bad path and bad field", paths: []string{"sku", "available"}, item: &inventoryv1.Item{Sku: "keyboard-001", Available: -1},
 			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask.paths[0]", "item.available"}},
 		{name: "no item", paths: []string{"name"}, wantCode: codes.InvalidArgument, wantFields: []string{"item"}},
+		{name: "restock above the cap", paths: []string{"available"}, item: &inventoryv1.Item{Sku: "keyboard-001", Available: MaxAvailable + 1},
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
+		{name: "price above the cap", paths: []string{"unit_price"}, item: &inventoryv1.Item{Sku: "keyboard-001", UnitPrice: usd(math.MaxInt64)},
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
 		{name: "unknown sku", paths: []string{"name"}, item: &inventoryv1.Item{Sku: "nope-001", Name: "x"},
 			wantCode: codes.NotFound, wantReason: ReasonItemNotFound},
 		{name: "customer", role: callmeta.RoleCustomer, paths: []string{"name"}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},

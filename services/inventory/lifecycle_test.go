@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -91,6 +92,14 @@ func TestReservationNotFound(t *testing.T) {
 		{name: "get empty id", op: "get", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "commit empty id", op: "commit", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "release empty id", op: "release", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "get 64 character id", op: "get", id: "res-" + strings.Repeat("a", 60), wantCode: codes.NotFound, wantReason: ReasonReservationNotFound},
+		{name: "get 65 character id", op: "get", id: "res-" + strings.Repeat("a", 61), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "get 5000 character id", op: "get", id: strings.Repeat("r", 5000), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "commit 5000 character id", op: "commit", id: strings.Repeat("r", 5000), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "release 5000 character id", op: "release", id: strings.Repeat("r", 5000), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "get id outside the alphabet", op: "get", id: "res 1/<b>", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "commit id outside the alphabet", op: "commit", id: "res-1\n", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "release id outside the alphabet", op: "release", id: "rés-1", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +112,9 @@ func TestReservationNotFound(t *testing.T) {
 			checkErr(t, tt.name, err, tt.wantCode, tt.wantReason)
 			if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
 				t.Errorf("%s bad fields (-want +got):\n%s", tt.name, d)
+			}
+			if tt.wantCode == codes.InvalidArgument && len(tt.id) > 1 && echoes(err, tt.id) {
+				t.Errorf("%s: the error echoes the invalid id: %v", tt.name, err)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,6 +150,20 @@ func badFields(err error) []string {
 		}
 	}
 	return out
+}
+
+// echoes reports whether err's message or any ErrorInfo metadata value
+// contains s.
+func echoes(err error, s string) bool {
+	if strings.Contains(status.Convert(err).Message(), s) {
+		return true
+	}
+	for _, v := range rpcerr.ErrorInfo(err).GetMetadata() {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // getItem returns an item or fails the test.

@@ -26,6 +26,7 @@ func TestReserveStockValidation(t *testing.T) {
 	}{
 		{"no order id", &inventoryv1.ReserveStockRequest{Lines: []*inventoryv1.Line{line("keyboard-001", 1)}}, []string{"order_id"}},
 		{"order id too long", &inventoryv1.ReserveStockRequest{OrderId: strings.Repeat("o", 65), Lines: []*inventoryv1.Line{line("keyboard-001", 1)}}, []string{"order_id"}},
+		{"order id outside the id alphabet", &inventoryv1.ReserveStockRequest{OrderId: "o 1/<x>", Lines: []*inventoryv1.Line{line("keyboard-001", 1)}}, []string{"order_id"}},
 		{"no lines", &inventoryv1.ReserveStockRequest{OrderId: "o1"}, []string{"lines"}},
 		{"51 lines", &inventoryv1.ReserveStockRequest{OrderId: "o1", Lines: fifty}, []string{"lines"}},
 		{"bad sku", &inventoryv1.ReserveStockRequest{OrderId: "o1", Lines: []*inventoryv1.Line{line("Bad SKU", 1)}}, []string{"lines[0].sku"}},

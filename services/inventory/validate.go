@@ -19,7 +19,6 @@ import (
 const (
 	maxSKULen     = 64
 	maxNameLen    = 200
-	maxOrderIDLen = 64
 	maxIDLen      = 64
 	maxLines      = 50
 	maxQuantity   = 1000
@@ -30,11 +29,35 @@ const (
 	maskAvailable = "available"
 )
 
+// Value limits. They keep every sum the order saga makes far from int64
+// overflow: 1000 units × 50 lines × MaxUnitPriceMinor is 5e16.
+const (
+	// MaxUnitPriceMinor caps Item.unit_price.amount_minor: 1e12 minor units,
+	// 10 billion in major units of a two-decimal currency (USD 10,000,000,000.00).
+	MaxUnitPriceMinor = 1_000_000_000_000
+	// MaxAvailable caps the available stock an admin may set: one billion
+	// units.
+	MaxAvailable = 1_000_000_000
+)
+
 var (
-	skuPattern      = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	skuPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	// idPattern is the id alphabet of reservation ids and order ids: the
+	// URL-safe characters our ids use ("res-<hex>", "ord-<hex>"), so an id
+	// is safe to put into a message, a log line or a URL as it is.
+	idPattern       = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 	settablePaths   = []string{maskName, maskUnitPrice, maskAvailable}
 )
+
+// checkID requires 1-64 characters of the id alphabet. An id is checked
+// before it is looked up, so a NOT_FOUND never echoes more than 64 safe
+// characters.
+func checkID(v *rpcerr.Violations, field, id string) {
+	if !idPattern.MatchString(id) {
+		v.Add(field, fmt.Sprintf("must be 1-%d characters of [A-Za-z0-9_-]", maxIDLen))
+	}
+}
 
 func checkSKU(v *rpcerr.Violations, field, sku string) {
 	if !skuPattern.MatchString(sku) {
@@ -54,8 +77,11 @@ func checkPrice(v *rpcerr.Violations, field string, m *typev1.Money) {
 		v.Add(field, "is required")
 		return
 	}
-	if m.GetAmountMinor() < 0 {
+	switch a := m.GetAmountMinor(); {
+	case a < 0:
 		v.Add(field+".amount_minor", "must not be negative")
+	case a > MaxUnitPriceMinor:
+		v.Add(field+".amount_minor", fmt.Sprintf("must be at most %d (10 billion in major units)", int64(MaxUnitPriceMinor)))
 	}
 	if !currencyPattern.MatchString(m.GetCurrency()) {
 		v.Add(field+".currency", "must be 3 upper-case letters (ISO 4217)")
@@ -71,8 +97,13 @@ func checkItem(v *rpcerr.Violations, it *inventoryv1.Item, paths []string) {
 	if slices.Contains(paths, maskUnitPrice) {
 		checkPrice(v, "item.unit_price", it.GetUnitPrice())
 	}
-	if slices.Contains(paths, maskAvailable) && it.GetAvailable() < 0 {
-		v.Add("item.available", "must not be negative")
+	if slices.Contains(paths, maskAvailable) {
+		switch a := it.GetAvailable(); {
+		case a < 0:
+			v.Add("item.available", "must not be negative")
+		case a > MaxAvailable:
+			v.Add("item.available", fmt.Sprintf("must be at most %d", MaxAvailable))
+		}
 	}
 }
 
@@ -122,7 +153,7 @@ func pageSize(v *rpcerr.Violations, n int32) int {
 
 func validateReserve(req *inventoryv1.ReserveStockRequest) error {
 	var v rpcerr.Violations
-	checkText(&v, "order_id", req.GetOrderId(), maxOrderIDLen)
+	checkID(&v, "order_id", req.GetOrderId())
 	if n := len(req.GetLines()); n == 0 || n > maxLines {
 		v.Add("lines", fmt.Sprintf("must hold 1-%d lines", maxLines))
 	}
@@ -142,10 +173,10 @@ func validateReserve(req *inventoryv1.ReserveStockRequest) error {
 	return v.Err()
 }
 
-// validateID checks a reservation id; unknown ids are NOT_FOUND, not invalid.
+// validateID checks a reservation id; a well-formed unknown id is NOT_FOUND.
 func validateID(id string) error {
 	var v rpcerr.Violations
-	checkText(&v, "id", id, maxIDLen)
+	checkID(&v, "id", id)
 	return v.Err()
 }
 
