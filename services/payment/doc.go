@@ -39,7 +39,10 @@
 // # Errors
 //
 // Malformed requests are INVALID_ARGUMENT with a google.rpc.BadRequest naming
-// every bad field, and nothing is written. Other failures carry a
+// every bad field, and nothing is written. An amount is 1 to MaxAmountMinor
+// (1e15 minor units, 10 trillion in major units of a two-decimal currency);
+// payment ids and order ids are 1-64 characters of [A-Za-z0-9_-], checked
+// before any lookup, so a NOT_FOUND echoes at most 64 safe characters. Other failures carry a
 // google.rpc.ErrorInfo with domain Domain and one of the Reason constants;
 // errors.go holds the one table from reason to code.
 //

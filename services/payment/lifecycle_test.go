@@ -3,6 +3,7 @@ package payment
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +30,10 @@ func TestGetPayment(t *testing.T) {
 		{name: "found", id: p.GetId(), want: p},
 		{name: "unknown", id: "pay-nope", wantCode: codes.NotFound, wantReason: ReasonPaymentNotFound},
 		{name: "empty id", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "64 character id", id: "pay-" + strings.Repeat("a", 60), wantCode: codes.NotFound, wantReason: ReasonPaymentNotFound},
+		{name: "65 character id", id: "pay-" + strings.Repeat("a", 61), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "5000 character id", id: strings.Repeat("p", 5000), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
+		{name: "id outside the alphabet", id: "pay 1/<b>", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,6 +41,9 @@ func TestGetPayment(t *testing.T) {
 			checkErr(t, "GetPayment", err, tt.wantCode, tt.wantReason)
 			if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
 				t.Errorf("GetPayment bad fields (-want +got):\n%s", d)
+			}
+			if tt.wantCode == codes.InvalidArgument && tt.id != "" && echoes(err, tt.id) {
+				t.Errorf("GetPayment(%.20q...) echoes the invalid id: %v", tt.id, err)
 			}
 			if d := cmp.Diff(tt.want, got, protocmp.Transform()); d != "" {
 				t.Errorf("GetPayment(%q) (-want +got):\n%s", tt.id, d)
@@ -70,10 +78,15 @@ func TestListPayments(t *testing.T) {
 	if got := f.list(t, "order-9"); len(got) != 0 {
 		t.Errorf("ListPayments(unknown order) = %v, want none", got)
 	}
-	_, err := f.client.ListPayments(ctx(t), &paymentv1.ListPaymentsRequest{})
-	checkErr(t, "ListPayments(no order)", err, codes.InvalidArgument, "")
-	if d := cmp.Diff([]string{"order_id"}, badFields(err)); d != "" {
-		t.Errorf("ListPayments bad fields (-want +got):\n%s", d)
+	for _, bad := range []string{"", strings.Repeat("o", 65), strings.Repeat("o", 5000), "order 1/<b>"} {
+		_, err := f.client.ListPayments(ctx(t), &paymentv1.ListPaymentsRequest{OrderId: bad})
+		checkErr(t, "ListPayments(bad order id)", err, codes.InvalidArgument, "")
+		if d := cmp.Diff([]string{"order_id"}, badFields(err)); d != "" {
+			t.Errorf("ListPayments(%.20q) bad fields (-want +got):\n%s", bad, d)
+		}
+		if bad != "" && echoes(err, bad) {
+			t.Errorf("ListPayments(%.20q) echoes the invalid order id: %v", bad, err)
+		}
 	}
 }
 
@@ -123,8 +136,16 @@ func TestRefundPayment(t *testing.T) {
 	f := newFixture(t, "")
 	_, err := f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: "pay-nope"})
 	checkErr(t, "RefundPayment(unknown)", err, codes.NotFound, ReasonPaymentNotFound)
-	_, err = f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{})
-	checkErr(t, "RefundPayment(no id)", err, codes.InvalidArgument, "")
+	for _, bad := range []string{"", strings.Repeat("p", 65), strings.Repeat("p", 5000), "pay 1/<b>", "pay-1\n"} {
+		_, err = f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: bad})
+		checkErr(t, "RefundPayment(bad id)", err, codes.InvalidArgument, "")
+		if d := cmp.Diff([]string{"id"}, badFields(err)); d != "" {
+			t.Errorf("RefundPayment(%.20q) bad fields (-want +got):\n%s", bad, d)
+		}
+		if bad != "" && echoes(err, bad) {
+			t.Errorf("RefundPayment(%.20q) echoes the invalid id: %v", bad, err)
+		}
+	}
 }
 
 // TestConcurrentOneKey: 20 racing first uses of one key make one payment.

@@ -3,6 +3,7 @@ package payment
 import (
 	"context"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -161,6 +162,20 @@ func badFields(err error) []string {
 }
 
 // withKey returns c carrying an idempotency key.
+// echoes reports whether err's message or any ErrorInfo metadata value
+// contains s.
+func echoes(err error, s string) bool {
+	if strings.Contains(status.Convert(err).Message(), s) {
+		return true
+	}
+	for _, v := range rpcerr.ErrorInfo(err).GetMetadata() {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func withKey(c context.Context, key string) context.Context {
 	return callmeta.WithIdempotencyKey(c, key)
 }

@@ -119,7 +119,7 @@ func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentReque
 // with none (or an unknown order) gets an empty list.
 func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
 	var v rpcerr.Violations
-	checkText(&v, "order_id", req.GetOrderId(), maxOrderIDLen)
+	checkID(&v, "order_id", req.GetOrderId())
 	if err := v.Err(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package payment
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ func TestCreatePaymentValidation(t *testing.T) {
 	}{
 		{"no order id", "k", charge("", 100, MethodCardOK), "", []string{"order_id"}},
 		{"order id too long", "k", charge(strings.Repeat("o", 65), 100, MethodCardOK), "", []string{"order_id"}},
+		{"order id outside the id alphabet", "k", charge("o 1/<x>", 100, MethodCardOK), "", []string{"order_id"}},
+		{"amount above the cap", "k", charge("o1", MaxAmountMinor+1, MethodCardOK), "", []string{"amount.amount_minor"}},
+		{"max int64 amount", "k", charge("o1", math.MaxInt64, MethodCardOK), "", []string{"amount.amount_minor"}},
 		{"no amount", "k", &paymentv1.CreatePaymentRequest{OrderId: "o1", PaymentMethod: MethodCardOK}, "", []string{"amount"}},
 		{"zero amount", "k", charge("o1", 0, MethodCardOK), "", []string{"amount.amount_minor"}},
 		{"negative amount", "k", charge("o1", -5, MethodCardOK), "", []string{"amount.amount_minor"}},
@@ -58,6 +62,9 @@ func TestCreatePaymentValidation(t *testing.T) {
 	// The key of a rejected request is not spent.
 	if p := f.create(t, "k", charge("o1", 100, MethodCardOK)); p.GetStatus() != paymentv1.Payment_STATUS_CAPTURED {
 		t.Errorf("CreatePayment after rejections = %v, want CAPTURED", p)
+	}
+	if p := f.create(t, "k-cap", charge("o2", MaxAmountMinor, MethodCardOK)); p.GetAmount().GetAmountMinor() != MaxAmountMinor {
+		t.Errorf("CreatePayment(amount at the cap) = %v, want it charged", p)
 	}
 }
 

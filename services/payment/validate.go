@@ -3,7 +3,6 @@ package payment
 import (
 	"fmt"
 	"regexp"
-	"unicode/utf8"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -11,17 +10,29 @@ import (
 )
 
 // Request limits, from the proto contract.
-const (
-	maxOrderIDLen = 64
-	maxIDLen      = 64
+const maxIDLen = 64
+
+// MaxAmountMinor caps CreatePayment's amount.amount_minor: 1e15 minor units,
+// 10 trillion in major units of a two-decimal currency. It sits above the
+// largest unit price inventory accepts (1e12) times the most units of one
+// order line (1000), but an order of many such lines can exceed it, so the
+// order service checks its total against it before charging.
+const MaxAmountMinor = 1_000_000_000_000_000
+
+var (
+	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+	// idPattern is the alphabet of payment ids and order ids: the URL-safe
+	// characters our ids use ("pay-<hex>", "ord-<hex>"), so an id is safe
+	// to put into a message, a log line or a URL as it is.
+	idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 )
 
-var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-
-// checkText requires 1-max characters (not bytes).
-func checkText(v *rpcerr.Violations, field, s string, max int) {
-	if n := utf8.RuneCountInString(s); n == 0 || n > max {
-		v.Add(field, fmt.Sprintf("must be 1-%d characters", max))
+// checkID requires 1-64 characters of the id alphabet. Ids are checked
+// before any lookup, so a NOT_FOUND never echoes more than 64 safe
+// characters.
+func checkID(v *rpcerr.Violations, field, id string) {
+	if !idPattern.MatchString(id) {
+		v.Add(field, fmt.Sprintf("must be 1-%d characters of [A-Za-z0-9_-]", maxIDLen))
 	}
 }
 
@@ -30,12 +41,15 @@ func checkText(v *rpcerr.Violations, field, s string, max int) {
 func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	var v rpcerr.Violations
 	reason, msg := "", ""
-	checkText(&v, "order_id", req.GetOrderId(), maxOrderIDLen)
+	checkID(&v, "order_id", req.GetOrderId())
 	if m := req.GetAmount(); m == nil {
 		v.Add("amount", "is required")
 	} else {
-		if m.GetAmountMinor() < 1 {
+		switch a := m.GetAmountMinor(); {
+		case a < 1:
 			v.Add("amount.amount_minor", "must be 1 or more")
+		case a > MaxAmountMinor:
+			v.Add("amount.amount_minor", fmt.Sprintf("must be at most %d (10 trillion in major units)", int64(MaxAmountMinor)))
 		}
 		if !currencyPattern.MatchString(m.GetCurrency()) {
 			v.Add("amount.currency", "must be 3 upper-case letters (ISO 4217)")
@@ -56,8 +70,9 @@ func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	return invalid(v, reason, msg)
 }
 
+// validateID checks a payment id; a well-formed unknown id is NOT_FOUND.
 func validateID(id string) error {
 	var v rpcerr.Violations
-	checkText(&v, "id", id, maxIDLen)
+	checkID(&v, "id", id)
 	return v.Err()
 }
