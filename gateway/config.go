@@ -62,7 +62,10 @@ type HTTPConfig struct {
 	// IdleTimeout bounds a keep-alive connection's wait for its next
 	// request. Zero means 2m.
 	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
-	// MaxHeaderBytes bounds a request's header block. Zero means 64 KiB.
+	// MaxHeaderBytes bounds a request's request line and headers. Zero
+	// means 64 KiB. Over it the answer is 431: a problem while net/http
+	// still reads the headers (it reads 4096 bytes more), its own plain
+	// text beyond that.
 	// There is no write timeout: route deadlines bound the work, and a
 	// write timeout would cut slow readers of large pages mid-body.
 	MaxHeaderBytes int `yaml:"max_header_bytes,omitempty"`

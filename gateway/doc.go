@@ -9,6 +9,7 @@
 //	trace id     X-Trace-Id (1-64 of [A-Za-z0-9._-]) or W3C traceparent, else a new
 //	             id; echoed as X-Trace-Id on every response, in every problem body
 //	             and access line, and sent upstream (x-trace-id, traceparent)
+//	header size  431 when the request line and headers exceed max_header_bytes
 //	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json:
 //	             GET/HEAD, no token
 //	authenticate 401 UNAUTHENTICATED + WWW-Authenticate: Bearer (package auth)
@@ -106,9 +107,20 @@
 //	405 METHOD_NOT_ALLOWED       a route has the path, not the method; Allow lists them
 //	413 CONTENT_TOO_LARGE        body over the route's max_body_bytes
 //	415 UNSUPPORTED_MEDIA_TYPE   a body that is not application/json (utf-8)
+//	431 REQUEST_HEADER_FIELDS_TOO_LARGE  request line and headers over http.max_header_bytes
 //	500 INTERNAL                 a bug in the edge (the panic is logged)
 //
-// Bad input never yields a 5xx: FuzzAPIRequest holds the edge to that.
+// Bad input never yields a 5xx: FuzzAPIRequest holds the edge to that. The
+// one exception is honest: a client whose own Grpc-Timeout is shorter than
+// the route's timeout may get 504 UPSTREAM_TIMEOUT when it runs out.
+//
+// A few requests never reach the edge's handler, so they get net/http's own
+// plain-text answer without X-Trace-Id: those its parser rejects (a
+// malformed request line, header bytes or Host, 400; an unsupported
+// Transfer-Encoding, 501; an Expect other than 100-continue, 417) and
+// headers beyond max_header_bytes + 4096, the slack net/http reads before
+// it answers 431. Headers over max_header_bytes that it does read get the
+// 431 problem. "OPTIONS *" reaches the edge (404 ROUTE_NOT_FOUND).
 //
 // # Requests
 //

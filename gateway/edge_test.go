@@ -32,6 +32,8 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "unknown api path", method: "GET", path: "/api/nope", token: adminToken, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND", golden: true},
 		{name: "empty path variable", method: "GET", path: "/api/orders/", token: adminToken, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
 		{name: "empty path variable on patch", method: "PATCH", path: "/api/inventory/", token: adminToken, body: `{}`, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
+		{name: "headers too large", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"X-Pad: " + strings.Repeat("p", DefaultMaxHeaderBytes)}, wantStatus: 431, wantCode: "REQUEST_HEADER_FIELDS_TOO_LARGE", golden: true},
+		{name: "headers too large on ops", method: "GET", path: "/healthz/live", header: []string{"X-Pad: " + strings.Repeat("p", DefaultMaxHeaderBytes)}, wantStatus: 431, wantCode: "REQUEST_HEADER_FIELDS_TOO_LARGE"},
 		{name: "unknown path outside api", method: "GET", path: "/favicon.ico", wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
 		{name: "wrong method", method: "DELETE", path: "/api/orders/ord-1", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD", golden: true},
 		{name: "wrong method on collection", method: "PUT", path: "/api/orders", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD, POST"},

@@ -199,8 +199,10 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		ReadHeaderTimeout: s.cfg.HTTP.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.HTTP.ReadTimeout,
 		IdleTimeout:       s.cfg.HTTP.IdleTimeout,
-		MaxHeaderBytes:    s.cfg.HTTP.MaxHeaderBytes,
+		MaxHeaderBytes:    s.cfg.HTTP.MaxHeaderBytes, // the handler enforces it exactly (headerSize)
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// "OPTIONS *" reaches the edge too, so its answer has an X-Trace-Id.
+		DisableGeneralOptionsHandler: true,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(lis) }()

@@ -97,3 +97,26 @@ func FuzzRequestTraceID(f *testing.F) {
 		}
 	})
 }
+
+// TestTraceIDOnEveryAnswer walks paths and methods, ops and /api, routed or
+// not, with and without a token: every answer carries a valid X-Trace-Id.
+func TestTraceIDOnEveryAnswer(t *testing.T) {
+	h := newHarness(t, setup{})
+	okStubs(h)
+	paths := []string{
+		"/", "/health", "/healthz/live", "/healthz/ready", "/metrics", "/openapi.json",
+		"/favicon.ico", "/health/", "/api", "/api/", "/api/nope", "/api/orders", "/api/orders/",
+		"/api/orders/ord-1", "/api/orders/ord-1:cancel", "/api/inventory?colour=red",
+	}
+	methods := []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+	for _, path := range paths {
+		for _, method := range methods {
+			for _, token := range []string{"", adminToken} {
+				r := h.do(method, path, token, "")
+				if got := r.header.Get("X-Trace-Id"); !traceid.Valid(got) {
+					t.Errorf("%s %s (token %t) = %d with X-Trace-Id %q, want a valid id", method, path, token != "", r.status, got)
+				}
+			}
+		}
+	}
+}

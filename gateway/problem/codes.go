@@ -21,6 +21,7 @@ const (
 	CodeFailedPrecondition    = "FAILED_PRECONDITION"
 	CodeContentTooLarge       = "CONTENT_TOO_LARGE"
 	CodeUnsupportedMediaType  = "UNSUPPORTED_MEDIA_TYPE"
+	CodeHeadersTooLarge       = "REQUEST_HEADER_FIELDS_TOO_LARGE"
 	CodeResourceExhausted     = "RESOURCE_EXHAUSTED"
 	CodeClientClosedRequest   = "CLIENT_CLOSED_REQUEST"
 	CodeInternal              = "INTERNAL"
@@ -62,6 +63,7 @@ var catalogue = map[string]entry{
 	CodeFailedPrecondition:    {http.StatusConflict, "Conflicts with the current state"},
 	CodeContentTooLarge:       {http.StatusRequestEntityTooLarge, "Request body too large"},
 	CodeUnsupportedMediaType:  {http.StatusUnsupportedMediaType, "Unsupported media type"},
+	CodeHeadersTooLarge:       {http.StatusRequestHeaderFieldsTooLarge, "Request headers too large"},
 	CodeResourceExhausted:     {http.StatusTooManyRequests, "Too many requests"},
 	CodeClientClosedRequest:   {StatusClientClosedRequest, "Client closed request"},
 	CodeInternal:              {http.StatusInternalServerError, "Internal error"},

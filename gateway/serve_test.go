@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serveEdge runs the harness's edge with Serve (the real http.Server and
+// its limits) on a free port, with maxHeaderBytes as http.max_header_bytes,
+// and returns its address; the test's cleanup shuts it down.
+func serveEdge(t *testing.T, h *harness, maxHeaderBytes int) string {
+	t.Helper()
+	cfg := h.cfg
+	cfg.HTTP.MaxHeaderBytes = maxHeaderBytes
+	cfg.ShutdownGrace = time.Second
+	srv, err := New(context.Background(), cfg, WithDialer(h.dial), WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, lis) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-served:
+		case <-time.After(5 * time.Second):
+			t.Error("Serve did not return within 5s of cancel")
+		}
+	})
+	return lis.Addr().String()
+}
+
+// rawRequest writes one HTTP/1.1 request as bytes, so the test controls
+// what net/http's parser sees, and reads the answer.
+func rawRequest(t *testing.T, addr, request string) response {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, request); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("reading the answer to %.40q: %v", request, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// TestServeHeaderLimit: headers over http.max_header_bytes that net/http
+// still reads (up to 4096 bytes more) are a 431 problem with X-Trace-Id;
+// beyond that net/http answers itself, in plain text (documented).
+func TestServeHeaderLimit(t *testing.T) {
+	h := newHarness(t, setup{})
+	const limit = 2048
+	addr := serveEdge(t, h, limit)
+	req := func(pad int) string {
+		return "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nX-Pad: " + strings.Repeat("p", pad) + "\r\nConnection: close\r\n\r\n"
+	}
+	if r := rawRequest(t, addr, req(limit-200)); r.status != 200 || r.header.Get("X-Trace-Id") == "" {
+		t.Errorf("headers under the limit = %d, X-Trace-Id %q; want 200 with one", r.status, r.header.Get("X-Trace-Id"))
+	}
+	checkProblem(t, rawRequest(t, addr, req(limit+100)), 431, "REQUEST_HEADER_FIELDS_TOO_LARGE")
+	checkProblem(t, rawRequest(t, addr, req(limit+3000)), 431, "REQUEST_HEADER_FIELDS_TOO_LARGE")
+	r := rawRequest(t, addr, req(limit+4096+1024))
+	if r.status != 431 || r.header.Get("X-Trace-Id") != "" {
+		t.Errorf("headers beyond net/http's read limit = %d, X-Trace-Id %q; want net/http's own 431 without one", r.status, r.header.Get("X-Trace-Id"))
+	}
+}
+
+// TestServeOptionsAsterisk: net/http answers "OPTIONS *" itself unless told
+// not to; the edge answers it, with X-Trace-Id like every answer.
+func TestServeOptionsAsterisk(t *testing.T) {
+	h := newHarness(t, setup{})
+	addr := serveEdge(t, h, 0)
+	r := rawRequest(t, addr, "OPTIONS * HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n")
+	checkProblem(t, r, 404, "ROUTE_NOT_FOUND")
+}
