@@ -3,7 +3,10 @@
 //
 // Authentication: Tokens checks a static bearer token (RFC 6750
 // "Authorization: Bearer <token>") against the configured list and yields
-// the Principal {Subject, Role}. Presented tokens are hashed (SHA-256) and
+// the Principal {Subject, Role}. The scheme matches in any case; one or
+// more spaces follow it; spaces and tabs around the value are ignored; a
+// token with whitespace inside is malformed (BearerToken). Only a token
+// equal, byte for byte, to a configured one authenticates. Presented tokens are hashed (SHA-256) and
 // compared with every configured hash in constant time, so neither the
 // position of a match nor a token's length leaks through timing. A missing
 // or malformed header is ErrNoCredentials; a well-formed but unknown token is

@@ -101,14 +101,19 @@ func (t *Tokens) Authenticate(r *http.Request) (Principal, error) {
 	return t.entries[found].p, nil
 }
 
-// BearerToken returns the token of r's single "Authorization: Bearer"
-// header; the scheme is case-insensitive (RFC 9110 section 11.1).
+// BearerToken returns the token of r's single Authorization header of the
+// form "Bearer" 1*SP token (RFC 6750 section 2.1); the scheme matches in
+// any case (RFC 9110 section 11.1). Whitespace: spaces and tabs around the
+// whole value are ignored (optional whitespace, RFC 9110 section 5.5;
+// net/http strips them on the wire, this makes direct callers agree); one
+// or more spaces, and only spaces, separate scheme and token; a space or
+// tab inside the token makes it no token, never a shorter one.
 func BearerToken(r *http.Request) (string, bool) {
 	vs := r.Header.Values("Authorization")
 	if len(vs) != 1 {
 		return "", false
 	}
-	scheme, tok, ok := strings.Cut(vs[0], " ")
+	scheme, tok, ok := strings.Cut(strings.Trim(vs[0], " \t"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
 	}
