@@ -43,7 +43,7 @@ func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderReque
 			"order "+id+" is still being settled; retry once it is CONFIRMED", MetaOrderID, id), retryAfter)
 	default:
 		return nil, rpcerr.New(codes.FailedPrecondition, Domain, ReasonNotCancellable,
-			"order "+id+" is "+rec.Order.GetStatus().String()+" and cannot be cancelled", MetaOrderID, id)
+			"order "+id+" is "+statusName(rec.Order.GetStatus())+" and cannot be cancelled", MetaOrderID, id)
 	}
 }
 

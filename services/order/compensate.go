@@ -2,6 +2,7 @@ package order
 
 import (
 	"context"
+	"errors"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,9 +22,16 @@ const (
 	payInsufficientFunds    = "INSUFFICIENT_FUNDS"
 )
 
+// Saga steps, as logged and as ErrorInfo metadata "step".
+const (
+	stepReserve = "ReserveStock"
+	stepCharge  = "CreatePayment"
+	stepCommit  = "CommitReservation"
+)
+
 // reserveFailed handles a ReserveStock error: UNAVAILABLE is reported to
-// the caller, a stock failure fails the order, anything else leaves it
-// PENDING.
+// the caller, a stock failure fails the order, another unknown outcome
+// leaves it PENDING, and any other definite error abandons it.
 func (s *Service) reserveFailed(ctx context.Context, rec *Record, err error) (*Record, outcome) {
 	md := rpcerr.ErrorInfo(err).GetMetadata()
 	switch {
@@ -34,33 +42,125 @@ func (s *Service) reserveFailed(ctx context.Context, rec *Record, err error) (*R
 		return s.fail(ctx, rec, rec.clone(), FailureInsufficientStock, pick(md, MetaSKU, MetaRequested, MetaAvailable))
 	case isFailure(err, codes.NotFound, inventoryDomain, invItemNotFound):
 		return s.fail(ctx, rec, rec.clone(), FailureItemNotFound, pick(md, MetaSKU))
+	case unknownOutcome(err):
+		s.stuck(ctx, rec, stepReserve, err)
+		return rec, pending
 	}
-	s.stuck(ctx, rec, "ReserveStock", err)
-	return rec, pending
+	return s.rejected(ctx, rec, rec.clone(), stepReserve, err)
+}
+
+// invalidTotal fails an order whose reservation prices give no chargeable
+// total (mixed currencies, overflow, zero, above the payment limit).
+// Nothing is charged; the reservation is released.
+func (s *Service) invalidTotal(ctx context.Context, rec *Record, res *inventoryv1.Reservation, err error) (*Record, outcome) {
+	cause := causeBadLine
+	var te *totalError
+	if errors.As(err, &te) {
+		cause = te.cause
+	}
+	s.log.ErrorContext(ctx, "invalid order total", "orderId", rec.Order.GetId(), "reservationId", res.GetId(), "err", err.Error())
+	next := rec.clone()
+	next.Order.ReservationId = res.GetId()
+	return s.abandon(ctx, rec, next, FailureInvalidTotal, map[string]string{MetaCause: cause})
+}
+
+// chargeFailed handles a CreatePayment error: an unknown outcome leaves the
+// order PENDING (the charge may have happened); a definite one abandons it.
+func (s *Service) chargeFailed(ctx context.Context, rec *Record, err error) (*Record, outcome) {
+	if unknownOutcome(err) {
+		s.stuck(ctx, rec, stepCharge, err)
+		return rec, pending
+	}
+	return s.rejected(ctx, rec, rec.clone(), stepCharge, err)
+}
+
+// rejected abandons the order after a dependency's definite error at step
+// that no business rule covers: INVALID_PAYMENT_REQUEST when the payment
+// service found the charge invalid, UPSTREAM_REJECTED otherwise.
+func (s *Service) rejected(ctx context.Context, rec, next *Record, step string, err error) (*Record, outcome) {
+	s.log.WarnContext(ctx, "definite error without a rule; compensating", "orderId", rec.Order.GetId(),
+		"step", step, "err", err.Error())
+	code := status.Code(err)
+	reason := FailureUpstreamRejected
+	if step == stepCharge && code == codes.InvalidArgument {
+		reason = FailureInvalidPaymentRequest
+	}
+	info := map[string]string{MetaStep: step, MetaUpstreamCode: codeName(code)}
+	if r := rpcerr.Reason(err); r != "" {
+		info[MetaUpstreamReason] = r
+	}
+	return s.abandon(ctx, rec, next, reason, info)
+}
+
+// abandon compensates a definite failure and stores the order FAILED with
+// reason and info. Every capture of the order is refunded first (found by
+// listing its payments, so a charge an earlier run or an earlier version
+// made is found too), then the reservation is released. A release that
+// does not go through is left to the reservation's TTL; a payment that may
+// still be held is not: when the payments cannot be listed or a refund does
+// not go through, the order stays PENDING and the reconciler tries again.
+func (s *Service) abandon(ctx context.Context, rec, next *Record, reason string, info map[string]string) (*Record, outcome) {
+	if _, ok := s.refundCaptures(ctx, rec, next, reason); !ok {
+		return rec, pending
+	}
+	if id := next.Order.GetReservationId(); id != "" {
+		s.releaseOrLeave(ctx, rec, id, reason)
+	}
+	return s.fail(ctx, rec, next, reason, info)
+}
+
+// refundCaptures refunds every CAPTURED payment of the order and records
+// the last payment it saw on next. It returns the payments as listed, and
+// false (having logged why) when money may still be held: they could not be
+// listed or a refund did not go through.
+func (s *Service) refundCaptures(ctx context.Context, rec, next *Record, why string) ([]*paymentv1.Payment, bool) {
+	id := rec.Order.GetId()
+	pays, err := s.listPayments(ctx, id)
+	if err != nil {
+		s.stuck(ctx, rec, "ListPayments", err)
+		return nil, false
+	}
+	for _, p := range pays {
+		switch p.GetStatus() {
+		case paymentv1.Payment_STATUS_CAPTURED:
+			if err := s.refund(ctx, p.GetId()); err != nil {
+				s.stuck(ctx, rec, "RefundPayment", err)
+				return nil, false
+			}
+			s.log.InfoContext(ctx, "payment refunded", "orderId", id, "paymentId", p.GetId(), "why", why)
+			next.Order.PaymentId = p.GetId()
+		case paymentv1.Payment_STATUS_DECLINED, paymentv1.Payment_STATUS_REFUNDED:
+			next.Order.PaymentId = p.GetId()
+		}
+	}
+	return pays, true
+}
+
+// releaseOrLeave releases a reservation while compensating; when that does
+// not go through, the reservation's TTL releases it.
+func (s *Service) releaseOrLeave(ctx context.Context, rec *Record, reservationID, why string) {
+	id := rec.Order.GetId()
+	if err := s.release(ctx, reservationID); err != nil {
+		s.log.WarnContext(ctx, "release failed; the reservation TTL will release it",
+			"orderId", id, "reservationId", reservationID, "why", why, "err", err.Error())
+		return
+	}
+	s.log.InfoContext(ctx, "reservation released", "orderId", id, "reservationId", reservationID, "why", why)
 }
 
 // reservationGone handles a reservation that was released (its TTL ran out,
 // or a compensation ran) before this run charged: give back any capture,
 // then fail the order, with the decline reason if the charge was declined.
 func (s *Service) reservationGone(ctx context.Context, rec *Record, res *inventoryv1.Reservation) (*Record, outcome) {
-	pays, err := s.listPayments(ctx, rec.Order.GetId())
-	if err != nil {
-		s.stuck(ctx, rec, "ListPayments", err)
-		return rec, pending
-	}
 	next := rec.clone()
 	next.Order.ReservationId = res.GetId()
+	pays, ok := s.refundCaptures(ctx, rec, next, "reservation released")
+	if !ok {
+		return rec, pending
+	}
 	reason, info := FailureReservationExpired, map[string]string(nil)
 	for _, p := range pays {
-		switch p.GetStatus() {
-		case paymentv1.Payment_STATUS_CAPTURED:
-			if err := s.refund(ctx, p.GetId()); err != nil {
-				s.stuck(ctx, rec, "RefundPayment", err)
-				return rec, pending
-			}
-			s.log.InfoContext(ctx, "payment refunded: reservation released", "orderId", rec.Order.GetId(), "paymentId", p.GetId())
-			next.Order.PaymentId = p.GetId()
-		case paymentv1.Payment_STATUS_DECLINED:
+		if p.GetStatus() == paymentv1.Payment_STATUS_DECLINED {
 			reason, info = declineFailure(p)
 			next.Order.PaymentId = p.GetId()
 		}
@@ -72,13 +172,7 @@ func (s *Service) reservationGone(ctx context.Context, rec *Record, res *invento
 // A release that does not go through is left to the reservation's TTL; the
 // decline itself is definite, so the order still fails.
 func (s *Service) declined(ctx context.Context, rec *Record, pay *paymentv1.Payment) (*Record, outcome) {
-	id := rec.Order.GetId()
-	if err := s.release(ctx, rec.Order.GetReservationId()); err != nil {
-		s.log.WarnContext(ctx, "release after decline failed; the reservation TTL will release it",
-			"orderId", id, "reservationId", rec.Order.GetReservationId(), "err", err.Error())
-	} else {
-		s.log.InfoContext(ctx, "reservation released: payment declined", "orderId", id, "reservationId", rec.Order.GetReservationId())
-	}
+	s.releaseOrLeave(ctx, rec, rec.Order.GetReservationId(), "payment declined")
 	next := rec.clone()
 	next.Order.PaymentId = pay.GetId()
 	reason, info := declineFailure(pay)
@@ -86,11 +180,16 @@ func (s *Service) declined(ctx context.Context, rec *Record, pay *paymentv1.Paym
 }
 
 // commitFailed handles a CommitReservation error. A released (expired)
-// reservation means the stock is gone: refund, then fail the order.
+// reservation means the stock is gone: refund, then fail the order. An
+// unknown outcome leaves it PENDING; any other definite error abandons it
+// (refund, release).
 func (s *Service) commitFailed(ctx context.Context, rec *Record, err error) (*Record, outcome) {
-	if !isFailure(err, codes.FailedPrecondition, inventoryDomain, invReservationReleased) {
-		s.stuck(ctx, rec, "CommitReservation", err)
+	switch {
+	case unknownOutcome(err):
+		s.stuck(ctx, rec, stepCommit, err)
 		return rec, pending
+	case !isFailure(err, codes.FailedPrecondition, inventoryDomain, invReservationReleased):
+		return s.rejected(ctx, rec, rec.clone(), stepCommit, err)
 	}
 	if err := s.refund(ctx, rec.Order.GetPaymentId()); err != nil {
 		s.stuck(ctx, rec, "RefundPayment", err)

@@ -34,9 +34,33 @@
 //	                                                          FAILED_PRECONDITION PAYMENT_DECLINED
 //	commit says RESERVATION_RELEASED      refund the payment  FAILED RESERVATION_EXPIRED;
 //	(the TTL ran out)                                         FAILED_PRECONDITION RESERVATION_EXPIRED
+//	the reservation gives no valid total  refund captures,    FAILED INVALID_TOTAL (metadata cause:
+//	(mixed currencies, an unpriced line,  release stock       MIXED_CURRENCIES, UNPRICED_LINE, BAD_LINE,
+//	overflow, zero, or above 1e15)                            OVERFLOW, ZERO_TOTAL, ABOVE_PAYMENT_LIMIT)
+//	CreatePayment INVALID_ARGUMENT        refund captures,    FAILED INVALID_PAYMENT_REQUEST
+//	(e.g. an unknown payment method)      release stock
+//	any other definite error of a step,   refund captures,    FAILED UPSTREAM_REJECTED (metadata step,
+//	or a payment neither captured nor     release stock       upstreamCode, upstreamReason; or step,
+//	declined                                                  paymentStatus)
 //
-// Each error carries ErrorInfo metadata orderId (and sku, requested,
-// available, or declineReason), and GetOrder shows the FAILED order.
+// The last three answer FAILED_PRECONDITION with the failure_reason as
+// ErrorInfo reason. Each error carries ErrorInfo metadata orderId (and sku,
+// requested, available, declineReason, cause, step, upstreamCode,
+// upstreamReason or paymentStatus), and GetOrder shows the FAILED order.
+//
+// The total is the sum of quantity × unit price over the reservation's
+// lines, computed with checked int64 arithmetic, in one currency, and must
+// be 1 to 1e15 minor units, the payment service's MaxAmountMinor (inventory
+// caps a unit price at 1e12, so one full line of 1000 units fits but fifty
+// may not). An invalid total is never sent to the payment service.
+//
+// Compensating lists the order's payments and refunds every capture (one an
+// earlier run, or an earlier version, made is found too), then releases the
+// reservation. A release that does not go through is left to the
+// reservation's TTL. A capture is never hidden behind FAILED: if the
+// payments cannot be listed or a refund does not go through, the order
+// stays PENDING for the reconciler; a definite refusal there is logged at
+// ERROR, since it needs a person.
 //
 // Unreachable inventory on ReserveStock is answered at once: UNAVAILABLE
 // INVENTORY_UNAVAILABLE with RetryInfo 1s, and the PENDING order and its
@@ -44,11 +68,13 @@
 // reported as created and a retry with the same key starts afresh. A
 // reservation that may have landed anyway is released by its TTL.
 //
-// An unknown outcome (a timeout, INTERNAL, a payment UNAVAILABLE: the call
-// may have taken effect) is never reported as a failure. The step is retried
-// with the same keys while the budget lasts (WithAttempts, WithBackoff); if
-// it stays unknown the order is answered PENDING and the reconciler finishes
-// it.
+// An unknown outcome is an error that leaves open whether the call took
+// effect: UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN (and any error
+// that is not a gRPC status), INTERNAL, ABORTED, RESOURCE_EXHAUSTED and
+// DATA_LOSS. It is never reported as a failure. The step is retried with the
+// same keys while the budget lasts (WithAttempts, WithBackoff); if it stays
+// unknown the order is answered PENDING and the reconciler finishes it.
+// Every other code is definite: the call did not take effect.
 //
 // # Budget
 //
@@ -82,14 +108,26 @@
 // fails the order. A reservation already released before the charge is
 // settled by listing the order's payments: captures are refunded. While a
 // dependency is unreachable the order stays PENDING for the next round. Every
-// action is logged with the order id. Across processes, status changes are
-// compare-and-set on PENDING, so two runs never overwrite each other.
+// action is logged with the order id, and statuses are logged by their API
+// names (CONFIRMED, not STATUS_CONFIRMED). Across processes, status changes
+// are compare-and-set on PENDING, so two runs never overwrite each other.
+//
+// An order still PENDING after WithReconcileRounds rounds (default 20, about
+// 40s at the default 2s interval) is logged at ERROR and from then on driven
+// only after a wait, by the injected clock, starting at WithReconcileBackoff
+// (default 1m) and doubling per round up to an hour; it is still driven, so
+// it settles once its dependency answers. Orders backing off never crowd
+// others out of a round's batch. The counts live in memory: a restart starts
+// them afresh.
 //
 // # Other RPCs
 //
 // GetOrder and ListOrders show customers only their own orders (another
 // customer's is ORDER_NOT_FOUND, as if it did not exist); admin and reader
-// roles see all. ListOrders is newest first; page_size 0 means 20 and above
+// roles see all. GetOrder and CancelOrder take an id of 1-64 characters of
+// [A-Za-z0-9_-] (INVALID_ARGUMENT naming id otherwise, without echoing it),
+// so a NOT_FOUND echoes at most 64 safe characters; ListOrders page tokens
+// are checked the same way. ListOrders is newest first; page_size 0 means 20 and above
 // 100 means 100. CancelOrder (the customer or an admin) refunds a CONFIRMED
 // order and marks it CANCELLED; its committed stock counts as sold (restock
 // is an admin action). FAILED and PENDING orders are ORDER_NOT_CANCELLABLE

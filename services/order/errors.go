@@ -3,11 +3,15 @@ package order
 import (
 	"context"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -29,6 +33,12 @@ const (
 	ReasonItemNotFound       = "ITEM_NOT_FOUND"
 	ReasonPaymentDeclined    = "PAYMENT_DECLINED"
 	ReasonReservationExpired = "RESERVATION_EXPIRED"
+	// CreateOrder's definite failures without a business rule of their own;
+	// the order is compensated and stored FAILED. The reason is the
+	// failure_reason.
+	ReasonInvalidTotal          = FailureInvalidTotal
+	ReasonInvalidPaymentRequest = FailureInvalidPaymentRequest
+	ReasonUpstreamRejected      = FailureUpstreamRejected
 )
 
 // Order.failure_reason values.
@@ -38,6 +48,20 @@ const (
 	FailurePaymentDeclined    = "PAYMENT_DECLINED"
 	FailureInsufficientFunds  = "INSUFFICIENT_FUNDS"
 	FailureReservationExpired = "RESERVATION_EXPIRED"
+	// FailureInvalidTotal: the reservation's prices give no chargeable
+	// total (mixed currencies, an unpriced line, an overflow, zero, or above
+	// the payment service's MaxAmountMinor). ErrorInfo metadata "cause".
+	FailureInvalidTotal = "INVALID_TOTAL"
+	// FailureInvalidPaymentRequest: the payment service answered
+	// CreatePayment INVALID_ARGUMENT (e.g. an unknown payment method).
+	FailureInvalidPaymentRequest = "INVALID_PAYMENT_REQUEST"
+	// FailureUpstreamRejected: inventory or payment gave any other definite
+	// error the saga has no rule for (NOT_FOUND, PERMISSION_DENIED,
+	// UNIMPLEMENTED, FAILED_PRECONDITION with an unknown reason, ...), or
+	// returned a payment that is neither captured nor declined. ErrorInfo
+	// metadata "step" and "upstreamCode" plus, when the dependency sent one,
+	// "upstreamReason"; or "step" and "paymentStatus".
+	FailureUpstreamRejected = "UPSTREAM_REJECTED"
 )
 
 // ErrorInfo metadata keys.
@@ -47,6 +71,19 @@ const (
 	MetaRequested     = "requested"
 	MetaAvailable     = "available"
 	MetaDeclineReason = "declineReason"
+	// MetaCause says why a total is invalid: MIXED_CURRENCIES, UNPRICED_LINE,
+	// BAD_LINE, OVERFLOW, ZERO_TOTAL or ABOVE_PAYMENT_LIMIT.
+	MetaCause = "cause"
+	// MetaStep is the saga step a dependency rejected: ReserveStock,
+	// CreatePayment or CommitReservation.
+	MetaStep = "step"
+	// MetaUpstreamCode is the dependency's gRPC code, e.g. PERMISSION_DENIED.
+	MetaUpstreamCode = "upstreamCode"
+	// MetaUpstreamReason is the dependency's ErrorInfo reason, when it sent one.
+	MetaUpstreamReason = "upstreamReason"
+	// MetaPaymentStatus is the status of a payment CreatePayment returned
+	// that is neither CAPTURED nor DECLINED (e.g. REFUNDED).
+	MetaPaymentStatus = "paymentStatus"
 )
 
 // ReplayedHeader is the response header CreateOrder sets to "true" when it
@@ -62,6 +99,8 @@ func unavailable(reason, msg string) error {
 	return rpcerr.WithRetryInfo(rpcerr.New(codes.Unavailable, Domain, reason, msg), retryAfter)
 }
 
+// orderNotFound is NOT_FOUND for id, which load has checked (validOrderID),
+// so the message echoes at most 64 safe characters.
 func orderNotFound(id string) error {
 	return rpcerr.New(codes.NotFound, Domain, ReasonOrderNotFound, "order "+id+" not found", MetaOrderID, id)
 }
@@ -89,20 +128,53 @@ func failureErr(r *Record) error {
 	case FailurePaymentDeclined, FailureInsufficientFunds:
 		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonPaymentDeclined,
 			"payment declined ("+reason+"); order "+id+" failed", md...)
+	case FailureInvalidTotal:
+		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonInvalidTotal,
+			"the order total cannot be charged ("+r.FailureInfo[MetaCause]+"); order "+id+" failed", md...)
+	case FailureInvalidPaymentRequest:
+		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonInvalidPaymentRequest,
+			"the payment service rejected the charge; order "+id+" failed", md...)
+	case FailureUpstreamRejected:
+		why := r.FailureInfo[MetaUpstreamCode]
+		if st, ok := r.FailureInfo[MetaPaymentStatus]; ok {
+			why = "payment " + st
+		}
+		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonUpstreamRejected,
+			r.FailureInfo[MetaStep]+" was refused ("+why+"); order "+id+" failed", md...)
 	default:
 		return rpcerr.New(codes.FailedPrecondition, Domain, reason, "order "+id+" failed: "+reason, md...)
 	}
 }
 
 // unknownOutcome reports whether err leaves it open whether the call took
-// effect: the request may have run and only the answer was lost.
+// effect: the request may have run and only the answer was lost, or the
+// callee failed in a way that says nothing about its effect. These are the
+// transport-ish codes (and DATA_LOSS, a server fault like INTERNAL); an
+// error that is not a status counts as UNKNOWN. Every other code is a
+// definite answer: the call did not take effect.
 func unknownOutcome(err error) bool {
 	switch status.Code(err) {
 	case codes.DeadlineExceeded, codes.Canceled, codes.Unknown, codes.Internal,
-		codes.Aborted, codes.ResourceExhausted, codes.Unavailable:
+		codes.Aborted, codes.ResourceExhausted, codes.Unavailable, codes.DataLoss:
 		return true
 	}
 	return false
+}
+
+// codeNames are the canonical names of the codes (google/rpc/code.proto),
+// indexed by code, for ErrorInfo metadata.
+var codeNames = [...]string{
+	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+	"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+	"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+}
+
+func codeName(c codes.Code) string {
+	if int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return "CODE_" + strconv.Itoa(int(c))
 }
 
 // isFailure reports whether err is the dependency's definite business
@@ -123,6 +195,17 @@ func depErr(ctx context.Context, reason string, err error) error {
 		return unavailable(reason, "dependency failed: "+status.Convert(err).Message())
 	}
 	return status.Error(codes.Internal, "dependency refused the request")
+}
+
+// statusName is an order's status as the API and the logs show it:
+// "CONFIRMED", not the proto enum's "STATUS_CONFIRMED".
+func statusName(st orderv1.Order_Status) string {
+	return strings.TrimPrefix(st.String(), "STATUS_")
+}
+
+// paymentStatusName is a payment's status as the API and the logs show it.
+func paymentStatusName(st paymentv1.Payment_Status) string {
+	return strings.TrimPrefix(st.String(), "STATUS_")
 }
 
 // internal is the answer for a store fault; details go to the log only.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -14,6 +15,7 @@ import (
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/services/payment"
 )
 
 // fakeInventory is an in-memory inventory with the real contract: all-or-
@@ -166,6 +168,9 @@ func (f *fakePayments) CreatePayment(ctx context.Context, req *paymentv1.CreateP
 	defer f.mu.Unlock()
 	if key == "" {
 		return nil, payErr(codes.InvalidArgument, "IDEMPOTENCY_KEY_MISSING")
+	}
+	if a := req.GetAmount().GetAmountMinor(); a < 1 || a > payment.MaxAmountMinor {
+		return nil, status.Error(codes.InvalidArgument, "invalid amount.amount_minor") // BadRequest only, as the real one
 	}
 	f.keys[key]++
 	if p, ok := f.byKey[key]; ok {

@@ -133,20 +133,24 @@ type harness struct {
 	svc           *Service
 	client        orderv1.OrderServiceClient
 	stopOrder     func()
+	opts          []Option // extra options of every Service start builds
 }
 
-// newHarness builds the harness on an in-memory database.
-func newHarness(t *testing.T) *harness { return newHarnessDB(t, sqlitedb.Memory) }
+// newHarness builds the harness on an in-memory database; opts are added
+// to the Service's options.
+func newHarness(t *testing.T, opts ...Option) *harness {
+	return newHarnessDB(t, sqlitedb.Memory, opts...)
+}
 
 // newHarnessFile builds the harness on a database file, for restarts.
 func newHarnessFile(t *testing.T) *harness {
 	return newHarnessDB(t, filepath.Join(t.TempDir(), "order.db"))
 }
 
-func newHarnessDB(t *testing.T, path string) *harness {
+func newHarnessDB(t *testing.T, path string, opts ...Option) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
-		inv: newFakeInventory(), pay: newFakePayments(), invStub: &invStub{}, payStub: &payStub{}, dbPath: path}
+		inv: newFakeInventory(), pay: newFakePayments(), invStub: &invStub{}, payStub: &payStub{}, dbPath: path, opts: opts}
 	h.invStub.h = invHooks{reserve: h.inv.ReserveStock, commit: h.inv.CommitReservation, release: h.inv.ReleaseReservation}
 	h.payStub.h = payHooks{create: h.pay.CreatePayment, refund: h.pay.RefundPayment, list: h.pay.ListPayments}
 	h.invConn, h.stopInventory = serve(t, func(s *grpc.Server) { inventoryv1.RegisterInventoryServiceServer(s, h.invStub) })
@@ -163,8 +167,8 @@ func (h *harness) start() {
 		h.t.Fatalf("OpenSQLite: %v", err)
 	}
 	h.store = store
-	h.svc, err = New(store, inventoryv1.NewInventoryServiceClient(h.invConn), paymentv1.NewPaymentServiceClient(h.payConn),
-		WithClock(h.clock.Now), WithBackoff(5*time.Millisecond))
+	opts := append([]Option{WithClock(h.clock.Now), WithBackoff(5 * time.Millisecond)}, h.opts...)
+	h.svc, err = New(store, inventoryv1.NewInventoryServiceClient(h.invConn), paymentv1.NewPaymentServiceClient(h.payConn), opts...)
 	if err != nil {
 		h.t.Fatalf("New: %v", err)
 	}

@@ -20,6 +20,14 @@ const (
 	// DefaultBudget bounds a saga run when the call carries no deadline, and
 	// each order's run inside Reconcile.
 	DefaultBudget = 10 * time.Second
+	// DefaultReconcileRounds is how many Reconcile rounds in a row may leave
+	// one order PENDING before the reconciler logs it at ERROR and backs off.
+	// At the default 2s interval that is about 40s, well inside the
+	// inventory's 5m reservation TTL.
+	DefaultReconcileRounds = 20
+	// DefaultReconcileBackoff is the first wait once an order has used its
+	// rounds; it doubles per further round, up to an hour.
+	DefaultReconcileBackoff = time.Minute
 )
 
 const maxBackoff = time.Second
@@ -31,6 +39,9 @@ type settings struct {
 	attempts       int
 	backoff        time.Duration
 	budget         time.Duration
+	// reconcileRounds and reconcileBackoff: see WithReconcileRounds.
+	reconcileRounds  int
+	reconcileBackoff time.Duration
 }
 
 func defaultSettings() settings {
@@ -41,6 +52,9 @@ func defaultSettings() settings {
 		attempts:       DefaultAttempts,
 		backoff:        DefaultBackoff,
 		budget:         DefaultBudget,
+
+		reconcileRounds:  DefaultReconcileRounds,
+		reconcileBackoff: DefaultReconcileBackoff,
 	}
 }
 
@@ -117,6 +131,34 @@ func WithBudget(d time.Duration) Option {
 			return errors.New("order: WithBudget must be positive")
 		}
 		s.budget = d
+		return nil
+	}
+}
+
+// WithReconcileRounds sets how many Reconcile rounds may leave one order
+// PENDING (unknown outcomes, a dependency down) before the reconciler logs it
+// at ERROR and stops driving it every round: from then on it waits
+// WithReconcileBackoff, doubling per round up to an hour, by the injected
+// clock. At least 1. Default: DefaultReconcileRounds.
+func WithReconcileRounds(n int) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return errors.New("order: WithReconcileRounds below 1")
+		}
+		s.reconcileRounds = n
+		return nil
+	}
+}
+
+// WithReconcileBackoff sets the first wait of an order that has used its
+// reconcile rounds (WithReconcileRounds). Must be positive. Default:
+// DefaultReconcileBackoff.
+func WithReconcileBackoff(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errors.New("order: WithReconcileBackoff must be positive")
+		}
+		s.reconcileBackoff = d
 		return nil
 	}
 }

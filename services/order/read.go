@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -33,11 +34,12 @@ func (s *Service) GetOrder(ctx context.Context, req *orderv1.GetOrderRequest) (*
 	return rec.Order, nil
 }
 
-// load returns the order id if p may see it.
+// load returns the order id if p may see it. A malformed id is
+// INVALID_ARGUMENT and is never echoed.
 func (s *Service) load(ctx context.Context, p callmeta.Principal, id string) (*Record, error) {
-	if id == "" {
+	if !validOrderID(id) {
 		var v rpcerr.Violations
-		v.Add("id", "required")
+		v.Add("id", fmt.Sprintf("must be 1-%d characters of [A-Za-z0-9_-]", maxIDLen))
 		return nil, v.Err()
 	}
 	rec, err := s.store.Get(ctx, id)
@@ -101,11 +103,19 @@ func encodePageToken(c Cursor) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreateTime.UnixNano(), 10) + "/" + c.ID))
 }
 
+// maxPageTokenLen is the length of the longest token ListOrders hands out:
+// base64url of a 20-character Unix-ns time, "/" and a 64-character id.
+var maxPageTokenLen = base64.RawURLEncoding.EncodedLen(20 + 1 + maxIDLen)
+
 // decodePageToken returns the cursor in tok, nil for "", and false when tok
-// is malformed.
+// is anything ListOrders could not have handed out. The length is checked
+// before decoding, so a huge token costs nothing.
 func decodePageToken(tok string) (*Cursor, bool) {
 	if tok == "" {
 		return nil, true
+	}
+	if len(tok) > maxPageTokenLen {
+		return nil, false
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil {
@@ -113,7 +123,7 @@ func decodePageToken(tok string) (*Cursor, bool) {
 	}
 	ns, id, ok := strings.Cut(string(b), "/")
 	n, err := strconv.ParseInt(ns, 10, 64)
-	if !ok || err != nil || id == "" {
+	if !ok || err != nil || !validOrderID(id) {
 		return nil, false
 	}
 	return &Cursor{CreateTime: time.Unix(0, n), ID: id}, true

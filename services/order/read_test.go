@@ -3,15 +3,21 @@ package order
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
 func TestGetOrderOwnership(t *testing.T) {
@@ -158,6 +164,9 @@ func TestListOrdersInvalid(t *testing.T) {
 		{"token not base64", &orderv1.ListOrdersRequest{PageToken: "%%%"}, "page_token"},
 		{"token without id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0)})}, "page_token"},
 		{"token with bad time", &orderv1.ListOrdersRequest{PageToken: "eC9vcmQtMQ"}, "page_token"}, // "x/ord-1"
+		{"token with a malformed id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: "ord 1/x"})}, "page_token"},
+		{"token with a 65 character id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("o", 65)})}, "page_token"},
+		{"token far too long", &orderv1.ListOrdersRequest{PageToken: strings.Repeat("A", 100_000)}, "page_token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,4 +195,129 @@ func FuzzPageToken(f *testing.F) {
 			t.Errorf("decode(encode(%+v)) = %+v, %v", c, again, ok)
 		}
 	})
+}
+
+// TestOrderIDBounded: GetOrder and CancelOrder take only 1-64 characters of
+// the id alphabet, and never echo a malformed id; a NOT_FOUND echoes at most
+// the 64 characters of a well-formed one.
+func TestOrderIDBounded(t *testing.T) {
+	h := newHarness(t)
+	long := strings.Repeat("o", 5000)
+	tests := []struct {
+		name     string
+		id       string
+		wantCode codes.Code
+	}{
+		{"5000 characters", long, codes.InvalidArgument},
+		{"65 characters", "ord-" + strings.Repeat("a", 61), codes.InvalidArgument},
+		{"64 characters", "ord-" + strings.Repeat("a", 60), codes.NotFound},
+		{"space and slash", "ord 1/x", codes.InvalidArgument},
+		{"markup", "<script>", codes.InvalidArgument},
+		{"newline", "ord-1\n", codes.InvalidArgument},
+		{"non-ASCII", "ord-é", codes.InvalidArgument},
+		{"underscore and upper case", "ORD_1", codes.NotFound},
+	}
+	calls := map[string]func(ctx context.Context, id string) error{
+		"GetOrder": func(ctx context.Context, id string) error {
+			_, err := h.client.GetOrder(ctx, &orderv1.GetOrderRequest{Id: id})
+			return err
+		},
+		"CancelOrder": func(ctx context.Context, id string) error {
+			_, err := h.client.CancelOrder(ctx, &orderv1.CancelOrderRequest{Id: id})
+			return err
+		},
+	}
+	for _, tt := range tests {
+		for name, call := range calls {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				err := call(alice(t, ""), tt.id)
+				if got := status.Code(err); got != tt.wantCode {
+					t.Fatalf("%s(%.20q) = %v, want %v", name, tt.id, err, tt.wantCode)
+				}
+				msg := status.Convert(err).Message()
+				if tt.wantCode == codes.InvalidArgument {
+					if diff := cmp.Diff([]string{"id"}, badFields(err)); diff != "" {
+						t.Errorf("bad fields mismatch (-want +got):\n%s", diff)
+					}
+					if strings.Contains(msg, tt.id) {
+						t.Errorf("%s echoes the malformed id: %q", name, msg)
+					}
+				}
+				if len(msg) > 200 {
+					t.Errorf("%s message is %d bytes, want a bounded one", name, len(msg))
+				}
+			})
+		}
+	}
+}
+
+// FuzzListOrdersPageToken feeds ListOrders any page token: the answer is
+// INVALID_ARGUMENT naming page_token, or a valid page of orders strictly
+// after the token's position, newest first; never a panic or another code.
+func FuzzListOrdersPageToken(f *testing.F) {
+	store, err := OpenSQLite(context.Background(), sqlitedb.Memory)
+	if err != nil {
+		f.Fatalf("OpenSQLite: %v", err)
+	}
+	f.Cleanup(func() { store.Close() })
+	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	svc, err := New(store, inventoryv1.NewInventoryServiceClient(nil), paymentv1.NewPaymentServiceClient(nil), WithClock(clock.Now))
+	if err != nil {
+		f.Fatalf("New: %v", err)
+	}
+	var mid Cursor
+	for i := range 7 {
+		clock.Advance(time.Second)
+		rec := svc.newRecord("alice", fmt.Sprintf("seed-%d", i), orderReq("pm_card_ok", "keyboard-001", 1))
+		if _, err := store.Create(context.Background(), rec); err != nil {
+			f.Fatalf("store.Create: %v", err)
+		}
+		if i == 3 {
+			mid = Cursor{CreateTime: rec.Order.GetCreateTime().AsTime(), ID: rec.Order.GetId()}
+		}
+	}
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-portico-subject", "alice", "x-portico-role", "customer"))
+	for _, seed := range []string{
+		"", encodePageToken(mid), encodePageToken(Cursor{CreateTime: time.Unix(0, -1), ID: "ord-1"}),
+		encodePageToken(Cursor{CreateTime: time.Unix(1<<40, 0), ID: strings.Repeat("z", 64)}),
+		encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("z", 65)}),
+		"%%%", "eC9vcmQtMQ", "MTIzLw", "LTkyMjMzNzIwMzY4NTQ3NzU4MDgvYQ",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, tok string) {
+		resp, err := svc.ListOrders(ctx, &orderv1.ListOrdersRequest{PageSize: 3, PageToken: tok})
+		if err != nil {
+			if status.Code(err) != codes.InvalidArgument || !slices.Equal(badFields(err), []string{"page_token"}) {
+				t.Fatalf("ListOrders(token %q) = %v; want INVALID_ARGUMENT naming page_token", tok, err)
+			}
+			return
+		}
+		after, ok := decodePageToken(tok)
+		if !ok {
+			t.Fatalf("ListOrders accepted token %q that decodePageToken rejects", tok)
+		}
+		orders := resp.GetOrders()
+		if len(orders) > 3 {
+			t.Fatalf("ListOrders(page_size 3) = %d orders", len(orders))
+		}
+		prev := after
+		for _, o := range orders {
+			c := Cursor{CreateTime: o.GetCreateTime().AsTime(), ID: o.GetId()}
+			if prev != nil && !before(c, *prev) {
+				t.Fatalf("ListOrders(token %q) = order %+v, not after %+v", tok, c, *prev)
+			}
+			prev = &c
+		}
+		if next := resp.GetNextPageToken(); next != "" {
+			if c, ok := decodePageToken(next); !ok || c.ID != orders[len(orders)-1].GetId() {
+				t.Fatalf("next_page_token %q decodes to %+v, %v; want the last order", next, c, ok)
+			}
+		}
+	})
+}
+
+// before reports whether a comes after b in the newest-first order.
+func before(a, b Cursor) bool {
+	return a.CreateTime.Before(b.CreateTime) || a.CreateTime.Equal(b.CreateTime) && a.ID < b.ID
 }

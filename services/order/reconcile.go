@@ -3,31 +3,57 @@ package order
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
-// reconcileBatch bounds the orders one Reconcile call takes on.
+// reconcileBatch bounds the orders one Reconcile call drives.
 const reconcileBatch = 100
 
+// maxReconcileBackoff caps the wait between two rounds of one order.
+const maxReconcileBackoff = time.Hour
+
 // Reconcile drives every PENDING order older than the reconcile age (by the
-// injected clock) that no saga run in this process is driving, oldest first,
-// up to 100 per call, each within the budget (WithBudget). It returns how
-// many it settled (CONFIRMED or FAILED); the others stay PENDING for the next
-// call. The error is only ever the store's or ctx's.
+// injected clock) that no saga run in this process is driving and that is
+// not backing off, oldest first, up to 100 per call, each within the budget
+// (WithBudget). It returns how many it settled (CONFIRMED or FAILED); the
+// others stay PENDING for a later call. The error is only ever the store's
+// or ctx's.
+//
+// An order that is still PENDING after WithReconcileRounds rounds is logged
+// at ERROR and from then on driven only after a wait that starts at
+// WithReconcileBackoff and doubles per round, up to an hour, so a stuck
+// order costs a few calls an hour, not one per round. The round counts live
+// in memory: a restart starts them afresh.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
-	recs, err := s.store.Pending(ctx, s.now().Add(-s.reconcileAfter), reconcileBatch)
+	now := s.now()
+	// Orders backing off are still listed; fetch enough that they cannot
+	// crowd out the batch.
+	limit := reconcileBatch + s.rounds.waiting(now)
+	recs, err := s.store.Pending(ctx, now.Add(-s.reconcileAfter), limit)
 	if err != nil {
 		return 0, fmt.Errorf("order: reconcile: %w", err)
 	}
-	n := 0
+	if len(recs) < limit { // every PENDING order is listed: forget the rest
+		s.rounds.retain(recs)
+	}
+	n, driven := 0, 0
 	for _, rec := range recs {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		if s.reconcileOne(ctx, rec.Order.GetId()) {
+		id := rec.Order.GetId()
+		if driven == reconcileBatch {
+			break
+		}
+		if !s.rounds.due(id, now) {
+			continue
+		}
+		driven++
+		if s.reconcileOne(ctx, id) {
 			n++
 		}
 	}
@@ -50,22 +76,30 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 		return false
 	}
 	if rec.Order.GetStatus() != orderv1.Order_STATUS_PENDING {
+		s.rounds.forget(id)
 		return false
 	}
 	s.log.InfoContext(ctx, "reconciling pending order", "orderId", id)
 	rctx, cancel := context.WithTimeout(ctx, s.budget)
 	defer cancel()
 	rec, out := s.drive(rctx, rec)
-	switch out {
-	case settled:
-		s.log.InfoContext(ctx, "reconciled", "orderId", id, "status", rec.Order.GetStatus().String(),
+	if out == settled {
+		s.rounds.forget(id)
+		s.log.InfoContext(ctx, "reconciled", "orderId", id, "status", statusName(rec.Order.GetStatus()),
 			"reason", rec.Order.GetFailureReason())
 		return true
-	case inventoryDown:
-		s.log.WarnContext(ctx, "reconcile: inventory unavailable; order stays pending", "orderId", id)
-	default:
-		s.log.WarnContext(ctx, "reconcile: outcome still unknown; order stays pending", "orderId", id)
 	}
+	why := "outcome still unknown"
+	if out == inventoryDown {
+		why = "inventory unavailable"
+	}
+	round, wait := s.rounds.failed(id, s.now(), s.reconcileRounds, s.reconcileBackoff)
+	if wait == 0 {
+		s.log.WarnContext(ctx, "reconcile: "+why+"; order stays pending", "orderId", id, "round", round)
+		return false
+	}
+	s.log.ErrorContext(ctx, "reconcile: order still pending after many rounds; backing off",
+		"orderId", id, "round", round, "why", why, "nextTryIn", wait.String())
 	return false
 }
 
@@ -81,6 +115,88 @@ func (s *Service) reconcileEvery(ctx context.Context, interval time.Duration) {
 			if _, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
 				s.log.ErrorContext(ctx, "reconcile", "err", err.Error())
 			}
+		}
+	}
+}
+
+// roundBook remembers, per order the reconciler could not settle, how many
+// rounds it has had and when it may be driven next. Safe for concurrent use.
+type roundBook struct {
+	mu     sync.Mutex
+	orders map[string]*roundState
+}
+
+type roundState struct {
+	rounds int
+	next   time.Time // zero: due every round
+}
+
+func newRoundBook() *roundBook { return &roundBook{orders: make(map[string]*roundState)} }
+
+// due reports whether order id may be driven at now.
+func (b *roundBook) due(id string, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, ok := b.orders[id]
+	return !ok || !now.Before(st.next)
+}
+
+// failed records a round of id that left it PENDING and returns the round's
+// number and how long the order now waits: 0 for the first limit-1 rounds,
+// then base, doubling per round up to maxReconcileBackoff.
+func (b *roundBook) failed(id string, now time.Time, limit int, base time.Duration) (int, time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, ok := b.orders[id]
+	if !ok {
+		st = &roundState{}
+		b.orders[id] = st
+	}
+	st.rounds++
+	if st.rounds < limit {
+		return st.rounds, 0
+	}
+	wait := base
+	for i := limit; i < st.rounds && wait < maxReconcileBackoff; i++ {
+		wait *= 2
+	}
+	wait = min(wait, maxReconcileBackoff)
+	st.next = now.Add(wait)
+	return st.rounds, wait
+}
+
+// forget drops id: it settled, or is gone.
+func (b *roundBook) forget(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.orders, id)
+}
+
+// waiting returns how many orders are backing off at now.
+func (b *roundBook) waiting(now time.Time) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, st := range b.orders {
+		if now.Before(st.next) {
+			n++
+		}
+	}
+	return n
+}
+
+// retain forgets every order not in pending, the complete list of PENDING
+// orders: the others settled elsewhere or were withdrawn.
+func (b *roundBook) retain(pending []*Record) {
+	keep := make(map[string]bool, len(pending))
+	for _, r := range pending {
+		keep[r.Order.GetId()] = true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for id := range b.orders {
+		if !keep[id] {
+			delete(b.orders, id)
 		}
 	}
 }

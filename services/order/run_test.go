@@ -75,8 +75,8 @@ func TestRun(t *testing.T) {
 	}
 	defer conn.Close()
 	client := orderv1.NewOrderServiceClient(conn)
-	h.payStub.set(chargeThenHang(h))
-	o, err := client.CreateOrder(asWithin(t, 300*time.Millisecond, "alice", "customer", "k1"), orderReq("pm_card_ok", "keyboard-001", 1))
+	h.payStub.set(chargeThenLose(h))
+	o, err := client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 1))
 	if err != nil || o.GetStatus() != orderv1.Order_STATUS_PENDING {
 		t.Fatalf("CreateOrder = %v, %v; want PENDING", o.GetStatus(), err)
 	}

@@ -3,18 +3,13 @@ package order
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 )
 
 // outcome is how far one saga run got.
@@ -42,6 +37,10 @@ func outcomeOf(rec *Record) outcome {
 // payment:{id}), so CreateOrder and the reconciler run the same code and a
 // second run only repeats answers. ctx bounds the dependency calls; store
 // writes are detached from it.
+//
+// Only an unknown outcome (unknownOutcome) leaves the order PENDING. A
+// definite answer settles it: by its business rule where there is one
+// (compensate.go), otherwise by abandon, which compensates and fails it.
 func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 	res, err := s.reserve(ctx, rec)
 	if err != nil {
@@ -52,8 +51,7 @@ func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 	}
 	next, err := withReservation(rec, res)
 	if err != nil {
-		s.stuck(ctx, rec, "ReserveStock", status.Error(codes.FailedPrecondition, err.Error()))
-		return rec, pending
+		return s.invalidTotal(ctx, rec, res, err)
 	}
 	var ok bool
 	if rec, ok = s.save(ctx, rec, next); !ok {
@@ -61,16 +59,18 @@ func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 	}
 	pay, err := s.charge(ctx, rec)
 	if err != nil {
-		s.stuck(ctx, rec, "CreatePayment", err)
-		return rec, pending
+		return s.chargeFailed(ctx, rec, err)
 	}
 	switch pay.GetStatus() {
 	case paymentv1.Payment_STATUS_CAPTURED:
 	case paymentv1.Payment_STATUS_DECLINED:
 		return s.declined(ctx, rec, pay)
-	default: // REFUNDED by hand while PENDING: needs a person, not a guess.
-		s.stuck(ctx, rec, "CreatePayment", status.Errorf(codes.FailedPrecondition, "payment %s is %v", pay.GetId(), pay.GetStatus()))
-		return rec, pending
+	default: // REFUNDED by hand while PENDING, or a status this saga does not know.
+		next = rec.clone()
+		next.Order.PaymentId = pay.GetId()
+		return s.abandon(ctx, rec, next, FailureUpstreamRejected, map[string]string{
+			MetaStep: stepCharge, MetaPaymentStatus: paymentStatusName(pay.GetStatus()),
+		})
 	}
 	next = rec.clone()
 	next.Order.PaymentId = pay.GetId()
@@ -85,37 +85,8 @@ func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 	next = rec.clone()
 	next.Order.Status = orderv1.Order_STATUS_CONFIRMED
 	rec, _ = s.save(ctx, rec, next)
-	s.log.InfoContext(ctx, "order settled", "orderId", rec.Order.GetId(), "status", rec.Order.GetStatus().String())
+	s.log.InfoContext(ctx, "order settled", "orderId", rec.Order.GetId(), "status", statusName(rec.Order.GetStatus()))
 	return rec, outcomeOf(rec)
-}
-
-// withReservation returns rec with the reservation's id, each line's unit
-// price and the total: the sum of quantity × unit price over the
-// reservation's lines.
-func withReservation(rec *Record, res *inventoryv1.Reservation) (*Record, error) {
-	prices := make(map[string]*typev1.Money, len(res.GetLines()))
-	total := &typev1.Money{}
-	for i, l := range res.GetLines() {
-		p := l.GetUnitPrice()
-		if i == 0 {
-			total.Currency = p.GetCurrency()
-		} else if p.GetCurrency() != total.Currency {
-			return nil, fmt.Errorf("reservation %s mixes currencies %s and %s", res.GetId(), total.Currency, p.GetCurrency())
-		}
-		total.AmountMinor += int64(l.GetQuantity()) * p.GetAmountMinor()
-		prices[l.GetSku()] = p
-	}
-	next := rec.clone()
-	next.Order.ReservationId = res.GetId()
-	next.Order.Total = total
-	for _, l := range next.Order.GetLines() {
-		p, ok := prices[l.GetSku()]
-		if !ok {
-			return nil, fmt.Errorf("reservation %s has no line for %s", res.GetId(), l.GetSku())
-		}
-		l.UnitPrice = proto.Clone(p).(*typev1.Money)
-	}
-	return next, nil
 }
 
 // save stores next if the order is still PENDING and returns it. When it is
@@ -132,7 +103,7 @@ func (s *Service) save(ctx context.Context, cur, next *Record) (*Record, bool) {
 	id := cur.Order.GetId()
 	if errors.Is(err, ErrConflict) {
 		if stored, gerr := s.store.Get(pctx, id); gerr == nil {
-			s.log.WarnContext(ctx, "order changed by another run", "orderId", id, "status", stored.Order.GetStatus().String())
+			s.log.WarnContext(ctx, "order changed by another run", "orderId", id, "status", statusName(stored.Order.GetStatus()))
 			return stored, false
 		}
 	}
@@ -147,13 +118,14 @@ func (s *Service) fail(ctx context.Context, cur, next *Record, reason string, in
 	next.FailureInfo = info
 	rec, _ := s.save(ctx, cur, next)
 	s.log.InfoContext(ctx, "order settled", "orderId", rec.Order.GetId(),
-		"status", rec.Order.GetStatus().String(), "reason", rec.Order.GetFailureReason())
+		"status", statusName(rec.Order.GetStatus()), "reason", rec.Order.GetFailureReason())
 	return rec, outcomeOf(rec)
 }
 
 // stuck logs that a step ended without a definite answer, so the order stays
 // PENDING for the reconciler. Unknown outcomes are expected (warn); a
-// definite answer the saga has no rule for is a bug somewhere (error).
+// definite refusal while compensating (a refund that cannot be made) needs a
+// person (error).
 func (s *Service) stuck(ctx context.Context, rec *Record, step string, err error) {
 	lvl, msg := slog.LevelWarn, "outcome unknown; order stays pending"
 	if !unknownOutcome(err) {

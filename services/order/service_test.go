@@ -36,6 +36,9 @@ func TestNew(t *testing.T) {
 		{"zero backoff", store, inv, pay, []Option{WithBackoff(0)}, true},
 		{"zero budget", store, inv, pay, []Option{WithBudget(0)}, true},
 		{"negative reconcile age", store, inv, pay, []Option{WithReconcileAfter(-time.Second)}, true},
+		{"reconcile rounds and backoff", store, inv, pay, []Option{WithReconcileRounds(1), WithReconcileBackoff(time.Millisecond)}, false},
+		{"zero reconcile rounds", store, inv, pay, []Option{WithReconcileRounds(0)}, true},
+		{"zero reconcile backoff", store, inv, pay, []Option{WithReconcileBackoff(0)}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

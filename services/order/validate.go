@@ -20,6 +20,7 @@ const (
 	maxLines    = 50
 	maxSKULen   = 64
 	maxQuantity = 1000
+	maxIDLen    = 64
 )
 
 // idempotencyKey returns the call's key. A missing key is an error of its
@@ -78,6 +79,23 @@ func validSKU(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validOrderID reports whether id is 1-64 characters of the id alphabet
+// [A-Za-z0-9_-], which covers every id this service makes ("ord-<hex>").
+// Ids are checked before any lookup, so a NOT_FOUND echoes at most 64 safe
+// characters.
+func validOrderID(id string) bool {
+	if id == "" || len(id) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}
