@@ -38,6 +38,8 @@
 // time with plain Dial for its checks, so unauthenticated health traffic
 // cannot trip a breaker or burn retries, and an open breaker cannot make
 // /health report a healthy upstream DOWN. Close closes both connections.
+// When a reload moves an upstream's API connection to new addresses, the
+// cmd layer calls SetUpstreamAddresses so /health follows.
 // /openapi.json serves gen/openapi's document unless WithOpenAPI replaces it.
 //
 // # Config

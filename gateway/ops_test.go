@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -298,10 +299,37 @@ func TestHealthBypassesClientChain(t *testing.T) {
 	if len(h.srv.probes) != len(h.cfg.Upstreams) {
 		t.Fatalf("health connections = %d, want one per upstream (%d)", len(h.srv.probes), len(h.cfg.Upstreams))
 	}
+	live := map[string]*grpc.ClientConn{}
+	for name, p := range h.srv.probes {
+		live[name], _ = p.conn()
+	}
 	h.srv.Close()
-	for name, cc := range h.srv.probes {
+	for name, cc := range live {
 		if st := cc.GetState(); st != connectivity.Shutdown {
 			t.Errorf("after Close, health connection to %s is %v, want SHUTDOWN", name, st)
 		}
+	}
+}
+
+// TestSetUpstreamAddressesMovesHealth: after a reload moves an upstream,
+// /health checks the new instances.
+func TestSetUpstreamAddressesMovesHealth(t *testing.T) {
+	h := newHarness(t, setup{down: []string{"inventory"}})
+	if r := h.do("GET", "/health", "", ""); r.status != 503 {
+		t.Fatalf("/health with inventory down = %d %s, want 503", r.status, r.body)
+	}
+	i := slices.IndexFunc(h.cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == "inventory" })
+	live := h.startUpstream(h.cfg.Upstreams[i], nil)
+	if err := h.srv.SetUpstreamAddresses("inventory", []string{live}); err != nil {
+		t.Fatalf("SetUpstreamAddresses(inventory) = %v", err)
+	}
+	if r := h.do("GET", "/health", "", ""); r.status != 200 {
+		t.Errorf("/health after moving inventory to a live instance = %d %s, want 200", r.status, r.body)
+	}
+	if err := h.srv.SetUpstreamAddresses("nope", []string{live}); err == nil {
+		t.Error("SetUpstreamAddresses(nope) = nil, want an error")
+	}
+	if err := h.srv.SetUpstreamAddresses("inventory", nil); err == nil {
+		t.Error("SetUpstreamAddresses(inventory, nil) = nil, want an error")
 	}
 }

@@ -38,7 +38,7 @@ type Server struct {
 	table     *route.Table
 	endpoints map[*route.Route]*endpoint
 	conns     map[string]*grpc.ClientConn // API calls, through the DialFunc
-	probes    map[string]*grpc.ClientConn // /health checks, plain Dial
+	probes    map[string]*probe           // /health checks, plain Dial
 	mux       *runtime.ServeMux
 	health    *health.Checker
 	openAPI   []byte
@@ -122,7 +122,7 @@ func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
 // calls turn from 502 into 503), and an open breaker would report a
 // healthy upstream DOWN. A probe must see the upstream, not the chain.
 func (s *Server) dial(ctx context.Context, o options) error {
-	s.conns, s.probes = map[string]*grpc.ClientConn{}, map[string]*grpc.ClientConn{}
+	s.conns, s.probes = map[string]*grpc.ClientConn{}, map[string]*probe{}
 	var deps []health.Dependency
 	for _, up := range s.cfg.Upstreams {
 		cc, err := o.dial(ctx, up)
@@ -131,7 +131,7 @@ func (s *Server) dial(ctx context.Context, o options) error {
 			return fmt.Errorf("gateway: dial upstream %s: %w", up.Name, err)
 		}
 		s.conns[up.Name] = cc
-		probe, err := Dial(ctx, up)
+		probe, err := newProbe(ctx, up)
 		if err != nil {
 			s.Close()
 			return fmt.Errorf("gateway: dial upstream %s for /health: %w", up.Name, err)
@@ -238,10 +238,11 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 // when it returns; calling it again is harmless.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		for _, conns := range []map[string]*grpc.ClientConn{s.conns, s.probes} {
-			for _, cc := range conns {
-				s.closeErr = errors.Join(s.closeErr, cc.Close())
-			}
+		for _, cc := range s.conns {
+			s.closeErr = errors.Join(s.closeErr, cc.Close())
+		}
+		for _, p := range s.probes {
+			s.closeErr = errors.Join(s.closeErr, p.close())
 		}
 	})
 	return s.closeErr
