@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
@@ -18,63 +21,60 @@ const (
 	defaultOrder     = "127.0.0.1:43103"
 )
 
-// serviceFlags are the flags every service process takes.
-type serviceFlags struct {
-	listen, db, level, faults string
+// service is what every service process gets from its flags.
+type service struct {
+	listen, db string
+	logger     *slog.Logger
+	unary      []grpc.UnaryServerInterceptor
 }
 
-func parseServiceFlags(e env, name, listen string, args []string, extra func(*flagSet)) (serviceFlags, error) {
+// parseService parses a service's common flags (--listen, --db, --faults,
+// --log-level) plus any extra ones, and builds its logger and server
+// interceptors.
+func parseService(e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
 	fs, lvl := newFlags(e, name)
-	var f serviceFlags
-	fs.StringVar(&f.listen, "listen", listen, "gRPC listen address")
-	fs.StringVar(&f.db, "db", "var/"+name+".db", "SQLite database path")
-	fs.StringVar(&f.faults, "faults", "", "fault injection spec (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
+	var s service
+	var faults string
+	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address")
+	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database path")
+	fs.StringVar(&faults, "faults", "", "fault injection spec (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	if extra != nil {
 		extra(fs)
 	}
 	if err := fs.Parse(args); err != nil {
-		return f, err
+		return s, err
 	}
-	f.level = *lvl
-	return f, noArgs(fs)
+	if err := noArgs(fs); err != nil {
+		return s, err
+	}
+	var err error
+	if s.logger, err = newLogger(e, name, *lvl); err != nil {
+		return s, err
+	}
+	s.unary, err = serverInterceptors(faults)
+	return s, err
 }
 
 func runInventory(ctx context.Context, e env, args []string) error {
-	f, err := parseServiceFlags(e, "inventory", defaultInventory, args, nil)
+	s, err := parseService(e, "inventory", defaultInventory, args, nil)
 	if err != nil {
 		return err
 	}
-	l, err := newLogger(e, "inventory", f.level)
-	if err != nil {
-		return err
-	}
-	unary, err := serverInterceptors(f.faults)
-	if err != nil {
-		return err
-	}
-	return inventory.Run(ctx, inventory.Config{Listen: f.listen, DB: f.db, Logger: l, Unary: unary})
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Unary: s.unary})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
-	f, err := parseServiceFlags(e, "payment", defaultPayment, args, nil)
+	s, err := parseService(e, "payment", defaultPayment, args, nil)
 	if err != nil {
 		return err
 	}
-	l, err := newLogger(e, "payment", f.level)
-	if err != nil {
-		return err
-	}
-	unary, err := serverInterceptors(f.faults)
-	if err != nil {
-		return err
-	}
-	return payment.Run(ctx, payment.Config{Listen: f.listen, DB: f.db, Logger: l, Unary: unary})
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Unary: s.unary})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
 	var invAddr, payAddr string
 	var timeout time.Duration
-	f, err := parseServiceFlags(e, "order", defaultOrder, args, func(fs *flagSet) {
+	s, err := parseService(e, "order", defaultOrder, args, func(fs *flagSet) {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service, same forms as --inventory")
 		fs.DurationVar(&timeout, "upstream-timeout", time.Second, "per-call timeout to inventory and payment (all attempts together)")
@@ -82,26 +82,18 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := newLogger(e, "order", f.level)
-	if err != nil {
-		return err
-	}
-	unary, err := serverInterceptors(f.faults)
-	if err != nil {
-		return err
-	}
-	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, l)
+	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger)
 	if err != nil {
 		return fmt.Errorf("--inventory: %w", err)
 	}
 	defer inv.Close()
-	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, l)
+	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger)
 	if err != nil {
 		return fmt.Errorf("--payment: %w", err)
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: f.listen, DB: f.db, Logger: l, Unary: unary,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Unary: s.unary,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 	})
 }
