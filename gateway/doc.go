@@ -105,7 +105,8 @@
 //	400 IDEMPOTENCY_KEY_INVALID  empty, over 255 characters, not printable ASCII, or sent twice
 //	401 UNAUTHENTICATED          no or unknown bearer token
 //	403 FORBIDDEN                the role may not call the method on the path
-//	404 ROUTE_NOT_FOUND          no route has the path
+//	404 ROUTE_NOT_FOUND          no route has the path; an empty path variable
+//	                             (/api/orders/) names no resource, so none has
 //	405 METHOD_NOT_ALLOWED       a route has the path, not the method; Allow lists them
 //	413 CONTENT_TOO_LARGE        body over the route's max_body_bytes
 //	415 UNSUPPORTED_MEDIA_TYPE   a body that is not application/json (utf-8)
@@ -131,10 +132,11 @@
 // body do not bind, by the JSON (lowerCamel) names /openapi.json lists, and
 // must parse as their type. A proto name (page_size) is 400 saying which
 // name to use (pageSize): grpc-gateway would bind both, but one documented
-// spelling per parameter is what clients, caches and logs can rely on. Nothing the client sends
-// becomes upstream metadata except what the edge maps: the verified principal
-// (x-portico-subject, x-portico-role from package callmeta), Idempotency-Key
-// as idempotency-key on routes that take one, and the trace id.
+// spelling per parameter is what clients, caches and logs can rely on.
+// Nothing the client sends becomes upstream metadata except what the edge
+// maps: the verified principal (x-portico-subject, x-portico-role from
+// package callmeta), Idempotency-Key as idempotency-key on routes that take
+// one, and the trace id.
 // Authorization, cookies, Grpc-Metadata-*, x-portico-*, X-Forwarded-* and
 // Forwarded are dropped; grpc-gateway adds x-forwarded-host and
 // x-forwarded-for derived from the connection itself. X-HTTP-Method-Override
