@@ -37,10 +37,10 @@ func serverInterceptors(spec string) ([]grpc.UnaryServerInterceptor, error) {
 // or a gRPC target such as dns:///inventory:43101.
 func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
-	if strings.Contains(addr, ",") {
-		cfg.Addresses = strings.Split(addr, ",")
+	if list := strings.Split(addr, ","); hostPorts(list) {
+		cfg.Addresses = list // Portico's resolver: balancing plus ejection
 	} else {
-		cfg.Target = addr
+		cfg.Target = addr // e.g. dns:///inventory:43101
 	}
 	cfg.HealthCheck.Enabled = true
 	cfg.HealthCheck.Service = healthService
