@@ -89,9 +89,9 @@ type Item struct {
 	Sku string `protobuf:"bytes,1,opt,name=sku,proto3" json:"sku,omitempty"`
 	// Display name, 1-200 characters.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// Price of one unit.
+	// Price of one unit; amount_minor at most 1e12.
 	UnitPrice *v1.Money `protobuf:"bytes,3,opt,name=unit_price,json=unitPrice,proto3" json:"unit_price,omitempty"`
-	// Units that can be reserved now.
+	// Units that can be reserved now, 0 to 1e9.
 	Available int64 `protobuf:"varint,4,opt,name=available,proto3" json:"available,omitempty"`
 	// Units held by open reservations.
 	Reserved int64 `protobuf:"varint,5,opt,name=reserved,proto3" json:"reserved,omitempty"`

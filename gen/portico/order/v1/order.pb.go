@@ -103,7 +103,9 @@ type Order struct {
 	// The payment, once made.
 	PaymentId string `protobuf:"bytes,7,opt,name=payment_id,json=paymentId,proto3" json:"payment_id,omitempty"`
 	// Why the order failed: INSUFFICIENT_STOCK, ITEM_NOT_FOUND,
-	// PAYMENT_DECLINED, INSUFFICIENT_FUNDS, RESERVATION_EXPIRED.
+	// PAYMENT_DECLINED, INSUFFICIENT_FUNDS, RESERVATION_EXPIRED, INVALID_TOTAL
+	// (overflow, mixed currencies, zero, above the payment limit),
+	// INVALID_PAYMENT_REQUEST, UPSTREAM_REJECTED.
 	FailureReason string `protobuf:"bytes,8,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
 	// The payment method.
 	PaymentMethod string `protobuf:"bytes,9,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
@@ -344,7 +346,7 @@ func (x *CreateOrderRequest) GetPaymentMethod() string {
 // GetOrderRequest names one order.
 type GetOrderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Order id.
+	// Order id: 1-64 characters of [A-Za-z0-9_-].
 	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -38,9 +38,10 @@ const (
 // stable reason: ORDER_NOT_FOUND, IDEMPOTENCY_KEY_MISSING,
 // IDEMPOTENCY_KEY_REUSED, UNAUTHENTICATED_CALLER, ORDER_NOT_CANCELLABLE,
 // INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE, INSUFFICIENT_STOCK,
-// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED. ErrorInfo metadata
-// carries "orderId" and, where they apply, "sku", "requested", "available"
-// and "declineReason".
+// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED, INVALID_TOTAL,
+// INVALID_PAYMENT_REQUEST, UPSTREAM_REJECTED. ErrorInfo metadata carries
+// "orderId" and, where they apply, "sku", "requested", "available",
+// "declineReason", "cause", "step", "upstreamCode" and "upstreamReason".
 type OrderServiceClient interface {
 	// CreateOrder places an order. The call must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters), scoped to the
@@ -130,9 +131,10 @@ func (c *orderServiceClient) CancelOrder(ctx context.Context, in *CancelOrderReq
 // stable reason: ORDER_NOT_FOUND, IDEMPOTENCY_KEY_MISSING,
 // IDEMPOTENCY_KEY_REUSED, UNAUTHENTICATED_CALLER, ORDER_NOT_CANCELLABLE,
 // INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE, INSUFFICIENT_STOCK,
-// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED. ErrorInfo metadata
-// carries "orderId" and, where they apply, "sku", "requested", "available"
-// and "declineReason".
+// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED, INVALID_TOTAL,
+// INVALID_PAYMENT_REQUEST, UPSTREAM_REJECTED. ErrorInfo metadata carries
+// "orderId" and, where they apply, "sku", "requested", "available",
+// "declineReason", "cause", "step", "upstreamCode" and "upstreamReason".
 type OrderServiceServer interface {
 	// CreateOrder places an order. The call must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters), scoped to the

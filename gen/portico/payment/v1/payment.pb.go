@@ -195,7 +195,7 @@ type CreatePaymentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The order to charge, 1-64 characters.
 	OrderId string `protobuf:"bytes,1,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
-	// Amount to charge; amount_minor 1 or more, currency 3 upper-case letters.
+	// Amount to charge; amount_minor 1 to 1e15, currency 3 upper-case letters.
 	Amount *v1.Money `protobuf:"bytes,2,opt,name=amount,proto3" json:"amount,omitempty"`
 	// A test payment method, see PaymentService.
 	PaymentMethod string `protobuf:"bytes,3,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
