@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
@@ -58,6 +59,11 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// Unary interceptors run after logging and before recovery.
 	Unary []grpc.UnaryServerInterceptor
+	// Background work (an expiry sweeper, a reconciler) runs while the
+	// server serves, each function in its own goroutine, with a context
+	// that ends when shutdown begins; Serve returns after they have all
+	// returned.
+	Background []func(context.Context)
 }
 
 // Server is a configured gRPC server with health and reflection.
@@ -125,13 +131,30 @@ func panicHandler(l *slog.Logger) recovery.RecoveryHandlerFuncContext {
 // GRPC returns the underlying server for service registration.
 func (s *Server) GRPC() *grpc.Server { return s.grpc }
 
+// ListenAndServe serves on lis, or when lis is nil on a new TCP listener
+// on addr, as Serve does.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, lis net.Listener) error {
+	if lis == nil {
+		var err error
+		if lis, err = new(net.ListenConfig).Listen(ctx, "tcp", addr); err != nil {
+			return fmt.Errorf("%s: listen %s: %w", s.cfg.Service, addr, err)
+		}
+	}
+	return s.Serve(ctx, lis)
+}
+
 // Serve serves on lis until ctx is done, then marks health NOT_SERVING,
-// lets in-flight calls finish within ShutdownGrace and stops. It returns nil
-// after a clean shutdown.
+// lets in-flight calls finish within ShutdownGrace and stops. Background
+// work runs meanwhile. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
 	s.probe(probeCtx) // first probe before serving, so health is never stale
+	var bg sync.WaitGroup
+	defer bg.Wait() // every return path below cancels probeCtx first
+	for _, f := range s.cfg.Background {
+		bg.Go(func() { f(probeCtx) })
+	}
 	probeDone := make(chan struct{})
 	go func() { defer close(probeDone); s.probeLoop(probeCtx) }()
 

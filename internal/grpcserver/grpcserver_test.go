@@ -156,3 +156,26 @@ func TestNewValidates(t *testing.T) {
 		})
 	}
 }
+
+func TestBackgroundStopsBeforeServeReturns(t *testing.T) {
+	started := make(chan struct{})
+	var stopped atomic.Bool
+	bg := func(ctx context.Context) {
+		close(started)
+		<-ctx.Done()
+		time.Sleep(20 * time.Millisecond) // a slow exit Serve must wait for
+		stopped.Store(true)
+	}
+	_, stop := start(t, Config{Service: "svc", Logger: slog.New(slog.DiscardHandler), Background: []func(context.Context){bg}})
+	select {
+	case <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("background work never started")
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("Serve() = %v", err)
+	}
+	if !stopped.Load() {
+		t.Error("Serve returned before its background work stopped")
+	}
+}

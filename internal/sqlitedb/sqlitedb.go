@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -26,11 +27,16 @@ import (
 // Memory is the path that opens a private in-memory database, for tests.
 const Memory = ":memory:"
 
-// Open opens (creating if needed) the database at path and applies the
-// pending migrations from migrations. The parent directory must exist.
+// Open opens (creating it and its directory if needed) the database at
+// path and applies the pending migrations from migrations.
 func Open(ctx context.Context, path string, migrations fs.FS) (*sql.DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlitedb: empty path")
+	}
+	if path != Memory {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("sqlitedb: %w", err)
+		}
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")

@@ -13,7 +13,7 @@ func TestMigrationsApplyOnceInOrder(t *testing.T) {
 		"0002_add.sql":    {Data: []byte(`ALTER TABLE t ADD COLUMN b TEXT;`)},
 		"0001_create.sql": {Data: []byte(`CREATE TABLE t (a INTEGER);`)},
 	}
-	path := filepath.Join(t.TempDir(), "x.db")
+	path := filepath.Join(t.TempDir(), "sub", "x.db") // Open makes the directory
 	for range 2 { // reopening must not re-apply
 		db, err := Open(ctx, path, fs)
 		if err != nil {
@@ -40,7 +40,7 @@ func TestOpenErrors(t *testing.T) {
 		{"empty path", "", fstest.MapFS{}},
 		{"bad migration name", Memory, fstest.MapFS{"create.sql": {Data: []byte(`SELECT 1`)}}},
 		{"bad SQL", Memory, fstest.MapFS{"0001_bad.sql": {Data: []byte(`CREATE TABLEX`)}}},
-		{"missing directory", filepath.Join(t.TempDir(), "no", "such", "x.db"), fstest.MapFS{}},
+		{"directory cannot be made", "/proc/portico/x.db", fstest.MapFS{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

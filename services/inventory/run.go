@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"time"
 
 	"google.golang.org/grpc"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/grpcserver"
-	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
 // Process defaults.
@@ -90,38 +87,22 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service: inventoryv1.InventoryService_ServiceDesc.ServiceName,
-		Logger:  cfg.Logger,
-		Ready:   store.Ping,
-		Unary:   cfg.Unary,
+		Service:    inventoryv1.InventoryService_ServiceDesc.ServiceName,
+		Logger:     cfg.Logger,
+		Ready:      store.Ping,
+		Unary:      cfg.Unary,
+		Background: []func(context.Context){func(ctx context.Context) { svc.sweep(ctx, cfg.SweepInterval) }},
 	})
 	if err != nil {
 		return err
 	}
 	inventoryv1.RegisterInventoryServiceServer(srv.GRPC(), svc)
-	lis := cfg.Listener
-	if lis == nil {
-		if lis, err = new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen); err != nil {
-			return fmt.Errorf("inventory: %w", err)
-		}
-	}
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	swept := make(chan struct{})
-	go func() { defer close(swept); svc.sweep(sweepCtx, cfg.SweepInterval) }()
-	err = srv.Serve(ctx, lis)
-	stopSweep()
-	<-swept
-	return err
+	return srv.ListenAndServe(ctx, cfg.Listen, cfg.Listener)
 }
 
-// openStore opens the database at path, creating its directory, and seeds
-// it if it is empty.
+// openStore opens the database at path, creating it and its directory,
+// and seeds it if it is empty.
 func openStore(ctx context.Context, path string, now time.Time) (*SQLiteStore, error) {
-	if path != sqlitedb.Memory {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("inventory: %w", err)
-		}
-	}
 	store, err := OpenSQLite(ctx, path)
 	if err != nil {
 		return nil, err

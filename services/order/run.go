@@ -3,12 +3,9 @@ package order
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -17,7 +14,6 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/grpcserver"
-	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
 // Config configures the order process (Run). Zero values of optional fields
@@ -80,11 +76,6 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	if cfg.DB != sqlitedb.Memory {
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
-			return fmt.Errorf("order: %w", err)
-		}
-	}
 	store, err := OpenSQLite(ctx, cfg.DB)
 	if err != nil {
 		return err
@@ -97,26 +88,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service: orderv1.OrderService_ServiceDesc.ServiceName,
-		Logger:  cfg.Logger,
-		Ready:   store.Ping,
-		Unary:   cfg.Unary,
+		Service:    orderv1.OrderService_ServiceDesc.ServiceName,
+		Logger:     cfg.Logger,
+		Ready:      store.Ping,
+		Unary:      cfg.Unary,
+		Background: []func(context.Context){func(ctx context.Context) { svc.reconcileEvery(ctx, cfg.ReconcileInterval) }},
 	})
 	if err != nil {
 		return err
 	}
 	orderv1.RegisterOrderServiceServer(srv.GRPC(), svc)
-	lis := cfg.Listener
-	if lis == nil {
-		if lis, err = net.Listen("tcp", cfg.Listen); err != nil {
-			return fmt.Errorf("order: %w", err)
-		}
-	}
-	rctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { svc.reconcileEvery(rctx, cfg.ReconcileInterval) })
-	err = srv.Serve(ctx, lis)
-	stop()
-	wg.Wait()
-	return err
+	return srv.ListenAndServe(ctx, cfg.Listen, cfg.Listener)
 }

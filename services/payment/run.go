@@ -3,17 +3,13 @@ package payment
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 
 	"google.golang.org/grpc"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/grpcserver"
-	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
 // Process defaults.
@@ -60,11 +56,6 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	if cfg.DB != sqlitedb.Memory {
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o755); err != nil {
-			return fmt.Errorf("payment: %w", err)
-		}
-	}
 	store, err := OpenSQLite(ctx, cfg.DB)
 	if err != nil {
 		return err
@@ -84,11 +75,5 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	paymentv1.RegisterPaymentServiceServer(srv.GRPC(), svc)
-	lis := cfg.Listener
-	if lis == nil {
-		if lis, err = new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen); err != nil {
-			return fmt.Errorf("payment: %w", err)
-		}
-	}
-	return srv.Serve(ctx, lis)
+	return srv.ListenAndServe(ctx, cfg.Listen, cfg.Listener)
 }
