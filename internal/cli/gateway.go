@@ -47,6 +47,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer srv.Close()
+	ups.health = srv
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)

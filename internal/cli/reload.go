@@ -13,10 +13,17 @@ import (
 )
 
 // upstreamSet remembers the edge's upstreams by name so a reload can change
-// their instances in place.
+// their instances in place, for API calls and for /health.
 type upstreamSet struct {
-	mu sync.Mutex
-	m  map[string]*interceptors.Upstream
+	mu     sync.Mutex
+	m      map[string]*interceptors.Upstream
+	health healthTargets
+}
+
+// healthTargets is the part of the edge that moves /health's checks
+// (*gateway.Server).
+type healthTargets interface {
+	SetUpstreamAddresses(name string, addrs []string) error
 }
 
 func (s *upstreamSet) add(name string, u *interceptors.Upstream) {
@@ -68,6 +75,11 @@ func applyReload(running, next gateway.Config, ups *upstreamSet, l *slog.Logger)
 		if err := u.SetAddresses(next.Upstreams[j].Addresses); err != nil {
 			l.Error("reload: addresses not changed", "upstream", cur.Name, "err", err.Error())
 			continue
+		}
+		if ups.health != nil {
+			if err := ups.health.SetUpstreamAddresses(cur.Name, next.Upstreams[j].Addresses); err != nil {
+				l.Error("reload: /health still checks the old addresses", "upstream", cur.Name, "err", err.Error())
+			}
 		}
 		applied.Upstreams[i].Addresses = next.Upstreams[j].Addresses
 		l.Info("reload: upstream addresses changed", "upstream", cur.Name,

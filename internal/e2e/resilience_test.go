@@ -268,6 +268,11 @@ func TestReloadAddsInstance(t *testing.T) {
 	if countCalls(b, inv+"GetItem") == 0 {
 		t.Error("the added instance served nothing")
 	}
+	if !testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
+		return call(t, "GET", e.url+"/health", "", "").status == 200
+	}) {
+		t.Error("/health never followed the reload to the live instance")
+	}
 	// A broken file is rejected and the running config stays.
 	if err := os.WriteFile(path, []byte("listn: x\n"), 0o600); err != nil {
 		t.Fatal(err)
