@@ -30,7 +30,8 @@
 //	NOT_FOUND                                                      404   reason or NOT_FOUND
 //	ALREADY_EXISTS                                                 409   reason or ALREADY_EXISTS
 //	ABORTED                                                        409   reason or ABORTED
-//	FAILED_PRECONDITION  reason PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED  422   reason
+//	FAILED_PRECONDITION  reason PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED,
+//	                     INVALID_PAYMENT_REQUEST, INVALID_TOTAL    422   reason
 //	FAILED_PRECONDITION  reason IDEMPOTENCY_KEY_MISSING            400   reason
 //	FAILED_PRECONDITION  any other reason (INSUFFICIENT_STOCK, ...) 409  reason or FAILED_PRECONDITION
 //	RESOURCE_EXHAUSTED   the upstream's own verdict (see below)    429   reason or RESOURCE_EXHAUSTED, Retry-After

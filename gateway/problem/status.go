@@ -63,6 +63,8 @@ var table = map[codes.Code]row{
 var reasonStatus = map[string]int{
 	"PAYMENT_DECLINED":        http.StatusUnprocessableEntity,
 	"IDEMPOTENCY_KEY_REUSED":  http.StatusUnprocessableEntity,
+	"INVALID_PAYMENT_REQUEST": http.StatusUnprocessableEntity, // e.g. an unknown payment method
+	"INVALID_TOTAL":           http.StatusUnprocessableEntity, // overflow, mixed currencies, zero
 	"IDEMPOTENCY_KEY_MISSING": http.StatusBadRequest,
 	"INSUFFICIENT_STOCK":      http.StatusConflict,
 }

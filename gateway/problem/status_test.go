@@ -59,6 +59,8 @@ func TestFromStatus(t *testing.T) {
 		{"insufficient stock", st(codes.FailedPrecondition, info("INSUFFICIENT_STOCK")), trailersOnly, 409, "INSUFFICIENT_STOCK", 0, "", false},
 		{"payment declined", st(codes.FailedPrecondition, info("PAYMENT_DECLINED")), trailersOnly, 422, "PAYMENT_DECLINED", 0, "", false},
 		{"key reused", st(codes.FailedPrecondition, info("IDEMPOTENCY_KEY_REUSED")), trailersOnly, 422, "IDEMPOTENCY_KEY_REUSED", 0, "", false},
+		{"invalid payment request", st(codes.FailedPrecondition, info("INVALID_PAYMENT_REQUEST")), trailersOnly, 422, "INVALID_PAYMENT_REQUEST", 0, "", false},
+		{"invalid total", st(codes.FailedPrecondition, info("INVALID_TOTAL")), trailersOnly, 422, "INVALID_TOTAL", 0, "", false},
 		{"key missing", st(codes.FailedPrecondition, info("IDEMPOTENCY_KEY_MISSING")), trailersOnly, 400, "IDEMPOTENCY_KEY_MISSING", 0, "", false},
 		{"failed precondition default", st(codes.FailedPrecondition), trailersOnly, 409, "FAILED_PRECONDITION", 0, "", false},
 		{"quota with retry info", st(codes.ResourceExhausted, retry(1100*time.Millisecond)), answered, 429, "RESOURCE_EXHAUSTED", 2, "", false},
