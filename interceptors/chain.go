@@ -3,8 +3,10 @@ package interceptors
 import (
 	"errors"
 	"log/slog"
+	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/portico-gateway/portico/interceptors/balance"
@@ -109,12 +111,24 @@ func (c *chain) dialOptions() ([]grpc.DialOption, error) {
 		// The gateway's configuration decides the policy, not DNS TXT.
 		grpc.WithDisableServiceConfig(),
 		grpc.WithDefaultServiceConfig(sc),
+		// Reconnect quickly after an upstream comes back: grpc-go's default
+		// backoff grows to 120s, so a service restarted after a long outage
+		// could sit unused for two minutes. Capped at ReconnectMaxDelay.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
+			BaseDelay: ReconnectBaseDelay, Multiplier: 1.6, Jitter: 0.2, MaxDelay: ReconnectMaxDelay,
+		}, MinConnectTimeout: 5 * time.Second}),
 	}
 	if c.resolver != nil {
 		opts = append(opts, c.resolver.DialOption())
 	}
 	return append(opts, c.s.dialOpts...), nil
 }
+
+// Reconnect backoff of every upstream connection (see dialOptions).
+const (
+	ReconnectBaseDelay = 100 * time.Millisecond
+	ReconnectMaxDelay  = 5 * time.Second
+)
 
 // Upstream is one upstream's connection with its chain and, when built
 // from addresses, the resolver that changes them.

@@ -48,7 +48,7 @@ func BenchmarkCreateOrder(b *testing.B) {
 	c := startCluster(b)
 	admin := as(b, "admin", "admin", "")
 	_, err := c.Inventory.UpdateItem(admin, &inventoryv1.UpdateItemRequest{
-		Item:       &inventoryv1.Item{Sku: "keyboard-001", Available: 1 << 40},
+		Item:       &inventoryv1.Item{Sku: "keyboard-001", Available: 1_000_000_000},
 		UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"available"}},
 	})
 	if err != nil {

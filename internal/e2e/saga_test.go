@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/internal/testproc"
 )
 
 // TestSaga drives CreateOrder through the three real processes.
@@ -196,9 +198,12 @@ func TestInventoryDown(t *testing.T) {
 		}
 	}
 	t.Logf("UNAVAILABLE after %v", took)
-	c.startInventory() // recovery: the same key now succeeds
-	o, err = c.Order.CreateOrder(as(t, "alice", "customer", "down-1"), orderReq("keyboard-001", 1, "pm_card_ok"))
-	if err != nil || o.GetStatus() != orderv1.Order_STATUS_CONFIRMED {
+	c.startInventory() // recovery: once order has reconnected, the same key succeeds
+	ok := testproc.WaitFor(t.Context(), 10*time.Second, func(context.Context) bool {
+		o, err = c.Order.CreateOrder(as(t, "alice", "customer", "down-1"), orderReq("keyboard-001", 1, "pm_card_ok"))
+		return status.Code(err) != codes.Unavailable
+	})
+	if !ok || err != nil || o.GetStatus() != orderv1.Order_STATUS_CONFIRMED {
 		t.Fatalf("after restart: %v, %v; want CONFIRMED", o.GetStatus(), err)
 	}
 	checkConfirmed(t, c, o)

@@ -14,7 +14,7 @@ func TestMigrationsApplyOnceInOrder(t *testing.T) {
 		"0001_create.sql": {Data: []byte(`CREATE TABLE t (a INTEGER);`)},
 	}
 	path := filepath.Join(t.TempDir(), "sub", "x.db") // Open makes the directory
-	for range 2 { // reopening must not re-apply
+	for range 2 {                                     // reopening must not re-apply
 		db, err := Open(ctx, path, fs)
 		if err != nil {
 			t.Fatalf("Open() = %v", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
@@ -17,7 +18,12 @@ const ReadyTimeout = 30 * time.Second
 // Dial returns a plain gRPC client connection to addr, closed at test end.
 func Dial(t testing.TB, addr string) *grpc.ClientConn {
 	t.Helper()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// A short reconnect backoff: tests dial processes that are still
+	// starting, and grpc-go's default first backoff is a whole second.
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
+			BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 200 * time.Millisecond,
+		}}))
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
