@@ -36,3 +36,25 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+func TestDeliberate(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"live upstream's reason", rpcerr.New(codes.Unavailable, "order.portico.dev", "INVENTORY_UNAVAILABLE", "x"), true},
+		{"deeper hop's breaker", rpcerr.New(codes.Unavailable, reason.Domain, reason.CircuitOpen, "x"), true},
+		{"injected fault imitates a bare failure", rpcerr.New(codes.Unavailable, reason.Domain, reason.FaultInjected, "x"), false},
+		{"bare UNAVAILABLE (connection refused)", status.Error(codes.Unavailable, "connection refused"), false},
+		{"other code with a reason", rpcerr.New(codes.FailedPrecondition, "d", "R", "x"), false},
+		{"nil", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := reason.Deliberate(tt.err); got != tt.want {
+				t.Errorf("Deliberate(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
