@@ -1,8 +1,11 @@
 package interceptors
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"google.golang.org/grpc"
@@ -47,10 +50,33 @@ func Layers(opts ...Option) ([]Layer, error) {
 
 // chain is everything build makes for one upstream.
 type chain struct {
-	s        *settings
-	layers   []Layer
-	resolver *balance.Resolver // nil for a target
-	target   string
+	s                *settings
+	layers           []Layer
+	resolver         *balance.Resolver // nil for a target grpc-go resolves
+	target           string
+	dnsHost, dnsPort string // a dns:/// target Portico re-resolves
+}
+
+// lookupFunc is the DNS lookup in effect.
+func (s *settings) lookupFunc() balance.LookupFunc {
+	if s.lookup != nil {
+		return s.lookup
+	}
+	return net.DefaultResolver.LookupHost
+}
+
+// initialDNS resolves a dns:/// target once at construction. If that fails
+// the name itself is the one address (the dialer resolves it per
+// connection) until the first successful refresh.
+func (s *settings) initialDNS(host, port string) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	addrs, err := balance.Resolve(ctx, s.lookupFunc(), host, port)
+	if err != nil || len(addrs) == 0 {
+		s.logger.Warn("dns lookup failed; dialling the name until a refresh succeeds", "upstream", s.cfg.Name, "host", host, "err", fmt.Sprint(err))
+		return []string{net.JoinHostPort(host, port)}
+	}
+	return addrs
 }
 
 // build validates the options and makes the chain: the one place the order
@@ -68,8 +94,13 @@ func build(opts []Option) (*chain, error) {
 	}
 	c := &chain{s: s, target: s.cfg.Target}
 	rep := &reporter{metrics: s.metrics, logger: s.logger}
-	if len(s.cfg.Addresses) > 0 {
-		r, err := balance.NewResolver(s.cfg.Name, s.cfg.Addresses,
+	addrs := s.cfg.Addresses
+	if host, port, ok := balance.ParseDNSTarget(s.cfg.Target); ok && s.cfg.DNSRefresh >= 0 {
+		c.dnsHost, c.dnsPort = host, port
+		addrs = s.initialDNS(host, port)
+	}
+	if len(addrs) > 0 {
+		r, err := balance.NewResolver(s.cfg.Name, addrs,
 			balance.WithEjection(s.ejection()), balance.WithClock(s.clock), balance.WithObserver(rep))
 		if err != nil {
 			return nil, err
@@ -133,9 +164,10 @@ const (
 // Upstream is one upstream's connection with its chain and, when built
 // from addresses, the resolver that changes them.
 type Upstream struct {
-	name     string
-	conn     *grpc.ClientConn
-	resolver *balance.Resolver
+	name      string
+	conn      *grpc.ClientConn
+	resolver  *balance.Resolver
+	refresher *balance.Refresher // re-resolves a dns:/// target; nil otherwise
 }
 
 // NewUpstream validates the options and creates the upstream's
@@ -157,11 +189,23 @@ func NewUpstream(target string, opts ...Option) (*Upstream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Upstream{name: c.s.cfg.Name, conn: conn, resolver: c.resolver}, nil
+	u := &Upstream{name: c.s.cfg.Name, conn: conn, resolver: c.resolver}
+	if c.dnsHost != "" {
+		refresh := c.s.cfg.DNSRefresh
+		if refresh == 0 {
+			refresh = balance.DefaultDNSRefresh
+		}
+		u.refresher = balance.StartRefresh(c.resolver, c.dnsHost, c.dnsPort, refresh, c.s.lookupFunc(), c.s.clock, c.s.logger)
+	}
+	return u, nil
 }
 
-// Dial is NewUpstream for callers that need only the connection.
+// Dial is NewUpstream for callers that need only the connection. Closing
+// the connection must release everything, so Dial leaves a dns:/// target
+// to grpc-go's own resolver (DNSRefresh -1: no refresh goroutine); use
+// NewUpstream for periodic re-resolution.
 func Dial(target string, opts ...Option) (*grpc.ClientConn, error) {
+	opts = append(opts, func(s *settings) { s.cfg.DNSRefresh = -1 })
 	u, err := NewUpstream(target, opts...)
 	if err != nil {
 		return nil, err
@@ -194,4 +238,9 @@ func (u *Upstream) Addresses() []string {
 }
 
 // Close closes the connection.
-func (u *Upstream) Close() error { return u.conn.Close() }
+func (u *Upstream) Close() error {
+	if u.refresher != nil {
+		u.refresher.Stop()
+	}
+	return u.conn.Close()
+}

@@ -2,7 +2,9 @@ package interceptors_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -283,7 +285,7 @@ func TestUpstreamAddressesChange(t *testing.T) {
 		}
 	}
 
-	byTarget, err := interceptors.NewUpstream("dns:///inventory:43101", quiet)
+	byTarget, err := interceptors.NewUpstream("passthrough:///inventory:43101", quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +296,7 @@ func TestUpstreamAddressesChange(t *testing.T) {
 }
 
 func TestLayersWithoutAddressesHaveNoEjection(t *testing.T) {
-	layers, err := interceptors.Layers(interceptors.WithUpstream("inventory"), interceptors.Options(interceptors.Config{Target: "dns:///inventory:1"})[0], quiet)
+	layers, err := interceptors.Layers(interceptors.WithUpstream("inventory"), interceptors.Options(interceptors.Config{Target: "127.0.0.1:1"})[0], quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +322,56 @@ func grpcPlain(b *testing.B, target string, dial grpc.DialOption) *grpc.ClientCo
 		b.Fatal(err)
 	}
 	return conn
+}
+
+// TestDNSTargetIsReresolved: a dns:/// target is re-resolved every
+// DNSRefresh (moved with a fake clock), so an instance added behind the
+// name joins without a restart, and a failed lookup keeps what there is.
+func TestDNSTargetIsReresolved(t *testing.T) {
+	var mu sync.Mutex
+	answer, fail := []string{"10.0.0.1"}, false
+	lookup := func(_ context.Context, host string) ([]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if host != "inventory.internal" {
+			t.Errorf("lookup(%q)", host)
+		}
+		if fail {
+			return nil, errors.New("SERVFAIL")
+		}
+		return slices.Clone(answer), nil
+	}
+	clk := clock.NewFake(time.Unix(0, 0))
+	up, err := interceptors.NewUpstream("dns:///inventory.internal:43101", quiet,
+		interceptors.WithLookup(lookup), interceptors.WithClock(clk),
+		interceptors.Options(interceptors.Config{Target: "dns:///inventory.internal:43101", DNSRefresh: 10 * time.Second})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	if got := up.Addresses(); !slices.Equal(got, []string{"10.0.0.1:43101"}) {
+		t.Fatalf("initial addresses = %v", got)
+	}
+	step := func(want []string) {
+		t.Helper()
+		if !clk.WaitForTimers(t.Context(), 1) {
+			t.Fatal("refresh timer never armed")
+		}
+		clk.Advance(10 * time.Second)
+		deadline := time.Now().Add(5 * time.Second)
+		for !slices.Equal(up.Addresses(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("addresses = %v, want %v", up.Addresses(), want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	mu.Lock()
+	answer = []string{"10.0.0.2", "10.0.0.1"}
+	mu.Unlock()
+	step([]string{"10.0.0.1:43101", "10.0.0.2:43101"})
+	mu.Lock()
+	fail = true
+	mu.Unlock()
+	step([]string{"10.0.0.1:43101", "10.0.0.2:43101"}) // kept
 }

@@ -29,10 +29,16 @@ type Config struct {
 	// Name names the upstream in errors ("upstream", "hop"), metrics and
 	// logs, e.g. "inventory". Empty means Target.
 	Name string `yaml:"name"`
-	// Target is a gRPC target: "dns:///inventory:43101" (re-resolved on
-	// connection failure, at most every 30s), "127.0.0.1:43101". Exactly
-	// one of Target and Addresses must be set.
+	// Target is a gRPC target: "dns:///inventory:43101" or
+	// "127.0.0.1:43101". Exactly one of Target and Addresses must be set.
+	// A dns:/// target is resolved by Portico's resolver, re-resolved every
+	// DNSRefresh, and its instances balanced and ejected like Addresses.
 	Target string `yaml:"target"`
+	// DNSRefresh is how often a dns:/// Target is re-resolved, so instances
+	// added behind the name are used without a restart. Zero means 30s;
+	// negative leaves the name to grpc-go's own dns resolver (re-resolved
+	// only after a connection fails, no ejection).
+	DNSRefresh time.Duration `yaml:"dns_refresh"`
 	// Addresses are the upstream's instances ("10.0.0.7:43101"), served by
 	// a resolver that Upstream.SetAddresses updates and that ejects failing
 	// instances (see Ejection). Requires Name.

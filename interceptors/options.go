@@ -36,12 +36,17 @@ type settings struct {
 	logger   *slog.Logger
 	clock    clock.Clock
 	dialOpts []grpc.DialOption
+	lookup   balance.LookupFunc // WithLookup; nil means net.DefaultResolver
 	errs     []error
 }
 
 func (s *settings) fail(field, format string, args ...any) {
 	s.errs = append(s.errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 }
+
+// WithLookup replaces the DNS lookup of dns:/// targets (net.DefaultResolver
+// by default), for tests.
+func WithLookup(f balance.LookupFunc) Option { return func(s *settings) { s.lookup = f } }
 
 // Options returns the options that apply cfg. Later options override
 // single fields.
