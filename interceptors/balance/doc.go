@@ -20,10 +20,11 @@
 // A Resolver feeds a list of "host:port" addresses to one ClientConn through
 // grpc-go's manual resolver (target "portico:///<name>"); SetAddresses
 // replaces the list while calls run, so instances are added or removed
-// without a restart. A "dns:///host:port" target is left to grpc-go's DNS
-// resolver instead: it resolves when the channel starts and again when a
-// connection fails, at most once every 30s (grpc-go's minimum resolution
-// interval); it does not poll.
+// without a restart. A "dns:///host:port" target is resolved into such a
+// list and re-resolved every DNSRefresh (30s by default) by a Refresher, so
+// instances added behind the name join without waiting for a connection to
+// fail, which is all grpc-go's own DNS resolver would do. A failed or empty
+// lookup keeps the current list.
 //
 // # Ejection
 //
