@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/metadata"
@@ -121,10 +122,17 @@ func validateCreate(req *inventoryv1.CreateItemRequest) error {
 // settable field when the mask is empty.
 func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	var v rpcerr.Violations
-	paths := req.GetUpdateMask().GetPaths()
-	for i, p := range paths {
+	var paths []string
+	for i, p := range req.GetUpdateMask().GetPaths() {
+		// A price is set whole: grpc-gateway derives the mask of a PATCH
+		// from the body's leaves (unit_price.amount_minor, .currency).
+		if strings.HasPrefix(p, "unit_price.") {
+			p = "unit_price"
+		}
 		if !slices.Contains(settablePaths, p) {
 			v.Add(fmt.Sprintf("update_mask.paths[%d]", i), fmt.Sprintf("%q is not settable; use name, unit_price or available", p))
+		} else if !slices.Contains(paths, p) {
+			paths = append(paths, p)
 		}
 	}
 	if len(paths) == 0 {
