@@ -4,9 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
@@ -80,7 +82,15 @@ func DialOptions() []grpc.DialOption {
 // connection. It does not block or use ctx: connections are made lazily and
 // re-made by grpc-go.
 func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
-	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, DialOptions()...)
+	opts := append([]grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// Reconnect within seconds of an upstream's return (grpc-go's
+		// default backoff grows to 120s), like the client chain does, so
+		// /health never lags the API.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
+			BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second,
+		}, MinConnectTimeout: 5 * time.Second}),
+	}, DialOptions()...)
 	target := ""
 	if len(up.Addresses) > 0 {
 		target = up.Addresses[0]

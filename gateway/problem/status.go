@@ -159,6 +159,11 @@ func unavailable(p *Problem, d details, f Facts) {
 	case !f.Answered():
 		*p = *build(CodeUpstreamUnavailable, http.StatusBadGateway, "",
 			fmt.Sprintf("The gateway could not reach the %s service.", upstream))
+	case d.reason != "":
+		// A live upstream said why: something behind it is down (the order
+		// service's INVENTORY_UNAVAILABLE). Name that, not the upstream.
+		p.Detail = fmt.Sprintf("The %s service is up but a service it depends on is unavailable (%s).", f.Upstream, d.reason)
+		p.RetryAfter = retryAfter(d)
 	default:
 		p.Detail = fmt.Sprintf("The %s service is temporarily unavailable.", f.Upstream)
 		p.RetryAfter = retryAfter(d)

@@ -3,6 +3,7 @@ package problem
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +145,17 @@ func TestCatalogue(t *testing.T) {
 	}
 	if p := New("NO_SUCH_CODE", ""); p.Status != 500 {
 		t.Errorf("New(unknown) = %d, want 500", p.Status)
+	}
+}
+
+// TestDeliberateUnavailableNamesTheDependency: a live upstream's UNAVAILABLE
+// with a reason says something behind it is down, not the upstream itself.
+func TestDeliberateUnavailableNamesTheDependency(t *testing.T) {
+	p := FromStatus(st(codes.Unavailable, info("INVENTORY_UNAVAILABLE")), Facts{Upstream: "order", Trailer: true})
+	if p.Status != 503 || p.Code != "INVENTORY_UNAVAILABLE" {
+		t.Fatalf("FromStatus = %d %s, want 503 INVENTORY_UNAVAILABLE", p.Status, p.Code)
+	}
+	if !strings.Contains(p.Detail, "depends on") || !strings.Contains(p.Detail, "INVENTORY_UNAVAILABLE") {
+		t.Errorf("detail = %q, want it to blame a dependency of order", p.Detail)
 	}
 }

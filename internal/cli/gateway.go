@@ -13,6 +13,11 @@ import (
 )
 
 func runGateway(ctx context.Context, e env, args []string) error {
+	// Take SIGHUP before anything else, so an early one never kills the
+	// process; reloads start once every upstream is dialled.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	fs, lvl := newFlags(e, "gateway")
 	path := fs.String("config", "", "gateway config file (YAML); required")
 	if err := fs.Parse(args); err != nil {
@@ -32,11 +37,6 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Take SIGHUP before anything else, so an early one never kills the
-	// process; reloads start once every upstream is dialled.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	var ups upstreamSet
 	opts, err := gatewayOptions(l, &ups)
 	if err != nil {

@@ -72,6 +72,11 @@ func applyReload(running, next gateway.Config, ups *upstreamSet, l *slog.Logger)
 		if u == nil {
 			continue
 		}
+		if !hostPorts(cur.Addresses) || !hostPorts(next.Upstreams[j].Addresses) {
+			l.Warn("reload: only a host:port list can change in place; restart to switch to or from a gRPC target",
+				"upstream", cur.Name)
+			continue
+		}
 		if err := u.SetAddresses(next.Upstreams[j].Addresses); err != nil {
 			l.Error("reload: addresses not changed", "upstream", cur.Name, "err", err.Error())
 			continue
