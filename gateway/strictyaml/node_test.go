@@ -24,6 +24,7 @@ func TestDecodeNode(t *testing.T) {
 		{"absent", "other: 1\n", "", 0},
 		{"unknown key names path and line", "ext:\n  max: 3\n  mux: 4\n", "up.ext.mux: unknown field (line 3)", 0},
 		{"wrong type", "ext:\n  max: lots\n", "up.ext.max", 0},
+		{"fraction into an integer", "ext:\n  max: 0.5\n", "up.ext.max: want an integer", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

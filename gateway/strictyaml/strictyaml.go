@@ -143,6 +143,13 @@ func (c *checker) scalar(n *yaml.Node, t reflect.Type, path string) {
 		c.fail(n, path, "want %s", describe(t))
 		return
 	}
+	// yaml.v3 truncates a float into an integer field (0.5 becomes 0), so
+	// an integer field takes only an integer scalar.
+	isInt := t != durationType && t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64
+	if isInt && n.ShortTag() == "!!float" {
+		c.fail(n, path, "want %s, got %q", describe(t), n.Value)
+		return
+	}
 	if err := n.Decode(reflect.New(t).Interface()); err != nil {
 		c.fail(n, path, "want %s, got %q", describe(t), n.Value)
 	}

@@ -44,7 +44,8 @@ func runDev(ctx context.Context, e env, args []string) error {
 	}
 	l.Info("portico dev starting", "edge", fmt.Sprintf("http://127.0.0.1:%d", *base), "data", *data,
 		"try", fmt.Sprintf("curl -H 'Authorization: Bearer demo-read-token' http://127.0.0.1:%d/api/inventory", *base))
-	s := &supervisor.Supervisor{Exe: exe, Out: e.stdout, Logger: l, Children: devChildren(*base, *data, cfgPath, *lvl)}
+	s := &supervisor.Supervisor{Exe: exe, Out: e.stdout, Logger: l, Children: devChildren(*base, *data, cfgPath, *lvl),
+		Reload: "gateway"} // kill -HUP <dev pid> reloads the edge's config
 	return s.Run(ctx)
 }
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
@@ -45,14 +47,12 @@ func loadGatewayConfig(path string) (gateway.Config, error) {
 	return cfg, nil
 }
 
-// mustBePositive are the resilience keys whose zero value means "the
-// default": written out as 0 in a file, they are almost surely a mistake
-// (a breaker that opens after zero failures, zero attempts), so they are
+// zeroMeansOff are the resilience keys whose zero is a setting of its own
+// ("off") that may be written out. For every other numeric key zero means
+// "the default": written out as 0 in a file it is almost surely a mistake
+// (a breaker that opens after zero failures, zero attempts), so it is
 // rejected instead of silently becoming the default.
-var mustBePositive = map[string]bool{
-	"timeout": true, "max_attempts": true, "consecutive_failures": true,
-	"half_open_probes": true, "max_in_flight": true, "cool_down": true,
-}
+var zeroMeansOff = map[string]bool{"attempt_timeout": true, "slow_call_threshold": true, "min_budget": true}
 
 // resilience decodes an upstream's resilience block strictly (unknown
 // keys, wrong types and explicit zeros are errors naming the field and the
@@ -84,7 +84,8 @@ func resilience(up gateway.UpstreamConfig, field string) (interceptors.Config, e
 	return rc, nil
 }
 
-// explicitZeros walks n and rejects a mustBePositive key written as 0.
+// explicitZeros walks n and rejects a numeric or duration key written as
+// zero in any spelling (0, 00, 0.0, 0s, 0ms, 0h), unless zero means "off".
 func explicitZeros(n *yaml.Node, path string) error {
 	if n.Kind != yaml.MappingNode {
 		return nil
@@ -93,12 +94,21 @@ func explicitZeros(n *yaml.Node, path string) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		p := path + "." + k.Value
-		if v.Kind == yaml.ScalarNode && mustBePositive[k.Value] && (v.Value == "0" || v.Value == "0s") {
+		if v.Kind == yaml.ScalarNode && !zeroMeansOff[k.Value] && isZero(v.Value) {
 			errs = append(errs, fmt.Errorf("%s: 0 is not allowed; leave the key out for the default (line %d)", p, v.Line))
 		}
 		errs = append(errs, explicitZeros(v, p))
 	}
 	return errors.Join(errs...)
+}
+
+// isZero reports whether a scalar is a zero number or duration.
+func isZero(v string) bool {
+	if d, err := time.ParseDuration(v); err == nil {
+		return d == 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return err == nil && f == 0
 }
 
 // hostPorts reports whether every address is a plain host:port (no gRPC

@@ -20,7 +20,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
+	"os/signal"
 	"sync"
 	"syscall"
 	"time"
@@ -49,6 +51,10 @@ type Supervisor struct {
 	StopGrace time.Duration
 	// Env, if set, is the children's environment; nil inherits ours.
 	Env []string
+	// Reload names the child a SIGHUP to the supervisor is passed on to
+	// (the edge, which reloads its config on SIGHUP). Either way the
+	// supervisor itself survives SIGHUP; empty means it is ignored.
+	Reload string
 }
 
 func (s *Supervisor) validate() error {
@@ -76,6 +82,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if grace == 0 {
 		grace = 15 * time.Second
 	}
+	hup := make(chan os.Signal, 1) // before any child starts: a HUP never kills us
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	out := &lockedWriter{w: s.Out}
 	var running []*proc
 	for _, c := range s.Children {
@@ -86,9 +95,25 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		}
 		running = append(running, p)
 	}
-	<-ctx.Done()
-	stopAll(running, grace)
-	return nil
+	for {
+		select {
+		case <-ctx.Done():
+			stopAll(running, grace)
+			return nil
+		case <-hup:
+			s.forward(running, syscall.SIGHUP)
+		}
+	}
+}
+
+// forward passes sig on to the Reload child.
+func (s *Supervisor) forward(ps []*proc, sig os.Signal) {
+	for _, p := range ps {
+		if p.name == s.Reload {
+			s.Logger.Info("forwarding signal", "child", p.name, "signal", sig.String())
+			_ = p.cmd.Process.Signal(sig)
+		}
+	}
 }
 
 type proc struct {

@@ -25,11 +25,16 @@ func TestMain(m *testing.M) {
 	case "":
 		goleak.VerifyTestMain(m)
 	case "polite":
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM, syscall.SIGHUP)
 		fmt.Println(`{"service":"polite","msg":"hello"}`)
 		fmt.Println("plain text line")
-		c := make(chan os.Signal, 1)
-		signal.Notify(c, syscall.SIGTERM)
-		<-c
+		for sig := range c {
+			if sig == syscall.SIGTERM {
+				break
+			}
+			fmt.Println("reloading")
+		}
 		fmt.Print("bye without newline")
 		os.Exit(0)
 	case "stubborn":
@@ -60,6 +65,7 @@ func run(t *testing.T, mode string, grace time.Duration, until func(out string) 
 		Logger:    slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		StopGrace: grace,
 		Env:       append(os.Environ(), "SUPERVISOR_CHILD="+mode),
+		Reload:    mode,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -143,5 +149,24 @@ func TestValidate(t *testing.T) {
 				t.Error("Run() = nil, want a validation error")
 			}
 		})
+	}
+}
+
+// TestSIGHUPIsForwarded: SIGHUP to the supervisor reaches the Reload child
+// and kills nobody.
+func TestSIGHUPIsForwarded(t *testing.T) {
+	out, _ := run(t, "polite", 5*time.Second, func(o string) bool {
+		if !strings.Contains(o, "plain text") {
+			return false
+		}
+		if !strings.Contains(o, "reloading") {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
+			time.Sleep(20 * time.Millisecond)
+			return false
+		}
+		return true
+	})
+	if !strings.Contains(out, "bye without newline") {
+		t.Errorf("child did not stop cleanly after the reload: %q", out)
 	}
 }

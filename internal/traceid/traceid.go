@@ -91,7 +91,7 @@ func Traceparent(id string) string {
 	if id == "" {
 		return ""
 	}
-	if len(id) != 32 || !isHex(id) {
+	if len(id) != 32 || !isHex(id) || id == "00000000000000000000000000000000" { // W3C forbids all zeros
 		sum := sha256.Sum256([]byte(id))
 		id = hex.EncodeToString(sum[:16])
 	}

@@ -76,6 +76,9 @@ func TestTraceparentRoundTrip(t *testing.T) {
 	if !oka || ida != idb {
 		t.Errorf("a readable id's traceparent %q / %q: want a valid, stable derived trace-id", a, b)
 	}
+	if _, ok := ParseTraceparent(Traceparent("00000000000000000000000000000000")); !ok {
+		t.Error("an all-zero X-Trace-Id must still yield a valid traceparent")
+	}
 	if Traceparent("") != "" {
 		t.Error("Traceparent(\"\") should be empty")
 	}
