@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+
+	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Rule is one fault: for Rate of the calls to Method, wait Delay, then fail
@@ -106,31 +108,11 @@ func (r Rule) String() string {
 	return strings.Join(parts, ",")
 }
 
-// codeNames are the canonical names of the codes (google/rpc/code.proto),
-// indexed by code.
-var codeNames = [...]string{
-	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-	"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-	"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-}
+// codeName is the code's canonical name (rpcerr.CodeName).
+func codeName(c codes.Code) string { return rpcerr.CodeName(c) }
 
-func codeName(c codes.Code) string {
-	if int(c) < len(codeNames) {
-		return codeNames[c]
-	}
-	return strconv.Itoa(int(c))
-}
-
-// codeByName accepts a canonical name in any case.
-func codeByName(name string) (codes.Code, bool) {
-	for i, n := range codeNames {
-		if strings.EqualFold(n, name) {
-			return codes.Code(i), true
-		}
-	}
-	return 0, false
-}
+// codeByName accepts a canonical name in any case (rpcerr.CodeByName).
+func codeByName(name string) (codes.Code, bool) { return rpcerr.CodeByName(name) }
 
 // String formats the rules in the flag syntax.
 func (rs Rules) String() string {

@@ -6,6 +6,8 @@ package rpcerr
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -93,4 +95,32 @@ func withDetails(st *status.Status, details ...protoadapt.MessageV1) error {
 		st = d
 	}
 	return st.Err()
+}
+
+// codeNames are the canonical names of the codes (google/rpc/code.proto),
+// indexed by code. codes.Code.String gives Go's CamelCase instead.
+var codeNames = [...]string{
+	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+	"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+	"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+}
+
+// CodeName returns c's canonical UPPER_SNAKE name (google/rpc/code.proto),
+// or "CODE_<n>" for a code outside the standard seventeen.
+func CodeName(c codes.Code) string {
+	if int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return "CODE_" + strconv.Itoa(int(c))
+}
+
+// CodeByName returns the code with canonical name name, in any case.
+func CodeByName(name string) (codes.Code, bool) {
+	for i, n := range codeNames {
+		if strings.EqualFold(n, name) {
+			return codes.Code(i), true
+		}
+	}
+	return 0, false
 }

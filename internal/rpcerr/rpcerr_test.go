@@ -2,6 +2,7 @@ package rpcerr
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,20 @@ func TestWithRetryInfo(t *testing.T) {
 	}
 	if Reason(err) != "R" {
 		t.Error("RetryInfo dropped the ErrorInfo")
+	}
+}
+
+func TestCodeNames(t *testing.T) {
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		name := CodeName(c)
+		if got, ok := CodeByName(strings.ToLower(name)); !ok || got != c {
+			t.Errorf("CodeByName(%q) = %v, %v; want %v", name, got, ok, c)
+		}
+	}
+	if CodeName(codes.FailedPrecondition) != "FAILED_PRECONDITION" || CodeName(99) != "CODE_99" {
+		t.Error("CodeName is not the canonical UPPER_SNAKE form")
+	}
+	if _, ok := CodeByName("NotFound"); ok {
+		t.Error("CodeByName accepted Go's CamelCase")
 	}
 }

@@ -3,7 +3,6 @@ package order
 import (
 	"context"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -161,21 +160,8 @@ func unknownOutcome(err error) bool {
 	return false
 }
 
-// codeNames are the canonical names of the codes (google/rpc/code.proto),
-// indexed by code, for ErrorInfo metadata.
-var codeNames = [...]string{
-	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-	"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-	"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-}
-
-func codeName(c codes.Code) string {
-	if int(c) < len(codeNames) {
-		return codeNames[c]
-	}
-	return "CODE_" + strconv.Itoa(int(c))
-}
+// codeName is the code's canonical name (rpcerr.CodeName).
+func codeName(c codes.Code) string { return rpcerr.CodeName(c) }
 
 // isFailure reports whether err is the dependency's definite business
 // failure: code c with ErrorInfo reason in domain.
