@@ -191,15 +191,21 @@ func (s *Server) stop() {
 	}
 }
 
-func (s *Server) probeLoop(ctx context.Context) {
-	t := time.NewTicker(s.cfg.ReadyInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.probe(ctx)
+func (s *Server) probeLoop(ctx context.Context) { Every(s.cfg.ReadyInterval, s.probe)(ctx) }
+
+// Every returns background work that calls f every interval until its
+// context ends (for Config.Background: expiry sweepers, reconcilers).
+func Every(interval time.Duration, f func(context.Context)) func(context.Context) {
+	return func(ctx context.Context) {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				f(ctx)
+			}
 		}
 	}
 }

@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
 		Unary:      cfg.Unary,
-		Background: []func(context.Context){func(ctx context.Context) { svc.sweep(ctx, cfg.SweepInterval) }},
+		Background: []func(context.Context){grpcserver.Every(cfg.SweepInterval, svc.sweep)},
 	})
 	if err != nil {
 		return err
@@ -114,22 +114,14 @@ func openStore(ctx context.Context, path string, now time.Time) (*SQLiteStore, e
 	return store, nil
 }
 
-// sweep calls ReleaseExpired every interval until ctx is done.
-func (s *Service) sweep(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		n, err := s.ReleaseExpired(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.log.ErrorContext(ctx, "releasing expired reservations", "err", err.Error())
-		case n > 0:
-			s.log.InfoContext(ctx, "released expired reservations", "count", n)
-		}
+// sweep calls ReleaseExpired once and logs the outcome; Run calls it every
+// SweepInterval.
+func (s *Service) sweep(ctx context.Context) {
+	n, err := s.ReleaseExpired(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.log.ErrorContext(ctx, "releasing expired reservations", "err", err.Error())
+	case n > 0:
+		s.log.InfoContext(ctx, "released expired reservations", "count", n)
 	}
 }

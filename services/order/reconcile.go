@@ -103,19 +103,11 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 	return false
 }
 
-// reconcileEvery calls Reconcile every interval until ctx ends.
-func (s *Service) reconcileEvery(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "reconcile", "err", err.Error())
-			}
-		}
+// reconcileRound runs Reconcile once and logs a failure; Run calls it
+// every ReconcileInterval.
+func (s *Service) reconcileRound(ctx context.Context) {
+	if _, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
+		s.log.ErrorContext(ctx, "reconcile", "err", err.Error())
 	}
 }
 

@@ -92,7 +92,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
 		Unary:      cfg.Unary,
-		Background: []func(context.Context){func(ctx context.Context) { svc.reconcileEvery(ctx, cfg.ReconcileInterval) }},
+		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})
 	if err != nil {
 		return err
