@@ -80,22 +80,34 @@ func (w *walker) message(md protoreflect.MessageDescriptor, tok json.Token) erro
 
 // object walks the members of a message object after its "{".
 func (w *walker) object(md protoreflect.MessageDescriptor) error {
+	byNumber := map[protoreflect.FieldNumber]string{}
+	oneofs := map[protoreflect.FullName]string{}
+	return w.members('f', func(key string) error { return w.member(md, key, byNumber, oneofs) })
+}
+
+// members walks the members of any JSON object after its "{": each key
+// once (a repeated key is an error, which encoding/json and protojson
+// would silently accept), within the depth limit, with the key on the
+// error path while member walks its value.
+func (w *walker) members(kind byte, member func(key string) error) error {
 	if err := w.enter(); err != nil {
 		return err
 	}
 	defer w.leave()
 	w.out.open('{')
 	keys := map[string]bool{}
-	byNumber := map[protoreflect.FieldNumber]string{}
-	oneofs := map[protoreflect.FullName]string{}
 	for w.dec.More() {
 		tok, err := w.next()
 		if err != nil {
 			return err
 		}
 		key := tok.(string)
-		w.push(pathElem{name: key, kind: 'f'})
-		if err := w.member(md, key, keys, byNumber, oneofs); err != nil {
+		w.push(pathElem{name: key, kind: kind})
+		if keys[key] {
+			return w.errorf(true, "duplicate key")
+		}
+		keys[key] = true
+		if err := member(key); err != nil {
 			return err
 		}
 		w.pop()
@@ -108,12 +120,8 @@ func (w *walker) object(md protoreflect.MessageDescriptor) error {
 }
 
 // member walks one "key": value of a message object.
-func (w *walker) member(md protoreflect.MessageDescriptor, key string, keys map[string]bool,
+func (w *walker) member(md protoreflect.MessageDescriptor, key string,
 	byNumber map[protoreflect.FieldNumber]string, oneofs map[protoreflect.FullName]string) error {
-	if keys[key] {
-		return w.errorf(true, "duplicate key")
-	}
-	keys[key] = true
 	fd := md.Fields().ByJSONName(key)
 	if fd == nil {
 		fd = md.Fields().ByTextName(key)
@@ -197,33 +205,7 @@ func (w *walker) mapValue(fd protoreflect.FieldDescriptor, tok json.Token) error
 	if tok != json.Delim('{') {
 		return w.errorf(false, "want a JSON object")
 	}
-	if err := w.enter(); err != nil {
-		return err
-	}
-	defer w.leave()
-	w.out.open('{')
-	keys := map[string]bool{}
-	for w.dec.More() {
-		tok, err := w.next()
-		if err != nil {
-			return err
-		}
-		key := tok.(string)
-		w.push(pathElem{name: key, kind: 'k'})
-		if keys[key] {
-			return w.errorf(true, "duplicate key")
-		}
-		keys[key] = true
-		if err := w.mapEntry(fd, key); err != nil {
-			return err
-		}
-		w.pop()
-	}
-	if _, err := w.next(); err != nil {
-		return err
-	}
-	w.out.close('}')
-	return nil
+	return w.members('k', func(key string) error { return w.mapEntry(fd, key) })
 }
 
 func (w *walker) mapEntry(fd protoreflect.FieldDescriptor, key string) error {
@@ -267,37 +249,14 @@ func (w *walker) anyJSON(tok json.Token) error {
 }
 
 func (w *walker) anyObject() error {
-	if err := w.enter(); err != nil {
-		return err
-	}
-	defer w.leave()
-	w.out.open('{')
-	keys := map[string]bool{}
-	for w.dec.More() {
+	return w.members('f', func(key string) error {
+		w.out.key(key)
 		tok, err := w.next()
 		if err != nil {
 			return err
 		}
-		key := tok.(string)
-		w.push(pathElem{name: key, kind: 'f'})
-		if keys[key] {
-			return w.errorf(true, "duplicate key")
-		}
-		keys[key] = true
-		w.out.key(key)
-		if tok, err = w.next(); err != nil {
-			return err
-		}
-		if err := w.anyJSON(tok); err != nil {
-			return err
-		}
-		w.pop()
-	}
-	if _, err := w.next(); err != nil {
-		return err
-	}
-	w.out.close('}')
-	return nil
+		return w.anyJSON(tok)
+	})
 }
 
 func (w *walker) anyArray() error {
