@@ -23,9 +23,9 @@ all: build
 build:
 	$(GO) build -o bin/portico ./cmd/portico
 
-## run: all four processes with embedded defaults (portico dev)
-run:
-	$(GO) run ./cmd/portico dev
+## run: all four processes with embedded defaults (portico dev); Ctrl-C stops them
+run: build
+	exec bin/portico dev
 
 ## test: vet, generated-code check, proto lint, then every test with -race
 test: vet check-generated lint
