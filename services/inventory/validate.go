@@ -125,8 +125,9 @@ func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	var paths []string
 	for i, p := range req.GetUpdateMask().GetPaths() {
 		// A price is set whole: grpc-gateway derives the mask of a PATCH
-		// from the body's leaves (unit_price.amount_minor, .currency).
-		if strings.HasPrefix(p, "unit_price.") {
+		// from the body's leaves (unit_price.amount_minor, .currency), and
+		// a REST client may name it by its JSON name (?updateMask=unitPrice).
+		if p == "unitPrice" || strings.HasPrefix(p, "unit_price.") || strings.HasPrefix(p, "unitPrice.") {
 			p = "unit_price"
 		}
 		if !slices.Contains(settablePaths, p) {
