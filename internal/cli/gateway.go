@@ -38,6 +38,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	var ups upstreamSet
+	defer ups.closeAll()
 	opts, err := gatewayOptions(l, &ups)
 	if err != nil {
 		return err

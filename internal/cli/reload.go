@@ -20,6 +20,16 @@ type upstreamSet struct {
 	health healthTargets
 }
 
+// closeAll closes every upstream: its connection (which the edge may have
+// closed already) and any DNS refresher it runs.
+func (s *upstreamSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.m {
+		_ = u.Close()
+	}
+}
+
 // healthTargets is the part of the edge that moves /health's checks
 // (*gateway.Server).
 type healthTargets interface {
