@@ -123,11 +123,19 @@ func validateCreate(req *inventoryv1.CreateItemRequest) error {
 func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	var v rpcerr.Violations
 	var paths []string
+	leaves := map[string]bool{}
 	for i, p := range req.GetUpdateMask().GetPaths() {
-		// A price is set whole: grpc-gateway derives the mask of a PATCH
-		// from the body's leaves (unit_price.amount_minor, .currency), and
-		// a REST client may name it by its JSON name (?updateMask=unitPrice).
-		if p == "unitPrice" || strings.HasPrefix(p, "unit_price.") || strings.HasPrefix(p, "unitPrice.") {
+		// A price is set whole. grpc-gateway derives a PATCH's mask from the
+		// body's leaves (unit_price.amount_minor, unit_price.currency), and a
+		// REST client may name it by its JSON name (?updateMask=unitPrice).
+		if leaf, ok := priceLeaf(p); ok {
+			if leaf != "amount_minor" && leaf != "currency" {
+				v.Add(fmt.Sprintf("update_mask.paths[%d]", i), fmt.Sprintf("%q is not a field of unit_price", p))
+			}
+			leaves[leaf] = true
+			continue
+		}
+		if p == "unitPrice" {
 			p = "unit_price"
 		}
 		if !slices.Contains(settablePaths, p) {
@@ -136,7 +144,14 @@ func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 			paths = append(paths, p)
 		}
 	}
-	if len(paths) == 0 {
+	if len(leaves) > 0 {
+		if !leaves["amount_minor"] || !leaves["currency"] {
+			v.Add("update_mask", "a price is set whole: send both unitPrice.amountMinor and unitPrice.currency")
+		} else if !slices.Contains(paths, "unit_price") {
+			paths = append(paths, "unit_price")
+		}
+	}
+	if len(req.GetUpdateMask().GetPaths()) == 0 {
 		paths = settablePaths
 	}
 	if req.GetItem() == nil {
@@ -202,4 +217,18 @@ func requireAdmin(ctx context.Context) error {
 		return nil
 	}
 	return errAdminRequired
+}
+
+// priceLeaf returns the leaf of a unit_price.<leaf> (or unitPrice.<leaf>)
+// mask path, with a JSON leaf name mapped to its proto name.
+func priceLeaf(path string) (string, bool) {
+	for _, prefix := range []string{"unit_price.", "unitPrice."} {
+		if leaf, ok := strings.CutPrefix(path, prefix); ok {
+			if leaf == "amountMinor" {
+				leaf = "amount_minor"
+			}
+			return leaf, true
+		}
+	}
+	return "", false
 }
