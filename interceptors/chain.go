@@ -1,9 +1,7 @@
 package interceptors
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -65,20 +63,6 @@ func (s *settings) lookupFunc() balance.LookupFunc {
 	return net.DefaultResolver.LookupHost
 }
 
-// initialDNS resolves a dns:/// target once at construction. If that fails
-// the name itself is the one address (the dialer resolves it per
-// connection) until the first successful refresh.
-func (s *settings) initialDNS(host, port string) []string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	addrs, err := balance.Resolve(ctx, s.lookupFunc(), host, port)
-	if err != nil || len(addrs) == 0 {
-		s.logger.Warn("dns lookup failed; dialling the name until a refresh succeeds", "upstream", s.cfg.Name, "host", host, "err", fmt.Sprint(err))
-		return []string{net.JoinHostPort(host, port)}
-	}
-	return addrs
-}
-
 // build validates the options and makes the chain: the one place the order
 // is decided.
 func build(opts []Option) (*chain, error) {
@@ -96,8 +80,11 @@ func build(opts []Option) (*chain, error) {
 	rep := &reporter{metrics: s.metrics, logger: s.logger}
 	addrs := s.cfg.Addresses
 	if host, port, ok := balance.ParseDNSTarget(s.cfg.Target); ok && s.cfg.DNSRefresh >= 0 {
+		// Start from the name itself (the dialer resolves it per
+		// connection); the refresher's first lookup, right after start,
+		// replaces it with the instances. Construction never waits on DNS.
 		c.dnsHost, c.dnsPort = host, port
-		addrs = s.initialDNS(host, port)
+		addrs = []string{net.JoinHostPort(host, port)}
 	}
 	if len(addrs) > 0 {
 		r, err := balance.NewResolver(s.cfg.Name, addrs,
@@ -151,6 +138,11 @@ func (c *chain) dialOptions() ([]grpc.DialOption, error) {
 	}
 	if c.resolver != nil {
 		opts = append(opts, c.resolver.DialOption())
+	}
+	if c.dnsHost != "" {
+		// Keep :authority the name the caller gave, as grpc-go's dns
+		// resolver would, for proxies and meshes that route on it.
+		opts = append(opts, grpc.WithAuthority(net.JoinHostPort(c.dnsHost, c.dnsPort)))
 	}
 	return append(opts, c.s.dialOpts...), nil
 }
@@ -222,6 +214,9 @@ func (u *Upstream) Conn() *grpc.ClientConn { return u.conn }
 // SetAddresses replaces the upstream's instances while calls run. It fails
 // for an upstream dialled by target.
 func (u *Upstream) SetAddresses(addrs []string) error {
+	if u.refresher != nil {
+		return errors.New("interceptors: upstream " + u.name + " follows DNS; its addresses come from the name")
+	}
 	if u.resolver == nil {
 		return errors.New("interceptors: upstream " + u.name + " was dialled by target; it has no address list")
 	}

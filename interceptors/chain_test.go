@@ -349,8 +349,15 @@ func TestDNSTargetIsReresolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer up.Close()
-	if got := up.Addresses(); !slices.Equal(got, []string{"10.0.0.1:43101"}) {
-		t.Fatalf("initial addresses = %v", got)
+	// Construction never waits on DNS: it starts from the name, and the
+	// first lookup, made at once in the background, replaces it.
+	for deadline := time.Now().Add(5 * time.Second); !slices.Equal(up.Addresses(), []string{"10.0.0.1:43101"}); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("addresses after the first lookup = %v", up.Addresses())
+		}
+	}
+	if err := up.SetAddresses([]string{"10.0.0.9:1"}); err == nil {
+		t.Error("SetAddresses on a DNS upstream = nil error; the next refresh would undo it")
 	}
 	step := func(want []string) {
 		t.Helper()

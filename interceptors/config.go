@@ -200,6 +200,8 @@ func (c Config) Validate() error {
 		v.check(a != "", fmt.Sprintf("addresses[%d]", i), "must not be empty")
 	}
 	v.nonNegative("timeout", c.Timeout)
+	v.check(c.DNSRefresh <= 0 || c.DNSRefresh >= balance.MinDNSRefresh, "dns_refresh",
+		fmt.Sprintf("must be at least %v (or negative: off), got %v", balance.MinDNSRefresh, c.DNSRefresh))
 	for _, m := range slices.Sorted(maps.Keys(c.MethodTimeouts)) {
 		d := c.MethodTimeouts[m]
 		v.check(strings.HasPrefix(m, "/") && strings.Count(m, "/") == 2, "method_timeouts["+m+"]", "want a full method name /package.Service/Method")

@@ -112,7 +112,7 @@ func fieldViolations(p *Problem, d details, f Facts) {
 	}
 	// The upstream's message names proto fields (page_size); say it again
 	// with the JSON names the client sent.
-	if len(p.Errors) > 0 {
+	if len(p.Errors) > 0 && p.Errors[0].Field != "" {
 		p.Detail = fmt.Sprintf("Invalid %s: %s", p.Errors[0].Field, p.Errors[0].Detail)
 		if n := len(p.Errors) - 1; n > 0 {
 			p.Detail += fmt.Sprintf(" (and %d more; see errors)", n)

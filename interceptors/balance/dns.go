@@ -11,8 +11,12 @@ import (
 	"github.com/portico-gateway/portico/interceptors/clock"
 )
 
-// DefaultDNSRefresh is how often a DNS upstream is re-resolved.
-const DefaultDNSRefresh = 30 * time.Second
+// DefaultDNSRefresh is how often a DNS upstream is re-resolved;
+// MinDNSRefresh is the shortest interval allowed.
+const (
+	DefaultDNSRefresh = 30 * time.Second
+	MinDNSRefresh     = time.Second
+)
 
 // LookupFunc resolves a host name to IP addresses (net.Resolver.LookupHost).
 type LookupFunc func(ctx context.Context, host string) ([]string, error)
@@ -55,13 +59,14 @@ type Refresher struct {
 	done   chan struct{}
 }
 
-// StartRefresh starts re-resolving host:port into r every interval, until
-// Stop. It starts one goroutine.
+// StartRefresh starts resolving host:port into r at once and then every
+// interval, until Stop. It starts one goroutine.
 func StartRefresh(r *Resolver, host, port string, interval time.Duration, lookup LookupFunc, clk clock.Clock, l *slog.Logger) *Refresher {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Refresher{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
+		refresh(ctx, r, host, port, lookup, l)
 		for {
 			t := clk.NewTimer(interval)
 			select {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -94,7 +93,7 @@ func explicitZeros(n *yaml.Node, path string) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		p := path + "." + k.Value
-		if v.Kind == yaml.ScalarNode && !zeroMeansOff[k.Value] && isZero(v.Value) {
+		if v.Kind == yaml.ScalarNode && !zeroMeansOff[k.Value] && isZero(v) {
 			errs = append(errs, fmt.Errorf("%s: 0 is not allowed; leave the key out for the default (line %d)", p, v.Line))
 		}
 		errs = append(errs, explicitZeros(v, p))
@@ -102,13 +101,22 @@ func explicitZeros(n *yaml.Node, path string) error {
 	return errors.Join(errs...)
 }
 
-// isZero reports whether a scalar is a zero number or duration.
-func isZero(v string) bool {
-	if d, err := time.ParseDuration(v); err == nil {
-		return d == 0
+// isZero reports whether a scalar is a zero number (any YAML spelling:
+// 0, 00, 0x0, 0o0, 0.0) or a zero duration with a unit (0s, 0ms). A plain
+// string such as a service name "0" is not a number.
+func isZero(v *yaml.Node) bool {
+	switch v.ShortTag() {
+	case "!!int":
+		var n int64
+		return v.Decode(&n) == nil && n == 0
+	case "!!float":
+		var f float64
+		return v.Decode(&f) == nil && f == 0
+	case "!!str":
+		d, err := time.ParseDuration(v.Value)
+		return err == nil && d == 0 && strings.TrimLeft(v.Value, "0") != ""
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	return err == nil && f == 0
+	return false
 }
 
 // hostPorts reports whether every address is a plain host:port (no gRPC

@@ -125,7 +125,10 @@ type proc struct {
 func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
 	cmd := exec.Command(s.Exe, c.Args...)
 	cmd.Env = s.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Own process group: a terminal's SIGINT or SIGHUP to our group reaches
+	// only the supervisor, which stops (or reloads) the children itself, so
+	// none is killed behind its back.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	tagger := newTagger(c.Name, out)
 	cmd.Stdout, cmd.Stderr = tagger, tagger
 	if err := cmd.Start(); err != nil {
