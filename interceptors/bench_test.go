@@ -74,7 +74,7 @@ func BenchmarkChain(b *testing.B) {
 // the chain's own cost without the transport's noise.
 func BenchmarkChainLayers(b *testing.B) {
 	layers, err := interceptors.Layers(interceptors.WithUpstream("inventory"),
-		interceptors.Options(interceptors.Config{Target: "dns:///inventory:1"})[0], quiet)
+		interceptors.Options(interceptors.Config{Target: "127.0.0.1:1"})[0], quiet)
 	if err != nil {
 		b.Fatal(err)
 	}
