@@ -56,7 +56,7 @@ check-generated:
 lint-openapi:
 	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
 	PORTICO_OPENAPI_OUT=$$tmp/openapi.json $(GO) test -count=1 -run '^TestOpenAPI$$' ./gateway > /dev/null && \
-	npx --yes @redocly/cli@2.77.0 lint $$tmp/openapi.json
+	npx --yes --prefer-offline @redocly/cli@2.77.0 lint $$tmp/openapi.json
 
 ## bench: benchmarks with allocation counts
 bench:
