@@ -175,6 +175,18 @@ func (w *walker) list(fd protoreflect.FieldDescriptor, tok json.Token) error {
 	if tok != json.Delim('[') {
 		return w.errorf(false, "want a JSON array")
 	}
+	return w.elements(func(tok json.Token) error {
+		if tok == nil && !nullable(fd) {
+			return w.errorf(false, "null is not allowed in a list")
+		}
+		return w.singular(fd, tok)
+	})
+}
+
+// elements walks the elements of any JSON array after its "[", within the
+// depth limit, with the index on the error path while element walks each
+// value (whose first token it is given).
+func (w *walker) elements(element func(tok json.Token) error) error {
 	if err := w.enter(); err != nil {
 		return err
 	}
@@ -186,10 +198,7 @@ func (w *walker) list(fd protoreflect.FieldDescriptor, tok json.Token) error {
 		if err != nil {
 			return err
 		}
-		if tok == nil && !nullable(fd) {
-			return w.errorf(false, "null is not allowed in a list")
-		}
-		if err := w.singular(fd, tok); err != nil {
+		if err := element(tok); err != nil {
 			return err
 		}
 		w.pop()
@@ -259,29 +268,7 @@ func (w *walker) anyObject() error {
 	})
 }
 
-func (w *walker) anyArray() error {
-	if err := w.enter(); err != nil {
-		return err
-	}
-	defer w.leave()
-	w.out.open('[')
-	for i := 0; w.dec.More(); i++ {
-		w.push(pathElem{index: i, kind: 'i'})
-		tok, err := w.next()
-		if err != nil {
-			return err
-		}
-		if err := w.anyJSON(tok); err != nil {
-			return err
-		}
-		w.pop()
-	}
-	if _, err := w.next(); err != nil {
-		return err
-	}
-	w.out.close(']')
-	return nil
-}
+func (w *walker) anyArray() error { return w.elements(w.anyJSON) }
 
 // scalarOut re-emits a scalar token.
 func (w *walker) scalarOut(tok json.Token) {
