@@ -24,8 +24,8 @@ type SQLiteStore struct {
 var _ Store = (*SQLiteStore)(nil)
 
 // OpenSQLite opens the database at path (sqlitedb.Memory for a private
-// in-memory one), creating it and applying migrations as needed. The parent
-// directory must exist.
+// in-memory one), creating it and its directory and applying migrations as
+// needed.
 func OpenSQLite(ctx context.Context, path string) (*SQLiteStore, error) {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {

@@ -25,8 +25,8 @@ type SQLiteStore struct {
 var _ Store = (*SQLiteStore)(nil)
 
 // OpenSQLite opens (creating if needed) the order database at path and
-// applies its migrations. The parent directory must exist; sqlitedb.Memory
-// opens a private in-memory database.
+// applies its migrations, creating its directory too; sqlitedb.Memory opens
+// a private in-memory database.
 func OpenSQLite(ctx context.Context, path string) (*SQLiteStore, error) {
 	m, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
