@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/portico-gateway/portico/internal/cli"
+	"github.com/portico-gateway/portico/cmd/portico/internal/cli"
 )
 
 func main() {

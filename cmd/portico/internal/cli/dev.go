@@ -11,7 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/gateway"
-	"github.com/portico-gateway/portico/internal/supervisor"
+	"github.com/portico-gateway/portico/cmd/portico/internal/supervisor"
 )
 
 // runDev starts inventory, payment, order and the edge as four supervised
