@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/cmd/portico/internal/supervisor"
+	"github.com/portico-gateway/portico/gateway"
 )
 
 // runDev starts inventory, payment, order and the edge as four supervised
