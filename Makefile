@@ -19,9 +19,10 @@ endef
 
 all: build
 
-## build: the one binary, bin/portico
+## build: the one binary, bin/portico; the commit is stamped for `portico
+## version` even where Go's own VCS stamp is off (GOFLAGS=-buildvcs=false)
 build:
-	$(GO) build -o bin/portico ./cmd/portico
+	$(GO) build -ldflags "-X github.com/portico-gateway/portico/cmd/portico/internal/cli.commit=$$(git rev-parse --short=12 HEAD 2>/dev/null)" -o bin/portico ./cmd/portico
 
 ## run: all four processes with embedded defaults (portico dev); Ctrl-C stops them
 run: build

@@ -7,8 +7,11 @@
 //	portico inventory|payment [--listen A] [--db P]
 //	portico order [--listen A] [--db P] [--inventory A] [--payment A]
 //	portico check-config FILE                    validate a gateway config
+//	portico version                              module version, commit, Go version
+//	portico help [COMMAND]                       this list, or one command's flags
 //
-// SIGINT and SIGTERM stop every subcommand cleanly.
+// Help goes to stdout and exits 0; a usage error goes to stderr and exits 2;
+// a failure exits 1. SIGINT and SIGTERM stop every subcommand cleanly.
 package cli
 
 import (
@@ -31,62 +34,169 @@ type env struct {
 }
 
 type command struct {
-	name, usage string
-	run         func(ctx context.Context, e env, args []string) error
+	name     string
+	synopsis string // arguments after the name, for the usage line
+	summary  string
+	run      func(ctx context.Context, e env, args []string) error
 }
 
 func commands() []command {
 	return []command{
-		{"dev", "run inventory, payment, order and the edge with embedded defaults", runDev},
-		{"gateway", "run the REST/JSON edge: --config FILE", runGateway},
-		{"inventory", "run the inventory service", runInventory},
-		{"payment", "run the payment service", runPayment},
-		{"order", "run the order service", runOrder},
-		{"check-config", "validate a gateway config file: check-config FILE", runCheckConfig},
+		{"dev", "[--base-port N] [--data DIR]", "run inventory, payment, order and the edge with embedded defaults", runDev},
+		{"gateway", "--config FILE", "run the REST/JSON edge", runGateway},
+		{"inventory", "[--listen ADDR] [--db PATH]", "run the inventory service", runInventory},
+		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},
+		{"order", "[--listen ADDR] [--db PATH] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
+		{"check-config", "FILE", "validate a gateway config file", runCheckConfig},
+		{"version", "", "print the module version, commit and Go version", runVersion},
 	}
 }
 
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
 // Main runs the subcommand named by args[0] and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
-	for _, c := range commands() {
-		if c.name != args[0] {
-			continue
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-		defer stop()
-		err := c.run(ctx, env{stdout, stderr}, args[1:])
-		if errors.Is(err, flag.ErrHelp) {
-			return 2
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "portico %s: %v\n", c.name, err)
-			return 1
-		}
-		return 0
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return help(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "portico: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return 2
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "portico: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return exitCode(c, c.run(ctx, env{stdout, stderr}, args[1:]), stdout, stderr)
+}
+
+// exitCode reports err, the result of running c, and returns the exit code.
+func exitCode(c command, err error, stdout, stderr io.Writer) int {
+	var h *helpRequest
+	var u *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &h):
+		commandHelp(stdout, c, h.fs)
+		return exitOK
+	case errors.As(err, &u):
+		fmt.Fprintf(stderr, "portico %s: %v\nrun 'portico help %s' for usage\n", c.name, u.err, c.name)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "portico %s: %v\n", c.name, err)
+		return exitFail
+	}
+}
+
+// help answers `portico help [COMMAND]`: the command list, or one
+// command's help, on stdout.
+func help(args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		usage(stdout)
+		return exitOK
+	case 1:
+	default:
+		fmt.Fprintln(stderr, "portico help: name one command at most")
+		return exitUsage
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "portico help: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	// Every command parses its flags before doing anything else, so
+	// asking it for --help is side-effect free.
+	return exitCode(c, c.run(context.Background(), env{io.Discard, io.Discard}, []string{"--help"}), stdout, stderr)
 }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: portico <command> [flags]\n\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.usage)
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "  %-13s %s\n", "help", "this list; 'portico help COMMAND' shows a command's flags")
 }
 
-// newFlags returns a flag set that reports errors to e.stderr and a
+// commandHelp prints one command's usage line, summary and flags, spelt
+// with two dashes as the README does (the flag package accepts both).
+func commandHelp(w io.Writer, c command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: portico %s %s\n\n%s\n", c.name, c.synopsis, c.summary)
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nflags:")
+			first = false
+		}
+		kind, text := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if kind != "" {
+			line += " " + kind
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			text += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n      %s\n", line, text)
+	})
+}
+
+// helpRequest is what parseFlags returns for -h or --help: Main prints the
+// command's help to stdout and exits 0.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (h *helpRequest) Error() string { return "help requested" }
+
+// usageError is a bad command line: Main prints it to stderr and exits 2.
+type usageError struct{ err error }
+
+func (u *usageError) Error() string { return u.err.Error() }
+
+// newFlags returns a silent flag set (parseFlags reports its errors) with a
 // --log-level flag.
-func newFlags(e env, name string) (*flag.FlagSet, *string) {
+func newFlags(name string) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("portico "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	lvl := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	lvl := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	return fs, lvl
+}
+
+// parseFlags parses args into fs and allows want positional arguments,
+// turning --help into a *helpRequest and any mistake into a *usageError.
+func parseFlags(fs *flag.FlagSet, args []string, want int) error {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return &helpRequest{fs}
+	} else if err != nil {
+		return &usageError{err}
+	}
+	if fs.NArg() > want {
+		return &usageError{fmt.Errorf("unexpected argument %q", fs.Arg(want))}
+	}
+	if fs.NArg() < want {
+		return &usageError{fmt.Errorf("want %d argument(s), got %d", want, fs.NArg())}
+	}
+	return nil
 }
 
 // newLogger builds the process logger for service at the named level.
@@ -96,12 +206,4 @@ func newLogger(e env, service, level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	return logging.New(e.stdout, service, l), nil
-}
-
-// noArgs rejects positional arguments after the flags.
-func noArgs(fs *flag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
 }

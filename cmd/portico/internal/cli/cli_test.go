@@ -40,6 +40,7 @@ func TestCommands(t *testing.T) {
 		wantErr  string // substring of stderr
 	}{
 		{"no command", nil, 2, "usage"},
+		{"check-config without a file", []string{"check-config"}, 2, "portico help check-config"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 		{"check-config ok", []string{"check-config", good}, 0, ""},
 		{"check-config missing file", []string{"check-config", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
@@ -60,11 +61,11 @@ func TestCommands(t *testing.T) {
 		{"fraction of an attempt", []string{"check-config", res("{retry: {max_attempts: 1.5}}")}, 1, "retry.max_attempts: want an integer"},
 		{"dns refresh too fast", []string{"check-config", res("{dns_refresh: 1ns}")}, 1, "dns_refresh: must be at least 1s"},
 		{"zero that means off is fine", []string{"check-config", res("{retry: {attempt_timeout: 0s}}")}, 0, ""},
-		{"gateway needs --config", []string{"gateway"}, 1, "--config"},
+		{"gateway needs --config", []string{"gateway"}, 2, "--config"},
 		{"dev base port out of range", []string{"dev", "--base-port", "70000"}, 1, "base-port"},
 		{"bad log level", []string{"inventory", "--log-level", "loud"}, 1, "log-level"},
 		{"bad faults spec", []string{"inventory", "--faults", "delay=banana"}, 1, "faults"},
-		{"stray argument", []string{"payment", "extra"}, 1, "unexpected argument"},
+		{"stray argument", []string{"payment", "extra"}, 2, "unexpected argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

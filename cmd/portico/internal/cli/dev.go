@@ -18,13 +18,10 @@ import (
 // processes on base, base+1, base+2 and base+3, with SQLite data under
 // --data. A child that dies stays down (and shows DOWN in /health).
 func runDev(ctx context.Context, e env, args []string) error {
-	fs, lvl := newFlags(e, "dev")
-	base := fs.Int("base-port", 43100, "edge port; inventory, payment and order take the next three")
-	data := fs.String("data", "var", "directory for the SQLite databases and the generated edge config")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	fs, lvl := newFlags("dev")
+	base := fs.Int("base-port", 43100, "edge port `N`; inventory, payment and order take the next three")
+	data := fs.String("data", "var", "`DIR` for the SQLite databases and the generated edge config")
+	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if *base < 1 || *base > 65532 {

@@ -18,16 +18,13 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	fs, lvl := newFlags(e, "gateway")
-	path := fs.String("config", "", "gateway config file (YAML); required")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	fs, lvl := newFlags("gateway")
+	path := fs.String("config", "", "gateway config `FILE` (YAML); required")
+	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if *path == "" {
-		return errors.New("--config FILE is required")
+		return &usageError{errors.New("--config FILE is required")}
 	}
 	cfg, err := loadGatewayConfig(*path)
 	if err != nil {
@@ -61,12 +58,13 @@ func runGateway(ctx context.Context, e env, args []string) error {
 }
 
 func runCheckConfig(_ context.Context, e env, args []string) error {
-	if len(args) != 1 {
-		return errors.New("usage: portico check-config FILE")
-	}
-	if _, err := loadGatewayConfig(args[0]); err != nil {
+	fs, _ := newFlags("check-config")
+	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: ok\n", args[0])
+	if _, err := loadGatewayConfig(fs.Arg(0)); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: ok\n", fs.Arg(0))
 	return nil
 }

@@ -32,19 +32,16 @@ type service struct {
 // --log-level) plus any extra ones, and builds its logger and server
 // interceptors.
 func parseService(e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
-	fs, lvl := newFlags(e, name)
+	fs, lvl := newFlags(name)
 	var s service
 	var faults string
-	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address")
-	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database path")
-	fs.StringVar(&faults, "faults", "", "fault injection spec (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
+	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
+	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database `PATH`")
+	fs.StringVar(&faults, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	if extra != nil {
 		extra(fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		return s, err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, 0); err != nil {
 		return s, err
 	}
 	var err error
@@ -75,8 +72,8 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	var invAddr, payAddr string
 	var timeout time.Duration
 	s, err := parseService(e, "order", defaultOrder, args, func(fs *flagSet) {
-		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service: host:port, a comma-separated list of instances, or dns:///name:port")
-		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service, same forms as --inventory")
+		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
+		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
 		fs.DurationVar(&timeout, "upstream-timeout", time.Second, "per-call timeout to inventory and payment (all attempts together)")
 	})
 	if err != nil {
