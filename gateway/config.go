@@ -3,7 +3,7 @@ package gateway
 import (
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/portico-gateway/portico/interceptors"
 )
 
 // Defaults for every optional Config field; see each field for what zero
@@ -81,17 +81,23 @@ type UpstreamConfig struct {
 	// target ("127.0.0.1:43101", "dns:///inventory:43101"); several entries
 	// must be host:port and are balanced round robin. Required.
 	Addresses []string `yaml:"addresses"`
-	// Timeout is the deadline of every call to this upstream unless a
-	// route overrides it. Zero means 5s.
+	// Timeout is the deadline of every call to this upstream, all
+	// attempts together, unless a route overrides it or the client asks
+	// for less (Grpc-Timeout, capped by routes.max_timeout). It is the
+	// only timeout the edge applies: its client chain has none of its
+	// own. Zero means 5s (DefaultUpstreamTimeout).
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 	// HealthService is the grpc.health.v1 service name /health asks
 	// about. Empty means the server's overall health ("").
 	HealthService string `yaml:"health_service,omitempty"`
-	// Resilience is reserved for the client resilience chain (package
-	// interceptors): the edge does not read it, keeps it as raw YAML, and
-	// hands it to the DialFunc in UpstreamConfig, which decodes it with
-	// Resilience.Decode. Absent (Kind 0) means the chain's defaults.
-	Resilience yaml.Node `yaml:"resilience,omitempty"`
+	// Resilience configures the client chain to this upstream (package
+	// interceptors: bulkhead, breaker, retry, balancing, ejection, health
+	// checking, DNS refresh), with the chain's own field names and
+	// defaults (see interceptors.Config). name, target and addresses come
+	// from this upstream; timeout and method_timeouts are not allowed
+	// here, because Timeout and routes.overrides are the edge's one
+	// deadline per call. Absent means every default.
+	Resilience interceptors.Config `yaml:"resilience,omitempty"`
 }
 
 // RoutesConfig holds per-route limits.

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/yaml.v3"
+
+	"github.com/portico-gateway/portico/interceptors"
 )
 
 func TestDevConfigRoundTrip(t *testing.T) {
@@ -59,17 +61,11 @@ func TestExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Upstreams[2].Resilience.Kind != yaml.MappingNode || c.Upstreams[0].Resilience.Kind != 0 {
-		t.Errorf("resilience not kept as YAML: %v", c.Upstreams[2].Resilience)
+	if r := c.Upstreams[2].Resilience; r.Breaker.ConsecutiveFailures != 2 || r.Breaker.CoolDown != 800*time.Millisecond {
+		t.Errorf("order's resilience = %+v, want breaker 2 failures / 800ms", r)
 	}
-	var r struct {
-		Breaker struct {
-			Failures int           `yaml:"consecutive_failures"`
-			Cooldown time.Duration `yaml:"cool_down"`
-		} `yaml:"breaker"`
-	}
-	if err := c.Upstreams[2].Resilience.Decode(&r); err != nil || r.Breaker.Failures != 2 || r.Breaker.Cooldown != 800*time.Millisecond {
-		t.Errorf("resilience decodes to %+v, %v", r, err)
+	if d := cmp.Diff(interceptors.Config{}, c.Upstreams[0].Resilience); d != "" {
+		t.Errorf("inventory has no resilience block, got (-want +got):\n%s", d)
 	}
 	// The example must also build a server: override keys select routes.
 	h := newHarness(t, setup{cfg: func(cfg *Config) { *cfg = c }})

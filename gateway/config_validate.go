@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/interceptors"
 )
 
 // Validate reports every problem with c, each naming its field path.
@@ -61,6 +62,9 @@ func (c Config) validateUpstreams(v *validator) {
 			}
 		}
 		v.nonNegative(p+".timeout", u.Timeout)
+		if interceptors.HostPorts(u.Addresses) || len(u.Addresses) == 1 && strings.TrimSpace(u.Addresses[0]) != "" {
+			u.validateResilience(v, p)
+		}
 	}
 }
 

@@ -18,13 +18,13 @@ import (
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
-// DialFunc connects to one upstream. It is the hook the client resilience
-// chain plugs into: wrap Dial, passing the chain's interceptors (built from
-// up.Resilience) as extra options. A DialFunc must keep DialOptions on the
-// connection, or every failure looks unanswered (502) and trace ids stop
-// at the edge. The connection is closed by Server.Close. /health never
-// uses it: it checks each upstream over a second connection made by Dial,
-// so health traffic stays out of the chain (its breakers, retries).
+// DialFunc connects to one upstream. The edge's own is
+// (*Upstreams).Dialer, which builds the client resilience chain with
+// NewUpstream. A DialFunc must keep DialOptions on the connection, or every
+// failure looks unanswered (502), and must propagate trace ids (the chain's
+// first layer does). The connection is closed by Server.Close. /health
+// never uses it: it checks each upstream over a second connection made by
+// Dial, so health traffic stays out of the chain (its breakers, retries).
 type DialFunc func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error)
 
 // Authenticator identifies the caller of a request; the edge owns this
@@ -47,7 +47,8 @@ type options struct {
 	registrations []registration // tests only
 }
 
-// WithDialer replaces the default dialer (Dial with no extra options).
+// WithDialer replaces the default dialer (Dial with no extra options, no
+// client chain); the edge process passes (*Upstreams).Dialer.
 func WithDialer(d DialFunc) Option { return func(o *options) { o.dial = d } }
 
 // WithLogger sets the logger for access lines and lifecycle events; the
@@ -66,17 +67,18 @@ func WithAuthenticator(a Authenticator) Option { return func(o *options) { o.aut
 // at /openapi.json; the default is gen/openapi.JSON.
 func WithOpenAPI(doc []byte) Option { return func(o *options) { o.openAPI = doc } }
 
-// DialOptions are the options every upstream connection needs: the
-// answered stats handler (502 versus 503) and the trace id client
-// interceptor, outermost.
+// DialOptions are what every upstream connection needs besides its
+// interceptors: the answered stats handler, which tells an upstream that
+// answered from one that never did (502 versus 503). It adds no
+// interceptor: trace propagation is the client chain's first layer
+// (interceptors.LayerTrace), and Dial adds it for a connection without
+// the chain.
 func DialOptions() []grpc.DialOption {
-	return []grpc.DialOption{
-		grpc.WithStatsHandler(answered.StatsHandler()),
-		grpc.WithChainUnaryInterceptor(traceid.UnaryClientInterceptor()),
-	}
+	return []grpc.DialOption{grpc.WithStatsHandler(answered.StatsHandler())}
 }
 
-// Dial is the default dialer: grpc.NewClient over plaintext with
+// Dial is the default dialer, without the client chain (for /health and
+// tests): grpc.NewClient over plaintext with trace propagation and
 // DialOptions, then extra. One address is used as the target as is;
 // several are balanced round robin through a resolver private to the
 // connection. It does not block or use ctx: connections are made lazily and
@@ -90,6 +92,7 @@ func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
 			BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second,
 		}, MinConnectTimeout: 5 * time.Second}),
+		grpc.WithChainUnaryInterceptor(traceid.UnaryClientInterceptor()),
 	}, DialOptions()...)
 	target := ""
 	if len(up.Addresses) > 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -14,150 +15,164 @@ import (
 	"github.com/portico-gateway/portico/interceptors/retry"
 )
 
-// Defaults of Config. Timeout, Breaker.ConsecutiveFailures and
-// Breaker.CoolDown are the gateway course's numbers (seed 000): a 240ms
-// upstream timeout, and two consecutive failures opening the circuit for
-// 800ms.
-const (
-	DefaultTimeout = 240 * time.Millisecond
-)
+// DefaultTimeout bounds a call from one service to another (all attempts
+// together) when Config.Timeout is zero; `portico order --upstream-timeout`
+// defaults to it. The REST edge applies its own route deadline instead
+// (gateway.UpstreamConfig.Timeout) and runs the chain with NoTimeout.
+const DefaultTimeout = time.Second
+
+// NoTimeout, as Config.Timeout, gives the chain no timeout of its own: the
+// caller's deadline alone bounds each call.
+const NoTimeout time.Duration = -1
 
 // Config is one upstream's resilience settings, shaped for YAML (durations
-// as "240ms"). The zero value of every field but Name/Target/Addresses means
-// the default its comment gives; Defaults returns them spelled out.
+// as "240ms"). One rule holds for every field: zero (or absent) means the
+// default its comment names, and where a feature can be turned off, off is
+// spelt negative. Defaults returns every default spelled out; each value is
+// documented once, by the constant it comes from.
 type Config struct {
 	// Name names the upstream in errors ("upstream", "hop"), metrics and
 	// logs, e.g. "inventory". Empty means Target.
-	Name string `yaml:"name"`
+	Name string `yaml:"name,omitempty"`
 	// Target is a gRPC target: "dns:///inventory:43101" or
 	// "127.0.0.1:43101". Exactly one of Target and Addresses must be set.
 	// A dns:/// target is resolved by Portico's resolver, re-resolved every
 	// DNSRefresh, and its instances balanced and ejected like Addresses.
-	Target string `yaml:"target"`
+	Target string `yaml:"target,omitempty"`
 	// DNSRefresh is how often a dns:/// Target is re-resolved, so instances
-	// added behind the name are used without a restart. Zero means 30s;
-	// negative leaves the name to grpc-go's own dns resolver (re-resolved
+	// added behind the name are used without a restart. Zero means
+	// balance.DefaultDNSRefresh; negative leaves the name to grpc-go's own dns resolver (re-resolved
 	// only after a connection fails, no ejection).
-	DNSRefresh time.Duration `yaml:"dns_refresh"`
+	DNSRefresh time.Duration `yaml:"dns_refresh,omitempty"`
 	// Addresses are the upstream's instances ("10.0.0.7:43101"), served by
 	// a resolver that Upstream.SetAddresses updates and that ejects failing
 	// instances (see Ejection). Requires Name.
-	Addresses []string `yaml:"addresses"`
+	Addresses []string `yaml:"addresses,omitempty"`
 	// Timeout bounds each call (all attempts together) unless the caller's
-	// deadline is sooner. Zero means 240ms; negative is an error.
-	Timeout time.Duration `yaml:"timeout"`
+	// deadline is sooner. Zero means DefaultTimeout; negative (NoTimeout)
+	// means none of its own: the caller's deadline alone applies.
+	Timeout time.Duration `yaml:"timeout,omitempty"`
 	// MethodTimeouts replace Timeout for full method names
 	// ("/portico.order.v1.OrderService/CreateOrder"). Values must be
 	// positive.
-	MethodTimeouts map[string]time.Duration `yaml:"method_timeouts"`
+	MethodTimeouts map[string]time.Duration `yaml:"method_timeouts,omitempty"`
 	// MinBudget fails a call locally (DEADLINE_BUDGET_EXHAUSTED) when the
 	// caller has less time left. Zero means only calls whose deadline has
 	// passed; negative is an error.
-	MinBudget time.Duration `yaml:"min_budget"`
+	MinBudget time.Duration `yaml:"min_budget,omitempty"`
 	// Retry configures retries of idempotent calls.
-	Retry RetryConfig `yaml:"retry"`
+	Retry RetryConfig `yaml:"retry,omitempty"`
 	// Breaker configures the circuit breaker.
-	Breaker BreakerConfig `yaml:"breaker"`
+	Breaker BreakerConfig `yaml:"breaker,omitempty"`
 	// Bulkhead caps the calls in flight.
-	Bulkhead BulkheadConfig `yaml:"bulkhead"`
+	Bulkhead BulkheadConfig `yaml:"bulkhead,omitempty"`
 	// Balancer is "round_robin" or "least_request". Empty means
-	// round_robin.
-	Balancer string `yaml:"balancer"`
+	// round_robin (balance.RoundRobin).
+	Balancer string `yaml:"balancer,omitempty"`
 	// HealthCheck turns on grpc.health.v1 client health checking.
-	HealthCheck HealthCheckConfig `yaml:"health_check"`
+	HealthCheck HealthCheckConfig `yaml:"health_check,omitempty"`
 	// Ejection configures passive ejection of failing Addresses.
-	Ejection EjectionConfig `yaml:"ejection"`
+	Ejection EjectionConfig `yaml:"ejection,omitempty"`
 }
 
 // RetryConfig configures package retry.
 type RetryConfig struct {
 	// MaxAttempts counts attempts in total, the first included: 1 means
-	// no retries. Zero means 3; negative is an error.
-	MaxAttempts int `yaml:"max_attempts"`
+	// no retries. Zero means retry.DefaultMaxAttempts; negative is an error.
+	MaxAttempts int `yaml:"max_attempts,omitempty"`
 	// InitialBackoff and MaxBackoff bound the jittered exponential backoff
-	// (gRFC A6). Zero means 25ms and 250ms; negative is an error.
-	InitialBackoff time.Duration `yaml:"initial_backoff"`
-	MaxBackoff     time.Duration `yaml:"max_backoff"`
+	// (gRFC A6). Zero means retry.DefaultInitialBackoff and
+	// retry.DefaultMaxBackoff; negative is an error.
+	InitialBackoff time.Duration `yaml:"initial_backoff,omitempty"`
+	MaxBackoff     time.Duration `yaml:"max_backoff,omitempty"`
 	// AttemptTimeout bounds each attempt inside Timeout; an attempt that
 	// runs out is retried. Zero means no per-attempt bound.
-	AttemptTimeout time.Duration `yaml:"attempt_timeout"`
+	AttemptTimeout time.Duration `yaml:"attempt_timeout,omitempty"`
 	// BudgetRatio is the share of calls over BudgetWindow that may be
-	// retries. Zero means 0.2; it must be at most 1.
-	BudgetRatio float64 `yaml:"budget_ratio"`
-	// BudgetWindow is the budget's sliding window. Zero means 10s.
-	BudgetWindow time.Duration `yaml:"budget_window"`
+	// retries. Zero means retry.DefaultBudgetRatio; it must be at most 1.
+	BudgetRatio float64 `yaml:"budget_ratio,omitempty"`
+	// BudgetWindow is the budget's sliding window. Zero means
+	// retry.DefaultBudgetWindow.
+	BudgetWindow time.Duration `yaml:"budget_window,omitempty"`
 	// BudgetMinPerSecond is the floor of retries per second of window the
-	// budget always allows. Zero means 3; negative means no floor.
-	BudgetMinPerSecond float64 `yaml:"budget_min_per_second"`
+	// budget always allows. Zero means retry.DefaultBudgetMinPerSecond;
+	// negative means no floor.
+	BudgetMinPerSecond float64 `yaml:"budget_min_per_second,omitempty"`
 }
 
 // BreakerConfig configures package breaker. Zero values mean the defaults
 // of breaker.Settings.
 type BreakerConfig struct {
 	// ConsecutiveFailures opens the circuit after this many failures in a
-	// row. Zero means 2; negative turns the rule off.
-	ConsecutiveFailures int `yaml:"consecutive_failures"`
+	// row. Zero means breaker.DefaultConsecutiveFailures; negative turns
+	// the rule off.
+	ConsecutiveFailures int `yaml:"consecutive_failures,omitempty"`
 	// FailureRate opens the circuit when failures/calls over Window reach
-	// it with at least MinCalls calls. Zero means 0.5; negative turns the
-	// rule off.
-	FailureRate float64 `yaml:"failure_rate"`
-	// MinCalls: zero means 20.
-	MinCalls int `yaml:"min_calls"`
-	// Window: zero means 10s. BucketPeriod: zero means 1s.
-	Window       time.Duration `yaml:"window"`
-	BucketPeriod time.Duration `yaml:"bucket_period"`
+	// it with at least MinCalls calls. Zero means
+	// breaker.DefaultFailureRate; negative turns the rule off.
+	FailureRate float64 `yaml:"failure_rate,omitempty"`
+	// MinCalls: zero means breaker.DefaultMinCalls.
+	MinCalls int `yaml:"min_calls,omitempty"`
+	// Window: zero means breaker.DefaultWindow. BucketPeriod: zero means
+	// breaker.DefaultBucketPeriod.
+	Window       time.Duration `yaml:"window,omitempty"`
+	BucketPeriod time.Duration `yaml:"bucket_period,omitempty"`
 	// SlowCallThreshold makes slower calls failures. Zero means off.
-	SlowCallThreshold time.Duration `yaml:"slow_call_threshold"`
-	// CoolDown is how long the circuit stays open. Zero means 800ms.
-	CoolDown time.Duration `yaml:"cool_down"`
+	SlowCallThreshold time.Duration `yaml:"slow_call_threshold,omitempty"`
+	// CoolDown is how long the circuit stays open. Zero means
+	// breaker.DefaultCoolDown.
+	CoolDown time.Duration `yaml:"cool_down,omitempty"`
 	// HalfOpenProbes is how many probes the half-open circuit admits at
-	// once, and how many successes close it. Zero means 1.
-	HalfOpenProbes int `yaml:"half_open_probes"`
+	// once, and how many successes close it. Zero means
+	// breaker.DefaultMaxRequests.
+	HalfOpenProbes int `yaml:"half_open_probes,omitempty"`
 	// Methods get a breaker of their own (full method names).
-	Methods []string `yaml:"methods"`
+	Methods []string `yaml:"methods,omitempty"`
 }
 
 // BulkheadConfig configures package bulkhead.
 type BulkheadConfig struct {
-	// MaxInFlight caps concurrent calls. Zero means 100; negative is an
+	// MaxInFlight caps concurrent calls. Zero means bulkhead.DefaultMax; negative is an
 	// error.
-	MaxInFlight int `yaml:"max_in_flight"`
-	// Queue is how many calls may wait for a slot. Zero means 20; negative
+	MaxInFlight int `yaml:"max_in_flight,omitempty"`
+	// Queue is how many calls may wait for a slot. Zero means bulkhead.DefaultQueue;
+	// negative
 	// means none.
-	Queue int `yaml:"queue"`
-	// MaxWait bounds a queued call's wait. Zero means 50ms; negative is an
+	Queue int `yaml:"queue,omitempty"`
+	// MaxWait bounds a queued call's wait. Zero means bulkhead.DefaultMaxWait; negative is an
 	// error.
-	MaxWait time.Duration `yaml:"max_wait"`
+	MaxWait time.Duration `yaml:"max_wait,omitempty"`
 }
 
 // HealthCheckConfig configures client health checking.
 type HealthCheckConfig struct {
 	// Enabled turns it on. Off by default: the upstream must serve
 	// grpc.health.v1.
-	Enabled bool `yaml:"enabled"`
+	Enabled bool `yaml:"enabled,omitempty"`
 	// Service is the health service name to watch; empty means the whole
 	// server.
-	Service string `yaml:"service"`
+	Service string `yaml:"service,omitempty"`
 }
 
 // EjectionConfig configures passive ejection (package balance). It applies
 // to Addresses only.
 type EjectionConfig struct {
 	// ConsecutiveFailures ejects an address after this many failed calls
-	// in a row. Zero means 5; negative turns ejection off.
-	ConsecutiveFailures int `yaml:"consecutive_failures"`
-	// BaseTime is the first ejection's length. Zero means 30s.
-	BaseTime time.Duration `yaml:"base_time"`
-	// MaxTime caps an ejection. Zero means 5m.
-	MaxTime time.Duration `yaml:"max_time"`
+	// in a row. Zero means balance.DefaultConsecutiveFailures; negative
+	// turns ejection off.
+	ConsecutiveFailures int `yaml:"consecutive_failures,omitempty"`
+	// BaseTime is the first ejection's length. Zero means
+	// balance.DefaultBaseEjectionTime.
+	BaseTime time.Duration `yaml:"base_time,omitempty"`
+	// MaxTime caps an ejection. Zero means balance.DefaultMaxEjectionTime.
+	MaxTime time.Duration `yaml:"max_time,omitempty"`
 	// MaxPercent caps the share of addresses ejected at once. Zero means
-	// 50.
-	MaxPercent int `yaml:"max_percent"`
+	// balance.DefaultMaxEjectionPercent.
+	MaxPercent int `yaml:"max_percent,omitempty"`
 }
 
-// Defaults returns the Config every zero field stands for, spelled out:
-// the seed 000 profile (240ms timeout, breaker opening after 2 consecutive
-// failures for 800ms) with the packages' other defaults.
+// Defaults returns the Config every zero field stands for, spelled out
+// from each package's default constants.
 func Defaults() Config {
 	return Config{
 		Timeout: DefaultTimeout,
@@ -199,7 +214,6 @@ func (c Config) Validate() error {
 	for i, a := range c.Addresses {
 		v.check(a != "", fmt.Sprintf("addresses[%d]", i), "must not be empty")
 	}
-	v.nonNegative("timeout", c.Timeout)
 	v.check(c.DNSRefresh <= 0 || c.DNSRefresh >= balance.MinDNSRefresh, "dns_refresh",
 		fmt.Sprintf("must be at least %v (or negative: off), got %v", balance.MinDNSRefresh, c.DNSRefresh))
 	for _, m := range slices.Sorted(maps.Keys(c.MethodTimeouts)) {
@@ -256,3 +270,15 @@ func (v *validator) nonNegative(field string, d time.Duration) {
 }
 
 func (v *validator) err() error { return errors.Join(v.errs...) }
+
+// HostPorts reports whether addrs is a non-empty list of plain host:port
+// instances (no gRPC scheme such as dns:///), the form Config.Addresses
+// takes; anything else is one Config.Target.
+func HostPorts(addrs []string) bool {
+	for _, a := range addrs {
+		if _, _, err := net.SplitHostPort(a); err != nil || strings.Contains(a, "/") {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}

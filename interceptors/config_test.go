@@ -165,10 +165,34 @@ health_check: {enabled: true, service: portico.order.v1.OrderService}
 	conn.Close()
 }
 
-func TestDefaultsAreTheSeedProfile(t *testing.T) {
+// TestDefaults pins the documented defaults a deployment relies on: a
+// service's call to another gets DefaultTimeout (1s), and a breaker opens
+// after 2 consecutive failures for 800ms with one half-open probe.
+func TestDefaults(t *testing.T) {
 	d := interceptors.Defaults()
-	if d.Timeout != 240*time.Millisecond || d.Breaker.ConsecutiveFailures != 2 || d.Breaker.CoolDown != 800*time.Millisecond || d.Breaker.HalfOpenProbes != 1 {
-		t.Errorf("Defaults() = timeout %v, breaker %d failures / %v cool-down / %d probes; want 240ms, 2 / 800ms / 1",
+	if d.Timeout != time.Second || d.Breaker.ConsecutiveFailures != 2 || d.Breaker.CoolDown != 800*time.Millisecond || d.Breaker.HalfOpenProbes != 1 {
+		t.Errorf("Defaults() = timeout %v, breaker %d failures / %v cool-down / %d probes; want 1s, 2 / 800ms / 1",
 			d.Timeout, d.Breaker.ConsecutiveFailures, d.Breaker.CoolDown, d.Breaker.HalfOpenProbes)
+	}
+}
+
+func TestHostPorts(t *testing.T) {
+	tests := []struct {
+		name  string
+		addrs []string
+		want  bool
+	}{
+		{"one host:port", []string{"127.0.0.1:43101"}, true},
+		{"several", []string{"10.0.0.1:1", "inventory:2"}, true},
+		{"dns target", []string{"dns:///inventory:43101"}, false},
+		{"no port", []string{"inventory"}, false},
+		{"empty", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := interceptors.HostPorts(tt.addrs); got != tt.want {
+				t.Errorf("HostPorts(%q) = %v, want %v", tt.addrs, got, tt.want)
+			}
+		})
 	}
 }

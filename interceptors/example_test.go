@@ -47,7 +47,7 @@ func Example_order() {
 	// Output:
 	// -> trace
 	//  -> deadline
-	//     deadline: now+240ms
+	//     deadline: now+1s
 	//   -> bulkhead
 	//    -> breaker
 	//     -> retry

@@ -66,7 +66,8 @@ func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, now.Add(timeout))
 			defer cancel()
-		case timeout > 0 && hasDL && ctx.Value(upstreamDeadlineKey{}) == nil:
+		case hasDL && ctx.Value(upstreamDeadlineKey{}) == nil:
+			// The caller's deadline binds (also with no timeout of our own).
 			ctx = context.WithValue(ctx, callerBoundKey{}, true)
 		}
 		err := invoker(ctx, method, req, reply, cc, callOpts...)

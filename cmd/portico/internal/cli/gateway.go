@@ -26,7 +26,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if *path == "" {
 		return &usageError{errors.New("--config FILE is required")}
 	}
-	cfg, err := loadGatewayConfig(*path)
+	cfg, err := gateway.LoadConfig(*path)
 	if err != nil {
 		return err
 	}
@@ -34,25 +34,23 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var ups upstreamSet
-	defer ups.closeAll()
-	opts, err := gatewayOptions(l, &ups)
+	opts, ups, err := gatewayOptions(l)
 	if err != nil {
 		return err
 	}
+	defer ups.Close()
 	srv, err := gateway.New(ctx, cfg, opts...)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	ups.health = srv
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
 	rctx, stopReload := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); reloadOnHangup(rctx, hup, *path, cfg, &ups, l) }()
+	go func() { defer close(done); reloadOnHangup(rctx, hup, *path, cfg, ups, srv, l) }()
 	defer func() { stopReload(); <-done }()
 	return srv.Serve(ctx, lis)
 }
@@ -62,7 +60,7 @@ func runCheckConfig(_ context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	if _, err := loadGatewayConfig(fs.Arg(0)); err != nil {
+	if _, err := gateway.LoadConfig(fs.Arg(0)); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: ok\n", fs.Arg(0))

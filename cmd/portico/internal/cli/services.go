@@ -8,13 +8,14 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
 	"github.com/portico-gateway/portico/services/payment"
 )
 
-// Default addresses, as in seed 000: edge 43100, inventory 43101, payment
-// 43102, order 43103.
+// Default addresses: edge 43100, inventory 43101, payment 43102, order
+// 43103.
 const (
 	defaultInventory = "127.0.0.1:43101"
 	defaultPayment   = "127.0.0.1:43102"
@@ -74,7 +75,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	s, err := parseService(e, "order", defaultOrder, args, func(fs *flagSet) {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
-		fs.DurationVar(&timeout, "upstream-timeout", time.Second, "per-call timeout to inventory and payment (all attempts together)")
+		fs.DurationVar(&timeout, "upstream-timeout", interceptors.DefaultTimeout, "per-call timeout to inventory and payment, all attempts together (interceptors.DefaultTimeout)")
 	})
 	if err != nil {
 		return err

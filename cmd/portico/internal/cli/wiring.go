@@ -37,7 +37,7 @@ func serverInterceptors(spec string) ([]grpc.UnaryServerInterceptor, error) {
 // or a gRPC target such as dns:///inventory:43101.
 func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
-	if list := strings.Split(addr, ","); hostPorts(list) {
+	if list := strings.Split(addr, ","); interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection
 	} else {
 		cfg.Target = addr // e.g. dns:///inventory:43101
