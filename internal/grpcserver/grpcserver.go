@@ -2,13 +2,8 @@
 // same limits, interceptor chain, health service, reflection and graceful
 // shutdown in each process.
 //
-// The unary server chain, outermost first:
-//
-//	traceid   -> puts the caller's trace id (or a new one) in the context
-//	logging   -> one access line per call (go-grpc-middleware logging)
-//	extra     -> Config.Unary, e.g. deadline rejection and fault injection
-//	recovery  -> a handler panic becomes INTERNAL; the process keeps running
-//	handler
+// Every service runs the same unary server chain, built by Chain (see there
+// for the order).
 //
 // Health (grpc.health.v1) reports SERVING while Config.Ready succeeds,
 // NOT_SERVING when it fails and from the moment shutdown begins.
@@ -23,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
@@ -32,8 +26,7 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
-	"github.com/portico-gateway/portico/internal/logging"
-	"github.com/portico-gateway/portico/internal/traceid"
+	"github.com/portico-gateway/portico/interceptors/faults"
 )
 
 // Config configures a Server. The zero value of every optional field has the
@@ -57,8 +50,9 @@ type Config struct {
 	// ShutdownGrace bounds how long in-flight calls may finish after
 	// shutdown begins before they are cut. Zero means 10s.
 	ShutdownGrace time.Duration
-	// Unary interceptors run after logging and before recovery.
-	Unary []grpc.UnaryServerInterceptor
+	// Faults injects faults into matching calls (see Chain). Empty means
+	// none: production processes never set it.
+	Faults faults.Rules
 	// Background work (an expiry sweeper, a reconciler) runs while the
 	// server serves, each function in its own goroutine, with a context
 	// that ends when shutdown begins; Serve returns after they have all
@@ -86,14 +80,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("grpcserver: ReadyInterval, MaxRecvMsgSize and ShutdownGrace must not be negative")
 	}
 	setDefaults(&cfg)
-	chain := []grpc.UnaryServerInterceptor{
-		traceid.UnaryServerInterceptor(),
-		logging.UnaryServerInterceptor(cfg.Logger),
-	}
-	chain = append(chain, cfg.Unary...)
-	chain = append(chain, recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(panicHandler(cfg.Logger))))
 	g := grpc.NewServer(
-		grpc.ChainUnaryInterceptor(chain...),
+		grpc.ChainUnaryInterceptor(unary(Chain(cfg))...),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(4<<20),
 		grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams),
@@ -121,7 +109,7 @@ func setDefaults(c *Config) {
 	}
 }
 
-func panicHandler(l *slog.Logger) recovery.RecoveryHandlerFuncContext {
+func panicHandler(l *slog.Logger) func(ctx context.Context, p any) error {
 	return func(ctx context.Context, p any) error {
 		l.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(p))
 		return status.Error(codes.Internal, "internal error")

@@ -8,9 +8,8 @@ import (
 	"net"
 	"time"
 
-	"google.golang.org/grpc"
-
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 )
 
@@ -31,9 +30,9 @@ type Config struct {
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
-	// Unary interceptors (fault injection etc.) join the server chain, see
-	// grpcserver.Config.Unary.
-	Unary []grpc.UnaryServerInterceptor
+	// Faults injects faults into matching calls; empty means none
+	// (grpcserver.Config.Faults).
+	Faults faults.Rules
 	// Listener, if set, is served instead of listening on Listen (tests).
 	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
@@ -90,7 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Service:    inventoryv1.InventoryService_ServiceDesc.ServiceName,
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
-		Unary:      cfg.Unary,
+		Faults:     cfg.Faults,
 		Background: []func(context.Context){grpcserver.Every(cfg.SweepInterval, svc.sweep)},
 	})
 	if err != nil {

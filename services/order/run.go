@@ -13,6 +13,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 )
 
@@ -31,8 +32,9 @@ type Config struct {
 	Inventory grpc.ClientConnInterface
 	// Payment is the connection to the payment service. Required.
 	Payment grpc.ClientConnInterface
-	// Unary are extra server interceptors (grpcserver.Config.Unary).
-	Unary []grpc.UnaryServerInterceptor
+	// Faults injects faults into matching calls; empty means none
+	// (grpcserver.Config.Faults).
+	Faults faults.Rules
 	// Listener, when set, is served instead of listening on Listen (tests).
 	Listener net.Listener
 	// ReconcileInterval is how often the reconciler runs. 0 means 2s.
@@ -91,7 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Service:    orderv1.OrderService_ServiceDesc.ServiceName,
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
-		Unary:      cfg.Unary,
+		Faults:     cfg.Faults,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})
 	if err != nil {

@@ -6,9 +6,8 @@ import (
 	"log/slog"
 	"net"
 
-	"google.golang.org/grpc"
-
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 )
 
@@ -28,9 +27,9 @@ type Config struct {
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
-	// Unary interceptors (fault injection etc.) join the server chain, see
-	// grpcserver.Config.Unary.
-	Unary []grpc.UnaryServerInterceptor
+	// Faults injects faults into matching calls; empty means none
+	// (grpcserver.Config.Faults).
+	Faults faults.Rules
 	// Listener, if set, is served instead of listening on Listen (tests).
 	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
@@ -69,7 +68,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Service: paymentv1.PaymentService_ServiceDesc.ServiceName,
 		Logger:  cfg.Logger,
 		Ready:   store.Ping,
-		Unary:   cfg.Unary,
+		Faults:  cfg.Faults,
 	})
 	if err != nil {
 		return err

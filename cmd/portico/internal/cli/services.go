@@ -6,9 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
 	"github.com/portico-gateway/portico/services/payment"
@@ -26,19 +25,18 @@ const (
 type service struct {
 	listen, db string
 	logger     *slog.Logger
-	unary      []grpc.UnaryServerInterceptor
+	faults     faults.Rules
 }
 
 // parseService parses a service's common flags (--listen, --db, --faults,
-// --log-level) plus any extra ones, and builds its logger and server
-// interceptors.
+// --log-level) plus any extra ones, and builds its logger and fault rules.
 func parseService(e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
 	fs, lvl := newFlags(name)
 	var s service
-	var faults string
+	var spec string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
 	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database `PATH`")
-	fs.StringVar(&faults, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
+	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	if extra != nil {
 		extra(fs)
 	}
@@ -49,7 +47,7 @@ func parseService(e env, name, listen string, args []string, extra func(*flagSet
 	if s.logger, err = newLogger(e, name, *lvl); err != nil {
 		return s, err
 	}
-	s.unary, err = serverInterceptors(faults)
+	s.faults, err = parseFaults(spec)
 	return s, err
 }
 
@@ -58,7 +56,7 @@ func runInventory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Unary: s.unary})
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -66,7 +64,7 @@ func runPayment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Unary: s.unary})
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
@@ -91,7 +89,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Unary: s.unary,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 	})
 }

@@ -7,28 +7,22 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/portico-gateway/portico/interceptors"
-	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/interceptors/faults"
 )
 
 type flagSet = flag.FlagSet
 
-// serverInterceptors returns the extra server interceptors of a service
-// process: reject work whose deadline has passed, then fault injection when
-// spec is not empty (off by default).
-func serverInterceptors(spec string) ([]grpc.UnaryServerInterceptor, error) {
-	chain := []grpc.UnaryServerInterceptor{deadline.UnaryServerInterceptor()}
+// parseFaults parses --faults; empty means no fault injection.
+func parseFaults(spec string) (faults.Rules, error) {
 	if spec == "" {
-		return chain, nil
+		return nil, nil
 	}
 	rules, err := faults.Parse(spec)
 	if err != nil {
 		return nil, fmt.Errorf("--faults: %w", err)
 	}
-	return append(chain, faults.UnaryServerInterceptor(rules)), nil
+	return rules, nil
 }
 
 // dialService connects a service to another through the full client chain

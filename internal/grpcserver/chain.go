@@ -1,0 +1,59 @@
+package grpcserver
+
+import (
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"google.golang.org/grpc"
+
+	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/traceid"
+)
+
+// Step is one named interceptor of the server chain.
+type Step struct {
+	Name  string
+	Unary grpc.UnaryServerInterceptor
+}
+
+// Step names, outermost first.
+const (
+	StepTrace    = "trace"
+	StepLog      = "log"
+	StepDeadline = "deadline"
+	StepFaults   = "faults"
+	StepRecover  = "recover"
+)
+
+// Chain builds the unary server chain of every service process, outermost
+// first: the one place its order is decided (New installs exactly this).
+//
+//	trace    -> the caller's trace id (or a new one) in the context
+//	log      -> one access line per call, with the final code
+//	deadline -> a call whose deadline has passed, or that was cancelled,
+//	            is refused before any work (interceptors/deadline)
+//	faults   -> fault injection, only with Config.Faults (drills, tests)
+//	recover  -> a handler panic becomes INTERNAL; the process keeps running
+//	handler
+//
+// Request validation belongs between deadline and faults: checked before
+// any work, and never hidden by an injected fault.
+func Chain(cfg Config) []Step {
+	steps := []Step{
+		{StepTrace, traceid.UnaryServerInterceptor()},
+		{StepLog, logging.UnaryServerInterceptor(cfg.Logger)},
+		{StepDeadline, deadline.UnaryServerInterceptor()},
+	}
+	if len(cfg.Faults) > 0 {
+		steps = append(steps, Step{StepFaults, faults.UnaryServerInterceptor(cfg.Faults)})
+	}
+	return append(steps, Step{StepRecover, recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(panicHandler(cfg.Logger)))})
+}
+
+func unary(steps []Step) []grpc.UnaryServerInterceptor {
+	out := make([]grpc.UnaryServerInterceptor, len(steps))
+	for i, s := range steps {
+		out[i] = s.Unary
+	}
+	return out
+}
