@@ -99,6 +99,13 @@ func WithMaxAttempts(n int) Option {
 	}
 }
 
+// WithoutRetries makes the chain try every call once (Config.Retry
+// MaxAttempts 1), for a caller that retries on its own: attempts are then
+// never multiplied by a second retry layer.
+func WithoutRetries() Option {
+	return func(s *settings) { s.cfg.Retry.MaxAttempts = 1 }
+}
+
 // WithAttemptTimeout bounds each attempt (Config.Retry.AttemptTimeout).
 func WithAttemptTimeout(d time.Duration) Option {
 	return func(s *settings) { s.cfg.Retry.AttemptTimeout = d }
