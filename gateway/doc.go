@@ -30,23 +30,24 @@
 //
 // The cmd layer loads a Config (LoadConfig, or DevConfig for portico dev),
 // calls New, listens on Config.Listen and calls Serve until a signal. New
-// dials every upstream through the DialFunc (WithDialer; default Dial), which
-// is where the client resilience chain plugs in: a DialFunc decodes
-// UpstreamConfig.Resilience and returns Dial(ctx, up, its interceptors...),
-// keeping DialOptions (the answered stats handler and trace interceptor).
+// dials every upstream through the DialFunc (WithDialer; default Dial, with
+// no client chain). The edge process passes (*Upstreams).Dialer, which
+// builds each upstream's client resilience chain with NewUpstream from
+// UpstreamConfig.Chain(); Upstreams.Reload applies a re-read config.
 // /health never goes through the DialFunc: New dials each upstream a second
 // time with plain Dial for its checks, so unauthenticated health traffic
 // cannot trip a breaker or burn retries, and an open breaker cannot make
 // /health report a healthy upstream DOWN. Close closes both connections.
-// When a reload moves an upstream's API connection to new addresses, the
-// cmd layer calls SetUpstreamAddresses so /health follows.
+// When a reload moves an upstream's API connection to new addresses,
+// Upstreams.Reload calls SetUpstreamAddresses so /health follows.
 // /openapi.json serves gen/openapi's document unless WithOpenAPI replaces it.
 //
 // # Config
 //
 // One YAML document, decoded strictly: unknown keys, duplicate keys and wrong
 // types are errors naming the field path ("upstreams[0].adresses: unknown
-// field (line 7)"); every field's zero value means its default. Reference
+// field (line 7)"); every field's zero value means its default, and off is
+// spelt negative. Reference
 // (testdata/config/example.yaml):
 //
 //	listen: 127.0.0.1:43100        # default; loopback so demo tokens stay local
@@ -62,7 +63,7 @@
 //	    addresses: [127.0.0.1:43101]     # one target, or several host:port (round robin)
 //	    timeout: 5s                      # default deadline of the upstream's routes
 //	    health_service: portico.inventory.v1.InventoryService  # default "" = server
-//	    resilience: {...}                # raw YAML for the resilience chain
+//	    resilience: {...}                # the client chain's interceptors.Config
 //	routes:
 //	  max_body_bytes: 1048576      # default (1 MiB); larger bodies are 413
 //	  max_timeout: 30s             # default cap on a client's Grpc-Timeout

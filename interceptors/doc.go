@@ -37,6 +37,10 @@
 //
 // The order is part of the API. build (behind Layers, NewUpstream and Dial)
 // is the only place it is decided, and Example_order runs a call through it.
+// Both client roles use it: a service calling another (cmd/portico's
+// dialService) and the REST edge (gateway.NewUpstream, which adds only a
+// stats handler and runs the chain with NoTimeout, because its route
+// deadline binds). Nothing outside the chain adds an interceptor.
 // Why each layer sits where it does:
 //
 //   - trace is outermost: it appends the trace id to the metadata once, and
@@ -71,9 +75,10 @@
 //
 // # Configuration
 //
-// Config is one upstream's settings, YAML-friendly, with documented zero
-// values; Defaults spells them out (the seed 000 profile: 240ms timeout,
-// circuit open after 2 consecutive failures for 800ms, one half-open probe).
+// Config is one upstream's settings, YAML-friendly, with one zero rule:
+// zero or absent means the default (each named by its constant), and off
+// is spelt negative. Defaults spells them all out. The gateway's config
+// embeds Config as an upstream's resilience block.
 // Options(cfg) turns it into options, and the With... options set single
 // fields. NewUpstream and Dial validate everything up front and name each
 // bad field (*FieldError, e.g. "retry.max_attempts: must be at least 1").
