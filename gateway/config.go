@@ -3,11 +3,12 @@ package gateway
 import (
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/interceptors"
 )
 
-// Defaults for every optional Config field; see each field for what zero
-// and negative values mean.
+// Defaults for every optional Config field, each documented only here;
+// see each field for what zero and negative values mean.
 const (
 	DefaultListen            = "127.0.0.1:43100"
 	DefaultShutdownGrace     = 10 * time.Second
@@ -18,7 +19,7 @@ const (
 	DefaultUpstreamTimeout   = 5 * time.Second
 	DefaultMaxTimeout        = 30 * time.Second
 	DefaultMaxBodyBytes      = 1 << 20
-	DefaultHealthTimeout     = 300 * time.Millisecond
+	DefaultHealthTimeout     = health.DefaultTimeout
 )
 
 // Config is the edge's one YAML document. The zero value of every optional
@@ -27,11 +28,12 @@ const (
 // JWT) are added as new keys, so old documents stay valid.
 type Config struct {
 	// Listen is the TCP address the cmd layer listens on. Empty means
-	// 127.0.0.1:43100: loopback only, so a laptop running the dev profile
+	// DefaultListen, on loopback only, so a laptop running the dev profile
 	// never exposes the demo tokens. Use ":43100" for every interface.
 	Listen string `yaml:"listen,omitempty"`
 	// ShutdownGrace bounds how long in-flight requests may finish once
-	// shutdown begins; then connections are cut. Zero means 10s.
+	// shutdown begins; then connections are cut. Zero means
+	// DefaultShutdownGrace.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace,omitempty"`
 	// DrainDelay is how long the edge keeps serving, with /healthz/ready
 	// answering 503, before it stops accepting connections, so a load
@@ -54,16 +56,16 @@ type Config struct {
 // clients.
 type HTTPConfig struct {
 	// ReadHeaderTimeout bounds reading a request's headers (slowloris).
-	// Zero means 5s.
+	// Zero means DefaultReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout,omitempty"`
 	// ReadTimeout bounds reading a whole request, body included. Zero means
-	// 30s.
+	// DefaultReadTimeout.
 	ReadTimeout time.Duration `yaml:"read_timeout,omitempty"`
 	// IdleTimeout bounds a keep-alive connection's wait for its next
-	// request. Zero means 2m.
+	// request. Zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
 	// MaxHeaderBytes bounds a request's request line and headers. Zero
-	// means 64 KiB. Over it the answer is 431: a problem while net/http
+	// means DefaultMaxHeaderBytes. Over it the answer is 431: a problem while net/http
 	// still reads the headers (it reads 4096 bytes more), its own plain
 	// text beyond that.
 	// There is no write timeout: route deadlines bound the work, and a
@@ -85,7 +87,7 @@ type UpstreamConfig struct {
 	// attempts together, unless a route overrides it or the client asks
 	// for less (Grpc-Timeout, capped by routes.max_timeout). It is the
 	// only timeout the edge applies: its client chain has none of its
-	// own. Zero means 5s (DefaultUpstreamTimeout).
+	// own. Zero means DefaultUpstreamTimeout.
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 	// HealthService is the grpc.health.v1 service name /health asks
 	// about. Empty means the server's overall health ("").
@@ -102,10 +104,12 @@ type UpstreamConfig struct {
 
 // RoutesConfig holds per-route limits.
 type RoutesConfig struct {
-	// MaxBodyBytes bounds a request body; larger is 413. Zero means 1 MiB.
+	// MaxBodyBytes bounds a request body; larger is 413. Zero means
+	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64 `yaml:"max_body_bytes,omitempty"`
 	// MaxTimeout caps the deadline a client may ask for with Grpc-Timeout.
-	// Zero means 30s. Every route's timeout must not exceed its maximum.
+	// Zero means DefaultMaxTimeout. Every route's timeout must not exceed
+	// its maximum.
 	MaxTimeout time.Duration `yaml:"max_timeout,omitempty"`
 	// Overrides change the limits of single routes. A key selects routes
 	// as "METHOD /path/template" ("POST /api/orders"), "/path/template"
@@ -147,6 +151,7 @@ type TokenConfig struct {
 
 // HealthConfig configures GET /health.
 type HealthConfig struct {
-	// Timeout bounds each upstream's health check. Zero means 300ms.
+	// Timeout bounds each upstream's health check. Zero means
+	// DefaultHealthTimeout.
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 }
