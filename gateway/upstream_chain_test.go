@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -72,4 +75,60 @@ func Example_edgeChain() {
 	fmt.Println("network")
 	// Output:
 	// trace -> deadline -> bulkhead -> breaker -> retry -> eject -> network
+}
+
+// TestEdgeDeadlineIsTheRoutes checks the edge's client chain adds no
+// deadline of its own: the upstream sees the route's deadline, longer than
+// the 30s a chain timeout used to cut every call to, or the client's
+// shorter Grpc-Timeout.
+func TestEdgeDeadlineIsTheRoutes(t *testing.T) {
+	h := newHarness(t, setup{})
+	left := make(chan time.Duration, 1)
+	h.inv.getItem = func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+		dl, _ := ctx.Deadline()
+		left <- time.Until(dl)
+		return &inventoryv1.Item{Sku: "kb-1"}, nil
+	}
+	cfg := h.cfg
+	cfg.Routes.Overrides = map[string]RouteOverride{
+		"portico.inventory.v1.InventoryService/GetItem": {Timeout: 45 * time.Second, MaxTimeout: time.Minute},
+	}
+	ups := NewUpstreams(interceptors.WithLogger(slog.New(slog.DiscardHandler)))
+	defer ups.Close()
+	srv, err := New(context.Background(), cfg, WithDialer(ups.Dialer()), WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	edge := httptest.NewServer(srv.Handler())
+	defer edge.Close()
+
+	tests := []struct {
+		name        string
+		grpcTimeout string
+		above, upTo time.Duration // the upstream's time left is in (above, upTo]
+	}{
+		{"route deadline", "", 30 * time.Second, 45 * time.Second},
+		{"client asks for less", "2S", 0, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", edge.URL+"/api/inventory/kb-1", nil)
+			req.Header.Set("Authorization", "Bearer "+readerToken)
+			if tt.grpcTimeout != "" {
+				req.Header.Set("Grpc-Timeout", tt.grpcTimeout)
+			}
+			resp, err := edge.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET = %d, want 200", resp.StatusCode)
+			}
+			if got := <-left; got <= tt.above || got > tt.upTo {
+				t.Errorf("upstream had %v left, want (%v, %v]", got, tt.above, tt.upTo)
+			}
+		})
+	}
 }
