@@ -87,7 +87,7 @@ func (p *probe) close() error {
 }
 
 // SetUpstreamAddresses moves /health's checks of the named upstream to
-// addrs. The cmd layer calls it when a reload changes an upstream's
+// addrs. Upstreams.Reload calls it when a reload changes an upstream's
 // addresses, beside moving the API connection (which the DialFunc owns), so
 // /health checks the instances API calls reach. addrs follows
 // UpstreamConfig.Addresses.
