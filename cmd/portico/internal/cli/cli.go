@@ -120,6 +120,10 @@ func help(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "portico help: name one command at most")
 		return exitUsage
 	}
+	if args[0] == "help" {
+		usage(stdout)
+		return exitOK
+	}
 	c, ok := lookup(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "portico help: unknown command %q\n\n", args[0])

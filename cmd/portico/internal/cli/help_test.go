@@ -24,6 +24,8 @@ func TestHelp(t *testing.T) {
 		{"check-config --help", []string{"check-config", "--help"}, 0, []string{"usage: portico check-config FILE"}, nil, ""},
 		{"help order", []string{"help", "order"}, 0, []string{"--inventory", "--upstream-timeout"}, nil, ""},
 		{"help dev", []string{"help", "dev"}, 0, []string{"--base-port N"}, nil, ""},
+		{"help help", []string{"help", "help"}, 0, []string{"usage: portico <command>"}, nil, ""},
+		{"help version", []string{"help", "version"}, 0, []string{"usage: portico version"}, nil, ""},
 		{"help unknown", []string{"help", "frobnicate"}, 2, nil, nil, "unknown command"},
 		{"help two args", []string{"help", "gateway", "order"}, 2, nil, nil, "one command"},
 		{"bad flag points to help", []string{"gateway", "--nope"}, 2, nil, nil, "portico help gateway"},
