@@ -122,6 +122,7 @@ func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *proble
 	case errors.As(err, &mbe):
 		return nil, tooLarge
 	case err != nil:
+		closeAfter(w) // a framing error: what follows cannot be trusted
 		return nil, problem.New(problem.CodeInvalidArgument, "The request body could not be read.")
 	case len(data) == 0:
 		return nil, nil
