@@ -6,8 +6,8 @@
 // Every request runs through the same steps, in this order; each rejection
 // happens before any upstream call:
 //
-//	trace id     X-Trace-Id (1-64 of [A-Za-z0-9._-]) or W3C traceparent, else a new
-//	             id; echoed as X-Trace-Id on every response, in every problem body
+//	trace id     W3C traceparent (wins), else X-Trace-Id (1-64 of [A-Za-z0-9._-]),
+//	             else a new id; echoed as X-Trace-Id on every response, in every problem body
 //	             and access line, and sent upstream (x-trace-id, traceparent)
 //	header size  431 when the request line and headers exceed max_header_bytes
 //	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json:
