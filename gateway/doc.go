@@ -108,8 +108,10 @@
 //	404 ROUTE_NOT_FOUND          no route has the path; an empty path variable
 //	                             (/api/orders/) names no resource, so none has
 //	405 METHOD_NOT_ALLOWED       a route has the path, not the method; Allow lists them
-//	413 CONTENT_TOO_LARGE        body over the route's max_body_bytes
-//	415 UNSUPPORTED_MEDIA_TYPE   a body that is not application/json (utf-8)
+//	413 CONTENT_TOO_LARGE        body over the route's max_body_bytes (as sent, and
+//	                             once gzip-decoded)
+//	415 UNSUPPORTED_MEDIA_TYPE   a body that is not application/json (utf-8), or a
+//	                             Content-Encoding other than one gzip (+ Accept-Encoding)
 //	431 REQUEST_HEADER_FIELDS_TOO_LARGE  request line and headers over http.max_header_bytes
 //	500 INTERNAL                 a bug in the edge (the panic is logged)
 //
