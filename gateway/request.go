@@ -54,7 +54,7 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 		ctx = chaindeadline.WithUpstreamDeadline(ctx)
 	}
 	ctx, rec := answered.NewContext(ctx)
-	w.ex.answered, w.ex.idemKey = rec, key
+	w.ex.answered, w.ex.idemKey, w.ex.body = rec, key, body
 	fwd := r.Clone(ctx)
 	fwd.Method = ep.Method // HEAD runs the GET route
 	fwd.URL.RawQuery = query
@@ -106,8 +106,10 @@ func routeTimeout(r *http.Request, ep *endpoint) (d time.Duration, own bool, _ *
 	return d, d >= min(ep.timeout, ep.maxTimeout), nil
 }
 
-// readBody reads, decodes and validates the body of a route that takes
-// one. The body limit bounds the body as sent and, for gzip, once decoded.
+// readBody reads and decodes the body of a route that takes one. The body
+// limit bounds the body as sent and, for gzip, once decoded. The JSON is
+// parsed once, by the edge's marshaler when grpc-gateway decodes the
+// request; a body it rejects is explained by bodyError.
 func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *problem.Problem) {
 	md := ep.BodyMessage()
 	if md == nil || r.Body == nil {
@@ -140,11 +142,7 @@ func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *proble
 			return nil, p
 		}
 	}
-	out, err := jsonwire.Check(md, data)
-	if err != nil {
-		return nil, bodyProblem(err)
-	}
-	return out, nil
+	return data, nil
 }
 
 // acceptedEncodings is what a 415 for a content coding offers in
@@ -199,6 +197,20 @@ func gunzip(data []byte, limit int64) ([]byte, *problem.Problem) {
 		return nil, notGzip
 	}
 	return out, nil
+}
+
+// bodyError explains why grpc-gateway could not decode the request: the
+// body's problem with its field path, or nil when the body is fine (the
+// path or query did not bind). It walks the body again, on this error
+// path only.
+func bodyError(ex *exchange) *problem.Problem {
+	if len(ex.body) == 0 || ex.ep == nil || ex.ep.BodyMessage() == nil {
+		return nil
+	}
+	if _, err := jsonwire.Check(ex.ep.BodyMessage(), ex.body); err != nil {
+		return bodyProblem(err)
+	}
+	return nil
 }
 
 func bodyProblem(err error) *problem.Problem {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -43,25 +42,34 @@ func (e *Error) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-// Check validates data as the JSON form of md and returns the body to
-// forward: data itself, or a copy with short enum names spelled in full.
-// Errors are *Error.
+// Check validates data as the JSON form of md, walking it token by token,
+// and returns data itself or a copy with short enum names spelled in full.
+// Errors are *Error. Unmarshal calls it only for a body protojson rejects.
 func Check(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
-	if !utf8.Valid(data) {
-		return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
-	}
-	w := newWalker(data, expand)
-	if err := w.document(md); err != nil {
+	out, err := walk(md, data)
+	if err != nil {
 		return nil, err
 	}
-	out := data
-	if w.changed {
-		out = w.out.bytes()
-	}
-	if err := protojson.Unmarshal(out, NewMessage(md)); err != nil {
+	if err := decodeOptions.Unmarshal(out, NewMessage(md)); err != nil {
 		return nil, &Error{Msg: fmt.Sprintf("body is not a valid %s", md.Name())}
 	}
 	return out, nil
+}
+
+// walk is Check without the protojson parse: it returns data, or a copy
+// with short enum names spelled in full.
+func walk(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
+	if !utf8.Valid(data) {
+		return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
+	}
+	w := newWalker(data)
+	if err := w.document(md); err != nil {
+		return nil, err
+	}
+	if w.changed {
+		return w.out.bytes(), nil
+	}
+	return data, nil
 }
 
 // NewMessage returns an empty message of md: the generated type when one
