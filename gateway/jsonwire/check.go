@@ -62,6 +62,9 @@ func walk(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
 	if !utf8.Valid(data) {
 		return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
 	}
+	if err := newWalker(data).syntax(); err != nil {
+		return nil, err
+	}
 	w := newWalker(data)
 	if err := w.document(md); err != nil {
 		return nil, err
@@ -81,6 +84,28 @@ func NewMessage(md protoreflect.MessageDescriptor) proto.Message {
 	return dynamicpb.NewMessage(md)
 }
 
+// syntax walks data as free-form JSON, so that every syntax error
+// (malformed JSON, trailing data, nesting deeper than MaxDepth, a repeated
+// key) is reported as one whatever shape error precedes it.
+func (w *walker) syntax() error {
+	tok, err := w.next()
+	if err != nil {
+		return err
+	}
+	if err := w.anyJSON(tok); err != nil {
+		return err
+	}
+	return w.end()
+}
+
+// end requires the input to end after the top-level value.
+func (w *walker) end() error {
+	if _, err := w.dec.Token(); !errors.Is(err, io.EOF) {
+		return &Error{Msg: "unexpected data after the JSON value", Syntax: true}
+	}
+	return nil
+}
+
 // document walks one top-level value and requires the input to end there.
 func (w *walker) document(md protoreflect.MessageDescriptor) error {
 	tok, err := w.next()
@@ -90,10 +115,7 @@ func (w *walker) document(md protoreflect.MessageDescriptor) error {
 	if err := w.message(md, tok); err != nil {
 		return err
 	}
-	if _, err := w.dec.Token(); !errors.Is(err, io.EOF) {
-		return &Error{Msg: "unexpected data after the JSON value", Syntax: true}
-	}
-	return nil
+	return w.end()
 }
 
 // pathElem is one step of the path to the current value.
