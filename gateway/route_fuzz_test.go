@@ -46,7 +46,8 @@ func referenceMux(t testing.TB) *runtime.ServeMux {
 		runtime.WithRoutingErrorHandler(func(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, _ http.ResponseWriter, r *http.Request, code int) {
 			r.Context().Value(outcomeKey{}).(*muxOutcome).status = code
 		}),
-		runtime.WithErrorHandler(func(context.Context, *runtime.ServeMux, runtime.Marshaler, http.ResponseWriter, *http.Request, error) {}),
+		runtime.WithErrorHandler(func(context.Context, *runtime.ServeMux, runtime.Marshaler, http.ResponseWriter, *http.Request, error) {
+		}),
 		runtime.WithDisablePathLengthFallback(),
 		runtime.WithDisableHTTPMethodOverride(),
 	)
