@@ -79,9 +79,9 @@ func (w *walker) object(md protoreflect.MessageDescriptor) error {
 }
 
 // members walks the members of any JSON object after its "{": each key
-// once (a repeated key is an error, which encoding/json and protojson
-// would silently accept), within the depth limit, with the key on the
-// error path while member walks its value.
+// once (a repeated key is an error, which encoding/json would silently
+// accept; protojson rejects it too, without a path), within the depth
+// limit, with the key on the error path while member walks its value.
 func (w *walker) members(kind byte, member func(key string) error) error {
 	if err := w.enter(); err != nil {
 		return err
