@@ -15,10 +15,12 @@
 //	authenticate 401 UNAUTHENTICATED + WWW-Authenticate: Bearer (package auth)
 //	authorize    403 FORBIDDEN: role x method x path, nothing else (package auth)
 //	route        404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED + Allow (package route)
-//	prepare      Idempotency-Key, Grpc-Timeout, query, body: 400, 413, 415
+//	prepare      Idempotency-Key, Grpc-Timeout, query, body size and encoding:
+//	             400, 413, 415
 //	(rate limit) the next step, to come
 //	forward      grpc-gateway's generated handler over the upstream connection,
-//	             bounded by the route's deadline
+//	             bounded by the route's deadline; it parses the JSON body once
+//	             (package jsonwire), a bad one is 400 before any call
 //	normalize    200 -> 201 + Location for creates, enum names, problem+json errors
 //
 // One JSON access line is logged per request (time, level, service "gateway",

@@ -103,10 +103,10 @@ func (s *Server) problemFor(ex *exchange, err error) *problem.Problem {
 		// grpc-gateway failed to decode or bind the request before any
 		// call; its message quotes its own, protojson's and strconv's
 		// internals.
-		ex.logErr = st.Message()
 		if p := bodyError(ex); p != nil {
 			return p
 		}
+		ex.logErr = st.Message()
 		return problem.New(problem.CodeInvalidArgument, "The request does not fit the operation's parameters.")
 	}
 	s.metrics.UpstreamError(ex.upstream, st.Code())
