@@ -14,8 +14,10 @@ import (
 //	authenticate  401 UNAUTHENTICATED
 //	authorize     403 FORBIDDEN (role, method and path only)
 //	route         404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED
-//	prepare       400, 413, 415 (idempotency key, Grpc-Timeout, query, body)
-//	forward       grpc-gateway's handler with the deadline; errors through
+//	prepare       400, 413, 415 (idempotency key, Grpc-Timeout, query, body
+//	              size and encoding)
+//	forward       grpc-gateway's handler with the deadline: a JSON body
+//	              that does not decode is 400 before any call; errors through
 //	              the status table (response.go)
 func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	ex := w.ex

@@ -6,8 +6,8 @@
 // Every request runs through the same steps, in this order; each rejection
 // happens before any upstream call:
 //
-//	trace id     X-Trace-Id (1-64 of [A-Za-z0-9._-]) or W3C traceparent, else a new
-//	             id; echoed as X-Trace-Id on every response, in every problem body
+//	trace id     W3C traceparent (wins), else X-Trace-Id (1-64 of [A-Za-z0-9._-]),
+//	             else a new id; echoed as X-Trace-Id on every response, in every problem body
 //	             and access line, and sent upstream (x-trace-id, traceparent)
 //	header size  431 when the request line and headers exceed max_header_bytes
 //	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json:
@@ -15,10 +15,12 @@
 //	authenticate 401 UNAUTHENTICATED + WWW-Authenticate: Bearer (package auth)
 //	authorize    403 FORBIDDEN: role x method x path, nothing else (package auth)
 //	route        404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED + Allow (package route)
-//	prepare      Idempotency-Key, Grpc-Timeout, query, body: 400, 413, 415
+//	prepare      Idempotency-Key, Grpc-Timeout, query, body size and encoding:
+//	             400, 413, 415
 //	(rate limit) the next step, to come
 //	forward      grpc-gateway's generated handler over the upstream connection,
-//	             bounded by the route's deadline
+//	             bounded by the route's deadline; it parses the JSON body once
+//	             (package jsonwire), a bad one is 400 before any call
 //	normalize    200 -> 201 + Location for creates, enum names, problem+json errors
 //
 // One JSON access line is logged per request (time, level, service "gateway",
@@ -109,8 +111,10 @@
 //	404 ROUTE_NOT_FOUND          no route has the path; an empty path variable
 //	                             (/api/orders/) names no resource, so none has
 //	405 METHOD_NOT_ALLOWED       a route has the path, not the method; Allow lists them
-//	413 CONTENT_TOO_LARGE        body over the route's max_body_bytes
-//	415 UNSUPPORTED_MEDIA_TYPE   a body that is not application/json (utf-8)
+//	413 CONTENT_TOO_LARGE        body over the route's max_body_bytes (as sent, and
+//	                             once gzip-decoded)
+//	415 UNSUPPORTED_MEDIA_TYPE   a body that is not application/json (utf-8), or a
+//	                             Content-Encoding other than one gzip (+ Accept-Encoding)
 //	431 REQUEST_HEADER_FIELDS_TOO_LARGE  request line and headers over http.max_header_bytes
 //	500 INTERNAL                 a bug in the edge (the panic is logged)
 //

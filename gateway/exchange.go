@@ -21,6 +21,7 @@ type exchange struct {
 	ep        *endpoint
 	principal auth.Principal
 	idemKey   string
+	body      []byte // the request body as forwarded, to explain a decoding error
 	answered  *answered.Record
 	created   bool   // a create answered: 200 becomes 201
 	location  string // its Location

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,13 +24,14 @@ func FuzzAPIRequest(f *testing.F) {
 		{"POST", "/api/orders"}, {"GET", "/api/inventory"}, {"PATCH", "/api/inventory/{}"},
 		{"POST", "/api/orders/{}:cancel"}, {"GET", "/api/orders/{}"}, {"POST", "/api/payments"},
 	}
-	f.Add(uint8(0), "", "", []byte(orderBody), "application/json", "", "k")
-	f.Add(uint8(1), "", "pageSize=2&pageToken=x", []byte(nil), "", "5S", "")
-	f.Add(uint8(2), "a", "updateMask=name", []byte(`{"name":"x","unitPrice":{"amountMinor":"1"}}`), "application/json", "1m", "")
-	f.Add(uint8(3), "ord-1", "", []byte(`{"id":"x"}`), "application/json; charset=latin1", "", "")
-	f.Add(uint8(4), "%FF", "id=a&id=b", []byte(`{`), "text/plain", "99999999H", "\x01")
-	f.Add(uint8(5), "", "", []byte(`{"amount":{"amountMinor":1e400}}`), "application/json", "", "k")
-	f.Fuzz(func(t *testing.T, route uint8, id, query string, body []byte, contentType, timeout, key string) {
+	f.Add(uint8(0), "", "", []byte(orderBody), "application/json", "", "k", "")
+	f.Add(uint8(0), "", "", gzipBytes(orderBody), "application/json", "", "k", "gzip")
+	f.Add(uint8(1), "", "pageSize=2&pageToken=x", []byte(nil), "", "5S", "", "")
+	f.Add(uint8(2), "a", "updateMask=name", []byte(`{"name":"x","unitPrice":{"amountMinor":"1"}}`), "application/json", "1m", "", "br")
+	f.Add(uint8(3), "ord-1", "", []byte(`{"id":"x"}`), "application/json; charset=latin1", "", "", "")
+	f.Add(uint8(4), "%FF", "id=a&id=b", []byte(`{`), "text/plain", "99999999H", "\x01", "gzip, identity")
+	f.Add(uint8(5), "", "", []byte(`{"amount":{"amountMinor":1e400}}`), "application/json", "", "k", "x-gzip")
+	f.Fuzz(func(t *testing.T, route uint8, id, query string, body []byte, contentType, timeout, key, encoding string) {
 		rt := routes[int(route)%len(routes)]
 		target := strings.Replace(rt.path, "{}", id, 1)
 		if query != "" {
@@ -39,7 +42,7 @@ func FuzzAPIRequest(f *testing.F) {
 			return
 		}
 		req.Header.Set("Authorization", "Bearer "+adminToken)
-		for k, v := range map[string]string{"Content-Type": contentType, "Grpc-Timeout": timeout, "Idempotency-Key": key} {
+		for k, v := range map[string]string{"Content-Type": contentType, "Grpc-Timeout": timeout, "Idempotency-Key": key, "Content-Encoding": encoding} {
 			if v != "" {
 				req.Header.Set(k, v)
 			}
@@ -53,6 +56,14 @@ func FuzzAPIRequest(f *testing.F) {
 			t.Fatalf("%s %s = %d with Content-Type %q", rt.method, target, rec.Code, rec.Header().Get("Content-Type"))
 		}
 	})
+}
+
+func gzipBytes(s string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, _ = zw.Write([]byte(s))
+	_ = zw.Close()
+	return b.Bytes()
 }
 
 // clientDeadline reports whether req carries a valid Grpc-Timeout shorter

@@ -20,6 +20,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(withExchange(traceid.NewContext(r.Context(), ex.traceID), ex))
 	rw := &responseWriter{ResponseWriter: w, ex: ex}
 	rw.Header().Set(traceHeader, ex.traceID)
+	if len(r.TransferEncoding) > 0 {
+		closeAfter(rw)
+	}
 	defer s.finish(rw, r, ex)
 	if headerSize(r) > s.cfg.HTTP.MaxHeaderBytes {
 		s.writeProblem(rw, r, problem.New(problem.CodeHeadersTooLarge,
@@ -36,6 +39,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeProblem(rw, r, problem.New(problem.CodeRouteNotFound, "No route matches "+r.URL.EscapedPath()+"."))
+}
+
+// closeAfter makes net/http close the connection after this response.
+//
+// RFC 9112 section 6.1: a request with Transfer-Encoding may also have
+// carried a Content-Length that an intermediary trusted instead (net/http
+// drops Content-Length when Transfer-Encoding is present, so the handler
+// cannot see the conflict), and whatever follows on the connection may be
+// a smuggled request; so the connection is closed after any request that
+// arrived with Transfer-Encoding, and after any framing error in a body.
+// HTTP/2 has no Transfer-Encoding and ignores the header.
+func closeAfter(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
 }
 
 // headerSize counts the bytes of r's request line and header block the

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -53,7 +54,7 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 		ctx = chaindeadline.WithUpstreamDeadline(ctx)
 	}
 	ctx, rec := answered.NewContext(ctx)
-	w.ex.answered, w.ex.idemKey = rec, key
+	w.ex.answered, w.ex.idemKey, w.ex.body = rec, key, body
 	fwd := r.Clone(ctx)
 	fwd.Method = ep.Method // HEAD runs the GET route
 	fwd.URL.RawQuery = query
@@ -105,11 +106,18 @@ func routeTimeout(r *http.Request, ep *endpoint) (d time.Duration, own bool, _ *
 	return d, d >= min(ep.timeout, ep.maxTimeout), nil
 }
 
-// readBody reads and validates the body of a route that takes one.
+// readBody reads and decodes the body of a route that takes one. The body
+// limit bounds the body as sent and, for gzip, once decoded. The JSON is
+// parsed once, by the edge's marshaler when grpc-gateway decodes the
+// request; a body it rejects is explained by bodyError.
 func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *problem.Problem) {
 	md := ep.BodyMessage()
 	if md == nil || r.Body == nil {
 		return nil, nil
+	}
+	gzipped, p := contentCoding(w, r)
+	if p != nil {
+		return nil, p
 	}
 	tooLarge := problem.New(problem.CodeContentTooLarge,
 		"The request body exceeds "+strconv.FormatInt(ep.maxBody, 10)+" bytes.")
@@ -122,17 +130,87 @@ func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *proble
 	case errors.As(err, &mbe):
 		return nil, tooLarge
 	case err != nil:
+		closeAfter(w) // a framing error: what follows cannot be trusted
 		return nil, problem.New(problem.CodeInvalidArgument, "The request body could not be read.")
 	case len(data) == 0:
 		return nil, nil
 	case !isJSON(r.Header.Get("Content-Type")):
 		return nil, problem.New(problem.CodeUnsupportedMediaType, "Send the body as Content-Type: application/json.")
 	}
-	out, err := jsonwire.Check(md, data)
+	if gzipped {
+		if data, p = gunzip(data, ep.maxBody); p != nil {
+			return nil, p
+		}
+	}
+	return data, nil
+}
+
+// acceptedEncodings is what a 415 for a content coding offers in
+// Accept-Encoding (RFC 9110 section 12.5.3).
+const acceptedEncodings = "gzip"
+
+// contentCoding reports whether the body is gzip: one coding, gzip or
+// x-gzip (RFC 9110 section 8.4.1.3), any case; none or identity is a plain
+// body. Anything else (br, deflate, unknown or stacked codings) is 415
+// rather than guessed at: parsing an encoded body as JSON would answer
+// with a misleading error, or worse, accept a body the client did not
+// mean.
+func contentCoding(w http.ResponseWriter, r *http.Request) (gzipped bool, _ *problem.Problem) {
+	vs := r.Header.Values("Content-Encoding")
+	if len(vs) == 0 {
+		return false, nil
+	}
+	var codings []string
+	for _, v := range vs {
+		for c := range strings.SplitSeq(v, ",") {
+			codings = append(codings, strings.ToLower(strings.TrimSpace(c)))
+		}
+	}
+	if len(codings) == 1 {
+		switch codings[0] {
+		case "identity":
+			return false, nil
+		case "gzip", "x-gzip":
+			return true, nil
+		}
+	}
+	w.Header().Set("Accept-Encoding", acceptedEncodings)
+	return false, problem.New(problem.CodeUnsupportedMediaType,
+		"Send the body unencoded or with Content-Encoding: gzip (one coding); no other content coding is accepted.")
+}
+
+// gunzip decodes a gzip body, at most limit bytes of it: a body that
+// inflates past the limit (a zip bomb) is 413, and nothing more than
+// limit+1 bytes is ever inflated.
+func gunzip(data []byte, limit int64) ([]byte, *problem.Problem) {
+	notGzip := problem.New(problem.CodeInvalidArgument, "The body is labelled Content-Encoding: gzip but is not valid gzip.")
+	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, bodyProblem(err)
+		return nil, notGzip
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	switch {
+	case int64(len(out)) > limit:
+		return nil, problem.New(problem.CodeContentTooLarge,
+			"The request body exceeds "+strconv.FormatInt(limit, 10)+" bytes once decoded.")
+	case err != nil:
+		return nil, notGzip
 	}
 	return out, nil
+}
+
+// bodyError explains why grpc-gateway could not decode the request: the
+// body's problem with its field path, or nil when the body is fine (the
+// path or query did not bind). It walks the body again, on this error
+// path only.
+func bodyError(ex *exchange) *problem.Problem {
+	if len(ex.body) == 0 || ex.ep == nil || ex.ep.BodyMessage() == nil {
+		return nil
+	}
+	if _, err := jsonwire.Check(ex.ep.BodyMessage(), ex.body); err != nil {
+		return bodyProblem(err)
+	}
+	return nil
 }
 
 func bodyProblem(err error) *problem.Problem {

@@ -100,8 +100,12 @@ func (s *Server) problemFor(ex *exchange, err error) *problem.Problem {
 		rec = &answered.Record{}
 	}
 	if !rec.Began() && st.Code() == codes.InvalidArgument && len(st.Details()) == 0 {
-		// grpc-gateway failed to bind the request before any call; its
-		// message quotes its own and strconv's internals.
+		// grpc-gateway failed to decode or bind the request before any
+		// call; its message quotes its own, protojson's and strconv's
+		// internals.
+		if p := bodyError(ex); p != nil {
+			return p
+		}
 		ex.logErr = st.Message()
 		return problem.New(problem.CodeInvalidArgument, "The request does not fit the operation's parameters.")
 	}

@@ -24,7 +24,9 @@ func TestTraceID(t *testing.T) {
 	}{
 		{"valid x-trace-id", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: trace-demo-2026"}, "trace-demo-2026", ""},
 		{"traceparent", "/api/orders/ord-1", adminToken, []string{"Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01"}, w3c, ""},
-		{"x-trace-id wins", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: mine", "Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01"}, "mine", ""},
+		{"traceparent wins", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: mine", "Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01"}, w3c, ""},
+		{"x-trace-id kept with its own traceparent", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: mine", "Traceparent: " + traceid.Traceparent("mine")}, "mine", ""},
+		{"x-trace-id kept with a bad traceparent", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: mine", "Traceparent: 00-" + w3c + "-0000000000000000-01"}, "mine", ""},
 		{"invalid replaced", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: bad id<script>"}, "", "bad id<script>"},
 		{"too long replaced", "/api/orders/ord-1", adminToken, []string{"X-Trace-Id: " + strings.Repeat("a", 65)}, "", strings.Repeat("a", 65)},
 		{"bad traceparent replaced", "/api/orders/ord-1", adminToken, []string{"Traceparent: 00-" + strings.Repeat("0", 32) + "-00f067aa0ba902b7-01"}, "", ""},
@@ -56,22 +58,34 @@ func TestTracePropagation(t *testing.T) {
 		return &orderv1.Order{Id: "ord-1"}, nil
 	}
 	const w3c = "4bf92f3577b34da6a3ce929d0e0e4736"
-	h.do(http.MethodGet, "/api/orders/ord-1", adminToken, "", "Traceparent: 00-"+w3c+"-00f067aa0ba902b7-01")
-	md, _ := h.order.last()
-	if got := md.Get("x-trace-id"); len(got) != 1 || got[0] != w3c {
-		t.Errorf("upstream x-trace-id = %v, want [%s]", got, w3c)
+	tests := []struct {
+		name   string
+		header []string
+	}{
+		{"traceparent", []string{"Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01"}},
+		{"traceparent and x-trace-id", []string{"X-Trace-Id: trace-demo-2026", "Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01"}},
 	}
-	tp := md.Get("traceparent")
-	if len(tp) != 1 {
-		t.Fatalf("upstream traceparent = %v, want one", tp)
-	}
-	if id, ok := traceid.ParseTraceparent(tp[0]); !ok || id != w3c || strings.Contains(tp[0], "00f067aa0ba902b7") {
-		t.Errorf("upstream traceparent = %q, want trace-id %s with the edge's own parent-id", tp[0], w3c)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h.do(http.MethodGet, "/api/orders/ord-1", adminToken, "", tt.header...)
+			md, _ := h.order.last()
+			if got := md.Get("x-trace-id"); len(got) != 1 || got[0] != w3c {
+				t.Errorf("upstream x-trace-id = %v, want [%s]", got, w3c)
+			}
+			tp := md.Get("traceparent")
+			if len(tp) != 1 {
+				t.Fatalf("upstream traceparent = %v, want one", tp)
+			}
+			if id, ok := traceid.ParseTraceparent(tp[0]); !ok || id != w3c || strings.Contains(tp[0], "00f067aa0ba902b7") {
+				t.Errorf("upstream traceparent = %q, want trace-id %s with the edge's own parent-id", tp[0], w3c)
+			}
+		})
 	}
 }
 
-// FuzzRequestTraceID: the edge's trace id is always valid, and a valid
-// X-Trace-Id is kept verbatim.
+// FuzzRequestTraceID: the edge's trace id is always valid; a valid
+// traceparent wins unless it was derived from the X-Trace-Id sent with
+// it; else a valid X-Trace-Id is kept verbatim.
 func FuzzRequestTraceID(f *testing.F) {
 	f.Add("trace-demo-2026", "")
 	f.Add("", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
@@ -89,11 +103,13 @@ func FuzzRequestTraceID(f *testing.F) {
 		if !traceid.Valid(id) {
 			t.Fatalf("requestTraceID(%q, %q) = %q, not a valid id", xTraceID, traceparent, id)
 		}
-		if traceid.Valid(xTraceID) && id != xTraceID {
-			t.Fatalf("requestTraceID(%q, %q) = %q, want the X-Trace-Id", xTraceID, traceparent, id)
-		}
-		if tp, ok := traceid.ParseTraceparent(traceparent); ok && !traceid.Valid(xTraceID) && id != tp {
+		tp, tpOK := traceid.ParseTraceparent(traceparent)
+		ownTP := tpOK && traceid.Valid(xTraceID) && tp == traceid.TraceID(xTraceID)
+		switch {
+		case tpOK && !ownTP && id != tp:
 			t.Fatalf("requestTraceID(%q, %q) = %q, want the traceparent's id", xTraceID, traceparent, id)
+		case (!tpOK || ownTP) && traceid.Valid(xTraceID) && id != xTraceID:
+			t.Fatalf("requestTraceID(%q, %q) = %q, want the X-Trace-Id", xTraceID, traceparent, id)
 		}
 	})
 }

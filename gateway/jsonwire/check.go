@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -43,25 +42,37 @@ func (e *Error) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-// Check validates data as the JSON form of md and returns the body to
-// forward: data itself, or a copy with short enum names spelled in full.
-// Errors are *Error.
+// Check validates data as the JSON form of md, walking it token by token,
+// and returns data itself or a copy with short enum names spelled in full.
+// Errors are *Error. Unmarshal calls it only for a body protojson rejects.
 func Check(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
-	if !utf8.Valid(data) {
-		return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
-	}
-	w := newWalker(data, expand)
-	if err := w.document(md); err != nil {
+	out, err := walk(md, data)
+	if err != nil {
 		return nil, err
 	}
-	out := data
-	if w.changed {
-		out = w.out.bytes()
-	}
-	if err := protojson.Unmarshal(out, NewMessage(md)); err != nil {
+	if err := decodeOptions.Unmarshal(out, NewMessage(md)); err != nil {
 		return nil, &Error{Msg: fmt.Sprintf("body is not a valid %s", md.Name())}
 	}
 	return out, nil
+}
+
+// walk is Check without the protojson parse: it returns data, or a copy
+// with short enum names spelled in full.
+func walk(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
+	if !utf8.Valid(data) {
+		return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
+	}
+	if err := newWalker(data).syntax(); err != nil {
+		return nil, err
+	}
+	w := newWalker(data)
+	if err := w.document(md); err != nil {
+		return nil, err
+	}
+	if w.changed {
+		return w.out.bytes(), nil
+	}
+	return data, nil
 }
 
 // NewMessage returns an empty message of md: the generated type when one
@@ -73,6 +84,28 @@ func NewMessage(md protoreflect.MessageDescriptor) proto.Message {
 	return dynamicpb.NewMessage(md)
 }
 
+// syntax walks data as free-form JSON, so that every syntax error
+// (malformed JSON, trailing data, nesting deeper than MaxDepth, a repeated
+// key) is reported as one whatever shape error precedes it.
+func (w *walker) syntax() error {
+	tok, err := w.next()
+	if err != nil {
+		return err
+	}
+	if err := w.anyJSON(tok); err != nil {
+		return err
+	}
+	return w.end()
+}
+
+// end requires the input to end after the top-level value.
+func (w *walker) end() error {
+	if _, err := w.dec.Token(); !errors.Is(err, io.EOF) {
+		return &Error{Msg: "unexpected data after the JSON value", Syntax: true}
+	}
+	return nil
+}
+
 // document walks one top-level value and requires the input to end there.
 func (w *walker) document(md protoreflect.MessageDescriptor) error {
 	tok, err := w.next()
@@ -82,10 +115,7 @@ func (w *walker) document(md protoreflect.MessageDescriptor) error {
 	if err := w.message(md, tok); err != nil {
 		return err
 	}
-	if _, err := w.dec.Token(); !errors.Is(err, io.EOF) {
-		return &Error{Msg: "unexpected data after the JSON value", Syntax: true}
-	}
-	return nil
+	return w.end()
 }
 
 // pathElem is one step of the path to the current value.

@@ -24,9 +24,6 @@ func (w *walker) enum(ed protoreflect.EnumDescriptor, tok json.Token) error {
 	}
 	prefix, renamed := Prefix(ed)
 	switch {
-	case w.mode == shorten && renamed && strings.HasPrefix(s, prefix):
-		s = s[len(prefix):]
-		w.changed = true
 	case ed.Values().ByName(protoreflect.Name(s)) != nil:
 	case renamed && ed.Values().ByName(protoreflect.Name(prefix+s)) != nil:
 		s = prefix + s
@@ -94,22 +91,6 @@ func upperSnake(s string) string {
 }
 
 func isLowerOrDigit(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-
-var renames sync.Map // protoreflect.FullName -> bool
-
-// hasRenamed reports whether any enum reachable from md is renamed, so
-// Shorten can skip messages without one.
-func hasRenamed(md protoreflect.MessageDescriptor) bool {
-	if v, ok := renames.Load(md.FullName()); ok {
-		return v.(bool)
-	}
-	found := walkEnums(md, map[protoreflect.FullName]bool{}, func(ed protoreflect.EnumDescriptor) bool {
-		_, ok := Prefix(ed)
-		return ok
-	})
-	renames.Store(md.FullName(), found)
-	return found
-}
 
 // walkEnums calls f for every enum reachable from md until f returns true.
 func walkEnums(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool, f func(protoreflect.EnumDescriptor) bool) bool {

@@ -1,17 +1,18 @@
 package jsonwire
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Marshaler is the edge's runtime.Marshaler: runtime.JSONPb with
-// unpopulated fields emitted, unknown fields rejected on decode, and
-// renamed enums shortened on encode.
+// Marshaler is the edge's runtime.Marshaler: proto messages are encoded
+// by appendMessage (protojson's form with unpopulated fields and short
+// enum names, in one pass) and decoded by Unmarshal (one protojson parse);
+// anything else is runtime.JSONPb's.
 type Marshaler struct {
 	runtime.JSONPb
 }
@@ -26,16 +27,12 @@ func NewMarshaler() *Marshaler {
 	}}
 }
 
-// Marshal encodes v; for a proto message, renamed enums are shortened.
+// Marshal encodes v.
 func (m *Marshaler) Marshal(v any) ([]byte, error) {
-	b, err := m.JSONPb.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
 	if msg, ok := v.(proto.Message); ok {
-		return Shorten(msg.ProtoReflect().Descriptor(), b), nil
+		return appendMessage(nil, msg.ProtoReflect())
 	}
-	return b, nil
+	return m.JSONPb.Marshal(v)
 }
 
 // NewEncoder returns an encoder that writes Marshal's output.
@@ -50,15 +47,32 @@ func (m *Marshaler) NewEncoder(w io.Writer) runtime.Encoder {
 	})
 }
 
-// Shorten rewrites renamed enum values of the protojson encoding of md to
-// their short names. Input it cannot walk comes back unchanged.
-func Shorten(md protoreflect.MessageDescriptor, data []byte) []byte {
-	if !hasRenamed(md) {
-		return data
+// Unmarshal decodes data into v; a proto message with Unmarshal.
+func (m *Marshaler) Unmarshal(data []byte, v any) error {
+	if msg, ok := v.(proto.Message); ok {
+		return Unmarshal(data, msg)
 	}
-	w := newWalker(data, shorten)
-	if err := w.document(md); err != nil || !w.changed {
-		return data
-	}
-	return w.out.bytes()
+	return m.JSONPb.Unmarshal(data, v)
+}
+
+// NewDecoder returns a decoder that reads all of r and decodes it with
+// Unmarshal; an empty r is io.EOF, which grpc-gateway takes as no body.
+func (m *Marshaler) NewDecoder(r io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(v any) error {
+		msg, ok := v.(proto.Message)
+		if !ok {
+			return m.JSONPb.NewDecoder(r).Decode(v)
+		}
+		var buf bytes.Buffer
+		if l, ok := r.(interface{ Len() int }); ok {
+			buf.Grow(l.Len())
+		}
+		if _, err := buf.ReadFrom(r); err != nil {
+			return err
+		}
+		if buf.Len() == 0 {
+			return io.EOF
+		}
+		return Unmarshal(buf.Bytes(), msg)
+	})
 }

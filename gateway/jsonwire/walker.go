@@ -9,28 +9,21 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-type mode int
-
-const (
-	expand  mode = iota // requests: validate, short enum names -> full
-	shorten             // responses: full enum names -> short
-)
-
 // walker streams the tokens of one JSON document against a message
-// descriptor, validating and re-emitting them.
+// descriptor, validating them and re-emitting them with short enum names
+// spelled in full.
 type walker struct {
 	dec     *json.Decoder
 	out     emitter
-	mode    mode
 	path    []pathElem
 	depth   int
 	changed bool
 }
 
-func newWalker(data []byte, m mode) *walker {
+func newWalker(data []byte) *walker {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	return &walker{dec: dec, mode: m}
+	return &walker{dec: dec}
 }
 
 // next reads one token, turning decoder errors into syntax errors that do
@@ -86,9 +79,9 @@ func (w *walker) object(md protoreflect.MessageDescriptor) error {
 }
 
 // members walks the members of any JSON object after its "{": each key
-// once (a repeated key is an error, which encoding/json and protojson
-// would silently accept), within the depth limit, with the key on the
-// error path while member walks its value.
+// once (a repeated key is an error, which encoding/json would silently
+// accept; protojson rejects it too, without a path), within the depth
+// limit, with the key on the error path while member walks its value.
 func (w *walker) members(kind byte, member func(key string) error) error {
 	if err := w.enter(); err != nil {
 		return err

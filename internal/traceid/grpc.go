@@ -7,18 +7,20 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
-// FromIncoming returns the trace id of an incoming gRPC call: a valid
-// x-trace-id entry, else the trace-id of a valid traceparent, else a new id.
+// FromIncoming returns the trace id of an incoming gRPC call, chosen from
+// its first x-trace-id and traceparent entries by Choose, else a new id.
 func FromIncoming(ctx context.Context) string {
-	if vs := metadata.ValueFromIncomingContext(ctx, Key); len(vs) > 0 && Valid(vs[0]) {
-		return vs[0]
-	}
-	if vs := metadata.ValueFromIncomingContext(ctx, TraceparentKey); len(vs) > 0 {
-		if id, ok := ParseTraceparent(vs[0]); ok {
-			return id
-		}
+	if id, ok := Choose(first(ctx, Key), first(ctx, TraceparentKey)); ok {
+		return id
 	}
 	return New()
+}
+
+func first(ctx context.Context, key string) string {
+	if vs := metadata.ValueFromIncomingContext(ctx, key); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 // Outgoing returns ctx with the trace id of ctx (if any) appended to the

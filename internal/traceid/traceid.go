@@ -6,7 +6,8 @@
 // crosses the wire. Each hop keeps the trace-id and mints its own parent-id.
 // The edge also accepts a human-readable X-Trace-Id (see Valid) and carries
 // it verbatim in the "x-trace-id" metadata entry, next to a traceparent
-// whose trace-id is derived from it.
+// whose trace-id is derived from it. When both arrive, a valid traceparent
+// wins (see Choose).
 package traceid
 
 import (
@@ -63,6 +64,26 @@ func Valid(id string) bool {
 	return true
 }
 
+// Choose returns the trace id of a request that sent xTraceID and
+// traceparent (either may be ""): a valid traceparent wins, so a caller's
+// W3C trace is never broken, and its trace-id is the id, unless
+// xTraceID is valid and the traceparent's trace-id is TraceID(xTraceID)
+// (the traceparent a Portico hop derived from it), which keeps the
+// readable form. Else a valid xTraceID. ok is false when neither is
+// valid; the caller then mints one with New.
+func Choose(xTraceID, traceparent string) (id string, ok bool) {
+	if tp, valid := ParseTraceparent(traceparent); valid {
+		if Valid(xTraceID) && TraceID(xTraceID) == tp {
+			return xTraceID, true
+		}
+		return tp, true
+	}
+	if Valid(xTraceID) {
+		return xTraceID, true
+	}
+	return "", false
+}
+
 // ParseTraceparent returns the trace-id of a W3C traceparent value
 // "00-<32 hex>-<16 hex>-<2 hex>"; ok is false for anything malformed,
 // including the all-zero ids the spec forbids.
@@ -91,13 +112,20 @@ func Traceparent(id string) string {
 	if id == "" {
 		return ""
 	}
-	if len(id) != 32 || !isHex(id) || id == "00000000000000000000000000000000" { // W3C forbids all zeros
-		sum := sha256.Sum256([]byte(id))
-		id = hex.EncodeToString(sum[:16])
-	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return "00-" + id + "-" + hex.EncodeToString(b[:]) + "-01"
+	return "00-" + TraceID(id) + "-" + hex.EncodeToString(b[:]) + "-01"
+}
+
+// TraceID returns the W3C trace-id that carries id: id itself when it is
+// one (32 lower-case hex digits, not all zero), else the first 16 bytes of
+// its SHA-256 in hex.
+func TraceID(id string) string {
+	if len(id) == 32 && isHex(id) && id != "00000000000000000000000000000000" { // W3C forbids all zeros
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:16])
 }
 
 func isHex(s string) bool {

@@ -91,7 +91,9 @@ func TestFromIncoming(t *testing.T) {
 		md   metadata.MD
 		want string // "" means: a fresh valid id
 	}{
-		{"x-trace-id wins", metadata.Pairs(Key, "trace-demo-2026", TraceparentKey, "00-"+id+"-00f067aa0ba902b7-01"), "trace-demo-2026"},
+		{"traceparent wins", metadata.Pairs(Key, "trace-demo-2026", TraceparentKey, "00-"+id+"-00f067aa0ba902b7-01"), id},
+		{"x-trace-id with its own traceparent", metadata.Pairs(Key, "trace-demo-2026", TraceparentKey, Traceparent("trace-demo-2026")), "trace-demo-2026"},
+		{"x-trace-id with a bad traceparent", metadata.Pairs(Key, "trace-demo-2026", TraceparentKey, "00-"+id+"-0000000000000000-01"), "trace-demo-2026"},
 		{"traceparent", metadata.Pairs(TraceparentKey, "00-"+id+"-00f067aa0ba902b7-01"), id},
 		{"invalid x-trace-id falls back", metadata.Pairs(Key, "bad id!", TraceparentKey, "00-"+id+"-00f067aa0ba902b7-01"), id},
 		{"nothing", metadata.MD{}, ""},

@@ -1,0 +1,79 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+)
+
+// TestSmugglingClosesConnection sends a request with both Content-Length
+// and Transfer-Encoding: chunked, followed on the same connection by a
+// second request that a front proxy trusting Content-Length would have
+// taken as body (RFC 9112 section 6.1, 11.2). The edge must answer the
+// first and close, so the second is never served.
+func TestSmugglingClosesConnection(t *testing.T) {
+	smuggled := "GET /api/orders/ord-1 HTTP/1.1\r\nHost: edge\r\nAuthorization: Bearer " + adminToken + "\r\n\r\n"
+	tests := []struct {
+		name  string
+		first string
+	}{
+		{"content-length and chunked", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Type: application/json\r\n" +
+			"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+		{"chunked alone", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Type: application/json\r\n" +
+			"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+		{"chunked with a token", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Type: application/json\r\nAuthorization: Bearer " + aliceToken + "\r\n" +
+			"Idempotency-Key: k1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"},
+		{"malformed chunk", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Type: application/json\r\nAuthorization: Bearer " + aliceToken + "\r\n" +
+			"Idempotency-Key: k1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, setup{})
+			var served atomic.Int32
+			h.order.getOrder = func(context.Context, *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+				served.Add(1)
+				return &orderv1.Order{Id: "ord-1"}, nil
+			}
+			conn, err := net.Dial("tcp", h.http.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			// A bound on the whole exchange, not a wait: a kept-open
+			// connection fails the read below instead of hanging.
+			if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(conn, tt.first+smuggled); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("first response: %v", err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if !resp.Close {
+				t.Errorf("first response (%d) does not close the connection: Connection = %q", resp.StatusCode, resp.Header.Get("Connection"))
+			}
+			if second, err := http.ReadResponse(br, nil); err == nil {
+				t.Errorf("the smuggled request was answered: %d", second.StatusCode)
+			} else if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !strings.Contains(err.Error(), "reset") {
+				t.Errorf("after the first response: %v, want the connection closed", err)
+			}
+			if n := served.Load(); n != 0 {
+				t.Errorf("the smuggled GetOrder reached the order service %d times", n)
+			}
+		})
+	}
+}

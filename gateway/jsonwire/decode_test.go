@@ -1,0 +1,87 @@
+package jsonwire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+)
+
+// TestUnmarshal: one parse for what protojson takes, and on anything else
+// the walker's error, with its field path and the syntax/shape split.
+func TestUnmarshal(t *testing.T) {
+	tests := []struct {
+		name       string
+		body       string
+		msg        proto.Message
+		want       proto.Message // nil: an error
+		wantField  string
+		wantSyntax bool
+	}{
+		{"order", `{"lines":[{"sku":"k","quantity":2}],"paymentMethod":"pm"}`, &orderv1.CreateOrderRequest{},
+			&orderv1.CreateOrderRequest{Lines: []*orderv1.OrderLine{{Sku: "k", Quantity: 2}}, PaymentMethod: "pm"}, "", false},
+		{"short enum name", `{"status":"CONFIRMED"}`, &orderv1.Order{}, &orderv1.Order{Status: orderv1.Order_STATUS_CONFIRMED}, "", false},
+		{"full enum name", `{"status":"STATUS_FAILED"}`, &orderv1.Order{}, &orderv1.Order{Status: orderv1.Order_STATUS_FAILED}, "", false},
+		{"enum number", `{"status":4}`, &orderv1.Order{}, &orderv1.Order{Status: orderv1.Order_STATUS_CANCELLED}, "", false},
+		{"fraction", `{"lines":[{"quantity":1.5}]}`, &orderv1.CreateOrderRequest{}, nil, "lines[0].quantity", false},
+		{"unknown field", `{"lines":[{"colour":"red"}]}`, &orderv1.CreateOrderRequest{}, nil, "lines[0].colour", false},
+		{"unknown enum name", `{"status":"SHIPPED"}`, &orderv1.Order{}, nil, "status", false},
+		{"duplicate key", `{"paymentMethod":"a","paymentMethod":"b"}`, &orderv1.CreateOrderRequest{}, nil, "paymentMethod", true},
+		{"malformed", `{"lines":[}`, &orderv1.CreateOrderRequest{}, nil, "", true},
+		{"invalid UTF-8", "{\"paymentMethod\":\"\xff\"}", &orderv1.CreateOrderRequest{}, nil, "", true},
+		{"too deep for the scan", `{"lines":[{"unitPrice":` + strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65) + `}]}`, &orderv1.CreateOrderRequest{}, nil, "lines[0].unitPrice" + strings.Repeat("[0]", 61), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Unmarshal([]byte(tt.body), tt.msg)
+			if tt.want != nil {
+				if err != nil || !proto.Equal(tt.msg, tt.want) {
+					t.Fatalf("Unmarshal = %v, %v; want %v", tt.msg, err, tt.want)
+				}
+				return
+			}
+			var je *Error
+			if !errors.As(err, &je) || je.Field != tt.wantField || je.Syntax != tt.wantSyntax {
+				t.Fatalf("Unmarshal error = %#v, want field %q syntax %v", err, tt.wantField, tt.wantSyntax)
+			}
+		})
+	}
+}
+
+func TestDecoder(t *testing.T) {
+	m := NewMarshaler()
+	var req orderv1.CreateOrderRequest
+	if err := m.NewDecoder(bytes.NewReader(nil)).Decode(&req); !errors.Is(err, io.EOF) {
+		t.Errorf("Decode(empty) = %v, want io.EOF (no body)", err)
+	}
+	if err := m.NewDecoder(strings.NewReader(`{"paymentMethod":"pm"}`)).Decode(&req); err != nil || req.GetPaymentMethod() != "pm" {
+		t.Errorf("Decode = %v, %v", &req, err)
+	}
+	var plain map[string]int
+	if err := m.NewDecoder(strings.NewReader(`{"a":1}`)).Decode(&plain); err != nil || plain["a"] != 1 {
+		t.Errorf("Decode(non-proto) = %v, %v", plain, err)
+	}
+}
+
+func TestDepthWithin(t *testing.T) {
+	tests := []struct {
+		data string
+		max  int
+		want bool
+	}{
+		{`[[]]`, 2, true},
+		{`[[[]]]`, 2, false},
+		{`{"a":"[[[[\"[["}`, 1, true},
+		{`{"a\\":[[1]]}`, 2, false},
+	}
+	for _, tt := range tests {
+		if got := depthWithin([]byte(tt.data), tt.max); got != tt.want {
+			t.Errorf("depthWithin(%s, %d) = %v, want %v", tt.data, tt.max, got, tt.want)
+		}
+	}
+}
