@@ -71,9 +71,12 @@
 // An unknown outcome is an error that leaves open whether the call took
 // effect: UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN (and any error
 // that is not a gRPC status), INTERNAL, ABORTED, RESOURCE_EXHAUSTED and
-// DATA_LOSS. It is never reported as a failure. The step is retried with the
-// same keys while the budget lasts (WithAttempts, WithBackoff); if it stays
-// unknown the order is answered PENDING and the reconciler finishes it.
+// DATA_LOSS. It is never reported as a failure. Each step calls its
+// dependency once: retries belong to one layer, the client chain the
+// dependencies were dialled with (interceptors: transient errors of
+// idempotent calls, under a retry budget), and the saga does not repeat
+// them. An outcome still unknown after that leaves the order answered
+// PENDING, and the reconciler finishes it with the same keys.
 // Every other code is definite: the call did not take effect.
 //
 // # Budget

@@ -167,7 +167,7 @@ func (h *harness) start() {
 		h.t.Fatalf("OpenSQLite: %v", err)
 	}
 	h.store = store
-	opts := append([]Option{WithClock(h.clock.Now), WithBackoff(5 * time.Millisecond)}, h.opts...)
+	opts := append([]Option{WithClock(h.clock.Now)}, h.opts...)
 	h.svc, err = New(store, inventoryv1.NewInventoryServiceClient(h.invConn), paymentv1.NewPaymentServiceClient(h.payConn), opts...)
 	if err != nil {
 		h.t.Fatalf("New: %v", err)

@@ -193,7 +193,7 @@ func TestReconcileSkipsRunningSaga(t *testing.T) {
 // wait, all by the injected clock.
 func TestReconcileBacksOff(t *testing.T) {
 	logs := &logRecorder{}
-	h := newHarness(t, WithReconcileRounds(3), WithReconcileBackoff(time.Minute), WithAttempts(1), WithLogger(slog.New(logs)))
+	h := newHarness(t, WithReconcileRounds(3), WithReconcileBackoff(time.Minute), WithLogger(slog.New(logs)))
 	o := pendingOrder(t, h, "pm_card_ok")
 	chargeAnswers(status.Error(codes.Unavailable, "down"))(h)
 	h.clock.Advance(6 * time.Second)
