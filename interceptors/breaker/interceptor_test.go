@@ -196,33 +196,35 @@ func TestCallerCausedOutcomesDoNotCount(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ic, err := breaker.UnaryClientInterceptor(breaker.WithUpstream("inventory"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var calls atomic.Int32
-			target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-				calls.Add(1)
-				return &inventoryv1.Item{}, tt.handle(ctx)
-			}}, nil)
-			chain := []grpc.UnaryClientInterceptor{ic}
-			if tt.wrap {
-				chain = []grpc.UnaryClientInterceptor{deadline.UnaryClientInterceptor(deadline.WithTimeout(time.Minute)), ic}
-			}
-			conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(chain...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			c := inventoryv1.NewInventoryServiceClient(conn)
-			for range 3 {
-				ctx, cancel := tt.ctx(t)
-				_ = getItem(c, ctx)
-				cancel()
-			}
-			if n := calls.Load(); n != 3 {
-				t.Errorf("upstream saw %d calls, want 3: the circuit must stay closed", n)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				ic, err := breaker.UnaryClientInterceptor(breaker.WithUpstream("inventory"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var calls atomic.Int32
+				target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+					calls.Add(1)
+					return &inventoryv1.Item{}, tt.handle(ctx)
+				}}, nil)
+				chain := []grpc.UnaryClientInterceptor{ic}
+				if tt.wrap {
+					chain = []grpc.UnaryClientInterceptor{deadline.UnaryClientInterceptor(deadline.WithTimeout(time.Minute)), ic}
+				}
+				conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(chain...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				c := inventoryv1.NewInventoryServiceClient(conn)
+				for range 3 {
+					ctx, cancel := tt.ctx(t)
+					_ = getItem(c, ctx)
+					cancel()
+				}
+				if n := calls.Load(); n != 3 {
+					t.Errorf("upstream saw %d calls, want 3: the circuit must stay closed", n)
+				}
+			})
 		})
 	}
 }
