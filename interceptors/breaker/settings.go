@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
 )
 
 // Defaults. The numbers of the first three come from the gateway course's
