@@ -26,7 +26,6 @@ const (
 
 type settings struct {
 	log            *slog.Logger
-	now            func() time.Time
 	reconcileAfter time.Duration
 	budget         time.Duration
 	// reconcileRounds and reconcileBackoff: see WithReconcileRounds.
@@ -37,7 +36,6 @@ type settings struct {
 func defaultSettings() settings {
 	return settings{
 		log:            slog.New(slog.DiscardHandler),
-		now:            time.Now,
 		reconcileAfter: DefaultReconcileAfter,
 		budget:         DefaultBudget,
 
@@ -56,18 +54,6 @@ func WithLogger(l *slog.Logger) Option {
 			return errors.New("order: WithLogger(nil)")
 		}
 		s.log = l
-		return nil
-	}
-}
-
-// WithClock sets the clock for timestamps and the reconciler's age check.
-// Default: time.Now. Deadlines always use real time.
-func WithClock(now func() time.Time) Option {
-	return func(s *settings) error {
-		if now == nil {
-			return errors.New("order: WithClock(nil)")
-		}
-		s.now = now
 		return nil
 	}
 }
@@ -101,8 +87,7 @@ func WithBudget(d time.Duration) Option {
 // WithReconcileRounds sets how many Reconcile rounds may leave one order
 // PENDING (unknown outcomes, a dependency down) before the reconciler logs it
 // at ERROR and stops driving it every round: from then on it waits
-// WithReconcileBackoff, doubling per round up to an hour, by the injected
-// clock. At least 1. Default: DefaultReconcileRounds.
+// WithReconcileBackoff, doubling per round up to an hour. At least 1. Default: DefaultReconcileRounds.
 func WithReconcileRounds(n int) Option {
 	return func(s *settings) error {
 		if n < 1 {

@@ -31,7 +31,6 @@ func TestNew(t *testing.T) {
 		{"no payments", store, inv, nil, nil, true},
 		{"nil option", store, inv, pay, []Option{nil}, true},
 		{"nil logger", store, inv, pay, []Option{WithLogger(nil)}, true},
-		{"nil clock", store, inv, pay, []Option{WithClock(nil)}, true},
 		{"zero budget", store, inv, pay, []Option{WithBudget(0)}, true},
 		{"negative reconcile age", store, inv, pay, []Option{WithReconcileAfter(-time.Second)}, true},
 		{"reconcile rounds and backoff", store, inv, pay, []Option{WithReconcileRounds(1), WithReconcileBackoff(time.Millisecond)}, false},
