@@ -74,7 +74,7 @@ func TestInjectsErrorsByMethodAndRate(t *testing.T) {
 	}
 }
 
-func TestDelayWaitsOnTheClock(t *testing.T) {
+func TestDelayWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rules, _ := faults.Parse("delay=350ms,method=" + createOrder)
 		ic := faults.UnaryServerInterceptor(rules)

@@ -235,32 +235,55 @@ func TestNoRetryPastTheDeadline(t *testing.T) {
 	})
 }
 
+// TestAttemptTimeoutIsRetried: a DEADLINE_EXCEEDED is the attempt's own
+// timeout, and retried, when the attempt had a deadline sooner than the
+// caller's and the caller still has time, whether the client noticed first
+// or the server did (grpc-timeout is truncated, so a server may give up a
+// moment early). No slack constant decides it.
 func TestAttemptTimeoutIsRetried(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var attempts atomic.Int32
-		target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-			if attempts.Add(1) == 1 {
-				<-ctx.Done() // the first attempt hangs until its own deadline
-				return nil, ctx.Err()
-			}
-			return &inventoryv1.Item{}, nil
-		}}, nil)
-		conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(
-				retry.WithAttemptTimeout(20*time.Millisecond), retry.WithBackoff(time.Millisecond, time.Millisecond))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := inventoryv1.NewInventoryServiceClient(conn).GetItem(ctx, &inventoryv1.GetItemRequest{}); err != nil {
-			t.Fatalf("GetItem = %v, want the second attempt's success", err)
-		}
-		if got := attempts.Load(); got != 2 {
-			t.Errorf("attempts = %d, want 2", got)
-		}
-	})
+	hang := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	early := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "server gave up first") }
+	tests := []struct {
+		name         string
+		first        func(context.Context) error // the first attempt's handler
+		caller       time.Duration
+		wantAttempts int32
+		wantCode     codes.Code
+	}{
+		{"first attempt hangs past its 20ms", hang, 5 * time.Second, 2, codes.OK},
+		{"server answers DEADLINE_EXCEEDED first", early, 5 * time.Second, 2, codes.OK},
+		{"caller's deadline is the attempt's", early, 20 * time.Millisecond, 1, codes.DeadlineExceeded},
+		{"caller's deadline is sooner", hang, 10 * time.Millisecond, 1, codes.DeadlineExceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var attempts atomic.Int32
+				target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+					if attempts.Add(1) == 1 {
+						return nil, tt.first(ctx)
+					}
+					return &inventoryv1.Item{}, nil
+				}}, nil)
+				conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()),
+					grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(
+						retry.WithAttemptTimeout(20*time.Millisecond), retry.WithBackoff(time.Millisecond, time.Millisecond))))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), tt.caller)
+				defer cancel()
+				_, err = inventoryv1.NewInventoryServiceClient(conn).GetItem(ctx, &inventoryv1.GetItemRequest{})
+				if status.Code(err) != tt.wantCode {
+					t.Errorf("GetItem = %v, want %v", err, tt.wantCode)
+				}
+				if got := attempts.Load(); got != tt.wantAttempts {
+					t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
+				}
+			})
+		})
+	}
 }
 
 type counter struct{ retried, exhausted atomic.Int64 }

@@ -238,7 +238,7 @@ func TestCreateOrderConfirmed(t *testing.T) {
 			t.Errorf("CreateOrder() mismatch (-want +got):\n%s", diff)
 		}
 		if !o.GetCreateTime().AsTime().Equal(ts) || !o.GetUpdateTime().AsTime().Equal(ts) {
-			t.Errorf("times = %v, %v; want the injected clock %v", o.GetCreateTime().AsTime(), o.GetUpdateTime().AsTime(), ts)
+			t.Errorf("times = %v, %v; want the bubble's now %v", o.GetCreateTime().AsTime(), o.GetUpdateTime().AsTime(), ts)
 		}
 		if got, _ := h.pay.count(""); got != 1 {
 			t.Errorf("payments = %d, want 1", got)

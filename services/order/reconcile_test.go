@@ -156,7 +156,7 @@ func TestReconcileAfterCrash(t *testing.T) {
 			t.Errorf("total = %v, want %d", got.Order.GetTotal(), 3*4999)
 		}
 		if !got.Order.GetUpdateTime().AsTime().Equal(time.Now()) {
-			t.Errorf("update_time = %v, want the clock %v", got.Order.GetUpdateTime().AsTime(), time.Now())
+			t.Errorf("update_time = %v, want the bubble's now %v", got.Order.GetUpdateTime().AsTime(), time.Now())
 		}
 	})
 }
