@@ -223,30 +223,32 @@ func TestOpenCircuitIsNeverRetried(t *testing.T) {
 }
 
 func TestOverloadNeverTripsTheBreaker(t *testing.T) {
-	s := &inventory{block: make(chan struct{})}
-	rec := &recorder{}
-	c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, 0, time.Millisecond))
-	done := make(chan error, 1)
-	go func() { done <- getItem(c, context.Background()) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for s.count() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // bounded wait for the first call to hold the slot
-	}
-	for range 5 {
-		if err := getItem(c, context.Background()); rpcerr.Reason(err) != reason.Overloaded {
-			t.Fatalf("call while the slot is taken = %v, want OVERLOADED", err)
+	synctest.Test(t, func(t *testing.T) {
+		s := &inventory{block: make(chan struct{})}
+		rec := &recorder{}
+		c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, 0, time.Millisecond))
+		done := make(chan error, 1)
+		go func() { done <- getItem(c, context.Background()) }()
+		synctest.Wait() // the first call holds the slot, blocked in the upstream
+		if s.count() != 1 {
+			t.Fatalf("upstream calls = %d, want the first one holding the slot", s.count())
 		}
-	}
-	close(s.block)
-	if err := <-done; err != nil {
-		t.Fatalf("first call = %v", err)
-	}
-	if got := rec.states(); len(got) != 0 {
-		t.Errorf("breaker transitions = %q, want none: overload is local", got)
-	}
-	if got := rec.overloaded.Load(); got != 5 {
-		t.Errorf("overloaded = %d, want 5", got)
-	}
+		for range 5 {
+			if err := getItem(c, context.Background()); rpcerr.Reason(err) != reason.Overloaded {
+				t.Fatalf("call while the slot is taken = %v, want OVERLOADED", err)
+			}
+		}
+		close(s.block)
+		if err := <-done; err != nil {
+			t.Fatalf("first call = %v", err)
+		}
+		if got := rec.states(); len(got) != 0 {
+			t.Errorf("breaker transitions = %q, want none: overload is local", got)
+		}
+		if got := rec.overloaded.Load(); got != 5 {
+			t.Errorf("overloaded = %d, want 5", got)
+		}
+	})
 }
 
 func TestUpstreamAddressesChange(t *testing.T) {
