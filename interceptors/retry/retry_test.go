@@ -201,6 +201,42 @@ func TestMaxAttemptsCountsEveryAttempt(t *testing.T) {
 	}
 }
 
+// TestBackoffFollowsGRFCA6: the wait before retry n is
+// rand*min(initial*2^(n-1), max); the bubble's clock makes it exact.
+func TestBackoffFollowsGRFCA6(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var at []time.Time
+		u := &upstream{script: []error{unavailable}} // fails for ever
+		target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+			mu.Lock()
+			at = append(at, time.Now())
+			mu.Unlock()
+			return nil, u.next(ctx)
+		}}, nil)
+		conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(retry.WithMaxAttempts(5),
+				retry.WithBackoff(100*time.Millisecond, 300*time.Millisecond), retry.WithRand(func() float64 { return 0.5 }))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_, _ = inventoryv1.NewInventoryServiceClient(conn).GetItem(context.Background(), &inventoryv1.GetItemRequest{})
+		// Ceilings 100ms, 200ms, then the 300ms max twice; half of each.
+		want := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond, 150 * time.Millisecond}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(at) != len(want)+1 {
+			t.Fatalf("attempts = %d, want %d", len(at), len(want)+1)
+		}
+		for i, w := range want {
+			if got := at[i+1].Sub(at[i]); got != w {
+				t.Errorf("wait before retry %d = %v, want %v", i+1, got, w)
+			}
+		}
+	})
+}
+
 func TestRetriesCarryTheAttemptNumber(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		u := &upstream{script: []error{unavailable, unavailable, nil}}
