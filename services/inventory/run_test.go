@@ -85,13 +85,14 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestRunSweeps: Run's sweeper, at its default interval, releases a
-// reservation once its default TTL has passed. It runs in a synctest
-// bubble: the five minutes pass at once, and synctest.Wait returns when
-// the sweep that the last tick started has finished.
+// TestRunSweeps: Run's sweeper releases a reservation once its default
+// TTL has passed. It runs in a synctest bubble: the five minutes pass at
+// once, and synctest.Wait returns when the sweep that the last tick
+// started has finished. A 1m interval (a divisor of the TTL) keeps the
+// sweeps to five.
 func TestRunSweeps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := startRun(t, Config{DB: filepath.Join(t.TempDir(), "inventory.db")})
+		r := startRun(t, Config{DB: filepath.Join(t.TempDir(), "inventory.db"), SweepInterval: time.Minute})
 		res, err := r.client.ReserveStock(ctx(t), &inventoryv1.ReserveStockRequest{
 			OrderId: "order-1", Lines: []*inventoryv1.Line{line("mouse-001", 1)},
 		})
