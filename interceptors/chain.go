@@ -13,7 +13,6 @@ import (
 	"github.com/portico-gateway/portico/interceptors/balance"
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/interceptors/retry"
 	"github.com/portico-gateway/portico/internal/traceid"
@@ -66,7 +65,7 @@ func (s *settings) lookupFunc() balance.LookupFunc {
 // build validates the options and makes the chain: the one place the order
 // is decided.
 func build(opts []Option) (*chain, error) {
-	s := &settings{logger: slog.Default(), clock: clock.Real()}
+	s := &settings{logger: slog.Default()}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -88,7 +87,7 @@ func build(opts []Option) (*chain, error) {
 	}
 	if len(addrs) > 0 {
 		r, err := balance.NewResolver(s.cfg.Name, addrs,
-			balance.WithEjection(s.ejection()), balance.WithClock(s.clock), balance.WithObserver(rep))
+			balance.WithEjection(s.ejection()), balance.WithObserver(rep))
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +186,7 @@ func NewUpstream(target string, opts ...Option) (*Upstream, error) {
 		if refresh == 0 {
 			refresh = balance.DefaultDNSRefresh
 		}
-		u.refresher = balance.StartRefresh(c.resolver, c.dnsHost, c.dnsPort, refresh, c.s.lookupFunc(), c.s.clock, c.s.logger)
+		u.refresher = balance.StartRefresh(c.resolver, c.dnsHost, c.dnsPort, refresh, c.s.lookupFunc(), c.s.logger)
 	}
 	return u, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -19,7 +20,6 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/breaker"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -60,61 +60,59 @@ func (r *recorder) states() []string {
 // 240ms. Two 504s (UPSTREAM_TIMEOUT, hop=order), then the circuit opens and
 // the third call fails fast with CIRCUIT_OPEN; after 800ms a probe closes it.
 func TestSeed000OrderServiceTooSlow(t *testing.T) {
-	var slow atomic.Bool
-	slow.Store(true)
-	var calls atomic.Int32
-	fake := clock.NewFake(time.Now())
-	target, dial := stub.Serve(t, nil, &stub.Order{CreateOrderFunc: func(ctx context.Context, _ *orderv1.CreateOrderRequest) (*orderv1.Order, error) {
-		calls.Add(1)
-		if slow.Load() {
-			// The chain reads the time off the fake clock: move it with
-			// the 240ms the call really waits for its deadline.
-			fake.Advance(240 * time.Millisecond)
-			<-ctx.Done() // 350ms would be too late anyway
-			return nil, status.FromContextError(ctx.Err()).Err()
+	synctest.Test(t, func(t *testing.T) {
+		var slow atomic.Bool
+		slow.Store(true)
+		var calls atomic.Int32
+		target, dial := stub.Serve(t, nil, &stub.Order{CreateOrderFunc: func(ctx context.Context, _ *orderv1.CreateOrderRequest) (*orderv1.Order, error) {
+			calls.Add(1)
+			if slow.Load() {
+				<-ctx.Done() // 350ms would be too late anyway
+				return nil, status.FromContextError(ctx.Err()).Err()
+			}
+			return &orderv1.Order{Id: "ord-0001"}, nil
+		}})
+		rec := &recorder{}
+		up, err := interceptors.NewUpstream(target, append(interceptors.Options(interceptors.Defaults()),
+			interceptors.WithUpstream("order"), interceptors.WithMetrics(rec),
+			interceptors.WithDialOptions(dial), quiet)...)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return &orderv1.Order{Id: "ord-0001"}, nil
-	}})
-	rec := &recorder{}
-	up, err := interceptors.NewUpstream(target, append(interceptors.Options(interceptors.Defaults()),
-		interceptors.WithUpstream("order"), interceptors.WithClock(fake), interceptors.WithMetrics(rec),
-		interceptors.WithDialOptions(dial), quiet)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	client := orderv1.NewOrderServiceClient(up.Conn())
-	ctx := callmeta.WithIdempotencyKey(context.Background(), "checkout-42")
-	create := func() error {
-		_, err := client.CreateOrder(ctx, &orderv1.CreateOrderRequest{})
-		return err
-	}
+		defer up.Close()
+		client := orderv1.NewOrderServiceClient(up.Conn())
+		ctx := callmeta.WithIdempotencyKey(context.Background(), "checkout-42")
+		create := func() error {
+			_, err := client.CreateOrder(ctx, &orderv1.CreateOrderRequest{})
+			return err
+		}
 
-	for i := range 2 {
-		err := create()
+		for i := range 2 {
+			err := create()
+			info := rpcerr.ErrorInfo(err)
+			if status.Code(err) != codes.DeadlineExceeded || info.GetReason() != reason.UpstreamTimeout || info.GetMetadata()["hop"] != "order" {
+				t.Fatalf("call %d = %v (%v), want DEADLINE_EXCEEDED UPSTREAM_TIMEOUT hop=order", i+1, err, info)
+			}
+		}
+		err = create()
 		info := rpcerr.ErrorInfo(err)
-		if status.Code(err) != codes.DeadlineExceeded || info.GetReason() != reason.UpstreamTimeout || info.GetMetadata()["hop"] != "order" {
-			t.Fatalf("call %d = %v (%v), want DEADLINE_EXCEEDED UPSTREAM_TIMEOUT hop=order", i+1, err, info)
+		if status.Code(err) != codes.Unavailable || info.GetReason() != reason.CircuitOpen || info.GetMetadata()["retryAfterMs"] != "800" {
+			t.Fatalf("third call = %v (%v), want UNAVAILABLE CIRCUIT_OPEN retryAfterMs=800", err, info)
 		}
-	}
-	err = create()
-	info := rpcerr.ErrorInfo(err)
-	if status.Code(err) != codes.Unavailable || info.GetReason() != reason.CircuitOpen || info.GetMetadata()["retryAfterMs"] != "800" {
-		t.Fatalf("third call = %v (%v), want UNAVAILABLE CIRCUIT_OPEN retryAfterMs=800", err, info)
-	}
-	if n := calls.Load(); n != 2 {
-		t.Errorf("order service saw %d calls, want 2 (timeouts are not retried; the open circuit sends none)", n)
-	}
+		if n := calls.Load(); n != 2 {
+			t.Errorf("order service saw %d calls, want 2 (timeouts are not retried; the open circuit sends none)", n)
+		}
 
-	slow.Store(false)
-	fake.Advance(800 * time.Millisecond)
-	if err := create(); err != nil {
-		t.Fatalf("probe after the cool-down = %v, want OK", err)
-	}
-	want := []string{"closed->open", "open->half-open", "half-open->closed"}
-	if got := rec.states(); len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
-		t.Errorf("transitions = %q, want %q", got, want)
-	}
+		slow.Store(false)
+		time.Sleep(800 * time.Millisecond) // the cool-down, in the bubble's time
+		if err := create(); err != nil {
+			t.Fatalf("probe after the cool-down = %v, want OK", err)
+		}
+		want := []string{"closed->open", "open->half-open", "half-open->closed"}
+		if got := rec.states(); len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+			t.Errorf("transitions = %q, want %q", got, want)
+		}
+	})
 }
 
 type inventory struct {
@@ -225,30 +223,32 @@ func TestOpenCircuitIsNeverRetried(t *testing.T) {
 }
 
 func TestOverloadNeverTripsTheBreaker(t *testing.T) {
-	s := &inventory{block: make(chan struct{})}
-	rec := &recorder{}
-	c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, 0, time.Millisecond))
-	done := make(chan error, 1)
-	go func() { done <- getItem(c, context.Background()) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for s.count() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // bounded wait for the first call to hold the slot
-	}
-	for range 5 {
-		if err := getItem(c, context.Background()); rpcerr.Reason(err) != reason.Overloaded {
-			t.Fatalf("call while the slot is taken = %v, want OVERLOADED", err)
+	synctest.Test(t, func(t *testing.T) {
+		s := &inventory{block: make(chan struct{})}
+		rec := &recorder{}
+		c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, 0, time.Millisecond))
+		done := make(chan error, 1)
+		go func() { done <- getItem(c, context.Background()) }()
+		synctest.Wait() // the first call holds the slot, blocked in the upstream
+		if s.count() != 1 {
+			t.Fatalf("upstream calls = %d, want the first one holding the slot", s.count())
 		}
-	}
-	close(s.block)
-	if err := <-done; err != nil {
-		t.Fatalf("first call = %v", err)
-	}
-	if got := rec.states(); len(got) != 0 {
-		t.Errorf("breaker transitions = %q, want none: overload is local", got)
-	}
-	if got := rec.overloaded.Load(); got != 5 {
-		t.Errorf("overloaded = %d, want 5", got)
-	}
+		for range 5 {
+			if err := getItem(c, context.Background()); rpcerr.Reason(err) != reason.Overloaded {
+				t.Fatalf("call while the slot is taken = %v, want OVERLOADED", err)
+			}
+		}
+		close(s.block)
+		if err := <-done; err != nil {
+			t.Fatalf("first call = %v", err)
+		}
+		if got := rec.states(); len(got) != 0 {
+			t.Errorf("breaker transitions = %q, want none: overload is local", got)
+		}
+		if got := rec.overloaded.Load(); got != 5 {
+			t.Errorf("overloaded = %d, want 5", got)
+		}
+	})
 }
 
 func TestUpstreamAddressesChange(t *testing.T) {
@@ -325,60 +325,65 @@ func grpcPlain(b *testing.B, target string, dial grpc.DialOption) *grpc.ClientCo
 }
 
 // TestDNSTargetIsReresolved: a dns:/// target is re-resolved every
-// DNSRefresh (moved with a fake clock), so an instance added behind the
-// name joins without a restart, and a failed lookup keeps what there is.
+// DNSRefresh, so an instance added behind the name joins without a restart,
+// and a failed lookup keeps what there is. It runs in a synctest bubble:
+// time.Sleep moves the refresh timer, and synctest.Wait returns once the
+// refresh it fired has finished.
 func TestDNSTargetIsReresolved(t *testing.T) {
-	var mu sync.Mutex
-	answer, fail := []string{"10.0.0.1"}, false
-	lookup := func(_ context.Context, host string) ([]string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if host != "inventory.internal" {
-			t.Errorf("lookup(%q)", host)
-		}
-		if fail {
-			return nil, errors.New("SERVFAIL")
-		}
-		return slices.Clone(answer), nil
-	}
-	clk := clock.NewFake(time.Unix(0, 0))
-	up, err := interceptors.NewUpstream("dns:///inventory.internal:43101", quiet,
-		interceptors.WithLookup(lookup), interceptors.WithClock(clk),
-		interceptors.Options(interceptors.Config{Target: "dns:///inventory.internal:43101", DNSRefresh: 10 * time.Second})[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	// Construction never waits on DNS: it starts from the name, and the
-	// first lookup, made at once in the background, replaces it.
-	for deadline := time.Now().Add(5 * time.Second); !slices.Equal(up.Addresses(), []string{"10.0.0.1:43101"}); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("addresses after the first lookup = %v", up.Addresses())
-		}
-	}
-	if err := up.SetAddresses([]string{"10.0.0.9:1"}); err == nil {
-		t.Error("SetAddresses on a DNS upstream = nil error; the next refresh would undo it")
-	}
-	step := func(want []string) {
-		t.Helper()
-		if !clk.WaitForTimers(t.Context(), 1) {
-			t.Fatal("refresh timer never armed")
-		}
-		clk.Advance(10 * time.Second)
-		deadline := time.Now().Add(5 * time.Second)
-		for !slices.Equal(up.Addresses(), want) {
-			if time.Now().After(deadline) {
-				t.Fatalf("addresses = %v, want %v", up.Addresses(), want)
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		answer, fail, lookups := []string{"10.0.0.1"}, false, 0
+		lookup := func(_ context.Context, host string) ([]string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			lookups++
+			if host != "inventory.internal" {
+				t.Errorf("lookup(%q)", host)
 			}
-			time.Sleep(time.Millisecond)
+			if fail {
+				return nil, errors.New("SERVFAIL")
+			}
+			return slices.Clone(answer), nil
 		}
-	}
-	mu.Lock()
-	answer = []string{"10.0.0.2", "10.0.0.1"}
-	mu.Unlock()
-	step([]string{"10.0.0.1:43101", "10.0.0.2:43101"})
-	mu.Lock()
-	fail = true
-	mu.Unlock()
-	step([]string{"10.0.0.1:43101", "10.0.0.2:43101"}) // kept
+		set := func(addrs []string, failing bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			answer, fail = addrs, failing
+		}
+		up, err := interceptors.NewUpstream("dns:///inventory.internal:43101", quiet,
+			interceptors.WithLookup(lookup),
+			interceptors.Options(interceptors.Config{Target: "dns:///inventory.internal:43101", DNSRefresh: 10 * time.Second})[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer up.Close()
+		// check says what the lookups so far made of the addresses.
+		check := func(step string, wantLookups int, want []string) {
+			t.Helper()
+			synctest.Wait() // the refresh goroutine is back waiting on its timer
+			mu.Lock()
+			n := lookups
+			mu.Unlock()
+			if n != wantLookups {
+				t.Fatalf("%s: lookups = %d, want %d", step, n, wantLookups)
+			}
+			if got := up.Addresses(); !slices.Equal(got, want) {
+				t.Errorf("%s: addresses = %v, want %v", step, got, want)
+			}
+		}
+		// Construction never waits on DNS: it starts from the name, and the
+		// first lookup, made at once in the background, replaces it.
+		check("first lookup", 1, []string{"10.0.0.1:43101"})
+		if err := up.SetAddresses([]string{"10.0.0.9:1"}); err == nil {
+			t.Error("SetAddresses on a DNS upstream = nil error; the next refresh would undo it")
+		}
+		set([]string{"10.0.0.2", "10.0.0.1"}, false)
+		time.Sleep(10*time.Second - time.Nanosecond)
+		check("just before DNSRefresh", 1, []string{"10.0.0.1:43101"})
+		time.Sleep(time.Nanosecond)
+		check("instance added", 2, []string{"10.0.0.1:43101", "10.0.0.2:43101"})
+		set(nil, true)
+		time.Sleep(10 * time.Second)
+		check("failed lookup keeps the addresses", 3, []string{"10.0.0.1:43101", "10.0.0.2:43101"})
+	})
 }

@@ -11,16 +11,13 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors"
-	"github.com/portico-gateway/portico/interceptors/clock"
 )
 
 // Example_order runs one call through the chain Layers builds (the same one
 // Dial installs), printing as each layer is entered and left.
 func Example_order() {
-	fake := clock.NewFake(time.Now())
 	layers, err := interceptors.Layers(
 		interceptors.WithUpstream("inventory"),
-		interceptors.WithClock(fake),
 		interceptors.WithAddresses([]string{"10.0.0.7:43101", "10.0.0.8:43101"}),
 		interceptors.WithLogger(slog.New(slog.DiscardHandler)),
 	)
@@ -29,7 +26,7 @@ func Example_order() {
 	}
 	var chain []grpc.UnaryClientInterceptor
 	for _, l := range layers {
-		chain = append(chain, announce(l, fake))
+		chain = append(chain, announce(l))
 	}
 	// Stand in for the network: answer without dialling.
 	chain = append(chain, func(_ context.Context, method string, _, _ any, _ *grpc.ClientConn, _ grpc.UnaryInvoker, _ ...grpc.CallOption) error {
@@ -65,7 +62,7 @@ func Example_order() {
 var depth int
 
 // announce wraps a layer so it prints when the call enters and leaves it.
-func announce(l interceptors.Layer, c clock.Clock) grpc.UnaryClientInterceptor {
+func announce(l interceptors.Layer) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		indent := fmt.Sprintf("%*s", depth, "")
 		depth++
@@ -74,7 +71,7 @@ func announce(l interceptors.Layer, c clock.Clock) grpc.UnaryClientInterceptor {
 		next := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, opts ...grpc.CallOption) error {
 			if l.Name == interceptors.LayerDeadline {
 				dl, _ := ctx.Deadline()
-				fmt.Printf("%s   deadline: now+%v\n", indent, dl.Sub(c.Now()))
+				fmt.Printf("%s   deadline: now+%v\n", indent, time.Until(dl).Round(10*time.Millisecond))
 			}
 			return invoker(ctx, method, req, reply, cc, opts...)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/portico-gateway/portico/interceptors/balance"
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/retry"
 )
 
@@ -34,7 +33,6 @@ type settings struct {
 	breaker  *breaker.Settings // WithBreaker: replaces cfg.Breaker
 	metrics  Metrics
 	logger   *slog.Logger
-	clock    clock.Clock
 	dialOpts []grpc.DialOption
 	lookup   balance.LookupFunc // WithLookup; nil means net.DefaultResolver
 	errs     []error
@@ -134,7 +132,7 @@ func WithRetryBudget(ratio float64, window time.Duration, minPerSecond float64) 
 }
 
 // WithBreaker sets the breaker's settings, replacing Config.Breaker (hooks
-// included). Name and Clock are set by the chain.
+// included). Name is set by the chain.
 func WithBreaker(bs breaker.Settings) Option {
 	return func(s *settings) {
 		if err := bs.Validate(); err != nil {
@@ -194,11 +192,6 @@ func WithMetrics(m Metrics) Option {
 // Default: slog.Default().
 func WithLogger(l *slog.Logger) Option {
 	return func(s *settings) { s.logger = l }
-}
-
-// WithClock sets the clock of every layer. Default: the real clock.
-func WithClock(c clock.Clock) Option {
-	return func(s *settings) { s.clock = c }
 }
 
 // WithDialOptions adds grpc.DialOptions after the chain's own, e.g.

@@ -18,7 +18,6 @@ func (s *settings) deadlineOptions() []deadline.Option {
 		deadline.WithUpstream(s.cfg.Name),
 		deadline.WithTimeout(cmpOr(s.cfg.Timeout, DefaultTimeout)),
 		deadline.WithMinBudget(s.cfg.MinBudget),
-		deadline.WithClock(s.clock),
 	}
 	for m, d := range s.cfg.MethodTimeouts {
 		opts = append(opts, deadline.WithMethodTimeout(m, d))
@@ -31,7 +30,6 @@ func (s *settings) bulkheadOptions(rep *reporter) []bulkhead.Option {
 	return []bulkhead.Option{
 		bulkhead.WithUpstream(s.cfg.Name),
 		bulkhead.WithLimits(b.MaxInFlight, b.Queue, b.MaxWait),
-		bulkhead.WithClock(s.clock),
 		bulkhead.WithObserver(rep),
 	}
 }
@@ -55,7 +53,6 @@ func (s *settings) breakerOptions(rep *reporter) []breaker.Option {
 		breaker.WithUpstream(s.cfg.Name),
 		breaker.WithSettings(bs),
 		breaker.WithMethods(b.Methods...),
-		breaker.WithClock(s.clock),
 		breaker.WithObserver(rep),
 	}
 }
@@ -68,7 +65,6 @@ func (s *settings) retryOptions(rep *reporter) []retry.Option {
 		retry.WithBackoff(r.InitialBackoff, r.MaxBackoff),
 		retry.WithAttemptTimeout(r.AttemptTimeout),
 		retry.WithBudget(r.BudgetRatio, r.BudgetWindow, r.BudgetMinPerSecond),
-		retry.WithClock(s.clock),
 		retry.WithObserver(rep),
 	}
 }

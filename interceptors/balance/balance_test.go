@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -17,7 +18,6 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors/balance"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
 )
 
@@ -163,39 +163,40 @@ func (e *ejections) Ejected(string, string)   { e.ejected.Add(1) }
 func (e *ejections) Unejected(string, string) { e.returned.Add(1) }
 
 func TestFailingInstanceIsEjectedAndReturns(t *testing.T) {
-	in := serve(t, "10.0.0.1:1", "10.0.0.2:1")
-	fake := clock.NewFake(time.Now())
-	obs := &ejections{}
-	r, err := balance.NewResolver("inventory", []string{"10.0.0.1:1", "10.0.0.2:1"}, balance.WithClock(fake), balance.WithObserver(obs),
-		balance.WithEjection(balance.Ejection{ConsecutiveFailures: 3, BaseTime: 30 * time.Second}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, _ := balance.ServiceConfig(balance.RoundRobin, false, "")
-	c := dial(t, in, r, sc)
-	eventually(t, c, "10.0.0.1:1", "10.0.0.2:1") // both connected
+	synctest.Test(t, func(t *testing.T) {
+		in := serve(t, "10.0.0.1:1", "10.0.0.2:1")
+		obs := &ejections{}
+		r, err := balance.NewResolver("inventory", []string{"10.0.0.1:1", "10.0.0.2:1"}, balance.WithObserver(obs),
+			balance.WithEjection(balance.Ejection{ConsecutiveFailures: 3, BaseTime: 30 * time.Second}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, _ := balance.ServiceConfig(balance.RoundRobin, false, "")
+		c := dial(t, in, r, sc)
+		eventually(t, c, "10.0.0.1:1", "10.0.0.2:1") // both connected
 
-	// Round robin sends every other call to the failing instance; three
-	// failures in a row eject it.
-	in.fail["10.0.0.2:1"].Store(true)
-	eventually(t, c, "10.0.0.1:1")
-	if got := r.Addresses(); !slices.Equal(got, []string{"10.0.0.1:1"}) {
-		t.Errorf("Addresses() = %q, want only the healthy one", got)
-	}
-	if got := obs.ejected.Load(); got != 1 {
-		t.Errorf("ejections = %d, want 1", got)
-	}
+		// Round robin sends every other call to the failing instance; three
+		// failures in a row eject it.
+		in.fail["10.0.0.2:1"].Store(true)
+		eventually(t, c, "10.0.0.1:1")
+		if got := r.Addresses(); !slices.Equal(got, []string{"10.0.0.1:1"}) {
+			t.Errorf("Addresses() = %q, want only the healthy one", got)
+		}
+		if got := obs.ejected.Load(); got != 1 {
+			t.Errorf("ejections = %d, want 1", got)
+		}
 
-	in.fail["10.0.0.2:1"].Store(false) // it recovers, but stays out for 30s
-	fake.Advance(30 * time.Second)
-	servedBy(c) // the first call after the ejection ends puts it back
-	if got := r.Addresses(); len(got) != 2 {
-		t.Errorf("Addresses() after 30s = %q, want both", got)
-	}
-	eventually(t, c, "10.0.0.1:1", "10.0.0.2:1")
-	if got := obs.returned.Load(); got != 1 {
-		t.Errorf("returns = %d, want 1", got)
-	}
+		in.fail["10.0.0.2:1"].Store(false) // it recovers, but stays out for 30s
+		time.Sleep(30 * time.Second)
+		servedBy(c) // the first call after the ejection ends puts it back
+		if got := r.Addresses(); len(got) != 2 {
+			t.Errorf("Addresses() after 30s = %q, want both", got)
+		}
+		eventually(t, c, "10.0.0.1:1", "10.0.0.2:1")
+		if got := obs.returned.Load(); got != 1 {
+			t.Errorf("returns = %d, want 1", got)
+		}
+	})
 }
 
 func TestNeverEjectsTheLastInstance(t *testing.T) {

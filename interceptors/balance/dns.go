@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
 )
 
 // DefaultDNSRefresh is how often a DNS upstream is re-resolved;
@@ -61,19 +59,19 @@ type Refresher struct {
 
 // StartRefresh starts resolving host:port into r at once and then every
 // interval, until Stop. It starts one goroutine.
-func StartRefresh(r *Resolver, host, port string, interval time.Duration, lookup LookupFunc, clk clock.Clock, l *slog.Logger) *Refresher {
+func StartRefresh(r *Resolver, host, port string, interval time.Duration, lookup LookupFunc, l *slog.Logger) *Refresher {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Refresher{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
 		refresh(ctx, r, host, port, lookup, l)
 		for {
-			t := clk.NewTimer(interval)
+			t := time.NewTimer(interval)
 			select {
 			case <-ctx.Done():
 				t.Stop()
 				return
-			case <-t.C():
+			case <-t.C:
 			}
 			refresh(ctx, r, host, port, lookup, l)
 		}

@@ -1,10 +1,6 @@
 package balance
 
-import (
-	"time"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
-)
+import "time"
 
 // Ejection defaults.
 const (
@@ -61,11 +57,6 @@ type Option func(*Resolver)
 // WithEjection sets passive ejection. Default: Ejection{}, the defaults.
 func WithEjection(e Ejection) Option {
 	return func(r *Resolver) { r.eject = e }
-}
-
-// WithClock sets the clock that times ejections. Default: the real clock.
-func WithClock(c clock.Clock) Option {
-	return func(r *Resolver) { r.clock = c }
 }
 
 // WithObserver sets where ejections are reported.

@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/resolver/manual"
 
 	"github.com/portico-gateway/portico/interceptors/breaker"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/deadline"
 )
 
@@ -29,7 +28,6 @@ const Scheme = "portico"
 type Resolver struct {
 	name     string
 	eject    Ejection
-	clock    clock.Clock
 	observer Observer
 	manual   *manual.Resolver
 
@@ -52,7 +50,7 @@ type host struct {
 // NewResolver returns a Resolver for upstream name serving addrs
 // ("host:port", at least one, no duplicates).
 func NewResolver(name string, addrs []string, opts ...Option) (*Resolver, error) {
-	r := &Resolver{name: name, clock: clock.Real(), observer: nopObserver{}, hosts: map[string]*host{}}
+	r := &Resolver{name: name, observer: nopObserver{}, hosts: map[string]*host{}}
 	for _, opt := range opts {
 		opt(r)
 	}
@@ -161,7 +159,7 @@ func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
 		}
 	}
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		if next := r.nextReturn.Load(); next != 0 && r.clock.Now().UnixNano() >= next {
+		if next := r.nextReturn.Load(); next != 0 && time.Now().UnixNano() >= next {
 			r.returnDue()
 		}
 		p := new(peer.Peer)
@@ -193,7 +191,7 @@ func (r *Resolver) record(ctx context.Context, addr string, err error) {
 	if h.failures < r.eject.ConsecutiveFailures || !r.canEject() {
 		return
 	}
-	now := r.clock.Now()
+	now := time.Now()
 	if !h.lastEjected.IsZero() && now.Sub(h.lastEjected) > r.eject.MaxTime {
 		h.ejections = 0
 	}
@@ -216,7 +214,7 @@ func (r *Resolver) canEject() bool {
 func (r *Resolver) returnDue() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.clock.Now()
+	now := time.Now()
 	var back []string
 	for _, a := range r.addrs {
 		if h := r.hosts[a]; !h.ejectedUntil.IsZero() && !now.Before(h.ejectedUntil) {

@@ -82,7 +82,7 @@ func New(s Settings) (*Breaker, error) {
 	}
 	s = s.withDefaults()
 	b := &Breaker{s: s, buckets: make([]bucket, int(s.Window/s.BucketPeriod))}
-	b.start = s.Clock.Now()
+	b.start = time.Now()
 	return b, nil
 }
 
@@ -92,7 +92,7 @@ func (b *Breaker) Name() string { return b.s.Name }
 // State returns the current state.
 func (b *Breaker) State() State {
 	b.mu.Lock()
-	st, tr := b.current(b.s.Clock.Now())
+	st, tr := b.current(time.Now())
 	b.mu.Unlock()
 	b.notify(tr)
 	return st
@@ -102,7 +102,7 @@ func (b *Breaker) State() State {
 func (b *Breaker) Counts() Counts {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.counts(b.epoch(b.s.Clock.Now()))
+	return b.counts(b.epoch(time.Now()))
 }
 
 // Ticket is an admitted call; hand it back to Done.
@@ -134,7 +134,7 @@ func (b *Breaker) outcome(err error) Outcome {
 
 // Admit is Allow without the closure: the interceptor's allocation-free path.
 func (b *Breaker) Admit() (Ticket, error) {
-	now := b.s.Clock.Now()
+	now := time.Now()
 	b.mu.Lock()
 	st, tr := b.current(now)
 	var err error
@@ -158,7 +158,7 @@ func (b *Breaker) Admit() (Ticket, error) {
 // Settings.SlowCallThreshold is a Failure unless it is Excluded. Results
 // from before the last transition are dropped.
 func (b *Breaker) Done(t Ticket, o Outcome) {
-	now := b.s.Clock.Now()
+	now := time.Now()
 	if o == Success && b.s.SlowCallThreshold > 0 && now.Sub(t.start) > b.s.SlowCallThreshold {
 		o = Failure
 	}
@@ -233,7 +233,7 @@ func (b *Breaker) halfOpenDone(now time.Time, o Outcome) *transition {
 // rest of the cool-down while open, the cool-down while half-open with every
 // probe slot taken, zero otherwise.
 func (b *Breaker) RetryAfter() time.Duration {
-	now := b.s.Clock.Now()
+	now := time.Now()
 	b.mu.Lock()
 	st, tr := b.current(now)
 	var d time.Duration

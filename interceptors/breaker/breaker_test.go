@@ -3,13 +3,13 @@ package breaker_test
 import (
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/portico-gateway/portico/interceptors/breaker"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -21,18 +21,17 @@ var (
 
 type transition struct{ from, to breaker.State }
 
-// newBreaker returns a breaker on a fake clock and the transitions it made.
-func newBreaker(t *testing.T, s breaker.Settings) (*breaker.Breaker, *clock.Fake, *[]transition) {
+// newBreaker returns a breaker and the transitions it made. Tests that move
+// time run in a synctest bubble and move it with time.Sleep.
+func newBreaker(t *testing.T, s breaker.Settings) (*breaker.Breaker, *[]transition) {
 	t.Helper()
-	fake := clock.NewFake(time.Now())
 	var trs []transition
-	s.Clock = fake
 	s.OnStateChange = func(_ string, from, to breaker.State) { trs = append(trs, transition{from, to}) }
 	b, err := breaker.New(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, fake, &trs
+	return b, &trs
 }
 
 func call(t *testing.T, b *breaker.Breaker, err error) error {
@@ -46,52 +45,54 @@ func call(t *testing.T, b *breaker.Breaker, err error) error {
 }
 
 func TestOpensAfterConsecutiveFailuresAndRecovers(t *testing.T) {
-	b, fake, trs := newBreaker(t, breaker.Settings{}) // seed 000 defaults: 2 failures, 800ms
-	for i := range 2 {
-		if err := call(t, b, unavailable); err != nil {
-			t.Fatalf("call %d refused: %v", i+1, err)
+	synctest.Test(t, func(t *testing.T) {
+		b, trs := newBreaker(t, breaker.Settings{}) // seed 000 defaults: 2 failures, 800ms
+		for i := range 2 {
+			if err := call(t, b, unavailable); err != nil {
+				t.Fatalf("call %d refused: %v", i+1, err)
+			}
 		}
-	}
-	if got := b.State(); got != breaker.StateOpen {
-		t.Fatalf("State() after 2 failures = %v, want open", got)
-	}
-	if err := call(t, b, nil); !errors.Is(err, breaker.ErrOpenState) {
-		t.Fatalf("Allow() while open = %v, want ErrOpenState", err)
-	}
-	if got := b.RetryAfter(); got != 800*time.Millisecond {
-		t.Errorf("RetryAfter() just after opening = %v, want 800ms", got)
-	}
-	fake.Advance(799 * time.Millisecond)
-	if got := b.State(); got != breaker.StateOpen {
-		t.Fatalf("State() 1ms before the cool-down ends = %v, want open", got)
-	}
-	fake.Advance(time.Millisecond)
-	if got := b.State(); got != breaker.StateHalfOpen {
-		t.Fatalf("State() after the cool-down = %v, want half-open", got)
-	}
-	if err := call(t, b, nil); err != nil {
-		t.Fatalf("probe refused: %v", err)
-	}
-	if got := b.State(); got != breaker.StateClosed {
-		t.Fatalf("State() after a good probe = %v, want closed", got)
-	}
-	want := []transition{
-		{breaker.StateClosed, breaker.StateOpen},
-		{breaker.StateOpen, breaker.StateHalfOpen},
-		{breaker.StateHalfOpen, breaker.StateClosed},
-	}
-	if len(*trs) != len(want) {
-		t.Fatalf("transitions = %v, want %v", *trs, want)
-	}
-	for i := range want {
-		if (*trs)[i] != want[i] {
-			t.Errorf("transition %d = %v, want %v", i, (*trs)[i], want[i])
+		if got := b.State(); got != breaker.StateOpen {
+			t.Fatalf("State() after 2 failures = %v, want open", got)
 		}
-	}
+		if err := call(t, b, nil); !errors.Is(err, breaker.ErrOpenState) {
+			t.Fatalf("Allow() while open = %v, want ErrOpenState", err)
+		}
+		if got := b.RetryAfter(); got != 800*time.Millisecond {
+			t.Errorf("RetryAfter() just after opening = %v, want 800ms", got)
+		}
+		time.Sleep(799 * time.Millisecond)
+		if got := b.State(); got != breaker.StateOpen {
+			t.Fatalf("State() 1ms before the cool-down ends = %v, want open", got)
+		}
+		time.Sleep(time.Millisecond)
+		if got := b.State(); got != breaker.StateHalfOpen {
+			t.Fatalf("State() after the cool-down = %v, want half-open", got)
+		}
+		if err := call(t, b, nil); err != nil {
+			t.Fatalf("probe refused: %v", err)
+		}
+		if got := b.State(); got != breaker.StateClosed {
+			t.Fatalf("State() after a good probe = %v, want closed", got)
+		}
+		want := []transition{
+			{breaker.StateClosed, breaker.StateOpen},
+			{breaker.StateOpen, breaker.StateHalfOpen},
+			{breaker.StateHalfOpen, breaker.StateClosed},
+		}
+		if len(*trs) != len(want) {
+			t.Fatalf("transitions = %v, want %v", *trs, want)
+		}
+		for i := range want {
+			if (*trs)[i] != want[i] {
+				t.Errorf("transition %d = %v, want %v", i, (*trs)[i], want[i])
+			}
+		}
+	})
 }
 
 func TestSuccessResetsConsecutiveFailures(t *testing.T) {
-	b, _, _ := newBreaker(t, breaker.Settings{FailureRate: -1})
+	b, _ := newBreaker(t, breaker.Settings{FailureRate: -1})
 	for _, err := range []error{unavailable, nil, unavailable, nil, unavailable} {
 		_ = call(t, b, err)
 	}
@@ -101,69 +102,77 @@ func TestSuccessResetsConsecutiveFailures(t *testing.T) {
 }
 
 func TestFailuresFurtherApartThanTheWindowAreNotConsecutive(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{Window: 10 * time.Second})
-	_ = call(t, b, unavailable)
-	fake.Advance(11 * time.Second)
-	_ = call(t, b, unavailable)
-	if got := b.State(); got != breaker.StateClosed {
-		t.Errorf("State() after two failures 11s apart = %v, want closed", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{Window: 10 * time.Second})
+		_ = call(t, b, unavailable)
+		time.Sleep(11 * time.Second)
+		_ = call(t, b, unavailable)
+		if got := b.State(); got != breaker.StateClosed {
+			t.Errorf("State() after two failures 11s apart = %v, want closed", got)
+		}
+	})
 }
 
 func TestHalfOpenBoundsProbes(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{MaxRequests: 2})
-	_ = call(t, b, unavailable)
-	_ = call(t, b, unavailable)
-	fake.Advance(breaker.DefaultCoolDown)
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{MaxRequests: 2})
+		_ = call(t, b, unavailable)
+		_ = call(t, b, unavailable)
+		time.Sleep(breaker.DefaultCoolDown)
 
-	// Two probes in flight at once are admitted; a third is not.
-	done1, err1 := b.Allow()
-	done2, err2 := b.Allow()
-	if err1 != nil || err2 != nil {
-		t.Fatalf("first two probes: %v, %v; want both admitted", err1, err2)
-	}
-	if _, err := b.Allow(); !errors.Is(err, breaker.ErrTooManyRequests) {
-		t.Fatalf("third concurrent probe: %v, want ErrTooManyRequests", err)
-	}
-	done1(nil)
-	if got := b.State(); got != breaker.StateHalfOpen {
-		t.Fatalf("State() after 1 of 2 good probes = %v, want half-open", got)
-	}
-	if _, err := b.Allow(); !errors.Is(err, breaker.ErrTooManyRequests) {
-		t.Fatalf("probe while the second is in flight: %v, want ErrTooManyRequests", err)
-	}
-	done2(nil)
-	if got := b.State(); got != breaker.StateClosed {
-		t.Errorf("State() after 2 good probes = %v, want closed", got)
-	}
+		// Two probes in flight at once are admitted; a third is not.
+		done1, err1 := b.Allow()
+		done2, err2 := b.Allow()
+		if err1 != nil || err2 != nil {
+			t.Fatalf("first two probes: %v, %v; want both admitted", err1, err2)
+		}
+		if _, err := b.Allow(); !errors.Is(err, breaker.ErrTooManyRequests) {
+			t.Fatalf("third concurrent probe: %v, want ErrTooManyRequests", err)
+		}
+		done1(nil)
+		if got := b.State(); got != breaker.StateHalfOpen {
+			t.Fatalf("State() after 1 of 2 good probes = %v, want half-open", got)
+		}
+		if _, err := b.Allow(); !errors.Is(err, breaker.ErrTooManyRequests) {
+			t.Fatalf("probe while the second is in flight: %v, want ErrTooManyRequests", err)
+		}
+		done2(nil)
+		if got := b.State(); got != breaker.StateClosed {
+			t.Errorf("State() after 2 good probes = %v, want closed", got)
+		}
+	})
 }
 
 func TestHalfOpenFailureReopens(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{})
-	_ = call(t, b, unavailable)
-	_ = call(t, b, unavailable)
-	fake.Advance(breaker.DefaultCoolDown)
-	_ = call(t, b, unavailable)
-	if got := b.State(); got != breaker.StateOpen {
-		t.Fatalf("State() after a failed probe = %v, want open", got)
-	}
-	if got := b.RetryAfter(); got != breaker.DefaultCoolDown {
-		t.Errorf("RetryAfter() = %v, want a fresh cool-down %v", got, breaker.DefaultCoolDown)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{})
+		_ = call(t, b, unavailable)
+		_ = call(t, b, unavailable)
+		time.Sleep(breaker.DefaultCoolDown)
+		_ = call(t, b, unavailable)
+		if got := b.State(); got != breaker.StateOpen {
+			t.Fatalf("State() after a failed probe = %v, want open", got)
+		}
+		if got := b.RetryAfter(); got != breaker.DefaultCoolDown {
+			t.Errorf("RetryAfter() = %v, want a fresh cool-down %v", got, breaker.DefaultCoolDown)
+		}
+	})
 }
 
 func TestExcludedProbeFreesItsSlot(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{})
-	_ = call(t, b, unavailable)
-	_ = call(t, b, unavailable)
-	fake.Advance(breaker.DefaultCoolDown)
-	_ = call(t, b, notFound) // says nothing about health
-	if err := call(t, b, nil); err != nil {
-		t.Fatalf("probe after an excluded one: %v, want admitted", err)
-	}
-	if got := b.State(); got != breaker.StateClosed {
-		t.Errorf("State() = %v, want closed", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{})
+		_ = call(t, b, unavailable)
+		_ = call(t, b, unavailable)
+		time.Sleep(breaker.DefaultCoolDown)
+		_ = call(t, b, notFound) // says nothing about health
+		if err := call(t, b, nil); err != nil {
+			t.Fatalf("probe after an excluded one: %v, want admitted", err)
+		}
+		if got := b.State(); got != breaker.StateClosed {
+			t.Errorf("State() = %v, want closed", got)
+		}
+	})
 }
 
 func TestClassify(t *testing.T) {
@@ -208,7 +217,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestExcludedErrorsNeverTrip(t *testing.T) {
-	b, _, _ := newBreaker(t, breaker.Settings{})
+	b, _ := newBreaker(t, breaker.Settings{})
 	for range 10 {
 		_ = call(t, b, notFound)
 	}
@@ -221,82 +230,90 @@ func TestExcludedErrorsNeverTrip(t *testing.T) {
 }
 
 func TestSlowCallsAreFailures(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{SlowCallThreshold: 100 * time.Millisecond})
-	for range 2 {
-		done, err := b.Allow()
-		if err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{SlowCallThreshold: 100 * time.Millisecond})
+		for range 2 {
+			done, err := b.Allow()
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(150 * time.Millisecond) // the call took 150ms and succeeded
+			done(nil)
 		}
-		fake.Advance(150 * time.Millisecond) // the call took 150ms and succeeded
-		done(nil)
-	}
-	if got := b.State(); got != breaker.StateOpen {
-		t.Errorf("State() after 2 slow successes = %v, want open", got)
-	}
+		if got := b.State(); got != breaker.StateOpen {
+			t.Errorf("State() after 2 slow successes = %v, want open", got)
+		}
+	})
 }
 
 func TestFailureRateOverTheWindow(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{
-		ConsecutiveFailures: -1, FailureRate: 0.5, MinCalls: 10,
-		Window: 10 * time.Second, BucketPeriod: time.Second,
-	})
-	// 4 failures and 5 successes, interleaved: 9 calls, below MinCalls.
-	for i := range 9 {
-		if i%2 == 0 {
-			_ = call(t, b, nil)
-		} else {
-			_ = call(t, b, unavailable)
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{
+			ConsecutiveFailures: -1, FailureRate: 0.5, MinCalls: 10,
+			Window: 10 * time.Second, BucketPeriod: time.Second,
+		})
+		// 4 failures and 5 successes, interleaved: 9 calls, below MinCalls.
+		for i := range 9 {
+			if i%2 == 0 {
+				_ = call(t, b, nil)
+			} else {
+				_ = call(t, b, unavailable)
+			}
+			time.Sleep(500 * time.Millisecond)
 		}
-		fake.Advance(500 * time.Millisecond)
-	}
-	if got := b.State(); got != breaker.StateClosed {
-		t.Fatalf("State() below MinCalls = %v, want closed", got)
-	}
-	_ = call(t, b, unavailable) // 10 calls, 5 failures: rate 0.5
-	if got := b.State(); got != breaker.StateOpen {
-		t.Fatalf("State() at a 0.5 failure rate = %v, want open", got)
-	}
+		if got := b.State(); got != breaker.StateClosed {
+			t.Fatalf("State() below MinCalls = %v, want closed", got)
+		}
+		_ = call(t, b, unavailable) // 10 calls, 5 failures: rate 0.5
+		if got := b.State(); got != breaker.StateOpen {
+			t.Fatalf("State() at a 0.5 failure rate = %v, want open", got)
+		}
+	})
 }
 
 func TestOldBucketsLeaveTheWindow(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{
-		ConsecutiveFailures: -1, FailureRate: 0.5, MinCalls: 4,
-		Window: 4 * time.Second, BucketPeriod: time.Second,
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{
+			ConsecutiveFailures: -1, FailureRate: 0.5, MinCalls: 4,
+			Window: 4 * time.Second, BucketPeriod: time.Second,
+		})
+		_ = call(t, b, unavailable)
+		_ = call(t, b, unavailable)
+		_ = call(t, b, unavailable)
+		time.Sleep(5 * time.Second) // those three are out of the window
+		_ = call(t, b, nil)
+		_ = call(t, b, nil)
+		_ = call(t, b, nil)
+		_ = call(t, b, unavailable)
+		if got := b.State(); got != breaker.StateClosed {
+			t.Errorf("State() = %v, want closed: only 1 of 4 calls in the window failed", got)
+		}
 	})
-	_ = call(t, b, unavailable)
-	_ = call(t, b, unavailable)
-	_ = call(t, b, unavailable)
-	fake.Advance(5 * time.Second) // those three are out of the window
-	_ = call(t, b, nil)
-	_ = call(t, b, nil)
-	_ = call(t, b, nil)
-	_ = call(t, b, unavailable)
-	if got := b.State(); got != breaker.StateClosed {
-		t.Errorf("State() = %v, want closed: only 1 of 4 calls in the window failed", got)
-	}
 }
 
 func TestResultsFromAnOldGenerationAreDropped(t *testing.T) {
-	b, fake, _ := newBreaker(t, breaker.Settings{})
-	slow, err := b.Allow() // admitted while closed
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = call(t, b, unavailable)
-	_ = call(t, b, unavailable) // opens
-	fake.Advance(breaker.DefaultCoolDown)
-	probe, err := b.Allow()
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow(unavailable) // from the closed generation: must not reopen
-	if got := b.State(); got != breaker.StateHalfOpen {
-		t.Fatalf("State() after a stale failure = %v, want half-open", got)
-	}
-	probe(nil)
-	if got := b.State(); got != breaker.StateClosed {
-		t.Errorf("State() = %v, want closed", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{})
+		slow, err := b.Allow() // admitted while closed
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = call(t, b, unavailable)
+		_ = call(t, b, unavailable) // opens
+		time.Sleep(breaker.DefaultCoolDown)
+		probe, err := b.Allow()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow(unavailable) // from the closed generation: must not reopen
+		if got := b.State(); got != breaker.StateHalfOpen {
+			t.Fatalf("State() after a stale failure = %v, want half-open", got)
+		}
+		probe(nil)
+		if got := b.State(); got != breaker.StateClosed {
+			t.Errorf("State() = %v, want closed", got)
+		}
+	})
 }
 
 func TestSettingsValidate(t *testing.T) {

@@ -37,15 +37,11 @@
 // zero value works, the State names and numbering, the two sentinel errors
 // ErrOpenState and ErrTooManyRequests, IsSuccessful and IsExcluded, the
 // generation counter and the two-step Allow() (done func(error), error). It
-// is not built on gobreaker v2.4.0 because that version reads time.Now
-// directly in NewCircuitBreaker, State, beforeRequest and afterRequest: its
-// cool-down and rolling window cannot be driven by a test clock, so tests
-// would have to sleep through every cool-down. It also hides the open
-// state's expiry, which CIRCUIT_OPEN's RetryInfo needs. failsafe-go v0.9.8's
-// circuitbreaker has a clock, but in an unexported field of an internal
-// type that no option sets, and it runs calls through its own executor. A
-// state machine of about 400 lines with an injectable clock.Clock was the
-// smaller dependency.
+// is not built on gobreaker v2.4.0 because that version hides the open
+// state's expiry, which CIRCUIT_OPEN's RetryInfo needs; failsafe-go v0.9.8's
+// circuitbreaker runs calls through its own executor. A state machine of
+// about 400 lines was the smaller dependency. It reads the time package
+// directly; tests drive cool-downs and windows with testing/synctest.
 //
 // # Concurrency
 //

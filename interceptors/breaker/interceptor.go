@@ -7,7 +7,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/internal/rpcerr"
@@ -19,13 +18,13 @@ import (
 // metadata {upstream, retryAfterMs} and a RetryInfo of the same delay. It
 // returns the error of Settings.Validate.
 func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error) {
-	o := &options{upstream: "upstream", clock: clock.Real()}
+	o := &options{upstream: "upstream"}
 	for _, opt := range opts {
 		opt(o)
 	}
 	newBreaker := func(name string) (*Breaker, error) {
 		s := o.settings
-		s.Name, s.Clock = name, o.clock
+		s.Name = name
 		user := s.OnStateChange
 		s.OnStateChange = func(name string, from, to State) {
 			if user != nil {

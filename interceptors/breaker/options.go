@@ -1,7 +1,5 @@
 package breaker
 
-import "github.com/portico-gateway/portico/interceptors/clock"
-
 // Observer receives every state transition of the interceptor's breakers.
 // Implementations must be safe for concurrent use.
 type Observer interface {
@@ -17,7 +15,6 @@ type options struct {
 	upstream string
 	settings Settings
 	methods  []string
-	clock    clock.Clock
 	observer Observer
 }
 
@@ -28,7 +25,7 @@ func WithUpstream(name string) Option {
 }
 
 // WithSettings sets the settings of every breaker the interceptor makes.
-// Name and Clock are filled in by the interceptor; OnStateChange is kept and
+// Name is filled in by the interceptor; OnStateChange is kept and
 // called before the Observer.
 func WithSettings(s Settings) Option {
 	return func(o *options) { o.settings = s }
@@ -39,11 +36,6 @@ func WithSettings(s Settings) Option {
 // Other methods share the upstream's breaker.
 func WithMethods(methods ...string) Option {
 	return func(o *options) { o.methods = append(o.methods, methods...) }
-}
-
-// WithClock sets the time source of the breakers. Default: the real clock.
-func WithClock(c clock.Clock) Option {
-	return func(o *options) { o.clock = c }
 }
 
 // WithObserver sets where state transitions are reported.

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
 )
 
 // Defaults. The numbers of the first three come from the gateway course's
@@ -64,8 +62,6 @@ type Settings struct {
 	// OnStateChange is called after every transition, outside the breaker's
 	// lock; calls for different transitions may run concurrently.
 	OnStateChange func(name string, from, to State)
-	// Clock is the time source. nil means the real clock.
-	Clock clock.Clock
 }
 
 // Validate reports the first field that makes no sense.
@@ -104,9 +100,6 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.IsExcluded == nil {
 		s.IsExcluded = func(err error) bool { return Classify(err) == Excluded }
-	}
-	if s.Clock == nil {
-		s.Clock = clock.Real()
 	}
 	return s
 }

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -21,7 +20,7 @@ import (
 func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 	o := &options{
 		upstream: "upstream", max: DefaultMax, queue: DefaultQueue, maxWait: DefaultMaxWait,
-		clock: clock.Real(), observer: nopObserver{},
+		observer: nopObserver{},
 	}
 	for _, opt := range opts {
 		opt(o)
@@ -61,12 +60,12 @@ func (b *bulkhead) acquire(ctx context.Context) error {
 		return b.overloaded()
 	}
 	defer b.waiting.Add(-1)
-	t := b.clock.NewTimer(b.maxWait)
+	t := time.NewTimer(b.maxWait)
 	defer t.Stop()
 	select {
 	case b.slots <- struct{}{}:
 		return nil
-	case <-t.C():
+	case <-t.C:
 		return b.overloaded()
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.Canceled) {

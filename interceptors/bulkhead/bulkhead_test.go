@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -17,7 +18,6 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/internal/rpcerr"
@@ -81,101 +81,92 @@ func getItem(c inventoryv1.InventoryServiceClient, ctx context.Context) error {
 }
 
 func TestRejectsBeyondSlotsAndQueue(t *testing.T) {
-	fake := clock.NewFake(time.Now())
-	obs := &observer{}
-	g := newGate()
-	c := dial(t, g, bulkhead.WithLimits(2, 1, 50*time.Millisecond), bulkhead.WithClock(fake), bulkhead.WithObserver(obs))
-	ctx := context.Background()
+	synctest.Test(t, func(t *testing.T) {
+		obs := &observer{}
+		g := newGate()
+		c := dial(t, g, bulkhead.WithLimits(2, 1, 50*time.Millisecond), bulkhead.WithObserver(obs))
+		ctx := context.Background()
 
-	var wg sync.WaitGroup
-	for range 2 {
-		wg.Go(func() { _ = getItem(c, ctx) })
-	}
-	g.wait(t, 2) // both slots taken
-
-	queued := make(chan error, 1)
-	go func() { queued <- getItem(c, ctx) }()
-	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if !fake.WaitForTimers(waitCtx, 1) {
-		t.Fatal("third call did not queue")
-	}
-
-	err := getItem(c, ctx) // queue full: refused at once
-	if status.Code(err) != codes.Unavailable || rpcerr.Reason(err) != reason.Overloaded {
-		t.Fatalf("fourth call = %v, want UNAVAILABLE OVERLOADED", err)
-	}
-	if up := rpcerr.ErrorInfo(err).GetMetadata()["upstream"]; up != "inventory" {
-		t.Errorf("upstream metadata = %q, want inventory", up)
-	}
-	var ri *errdetails.RetryInfo
-	for _, d := range status.Convert(err).Details() {
-		if x, ok := d.(*errdetails.RetryInfo); ok {
-			ri = x
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { _ = getItem(c, ctx) })
 		}
-	}
-	if ri.GetRetryDelay().AsDuration() != 50*time.Millisecond {
-		t.Errorf("RetryInfo = %v, want 50ms", ri)
-	}
+		g.wait(t, 2) // both slots taken
 
-	fake.Advance(50 * time.Millisecond) // the queued call's wait runs out
-	if err := <-queued; rpcerr.Reason(err) != reason.Overloaded {
-		t.Errorf("queued call after MaxWait = %v, want OVERLOADED", err)
-	}
-	close(g.release)
-	wg.Wait()
-	if got := obs.overloaded.Load(); got != 2 {
-		t.Errorf("Overloaded reported %d times, want 2", got)
-	}
-	if got, peak := obs.inFlight.Load(), obs.peak.Load(); got != 0 || peak != 2 {
-		t.Errorf("in flight = %d (peak %d), want 0 (peak 2)", got, peak)
-	}
+		queued := make(chan error, 1)
+		go func() { queued <- getItem(c, ctx) }()
+		synctest.Wait() // every goroutine is blocked: the call waits in the queue
+
+		err := getItem(c, ctx) // queue full: refused at once
+		if status.Code(err) != codes.Unavailable || rpcerr.Reason(err) != reason.Overloaded {
+			t.Fatalf("fourth call = %v, want UNAVAILABLE OVERLOADED", err)
+		}
+		if up := rpcerr.ErrorInfo(err).GetMetadata()["upstream"]; up != "inventory" {
+			t.Errorf("upstream metadata = %q, want inventory", up)
+		}
+		var ri *errdetails.RetryInfo
+		for _, d := range status.Convert(err).Details() {
+			if x, ok := d.(*errdetails.RetryInfo); ok {
+				ri = x
+			}
+		}
+		if ri.GetRetryDelay().AsDuration() != 50*time.Millisecond {
+			t.Errorf("RetryInfo = %v, want 50ms", ri)
+		}
+
+		time.Sleep(50 * time.Millisecond) // the queued call's wait runs out
+		if err := <-queued; rpcerr.Reason(err) != reason.Overloaded {
+			t.Errorf("queued call after MaxWait = %v, want OVERLOADED", err)
+		}
+		close(g.release)
+		wg.Wait()
+		if got := obs.overloaded.Load(); got != 2 {
+			t.Errorf("Overloaded reported %d times, want 2", got)
+		}
+		if got, peak := obs.inFlight.Load(), obs.peak.Load(); got != 0 || peak != 2 {
+			t.Errorf("in flight = %d (peak %d), want 0 (peak 2)", got, peak)
+		}
+	})
 }
 
 func TestQueuedCallTakesAFreedSlot(t *testing.T) {
-	fake := clock.NewFake(time.Now())
-	g := newGate()
-	c := dial(t, g, bulkhead.WithLimits(1, 1, time.Second), bulkhead.WithClock(fake))
-	ctx := context.Background()
-	first := make(chan error, 1)
-	go func() { first <- getItem(c, ctx) }()
-	g.wait(t, 1)
-	second := make(chan error, 1)
-	go func() { second <- getItem(c, ctx) }()
-	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if !fake.WaitForTimers(waitCtx, 1) {
-		t.Fatal("second call did not queue")
-	}
-	g.release <- struct{}{} // the first call ends; the second gets its slot
-	g.wait(t, 1)
-	close(g.release)
-	for _, ch := range []chan error{first, second} {
-		if err := <-ch; err != nil {
-			t.Errorf("call = %v, want OK", err)
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		c := dial(t, g, bulkhead.WithLimits(1, 1, time.Second))
+		ctx := context.Background()
+		first := make(chan error, 1)
+		go func() { first <- getItem(c, ctx) }()
+		g.wait(t, 1)
+		second := make(chan error, 1)
+		go func() { second <- getItem(c, ctx) }()
+		synctest.Wait()         // every goroutine is blocked: the call waits in the queue
+		g.release <- struct{}{} // the first call ends; the second gets its slot
+		g.wait(t, 1)
+		close(g.release)
+		for _, ch := range []chan error{first, second} {
+			if err := <-ch; err != nil {
+				t.Errorf("call = %v, want OK", err)
+			}
 		}
-	}
+	})
 }
 
 func TestCancelWhileQueued(t *testing.T) {
-	fake := clock.NewFake(time.Now())
-	g := newGate()
-	c := dial(t, g, bulkhead.WithLimits(1, 1, time.Minute), bulkhead.WithClock(fake))
-	go func() { _ = getItem(c, context.Background()) }()
-	g.wait(t, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	queued := make(chan error, 1)
-	go func() { queued <- getItem(c, ctx) }()
-	waitCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-	defer stop()
-	if !fake.WaitForTimers(waitCtx, 1) {
-		t.Fatal("call did not queue")
-	}
-	cancel()
-	if err := <-queued; status.Code(err) != codes.Canceled {
-		t.Errorf("cancelled queued call = %v, want CANCELLED", err)
-	}
-	close(g.release)
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		c := dial(t, g, bulkhead.WithLimits(1, 1, time.Minute))
+		go func() { _ = getItem(c, context.Background()) }()
+		g.wait(t, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		queued := make(chan error, 1)
+		go func() { queued <- getItem(c, ctx) }()
+		synctest.Wait() // every goroutine is blocked: the call waits in the queue
+		cancel()
+		if err := <-queued; status.Code(err) != codes.Canceled {
+			t.Errorf("cancelled queued call = %v, want CANCELLED", err)
+		}
+		close(g.release)
+	})
 }
 
 func TestExcessNeverGrowsGoroutines(t *testing.T) {

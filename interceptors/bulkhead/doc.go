@@ -13,6 +13,6 @@
 // allocation. No goroutine is started, so the number of goroutines never
 // grows beyond the callers'.
 //
-// Defaults: Max 100, Queue 20, MaxWait 50ms, the real clock. Safe for
+// Defaults: Max 100, Queue 20, MaxWait 50ms. Safe for
 // concurrent use.
 package bulkhead

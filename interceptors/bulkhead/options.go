@@ -1,10 +1,6 @@
 package bulkhead
 
-import (
-	"time"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
-)
+import "time"
 
 // Defaults.
 const (
@@ -31,7 +27,6 @@ type options struct {
 	max      int
 	queue    int
 	maxWait  time.Duration
-	clock    clock.Clock
 	observer Observer
 }
 
@@ -65,11 +60,6 @@ func WithLimits(max, queue int, maxWait time.Duration) Option {
 			o.maxWait = 0
 		}
 	}
-}
-
-// WithClock sets the clock that times queue waits. Default: the real clock.
-func WithClock(c clock.Clock) Option {
-	return func(o *options) { o.clock = c }
 }
 
 // WithObserver sets where rejections and in-flight changes are reported.

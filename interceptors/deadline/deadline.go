@@ -55,7 +55,7 @@ func CallerCaused(ctx context.Context, err error) bool {
 func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 	o := newOptions(opts)
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
-		now := o.clock.Now()
+		now := time.Now()
 		timeout := o.timeoutFor(method)
 		callerDL, hasDL := ctx.Deadline()
 		if hasDL && callerDL.Sub(now) < max(o.minBudget, 1) {
@@ -109,7 +109,7 @@ func (o *options) annotate(err error) error {
 }
 
 // UnaryServerInterceptor returns the server interceptor described in the
-// package documentation. WithMinBudget and WithClock apply.
+// package documentation. WithMinBudget applies.
 func UnaryServerInterceptor(opts ...Option) grpc.UnaryServerInterceptor {
 	o := newOptions(opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -117,7 +117,7 @@ func UnaryServerInterceptor(opts ...Option) grpc.UnaryServerInterceptor {
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 		if dl, ok := ctx.Deadline(); ok {
-			if left := dl.Sub(o.clock.Now()); left < max(o.minBudget, 1) || ctx.Err() != nil {
+			if left := time.Until(dl); left < max(o.minBudget, 1) || ctx.Err() != nil {
 				return nil, rpcerr.New(codes.DeadlineExceeded, reason.Domain, reason.BudgetExhausted,
 					"deadline passed before "+info.FullMethod+" started",
 					"method", info.FullMethod, "remainingMs", strconv.FormatInt(left.Milliseconds(), 10))

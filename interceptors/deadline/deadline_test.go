@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -13,7 +14,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
 	"github.com/portico-gateway/portico/interceptors/reason"
@@ -34,7 +34,6 @@ func capture(dl *time.Time, bound *bool) grpc.UnaryInvoker {
 }
 
 func TestClientDeadlineIsTheSoonerOfBudgetAndTimeout(t *testing.T) {
-	now := time.Now()
 	tests := []struct {
 		name      string
 		caller    time.Duration // 0: no caller deadline
@@ -49,81 +48,87 @@ func TestClientDeadlineIsTheSoonerOfBudgetAndTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ic := deadline.UnaryClientInterceptor(
-				deadline.WithTimeout(240*time.Millisecond),
-				deadline.WithMethodTimeout("/portico.order.v1.OrderService/CreateOrder", time.Second),
-				deadline.WithClock(clock.NewFake(now)))
-			ctx := context.Background()
-			if tt.caller > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithDeadline(ctx, now.Add(tt.caller))
-				defer cancel()
-			}
-			var got time.Time
-			var bound bool
-			if err := ic(ctx, tt.method, nil, nil, nil, capture(&got, &bound)); err != nil {
-				t.Fatalf("call: %v", err)
-			}
-			if want := now.Add(tt.want); !got.Equal(want) {
-				t.Errorf("deadline = now+%v, want now+%v", got.Sub(now), tt.want)
-			}
-			if bound != tt.wantBound {
-				t.Errorf("CallerBound = %v, want %v", bound, tt.wantBound)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				now := time.Now() // the bubble's; it moves only when all wait
+				ic := deadline.UnaryClientInterceptor(
+					deadline.WithTimeout(240*time.Millisecond),
+					deadline.WithMethodTimeout("/portico.order.v1.OrderService/CreateOrder", time.Second))
+				ctx := context.Background()
+				if tt.caller > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithDeadline(ctx, now.Add(tt.caller))
+					defer cancel()
+				}
+				var got time.Time
+				var bound bool
+				if err := ic(ctx, tt.method, nil, nil, nil, capture(&got, &bound)); err != nil {
+					t.Fatalf("call: %v", err)
+				}
+				if want := now.Add(tt.want); !got.Equal(want) {
+					t.Errorf("deadline = now+%v, want now+%v", got.Sub(now), tt.want)
+				}
+				if bound != tt.wantBound {
+					t.Errorf("CallerBound = %v, want %v", bound, tt.wantBound)
+				}
+			})
 		})
 	}
 }
 
 func TestMinBudgetFailsLocally(t *testing.T) {
-	var calls atomic.Int32
-	target, dial := stub.Serve(t, &stub.Inventory{GetItemFunc: func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-		calls.Add(1)
-		return &inventoryv1.Item{}, nil
-	}}, nil)
-	now := time.Now()
-	conn, err := grpc.NewClient(target, dial, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithUnaryInterceptor(deadline.UnaryClientInterceptor(
-			deadline.WithUpstream("inventory"), deadline.WithTimeout(240*time.Millisecond),
-			deadline.WithMinBudget(10*time.Millisecond), deadline.WithClock(clock.NewFake(now)))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithDeadline(context.Background(), now.Add(5*time.Millisecond))
-	defer cancel()
-	_, err = inventoryv1.NewInventoryServiceClient(conn).GetItem(ctx, &inventoryv1.GetItemRequest{Sku: "kb-1"})
-	if got := status.Code(err); got != codes.DeadlineExceeded {
-		t.Fatalf("GetItem with 5ms left = %v, want DEADLINE_EXCEEDED", err)
-	}
-	info := rpcerr.ErrorInfo(err)
-	if info.GetReason() != reason.BudgetExhausted || info.GetDomain() != reason.Domain || info.GetMetadata()["upstream"] != "inventory" {
-		t.Errorf("ErrorInfo = %v, want %s in %s with upstream=inventory", info, reason.BudgetExhausted, reason.Domain)
-	}
-	if n := calls.Load(); n != 0 {
-		t.Errorf("stub saw %d calls, want 0: the call must fail before the network", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		target, dial := stub.Serve(t, &stub.Inventory{GetItemFunc: func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+			calls.Add(1)
+			return &inventoryv1.Item{}, nil
+		}}, nil)
+		now := time.Now()
+		conn, err := grpc.NewClient(target, dial, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithUnaryInterceptor(deadline.UnaryClientInterceptor(
+				deadline.WithUpstream("inventory"), deadline.WithTimeout(240*time.Millisecond),
+				deadline.WithMinBudget(10*time.Millisecond))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx, cancel := context.WithDeadline(context.Background(), now.Add(5*time.Millisecond))
+		defer cancel()
+		_, err = inventoryv1.NewInventoryServiceClient(conn).GetItem(ctx, &inventoryv1.GetItemRequest{Sku: "kb-1"})
+		if got := status.Code(err); got != codes.DeadlineExceeded {
+			t.Fatalf("GetItem with 5ms left = %v, want DEADLINE_EXCEEDED", err)
+		}
+		info := rpcerr.ErrorInfo(err)
+		if info.GetReason() != reason.BudgetExhausted || info.GetDomain() != reason.Domain || info.GetMetadata()["upstream"] != "inventory" {
+			t.Errorf("ErrorInfo = %v, want %s in %s with upstream=inventory", info, reason.BudgetExhausted, reason.Domain)
+		}
+		if n := calls.Load(); n != 0 {
+			t.Errorf("stub saw %d calls, want 0: the call must fail before the network", n)
+		}
+	})
 }
 
 func TestUpstreamTimeoutNamesTheHop(t *testing.T) {
-	target, dial := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-		<-ctx.Done() // slower than any deadline
-		return nil, ctx.Err()
-	}}, nil)
-	conn, err := grpc.NewClient(target, dial, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithUnaryInterceptor(deadline.UnaryClientInterceptor(
-			deadline.WithUpstream("inventory"), deadline.WithTimeout(20*time.Millisecond))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, err = inventoryv1.NewInventoryServiceClient(conn).GetItem(context.Background(), &inventoryv1.GetItemRequest{Sku: "kb-1"})
-	if got := status.Code(err); got != codes.DeadlineExceeded {
-		t.Fatalf("GetItem = %v, want DEADLINE_EXCEEDED", err)
-	}
-	info := rpcerr.ErrorInfo(err)
-	if info.GetReason() != reason.UpstreamTimeout || info.GetMetadata()["hop"] != "inventory" {
-		t.Errorf("ErrorInfo = %v, want %s with hop=inventory", info, reason.UpstreamTimeout)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		target, dial := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+			<-ctx.Done() // slower than any deadline
+			return nil, ctx.Err()
+		}}, nil)
+		conn, err := grpc.NewClient(target, dial, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithUnaryInterceptor(deadline.UnaryClientInterceptor(
+				deadline.WithUpstream("inventory"), deadline.WithTimeout(20*time.Millisecond))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_, err = inventoryv1.NewInventoryServiceClient(conn).GetItem(context.Background(), &inventoryv1.GetItemRequest{Sku: "kb-1"})
+		if got := status.Code(err); got != codes.DeadlineExceeded {
+			t.Fatalf("GetItem = %v, want DEADLINE_EXCEEDED", err)
+		}
+		info := rpcerr.ErrorInfo(err)
+		if info.GetReason() != reason.UpstreamTimeout || info.GetMetadata()["hop"] != "inventory" {
+			t.Errorf("ErrorInfo = %v, want %s with hop=inventory", info, reason.UpstreamTimeout)
+		}
+	})
 }
 
 func TestDeeperHopIsKept(t *testing.T) {
@@ -147,27 +152,28 @@ func TestOtherErrorsPassUnchanged(t *testing.T) {
 }
 
 func TestServerRejectsExpiredWork(t *testing.T) {
-	now := time.Now()
-	fake := clock.NewFake(now)
-	ic := deadline.UnaryServerInterceptor(deadline.WithClock(fake))
-	info := &grpc.UnaryServerInfo{FullMethod: getItem}
-	var ran bool
-	handler := func(context.Context, any) (any, error) { ran = true; return "ok", nil }
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Now()
+		ic := deadline.UnaryServerInterceptor()
+		info := &grpc.UnaryServerInfo{FullMethod: getItem}
+		var ran bool
+		handler := func(context.Context, any) (any, error) { ran = true; return "ok", nil }
 
-	ctx, cancel := context.WithDeadline(context.Background(), now.Add(time.Second))
-	defer cancel()
-	if _, err := ic(ctx, nil, info, handler); err != nil || !ran {
-		t.Fatalf("call with 1s left: err %v, handler ran %v; want nil, true", err, ran)
-	}
-	ran = false
-	fake.Advance(2 * time.Second) // the deadline has passed by the time the work starts
-	_, err := ic(ctx, nil, info, handler)
-	if status.Code(err) != codes.DeadlineExceeded || rpcerr.Reason(err) != reason.BudgetExhausted {
-		t.Errorf("call past its deadline = %v, want DEADLINE_EXCEEDED %s", err, reason.BudgetExhausted)
-	}
-	if ran {
-		t.Error("handler ran for work whose deadline had passed")
-	}
+		ctx, cancel := context.WithDeadline(context.Background(), now.Add(time.Second))
+		defer cancel()
+		if _, err := ic(ctx, nil, info, handler); err != nil || !ran {
+			t.Fatalf("call with 1s left: err %v, handler ran %v; want nil, true", err, ran)
+		}
+		ran = false
+		time.Sleep(2 * time.Second) // the deadline has passed by the time the work starts
+		_, err := ic(ctx, nil, info, handler)
+		if status.Code(err) != codes.DeadlineExceeded || rpcerr.Reason(err) != reason.BudgetExhausted {
+			t.Errorf("call past its deadline = %v, want DEADLINE_EXCEEDED %s", err, reason.BudgetExhausted)
+		}
+		if ran {
+			t.Error("handler ran for work whose deadline had passed")
+		}
+	})
 }
 
 // TestUpstreamDeadlineIsNotCallerBound: a deadline marked as the upstream's

@@ -27,6 +27,6 @@
 // DEADLINE_BUDGET_EXHAUSTED, before the handler runs.
 //
 // Defaults: no timeout of its own (the caller's deadline only), no minimum
-// budget, upstream name "upstream", the real clock. Both interceptors are
+// budget, upstream name "upstream". Both interceptors are
 // safe for concurrent use and start no goroutines.
 package deadline

@@ -1,10 +1,6 @@
 package deadline
 
-import (
-	"time"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
-)
+import "time"
 
 // Option configures the interceptors of this package.
 type Option func(*options)
@@ -14,11 +10,10 @@ type options struct {
 	timeout   time.Duration
 	methods   map[string]time.Duration
 	minBudget time.Duration
-	clock     clock.Clock
 }
 
 func newOptions(opts []Option) *options {
-	o := &options{upstream: "upstream", clock: clock.Real()}
+	o := &options{upstream: "upstream"}
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -52,10 +47,4 @@ func WithMethodTimeout(method string, d time.Duration) Option {
 // deadline fail locally. Zero means only calls whose deadline has passed.
 func WithMinBudget(d time.Duration) Option {
 	return func(o *options) { o.minBudget = d }
-}
-
-// WithClock sets the clock that measures remaining budgets. Default: the
-// real clock.
-func WithClock(c clock.Clock) Option {
-	return func(o *options) { o.clock = c }
 }

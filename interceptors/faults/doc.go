@@ -21,6 +21,6 @@
 // (metadata "method") so nobody mistakes a drill for an outage. A delay ends
 // early, with the context's error, when the caller gives up.
 //
-// Defaults: math/rand/v2 for the rate, the real clock for delays. Safe for
+// Defaults: math/rand/v2 for the rate, time.Timer for delays. Safe for
 // concurrent use; no goroutines.
 package faults

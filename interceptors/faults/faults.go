@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -55,10 +56,10 @@ func (o *options) sleep(ctx context.Context, r Rule) error {
 	if r.Delay <= 0 {
 		return nil
 	}
-	t := o.clock.NewTimer(r.Delay)
+	t := time.NewTimer(r.Delay)
 	defer t.Stop()
 	select {
-	case <-t.C():
+	case <-t.C:
 		return nil
 	case <-ctx.Done():
 		return status.FromContextError(ctx.Err()).Err()

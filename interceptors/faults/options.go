@@ -1,17 +1,12 @@
 package faults
 
-import (
-	"math/rand/v2"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
-)
+import "math/rand/v2"
 
 // Option configures UnaryServerInterceptor.
 type Option func(*options)
 
 type options struct {
-	rand  func() float64
-	clock clock.Clock
+	rand func() float64
 }
 
 // WithRand sets the source that decides whether a rule with Rate < 1
@@ -20,13 +15,8 @@ func WithRand(f func() float64) Option {
 	return func(o *options) { o.rand = f }
 }
 
-// WithClock sets the clock that times delays. Default: the real clock.
-func WithClock(c clock.Clock) Option {
-	return func(o *options) { o.clock = c }
-}
-
 func newOptions(opts []Option) *options {
-	o := &options{rand: rand.Float64, clock: clock.Real()}
+	o := &options{rand: rand.Float64}
 	for _, opt := range opts {
 		opt(o)
 	}

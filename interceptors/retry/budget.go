@@ -3,8 +3,6 @@ package retry
 import (
 	"sync"
 	"time"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
 )
 
 // budgetBuckets is how many slices the sliding window is cut into: the
@@ -18,7 +16,6 @@ const budgetBuckets = 10
 type budget struct {
 	settings budgetSettings
 	bucket   time.Duration
-	clock    clock.Clock
 	start    time.Time
 
 	mu      sync.Mutex
@@ -31,14 +28,14 @@ type budgetBucket struct {
 	retries float64
 }
 
-func newBudget(s budgetSettings, c clock.Clock) *budget {
-	return &budget{settings: s, bucket: max(s.window/budgetBuckets, 1), clock: c, start: c.Now()}
+func newBudget(s budgetSettings) *budget {
+	return &budget{settings: s, bucket: max(s.window/budgetBuckets, 1), start: time.Now()}
 }
 
 // current returns the bucket for now, reset if it last held an older epoch.
 // b.mu must be held.
 func (b *budget) current() (*budgetBucket, int64) {
-	epoch := max(int64(b.clock.Now().Sub(b.start)/b.bucket), 0) + budgetBuckets
+	epoch := max(int64(time.Since(b.start)/b.bucket), 0) + budgetBuckets
 	bk := &b.buckets[epoch%budgetBuckets]
 	if bk.epoch != epoch {
 		*bk = budgetBucket{epoch: epoch}

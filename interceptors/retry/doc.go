@@ -10,8 +10,9 @@
 //     registered in the process counts as not idempotent.
 //   - The failure is transient: UNAVAILABLE; RESOURCE_EXHAUSTED only when the
 //     server sent a RetryInfo (pushback); DEADLINE_EXCEEDED only when this
-//     package's own per-attempt timeout fired while the caller still had time
-//     (gRFC A6 calls this a per-attempt timeout; Envoy per_try_timeout).
+//     package's own per-attempt timeout, sooner than the caller's deadline,
+//     was set and the caller still has time (gRFC A6 calls this a
+//     per-attempt timeout; Envoy per_try_timeout).
 //     Errors with the reasons CIRCUIT_OPEN, OVERLOADED or
 //     DEADLINE_BUDGET_EXHAUSTED are never retried: they are fast-fails made
 //     locally (here or on a deeper Portico hop) and repeating them only
@@ -34,14 +35,14 @@
 // Retries add the metadata "x-retry-attempt" (1, 2, ...) as go-grpc-middleware
 // does, so servers can tell a retry from a first try.
 //
-// Why not go-grpc-middleware's retry interceptor: its loop sleeps on a wall
-// clock timer (tests would sleep), waits out a backoff that ends past the
-// deadline instead of skipping it, has no budget and decides by code only.
+// Why not go-grpc-middleware's retry interceptor: it waits out a backoff
+// that ends past the deadline instead of skipping it, has no budget and
+// decides by code only.
 // This package keeps its shape (options, UnaryClientInterceptor) and its
 // metadata key, and implements the loop those semantics need.
 //
 // Defaults: 3 attempts, backoff 25ms initial and 250ms max, no per-attempt
-// timeout, budget ratio 0.2 over 10s with 3 retries/s floor, the real clock.
+// timeout, budget ratio 0.2 over 10s with 3 retries/s floor.
 // The interceptor is safe for concurrent use; it starts no goroutines and
 // waits only inside the calling goroutine.
 package retry

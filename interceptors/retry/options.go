@@ -3,8 +3,6 @@ package retry
 import (
 	"math/rand/v2"
 	"time"
-
-	"github.com/portico-gateway/portico/interceptors/clock"
 )
 
 // Defaults.
@@ -36,7 +34,6 @@ type options struct {
 	maxBackoff     time.Duration
 	attemptTimeout time.Duration
 	budgetCfg      budgetSettings
-	clock          clock.Clock
 	rand           func() float64
 	observer       Observer
 }
@@ -54,7 +51,6 @@ func newOptions(opts []Option) *options {
 		initialBackoff: DefaultInitialBackoff,
 		maxBackoff:     DefaultMaxBackoff,
 		budgetCfg:      budgetSettings{DefaultBudgetRatio, DefaultBudgetWindow, DefaultBudgetMinPerSecond},
-		clock:          clock.Real(),
 		rand:           rand.Float64,
 		observer:       nopObserver{},
 	}
@@ -112,12 +108,6 @@ func WithBudget(ratio float64, window time.Duration, minPerSecond float64) Optio
 			o.budgetCfg.minPerSecond = max(minPerSecond, 0)
 		}
 	}
-}
-
-// WithClock sets the clock for backoff waits, deadlines and the budget
-// window. Default: the real clock.
-func WithClock(c clock.Clock) Option {
-	return func(o *options) { o.clock = c }
 }
 
 // WithRand sets the source of backoff jitter, returning values in [0, 1).

@@ -2,7 +2,6 @@ package retry
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -25,7 +24,7 @@ const AttemptMetadataKey = retry.AttemptMetadataKey
 // interceptor per upstream and share it between that upstream's calls.
 func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 	r := &retrier{options: newOptions(opts), idem: &idempotency{files: protoregistry.GlobalFiles}}
-	r.budget = newBudget(r.budgetCfg, r.clock)
+	r.budget = newBudget(r.budgetCfg)
 	return r.intercept
 }
 
@@ -54,28 +53,25 @@ func (r *retrier) intercept(ctx context.Context, method string, req, reply any, 
 }
 
 // attempt runs one attempt under the per-attempt timeout, if any, and
-// reports whether that timeout (not the caller's deadline) ended it.
+// reports whether that timeout (not the caller's deadline) ended it: a
+// DEADLINE_EXCEEDED while the caller still has time, from an attempt whose
+// deadline was sooner than the caller's. Whether the client or the server
+// noticed first does not matter (grpc-timeout carries the deadline
+// truncated to its unit, so the server may give up a moment early).
 func (r *retrier) attempt(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts []grpc.CallOption) (timedOut bool, err error) {
 	if r.attemptTimeout <= 0 {
 		return false, invoker(ctx, method, req, reply, cc, callOpts...)
 	}
-	dl := r.clock.Now().Add(r.attemptTimeout)
-	actx, cancel := context.WithDeadline(ctx, dl)
+	actx, cancel := context.WithTimeout(ctx, r.attemptTimeout)
 	defer cancel()
 	err = invoker(actx, method, req, reply, cc, callOpts...)
-	if err == nil || ctx.Err() != nil || status.Code(err) != codes.DeadlineExceeded {
+	if ctx.Err() != nil || status.Code(err) != codes.DeadlineExceeded {
 		return false, err
 	}
-	// The server may report DEADLINE_EXCEEDED a moment before actx expires
-	// here: grpc-timeout carries the deadline truncated to its unit.
-	return errors.Is(actx.Err(), context.DeadlineExceeded) || time.Until(dl) < attemptTimeoutSlack, err
+	adl, _ := actx.Deadline()
+	dl, has := ctx.Deadline()
+	return !has || adl.Before(dl), err
 }
-
-// attemptTimeoutSlack is how early a server may give up on a per-attempt
-// deadline and still count as that deadline (grpc-timeout rounds down to
-// at most milliseconds). Context deadlines run on the wall clock, hence
-// time.Until.
-const attemptTimeoutSlack = time.Millisecond
 
 // shouldRetry decides whether retry n (1-based) may run and how long to wait
 // before it. Checks run cheapest first; the budget is consulted last so a
@@ -92,7 +88,7 @@ func (r *retrier) shouldRetry(ctx context.Context, method string, err error, tim
 		return 0, false
 	}
 	delay := max(pushback, r.backoff(n))
-	if dl, has := ctx.Deadline(); has && !r.clock.Now().Add(delay).Before(dl) {
+	if dl, has := ctx.Deadline(); has && !time.Now().Add(delay).Before(dl) {
 		return 0, false
 	}
 	if !r.budget.tryRetry() {
@@ -114,14 +110,14 @@ func (r *retrier) backoff(n int) time.Duration {
 	return time.Duration(r.rand() * float64(ceiling))
 }
 
-// wait sleeps d on the clock, or returns ctx's error as a status.
+// wait sleeps d, or returns ctx's error as a status.
 func (r *retrier) wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	t := r.clock.NewTimer(d)
+	t := time.NewTimer(d)
 	select {
-	case <-t.C():
+	case <-t.C:
 		return nil
 	case <-ctx.Done():
 		t.Stop()

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -16,7 +17,6 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
-	"github.com/portico-gateway/portico/interceptors/clock"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/interceptors/retry"
@@ -59,15 +59,13 @@ func (u *upstream) count() int {
 type clients struct {
 	inv   inventoryv1.InventoryServiceClient
 	order orderv1.OrderServiceClient
-	clock *clock.Fake
 }
 
 // dial serves u over bufconn and dials it through the retry interceptor,
-// with a fake clock that moves by each backoff and full jitter pinned.
+// with full jitter pinned. Tests call it inside a synctest bubble, so
+// backoff waits take no real time and are exact.
 func dial(t *testing.T, u *upstream, opts ...retry.Option) clients {
 	t.Helper()
-	fake := clock.NewFake(time.Now())
-	fake.SetAutoAdvance(true)
 	target, dialer := stub.Serve(t,
 		&stub.Inventory{
 			GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
@@ -80,14 +78,14 @@ func dial(t *testing.T, u *upstream, opts ...retry.Option) clients {
 		&stub.Order{CreateOrderFunc: func(ctx context.Context, _ *orderv1.CreateOrderRequest) (*orderv1.Order, error) {
 			return &orderv1.Order{}, u.next(ctx)
 		}})
-	opts = append([]retry.Option{retry.WithClock(fake), retry.WithRand(func() float64 { return 0.5 })}, opts...)
+	opts = append([]retry.Option{retry.WithRand(func() float64 { return 0.5 })}, opts...)
 	conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(opts...)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return clients{inventoryv1.NewInventoryServiceClient(conn), orderv1.NewOrderServiceClient(conn), fake}
+	return clients{inventoryv1.NewInventoryServiceClient(conn), orderv1.NewOrderServiceClient(conn)}
 }
 
 var unavailable = status.Error(codes.Unavailable, "connection refused")
@@ -123,16 +121,18 @@ func TestRetriesOnlyWhatTheProtoCallsSafe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := &upstream{script: []error{unavailable, unavailable, nil}}
-			c := dial(t, u)
-			ctx := context.Background()
-			if tt.ctx != nil {
-				ctx = tt.ctx(ctx)
-			}
-			err := tt.call(c, ctx)
-			if got := u.count(); got != tt.attempts {
-				t.Errorf("attempts = %d, want %d (err %v)", got, tt.attempts, err)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				u := &upstream{script: []error{unavailable, unavailable, nil}}
+				c := dial(t, u)
+				ctx := context.Background()
+				if tt.ctx != nil {
+					ctx = tt.ctx(ctx)
+				}
+				err := tt.call(c, ctx)
+				if got := u.count(); got != tt.attempts {
+					t.Errorf("attempts = %d, want %d (err %v)", got, tt.attempts, err)
+				}
+			})
 		})
 	}
 }
@@ -159,95 +159,166 @@ func TestRetriesOnlyTransientFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := &upstream{script: []error{tt.err, nil}}
-			c := dial(t, u)
-			_, _ = c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{})
-			if got := u.count(); got != tt.attempts {
-				t.Errorf("attempts after %v = %d, want %d", tt.err, got, tt.attempts)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				u := &upstream{script: []error{tt.err, nil}}
+				c := dial(t, u)
+				_, _ = c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{})
+				if got := u.count(); got != tt.attempts {
+					t.Errorf("attempts after %v = %d, want %d", tt.err, got, tt.attempts)
+				}
+			})
 		})
 	}
 }
 
 func TestPushbackSetsTheWait(t *testing.T) {
-	u := &upstream{script: []error{rpcerr.WithRetryInfo(status.Error(codes.ResourceExhausted, "slow down"), 900*time.Millisecond), nil}}
-	c := dial(t, u)
-	start := c.clock.Now()
-	if _, err := c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{}); err != nil {
-		t.Fatalf("GetItem: %v", err)
-	}
-	if waited := c.clock.Now().Sub(start); waited != 900*time.Millisecond {
-		t.Errorf("waited %v before the retry, want the server's 900ms", waited)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		u := &upstream{script: []error{rpcerr.WithRetryInfo(status.Error(codes.ResourceExhausted, "slow down"), 900*time.Millisecond), nil}}
+		c := dial(t, u)
+		start := time.Now()
+		if _, err := c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{}); err != nil {
+			t.Fatalf("GetItem: %v", err)
+		}
+		if waited := time.Now().Sub(start); waited != 900*time.Millisecond {
+			t.Errorf("waited %v before the retry, want the server's 900ms", waited)
+		}
+	})
 }
 
 func TestMaxAttemptsCountsEveryAttempt(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {
-		u := &upstream{script: []error{unavailable}} // fails for ever
-		c := dial(t, u, retry.WithMaxAttempts(n))
-		_, err := c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{})
-		if status.Code(err) != codes.Unavailable {
-			t.Errorf("WithMaxAttempts(%d): err = %v, want the last UNAVAILABLE", n, err)
-		}
-		if got := u.count(); got != n {
-			t.Errorf("WithMaxAttempts(%d): attempts = %d, want %d", n, got, n)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			u := &upstream{script: []error{unavailable}} // fails for ever
+			c := dial(t, u, retry.WithMaxAttempts(n))
+			_, err := c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{})
+			if status.Code(err) != codes.Unavailable {
+				t.Errorf("WithMaxAttempts(%d): err = %v, want the last UNAVAILABLE", n, err)
+			}
+			if got := u.count(); got != n {
+				t.Errorf("WithMaxAttempts(%d): attempts = %d, want %d", n, got, n)
+			}
+		})
 	}
+}
+
+// TestBackoffFollowsGRFCA6: the wait before retry n is
+// rand*min(initial*2^(n-1), max); the bubble's clock makes it exact.
+func TestBackoffFollowsGRFCA6(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var at []time.Time
+		u := &upstream{script: []error{unavailable}} // fails for ever
+		target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+			mu.Lock()
+			at = append(at, time.Now())
+			mu.Unlock()
+			return nil, u.next(ctx)
+		}}, nil)
+		conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(retry.WithMaxAttempts(5),
+				retry.WithBackoff(100*time.Millisecond, 300*time.Millisecond), retry.WithRand(func() float64 { return 0.5 }))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_, _ = inventoryv1.NewInventoryServiceClient(conn).GetItem(context.Background(), &inventoryv1.GetItemRequest{})
+		// Ceilings 100ms, 200ms, then the 300ms max twice; half of each.
+		want := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond, 150 * time.Millisecond}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(at) != len(want)+1 {
+			t.Fatalf("attempts = %d, want %d", len(at), len(want)+1)
+		}
+		for i, w := range want {
+			if got := at[i+1].Sub(at[i]); got != w {
+				t.Errorf("wait before retry %d = %v, want %v", i+1, got, w)
+			}
+		}
+	})
 }
 
 func TestRetriesCarryTheAttemptNumber(t *testing.T) {
-	u := &upstream{script: []error{unavailable, unavailable, nil}}
-	c := dial(t, u)
-	if _, err := c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := u.retryMD; len(got) != 2 || got[0] != "1" || got[1] != "2" {
-		t.Errorf("x-retry-attempt values = %q, want [1 2] (none on the first attempt)", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		u := &upstream{script: []error{unavailable, unavailable, nil}}
+		c := dial(t, u)
+		if _, err := c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := u.retryMD; len(got) != 2 || got[0] != "1" || got[1] != "2" {
+			t.Errorf("x-retry-attempt values = %q, want [1 2] (none on the first attempt)", got)
+		}
+	})
 }
 
 func TestNoRetryPastTheDeadline(t *testing.T) {
-	u := &upstream{script: []error{unavailable, nil}}
-	// Backoff before the first retry is rand*200ms = 100ms; the caller has 80ms.
-	c := dial(t, u, retry.WithBackoff(200*time.Millisecond, time.Second))
-	ctx, cancel := context.WithDeadline(context.Background(), c.clock.Now().Add(80*time.Millisecond))
-	defer cancel()
-	start := c.clock.Now()
-	_, err := c.inv.GetItem(ctx, &inventoryv1.GetItemRequest{})
-	if status.Code(err) != codes.Unavailable {
-		t.Errorf("err = %v, want the first attempt's UNAVAILABLE at once", err)
-	}
-	if got := u.count(); got != 1 {
-		t.Errorf("attempts = %d, want 1: the retry would start after the deadline", got)
-	}
-	if waited := c.clock.Now().Sub(start); waited != 0 {
-		t.Errorf("waited %v, want 0", waited)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		u := &upstream{script: []error{unavailable, nil}}
+		// Backoff before the first retry is rand*200ms = 100ms; the caller has 80ms.
+		c := dial(t, u, retry.WithBackoff(200*time.Millisecond, time.Second))
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(80*time.Millisecond))
+		defer cancel()
+		start := time.Now()
+		_, err := c.inv.GetItem(ctx, &inventoryv1.GetItemRequest{})
+		if status.Code(err) != codes.Unavailable {
+			t.Errorf("err = %v, want the first attempt's UNAVAILABLE at once", err)
+		}
+		if got := u.count(); got != 1 {
+			t.Errorf("attempts = %d, want 1: the retry would start after the deadline", got)
+		}
+		if waited := time.Now().Sub(start); waited != 0 {
+			t.Errorf("waited %v, want 0", waited)
+		}
+	})
 }
 
+// TestAttemptTimeoutIsRetried: a DEADLINE_EXCEEDED is the attempt's own
+// timeout, and retried, when the attempt had a deadline sooner than the
+// caller's and the caller still has time, whether the client noticed first
+// or the server did (grpc-timeout is truncated, so a server may give up a
+// moment early). No slack constant decides it.
 func TestAttemptTimeoutIsRetried(t *testing.T) {
-	var attempts atomic.Int32
-	target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-		if attempts.Add(1) == 1 {
-			<-ctx.Done() // the first attempt hangs until its own deadline
-			return nil, ctx.Err()
-		}
-		return &inventoryv1.Item{}, nil
-	}}, nil)
-	conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(
-			retry.WithAttemptTimeout(20*time.Millisecond), retry.WithBackoff(time.Millisecond, time.Millisecond))))
-	if err != nil {
-		t.Fatal(err)
+	hang := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	early := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "server gave up first") }
+	tests := []struct {
+		name         string
+		first        func(context.Context) error // the first attempt's handler
+		caller       time.Duration
+		wantAttempts int32
+		wantCode     codes.Code
+	}{
+		{"first attempt hangs past its 20ms", hang, 5 * time.Second, 2, codes.OK},
+		{"server answers DEADLINE_EXCEEDED first", early, 5 * time.Second, 2, codes.OK},
+		{"caller's deadline is the attempt's", early, 20 * time.Millisecond, 1, codes.DeadlineExceeded},
+		{"caller's deadline is sooner", hang, 10 * time.Millisecond, 1, codes.DeadlineExceeded},
 	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := inventoryv1.NewInventoryServiceClient(conn).GetItem(ctx, &inventoryv1.GetItemRequest{}); err != nil {
-		t.Fatalf("GetItem = %v, want the second attempt's success", err)
-	}
-	if got := attempts.Load(); got != 2 {
-		t.Errorf("attempts = %d, want 2", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var attempts atomic.Int32
+				target, dialer := stub.Serve(t, &stub.Inventory{GetItemFunc: func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+					if attempts.Add(1) == 1 {
+						return nil, tt.first(ctx)
+					}
+					return &inventoryv1.Item{}, nil
+				}}, nil)
+				conn, err := grpc.NewClient(target, dialer, grpc.WithTransportCredentials(insecure.NewCredentials()),
+					grpc.WithUnaryInterceptor(retry.UnaryClientInterceptor(
+						retry.WithAttemptTimeout(20*time.Millisecond), retry.WithBackoff(time.Millisecond, time.Millisecond))))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), tt.caller)
+				defer cancel()
+				_, err = inventoryv1.NewInventoryServiceClient(conn).GetItem(ctx, &inventoryv1.GetItemRequest{})
+				if status.Code(err) != tt.wantCode {
+					t.Errorf("GetItem = %v, want %v", err, tt.wantCode)
+				}
+				if got := attempts.Load(); got != tt.wantAttempts {
+					t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
+				}
+			})
+		})
 	}
 }
 
@@ -257,49 +328,53 @@ func (c *counter) Retried(string)              { c.retried.Add(1) }
 func (c *counter) RetryBudgetExhausted(string) { c.exhausted.Add(1) }
 
 func TestBudgetCapsAFailingUpstream(t *testing.T) {
-	const (
-		calls  = 200
-		ratio  = 0.2
-		window = 10 * time.Second
-		floor  = 3.0 // retries per second of window
-	)
-	u := &upstream{script: []error{unavailable}} // every attempt fails
-	obs := &counter{}
-	c := dial(t, u, retry.WithMaxAttempts(5), retry.WithBudget(ratio, window, floor),
-		retry.WithBackoff(time.Nanosecond, time.Nanosecond), retry.WithObserver(obs))
-	for range calls {
-		_, _ = c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{})
-	}
-	limit := int(calls*(1+ratio) + floor*window.Seconds())
-	if got := u.count(); got > limit {
-		t.Errorf("%d calls made %d attempts, want at most %d (1+%v per call + %v floor)", calls, got, limit, ratio, floor*window.Seconds())
-	}
-	if got := obs.retried.Load(); int(got) != u.count()-calls {
-		t.Errorf("Retried reported %d times, want %d", got, u.count()-calls)
-	}
-	if obs.exhausted.Load() == 0 {
-		t.Error("RetryBudgetExhausted never reported")
-	}
-	t.Logf("%d calls, %d attempts (limit %d), %d retries refused", calls, u.count(), limit, obs.exhausted.Load())
+	synctest.Test(t, func(t *testing.T) {
+		const (
+			calls  = 200
+			ratio  = 0.2
+			window = 10 * time.Second
+			floor  = 3.0 // retries per second of window
+		)
+		u := &upstream{script: []error{unavailable}} // every attempt fails
+		obs := &counter{}
+		c := dial(t, u, retry.WithMaxAttempts(5), retry.WithBudget(ratio, window, floor),
+			retry.WithBackoff(time.Nanosecond, time.Nanosecond), retry.WithObserver(obs))
+		for range calls {
+			_, _ = c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{})
+		}
+		limit := int(calls*(1+ratio) + floor*window.Seconds())
+		if got := u.count(); got > limit {
+			t.Errorf("%d calls made %d attempts, want at most %d (1+%v per call + %v floor)", calls, got, limit, ratio, floor*window.Seconds())
+		}
+		if got := obs.retried.Load(); int(got) != u.count()-calls {
+			t.Errorf("Retried reported %d times, want %d", got, u.count()-calls)
+		}
+		if obs.exhausted.Load() == 0 {
+			t.Error("RetryBudgetExhausted never reported")
+		}
+		t.Logf("%d calls, %d attempts (limit %d), %d retries refused", calls, u.count(), limit, obs.exhausted.Load())
+	})
 }
 
 func TestBudgetRefillsAsTheWindowSlides(t *testing.T) {
-	u := &upstream{script: []error{unavailable}}
-	obs := &counter{}
-	// No floor, ratio 0.5: two calls buy one retry.
-	c := dial(t, u, retry.WithMaxAttempts(2), retry.WithBudget(0.5, 10*time.Second, -1),
-		retry.WithBackoff(time.Nanosecond, time.Nanosecond), retry.WithObserver(obs))
-	call := func() { _, _ = c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{}) }
-	call() // 1 call: 0.5 retries allowed, refused
-	call() // 2 calls: 1 retry allowed, spent
-	call() // 3 calls: 1.5 allowed, 1 spent: refused
-	if got := obs.retried.Load(); got != 1 {
-		t.Fatalf("retries = %d, want 1", got)
-	}
-	c.clock.Advance(11 * time.Second) // everything slides out
-	call()
-	call()
-	if got := obs.retried.Load(); got != 2 {
-		t.Errorf("retries after the window slid = %d, want 2", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		u := &upstream{script: []error{unavailable}}
+		obs := &counter{}
+		// No floor, ratio 0.5: two calls buy one retry.
+		c := dial(t, u, retry.WithMaxAttempts(2), retry.WithBudget(0.5, 10*time.Second, -1),
+			retry.WithBackoff(time.Nanosecond, time.Nanosecond), retry.WithObserver(obs))
+		call := func() { _, _ = c.inv.GetItem(context.Background(), &inventoryv1.GetItemRequest{}) }
+		call() // 1 call: 0.5 retries allowed, refused
+		call() // 2 calls: 1 retry allowed, spent
+		call() // 3 calls: 1.5 allowed, 1 spent: refused
+		if got := obs.retried.Load(); got != 1 {
+			t.Fatalf("retries = %d, want 1", got)
+		}
+		time.Sleep(11 * time.Second) // everything slides out
+		call()
+		call()
+		if got := obs.retried.Load(); got != 2 {
+			t.Errorf("retries after the window slid = %d, want 2", got)
+		}
+	})
 }

@@ -87,7 +87,6 @@ type reply struct {
 	header  http.Header
 	body    []byte
 	problem map[string]any
-	took    time.Duration
 }
 
 func (r reply) code() string { s, _ := r.problem["code"].(string); return s }
@@ -115,14 +114,13 @@ func call(t testing.TB, method, url, token, body string, headers ...string) repl
 		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
 	client := &http.Client{Timeout: 15 * time.Second}
-	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	r := reply{status: resp.StatusCode, header: resp.Header, body: b, took: time.Since(start)}
+	r := reply{status: resp.StatusCode, header: resp.Header, body: b}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
 		if err := json.Unmarshal(b, &r.problem); err != nil {
 			t.Errorf("%s %s: problem body is not JSON: %q", method, url, b)
@@ -157,25 +155,6 @@ const orderBody = `{"lines":[{"sku":"keyboard-001","quantity":1}],"paymentMethod
 
 func orderBodyFor(sku string, qty int, method string) string {
 	return fmt.Sprintf(`{"lines":[{"sku":%q,"quantity":%d}],"paymentMethod":%q}`, sku, qty, method)
-}
-
-// countCalls counts a process's access lines for a full gRPC method.
-func countCalls(p *testproc.Proc, fullMethod string) int {
-	return strings.Count(p.Output(), `"path":"`+fullMethod+`"`)
-}
-
-// settle waits until a process's output stops growing (bounded), so counts
-// of finished calls are final.
-func settle(p *testproc.Proc) {
-	prev := -1
-	for range 50 {
-		n := len(p.Output())
-		if n == prev {
-			return
-		}
-		prev = n
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 type ctxT = context.Context

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"slices"
+	"time"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
@@ -91,7 +92,7 @@ func (s *Service) CreateItem(ctx context.Context, req *inventoryv1.CreateItemReq
 		Name:       in.GetName(),
 		Price:      moneyFrom(in.GetUnitPrice()),
 		Stock:      Stock{Available: in.GetAvailable()},
-		UpdateTime: s.now(),
+		UpdateTime: time.Now(),
 	}
 	err := s.store.InTx(ctx, func(tx Tx) error { return tx.InsertItem(ctx, it) })
 	if errors.Is(err, ErrExists) {
@@ -131,7 +132,7 @@ func (s *Service) UpdateItem(ctx context.Context, req *inventoryv1.UpdateItemReq
 		if slices.Contains(paths, maskAvailable) {
 			it.Stock.Available = in.GetAvailable()
 		}
-		it.UpdateTime = s.now()
+		it.UpdateTime = time.Now()
 		out = it
 		return tx.UpdateItem(ctx, it)
 	})

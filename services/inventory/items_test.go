@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
@@ -180,34 +182,36 @@ func TestCreateItem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, "", testItems())
-			c := ctx(t)
-			if tt.ctx != nil {
-				c = tt.ctx(t)
-			}
-			got, err := f.client.CreateItem(c, &inventoryv1.CreateItemRequest{Item: tt.item})
-			checkErr(t, "CreateItem", err, tt.wantCode, tt.wantReason)
-			if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
-				t.Errorf("CreateItem bad fields (-want +got):\n%s", d)
-			}
-			if err != nil {
-				stored, getErr := f.client.GetItem(ctx(t), &inventoryv1.GetItemRequest{Sku: tt.item.GetSku()})
-				if tt.wantCode == codes.AlreadyExists && stored.GetName() != "Keyboard" {
-					t.Errorf("after CreateItem of a taken SKU, GetItem = %v, %v; want the old item", stored, getErr)
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, "", testItems())
+				c := ctx(t)
+				if tt.ctx != nil {
+					c = tt.ctx(t)
 				}
-				if tt.wantCode != codes.AlreadyExists && getErr == nil {
-					t.Errorf("after failed CreateItem, GetItem = %v; want nothing written", stored)
+				got, err := f.client.CreateItem(c, &inventoryv1.CreateItemRequest{Item: tt.item})
+				checkErr(t, "CreateItem", err, tt.wantCode, tt.wantReason)
+				if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
+					t.Errorf("CreateItem bad fields (-want +got):\n%s", d)
 				}
-				return
-			}
-			want := &inventoryv1.Item{Sku: tt.item.Sku, Name: tt.item.Name, UnitPrice: tt.item.UnitPrice,
-				Available: tt.item.Available, UpdateTime: timestamppb.New(t0)}
-			if d := cmp.Diff(want, got, protocmp.Transform()); d != "" {
-				t.Errorf("CreateItem (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(want, f.getItem(t, tt.item.Sku), protocmp.Transform()); d != "" {
-				t.Errorf("GetItem after CreateItem (-want +got):\n%s", d)
-			}
+				if err != nil {
+					stored, getErr := f.client.GetItem(ctx(t), &inventoryv1.GetItemRequest{Sku: tt.item.GetSku()})
+					if tt.wantCode == codes.AlreadyExists && stored.GetName() != "Keyboard" {
+						t.Errorf("after CreateItem of a taken SKU, GetItem = %v, %v; want the old item", stored, getErr)
+					}
+					if tt.wantCode != codes.AlreadyExists && getErr == nil {
+						t.Errorf("after failed CreateItem, GetItem = %v; want nothing written", stored)
+					}
+					return
+				}
+				want := &inventoryv1.Item{Sku: tt.item.Sku, Name: tt.item.Name, UnitPrice: tt.item.UnitPrice,
+					Available: tt.item.Available, UpdateTime: timestamppb.New(t0)}
+				if d := cmp.Diff(want, got, protocmp.Transform()); d != "" {
+					t.Errorf("CreateItem (-want +got):\n%s", d)
+				}
+				if d := cmp.Diff(want, f.getItem(t, tt.item.Sku), protocmp.Transform()); d != "" {
+					t.Errorf("GetItem after CreateItem (-want +got):\n%s", d)
+				}
+			})
 		})
 	}
 }
@@ -266,36 +270,38 @@ func TestUpdateItem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, "", testItems())
-			f.clock.Advance(1)
-			c := ctx(t)
-			if tt.role != "" {
-				c = as(t, tt.role)
-			}
-			var mask *fieldmaskpb.FieldMask
-			if tt.paths != nil {
-				mask = &fieldmaskpb.FieldMask{Paths: tt.paths}
-			}
-			got, err := f.client.UpdateItem(c, &inventoryv1.UpdateItemRequest{Item: tt.item, UpdateMask: mask})
-			checkErr(t, "UpdateItem", err, tt.wantCode, tt.wantReason)
-			if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
-				t.Errorf("UpdateItem bad fields (-want +got):\n%s", d)
-			}
-			want, stamp := tt.want, t0.Add(1)
-			if want == nil {
-				want, stamp = base, t0
-			}
-			stored := f.getItem(t, "keyboard-001")
-			opt := protocmp.IgnoreFields(&inventoryv1.Item{}, "update_time")
-			if d := cmp.Diff(want, stored, protocmp.Transform(), opt); d != "" {
-				t.Errorf("stored item after UpdateItem (-want +got):\n%s", d)
-			}
-			if !stored.GetUpdateTime().AsTime().Equal(stamp) {
-				t.Errorf("update_time = %v, want %v", stored.GetUpdateTime().AsTime(), stamp)
-			}
-			if err == nil && !cmp.Equal(got, stored, protocmp.Transform()) {
-				t.Errorf("UpdateItem returned %v, stored %v", got, stored)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, "", testItems())
+				time.Sleep(1)
+				c := ctx(t)
+				if tt.role != "" {
+					c = as(t, tt.role)
+				}
+				var mask *fieldmaskpb.FieldMask
+				if tt.paths != nil {
+					mask = &fieldmaskpb.FieldMask{Paths: tt.paths}
+				}
+				got, err := f.client.UpdateItem(c, &inventoryv1.UpdateItemRequest{Item: tt.item, UpdateMask: mask})
+				checkErr(t, "UpdateItem", err, tt.wantCode, tt.wantReason)
+				if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
+					t.Errorf("UpdateItem bad fields (-want +got):\n%s", d)
+				}
+				want, stamp := tt.want, t0.Add(1)
+				if want == nil {
+					want, stamp = base, t0
+				}
+				stored := f.getItem(t, "keyboard-001")
+				opt := protocmp.IgnoreFields(&inventoryv1.Item{}, "update_time")
+				if d := cmp.Diff(want, stored, protocmp.Transform(), opt); d != "" {
+					t.Errorf("stored item after UpdateItem (-want +got):\n%s", d)
+				}
+				if !stored.GetUpdateTime().AsTime().Equal(stamp) {
+					t.Errorf("update_time = %v, want %v", stored.GetUpdateTime().AsTime(), stamp)
+				}
+				if err == nil && !cmp.Equal(got, stored, protocmp.Transform()) {
+					t.Errorf("UpdateItem returned %v, stored %v", got, stored)
+				}
+			})
 		})
 	}
 }

@@ -3,6 +3,7 @@ package inventory
 import (
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,33 +46,35 @@ func TestCommitAndRelease(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, "", testItems())
-			r := f.reserve(t, "order-1", line("keyboard-001", 4))
-			var prev *inventoryv1.Reservation
-			for i, op := range tt.ops {
-				f.clock.Advance(1)
-				got, err := f.settle(t, op, r.GetId())
-				if i < len(tt.ops)-1 {
-					if err != nil {
-						t.Fatalf("%s: %v", op, err)
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, "", testItems())
+				r := f.reserve(t, "order-1", line("keyboard-001", 4))
+				var prev *inventoryv1.Reservation
+				for i, op := range tt.ops {
+					time.Sleep(1)
+					got, err := f.settle(t, op, r.GetId())
+					if i < len(tt.ops)-1 {
+						if err != nil {
+							t.Fatalf("%s: %v", op, err)
+						}
+						prev = got
+						continue
 					}
-					prev = got
-					continue
-				}
-				checkErr(t, op, err, tt.wantCode, tt.wantReason)
-				if err == nil && prev != nil {
-					if d := cmp.Diff(prev, got, protocmp.Transform()); d != "" {
-						t.Errorf("repeated %s changed the reservation (-first +repeat):\n%s", op, d)
+					checkErr(t, op, err, tt.wantCode, tt.wantReason)
+					if err == nil && prev != nil {
+						if d := cmp.Diff(prev, got, protocmp.Transform()); d != "" {
+							t.Errorf("repeated %s changed the reservation (-first +repeat):\n%s", op, d)
+						}
 					}
 				}
-			}
-			stored, err := f.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: r.GetId()})
-			if err != nil || stored.GetState() != tt.wantState {
-				t.Errorf("GetReservation = %v, %v; want state %v", stored.GetState(), err, tt.wantState)
-			}
-			if got := f.stock(t, "keyboard-001"); got != tt.wantStock {
-				t.Errorf("keyboard stock = %+v, want %+v", got, tt.wantStock)
-			}
+				stored, err := f.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: r.GetId()})
+				if err != nil || stored.GetState() != tt.wantState {
+					t.Errorf("GetReservation = %v, %v; want state %v", stored.GetState(), err, tt.wantState)
+				}
+				if got := f.stock(t, "keyboard-001"); got != tt.wantStock {
+					t.Errorf("keyboard stock = %+v, want %+v", got, tt.wantStock)
+				}
+			})
 		})
 	}
 }
@@ -120,71 +123,77 @@ func TestReservationNotFound(t *testing.T) {
 	}
 }
 
-// TestReleaseExpired moves the injected clock across the TTL; nothing sleeps.
+// TestReleaseExpired moves a synctest bubble's clock across the TTL.
 func TestReleaseExpired(t *testing.T) {
-	f := newFixture(t, "", testItems())
-	r := f.reserve(t, "order-1", line("keyboard-001", 3), line("mouse-001", 1))
-	done := f.reserve(t, "order-2", line("keyboard-001", 1))
-	if _, err := f.settle(t, "commit", done.GetId()); err != nil {
-		t.Fatalf("commit: %v", err)
-	}
-	steps := []struct {
-		name      string
-		advance   time.Duration
-		want      int
-		wantState inventoryv1.Reservation_State
-	}{
-		{"just before expiry", testTTL - 1, 0, active},
-		{"at expiry", 1, 1, released},
-		{"already released", testTTL, 0, released},
-	}
-	for _, s := range steps {
-		f.clock.Advance(s.advance)
-		n, err := f.svc.ReleaseExpired(ctx(t))
-		if err != nil || n != s.want {
-			t.Errorf("%s: ReleaseExpired = %d, %v; want %d", s.name, n, err, s.want)
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, "", testItems())
+		r := f.reserve(t, "order-1", line("keyboard-001", 3), line("mouse-001", 1))
+		done := f.reserve(t, "order-2", line("keyboard-001", 1))
+		if _, err := f.settle(t, "commit", done.GetId()); err != nil {
+			t.Fatalf("commit: %v", err)
 		}
-		got, err := f.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: r.GetId()})
-		if err != nil || got.GetState() != s.wantState {
-			t.Errorf("%s: state = %v, %v; want %v", s.name, got.GetState(), err, s.wantState)
+		steps := []struct {
+			name      string
+			advance   time.Duration
+			want      int
+			wantState inventoryv1.Reservation_State
+		}{
+			{"just before expiry", testTTL - 1, 0, active},
+			{"at expiry", 1, 1, released},
+			{"already released", testTTL, 0, released},
 		}
-	}
-	if s := f.stock(t, "keyboard-001"); s != (Stock{Available: 9, Sold: 1}) {
-		t.Errorf("keyboard stock = %+v, want the expired 3 back and the committed 1 sold", s)
-	}
-	if s := f.stock(t, "mouse-001"); s != (Stock{Available: 5}) {
-		t.Errorf("mouse stock = %+v, want all available", s)
-	}
+		for _, s := range steps {
+			time.Sleep(s.advance)
+			n, err := f.svc.ReleaseExpired(ctx(t))
+			if err != nil || n != s.want {
+				t.Errorf("%s: ReleaseExpired = %d, %v; want %d", s.name, n, err, s.want)
+			}
+			got, err := f.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: r.GetId()})
+			if err != nil || got.GetState() != s.wantState {
+				t.Errorf("%s: state = %v, %v; want %v", s.name, got.GetState(), err, s.wantState)
+			}
+		}
+		if s := f.stock(t, "keyboard-001"); s != (Stock{Available: 9, Sold: 1}) {
+			t.Errorf("keyboard stock = %+v, want the expired 3 back and the committed 1 sold", s)
+		}
+		if s := f.stock(t, "mouse-001"); s != (Stock{Available: 5}) {
+			t.Errorf("mouse stock = %+v, want all available", s)
+		}
+	})
 }
 
 func TestCommitAfterExpiry(t *testing.T) {
-	f := newFixture(t, "", testItems())
-	r := f.reserve(t, "order-1", line("keyboard-001", 3))
-	f.clock.Advance(testTTL)
-	_, err := f.settle(t, "commit", r.GetId())
-	checkErr(t, "CommitReservation after TTL", err, codes.FailedPrecondition, ReasonReservationReleased)
-	got, err := f.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: r.GetId()})
-	if err != nil || got.GetState() != released {
-		t.Errorf("GetReservation = %v, %v; want RELEASED (the release is kept)", got.GetState(), err)
-	}
-	if s := f.stock(t, "keyboard-001"); s != (Stock{Available: 10}) {
-		t.Errorf("keyboard stock = %+v, want all 10 available", s)
-	}
-	again := f.reserve(t, "order-1", line("keyboard-001", 3))
-	if again.GetState() != released || again.GetId() != r.GetId() {
-		t.Errorf("ReserveStock repeat after expiry = %v, want the released reservation", again)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, "", testItems())
+		r := f.reserve(t, "order-1", line("keyboard-001", 3))
+		time.Sleep(testTTL)
+		_, err := f.settle(t, "commit", r.GetId())
+		checkErr(t, "CommitReservation after TTL", err, codes.FailedPrecondition, ReasonReservationReleased)
+		got, err := f.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: r.GetId()})
+		if err != nil || got.GetState() != released {
+			t.Errorf("GetReservation = %v, %v; want RELEASED (the release is kept)", got.GetState(), err)
+		}
+		if s := f.stock(t, "keyboard-001"); s != (Stock{Available: 10}) {
+			t.Errorf("keyboard stock = %+v, want all 10 available", s)
+		}
+		again := f.reserve(t, "order-1", line("keyboard-001", 3))
+		if again.GetState() != released || again.GetId() != r.GetId() {
+			t.Errorf("ReserveStock repeat after expiry = %v, want the released reservation", again)
+		}
+	})
 }
 
 func TestReserveRepeatReleasesExpired(t *testing.T) {
-	f := newFixture(t, "", testItems())
-	r := f.reserve(t, "order-1", line("keyboard-001", 3))
-	f.clock.Advance(testTTL + 1)
-	again := f.reserve(t, "order-1", line("keyboard-001", 3))
-	if again.GetId() != r.GetId() || again.GetState() != released {
-		t.Errorf("ReserveStock repeat past TTL = %v, want %s RELEASED", again, r.GetId())
-	}
-	if s := f.stock(t, "keyboard-001"); s != (Stock{Available: 10}) {
-		t.Errorf("keyboard stock = %+v, want all 10 available", s)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, "", testItems())
+		r := f.reserve(t, "order-1", line("keyboard-001", 3))
+		time.Sleep(testTTL + 1)
+		again := f.reserve(t, "order-1", line("keyboard-001", 3))
+		if again.GetId() != r.GetId() || again.GetState() != released {
+			t.Errorf("ReserveStock repeat past TTL = %v, want %s RELEASED", again, r.GetId())
+		}
+		if s := f.stock(t, "keyboard-001"); s != (Stock{Available: 10}) {
+			t.Errorf("keyboard stock = %+v, want all 10 available", s)
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,35 +24,17 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// t0 is the fake clock's start.
-var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+// t0 is when a testing/synctest bubble's clock starts: tests that check
+// the service's time stamps, or move time, run in a bubble.
+var t0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 const testTTL = 5 * time.Minute
-
-// fakeClock is a settable time source.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // fixture is a Service on a SQLite store behind a real gRPC transport.
 type fixture struct {
 	client inventoryv1.InventoryServiceClient
 	svc    *Service
 	store  *SQLiteStore
-	clock  *fakeClock
 }
 
 // testItems is the small catalogue most tests start with.
@@ -80,14 +61,13 @@ func newFixture(t *testing.T, path string, items []Item) *fixture {
 	if _, err := store.Seed(t.Context(), items); err != nil {
 		t.Fatalf("Seed: %v", err)
 	}
-	clock := &fakeClock{now: t0}
-	svc, err := New(store, WithClock(clock.Now), WithReservationTTL(testTTL))
+	svc, err := New(store, WithReservationTTL(testTTL))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	srv := grpc.NewServer()
 	inventoryv1.RegisterInventoryServiceServer(srv, svc)
-	return &fixture{client: inventoryv1.NewInventoryServiceClient(serve(t, srv)), svc: svc, store: store, clock: clock}
+	return &fixture{client: inventoryv1.NewInventoryServiceClient(serve(t, srv)), svc: svc, store: store}
 }
 
 // serve serves srv on a bufconn listener until the test ends and returns a

@@ -36,7 +36,7 @@ func (s *Service) ReserveStock(ctx context.Context, req *inventoryv1.ReserveStoc
 }
 
 func (s *Service) reserve(ctx context.Context, tx Tx, orderID string, lines []Line) (Reservation, error) {
-	now := s.now()
+	now := time.Now()
 	prev, err := tx.ReservationByOrder(ctx, orderID)
 	switch {
 	case err == nil && !sameLines(prev.Lines, lines):
@@ -145,7 +145,7 @@ func (s *Service) settle(ctx context.Context, id string, to State) (Reservation,
 		if err != nil {
 			return err
 		}
-		now := s.now()
+		now := time.Now()
 		if r, err = s.expireIfDue(ctx, tx, r, now); err != nil || r.State != StateActive {
 			out = r
 			return err
@@ -161,12 +161,12 @@ func (s *Service) settle(ctx context.Context, id string, to State) (Reservation,
 
 // ReleaseExpired releases ACTIVE reservations whose expire time has passed,
 // up to a batch of 500, in one transaction, and returns how many it
-// released. Run calls it every sweep interval; tests call it directly after
-// moving the injected clock.
+// released. Run calls it every sweep interval; tests call it directly, in a
+// testing/synctest bubble when the TTL must pass.
 func (s *Service) ReleaseExpired(ctx context.Context) (int, error) {
 	n := 0
 	err := s.store.InTx(ctx, func(tx Tx) error {
-		now := s.now()
+		now := time.Now()
 		ids, err := tx.Due(ctx, now, sweepBatch)
 		if err != nil {
 			return err

@@ -42,8 +42,6 @@ type Config struct {
 	// SweepInterval is how often expired reservations are released. 0
 	// means DefaultSweepInterval (1s).
 	SweepInterval time.Duration
-	// Now is the clock. nil means time.Now.
-	Now func() time.Time
 }
 
 func (c *Config) validate() error {
@@ -62,9 +60,6 @@ func (c *Config) validate() error {
 	if c.SweepInterval == 0 {
 		c.SweepInterval = DefaultSweepInterval
 	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
 	return nil
 }
 
@@ -76,12 +71,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	store, err := openStore(ctx, cfg.DB, cfg.Now())
+	store, err := openStore(ctx, cfg.DB, time.Now())
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	svc, err := New(store, WithReservationTTL(cfg.ReservationTTL), WithClock(cfg.Now), WithLogger(cfg.Logger))
+	svc, err := New(store, WithReservationTTL(cfg.ReservationTTL), WithLogger(cfg.Logger))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -84,28 +85,38 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestRunSweeps: Run's sweeper releases what the injected clock expired.
+// TestRunSweeps: Run's sweeper releases a reservation once its default
+// TTL has passed. It runs in a synctest bubble: the five minutes pass at
+// once, and synctest.Wait returns when the sweep that the last tick
+// started has finished. A 1m interval (a divisor of the TTL) keeps the
+// sweeps to five.
 func TestRunSweeps(t *testing.T) {
-	clock := &fakeClock{now: t0}
-	r := startRun(t, Config{DB: filepath.Join(t.TempDir(), "inventory.db"), Now: clock.Now, SweepInterval: 5 * time.Millisecond})
-	res, err := r.client.ReserveStock(ctx(t), &inventoryv1.ReserveStockRequest{
-		OrderId: "order-1", Lines: []*inventoryv1.Line{line("mouse-001", 1)},
+	synctest.Test(t, func(t *testing.T) {
+		r := startRun(t, Config{DB: filepath.Join(t.TempDir(), "inventory.db"), SweepInterval: time.Minute})
+		res, err := r.client.ReserveStock(ctx(t), &inventoryv1.ReserveStockRequest{
+			OrderId: "order-1", Lines: []*inventoryv1.Line{line("mouse-001", 1)},
+		})
+		if err != nil {
+			t.Fatalf("ReserveStock: %v", err)
+		}
+		state := func() inventoryv1.Reservation_State {
+			t.Helper()
+			synctest.Wait()
+			got, err := r.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: res.GetId()})
+			if err != nil {
+				t.Fatalf("GetReservation: %v", err)
+			}
+			return got.GetState()
+		}
+		time.Sleep(DefaultReservationTTL - time.Nanosecond)
+		if got := state(); got != active {
+			t.Fatalf("reservation just before its TTL = %v, want ACTIVE", got)
+		}
+		time.Sleep(time.Nanosecond)
+		if got := state(); got != released {
+			t.Fatalf("reservation at its TTL = %v, want RELEASED by the sweeper", got)
+		}
 	})
-	if err != nil {
-		t.Fatalf("ReserveStock: %v", err)
-	}
-	clock.Advance(DefaultReservationTTL)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, err := r.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: res.GetId()})
-		if err == nil && got.GetState() == released {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("reservation = %v, %v; want RELEASED by the sweeper within 5s", got.GetState(), err)
-		}
-		time.Sleep(5 * time.Millisecond) // waiting on a real ticker, not moving state
-	}
 }
 
 func TestRunConfigErrors(t *testing.T) {

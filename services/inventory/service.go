@@ -19,7 +19,6 @@ type Service struct {
 
 	store Store
 	ttl   time.Duration
-	now   func() time.Time
 	log   *slog.Logger
 }
 
@@ -31,9 +30,6 @@ type Option func(*Service)
 // WithReservationTTL sets how long a reservation may stay uncommitted before
 // it is released. Zero means DefaultReservationTTL; negative is an error.
 func WithReservationTTL(d time.Duration) Option { return func(s *Service) { s.ttl = d } }
-
-// WithClock sets the time source. nil means time.Now.
-func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // WithLogger sets where store failures are logged. nil means discard.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
@@ -52,9 +48,6 @@ func New(store Store, opts ...Option) (*Service, error) {
 	}
 	if s.ttl == 0 {
 		s.ttl = DefaultReservationTTL
-	}
-	if s.now == nil {
-		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

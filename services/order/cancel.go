@@ -3,6 +3,7 @@ package order
 import (
 	"context"
 	"errors"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -65,7 +66,7 @@ func (s *Service) cancelConfirmed(ctx context.Context, rec *Record) (*orderv1.Or
 	}
 	next := rec.clone()
 	next.Order.Status = orderv1.Order_STATUS_CANCELLED
-	next.Order.UpdateTime = timestamppb.New(s.now())
+	next.Order.UpdateTime = timestamppb.New(time.Now())
 	pctx, cancel := persistContext(ctx)
 	defer cancel()
 	if err := s.store.Update(pctx, next, orderv1.Order_STATUS_CONFIRMED); err != nil {

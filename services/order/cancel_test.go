@@ -3,6 +3,8 @@ package order
 import (
 	"context"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
@@ -70,30 +72,32 @@ func TestCancelOrder(t *testing.T) {
 }
 
 func TestCancelOrderIdempotent(t *testing.T) {
-	h := newHarness(t)
-	o, err := h.client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 1))
-	if err != nil {
-		t.Fatalf("CreateOrder: %v", err)
-	}
-	h.clock.Advance(1)
-	first, err := h.client.CancelOrder(alice(t, ""), &orderv1.CancelOrderRequest{Id: o.GetId()})
-	if err != nil || first.GetStatus() != orderv1.Order_STATUS_CANCELLED {
-		t.Fatalf("CancelOrder() = %v, %v; want CANCELLED", first.GetStatus(), err)
-	}
-	if !first.GetUpdateTime().AsTime().Equal(h.clock.Now()) {
-		t.Errorf("update_time = %v, want %v", first.GetUpdateTime().AsTime(), h.clock.Now())
-	}
-	h.clock.Advance(1)
-	again, err := h.client.CancelOrder(alice(t, ""), &orderv1.CancelOrderRequest{Id: o.GetId()})
-	if err != nil {
-		t.Fatalf("second CancelOrder: %v", err)
-	}
-	if diff := cmp.Diff(first, again, protocmp.Transform()); diff != "" {
-		t.Errorf("second CancelOrder() changed the order (-first +second):\n%s", diff)
-	}
-	if n := h.payStub.refunds.Load(); n != 1 {
-		t.Errorf("RefundPayment calls = %d, want 1", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		o, err := h.client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 1))
+		if err != nil {
+			t.Fatalf("CreateOrder: %v", err)
+		}
+		time.Sleep(1)
+		first, err := h.client.CancelOrder(alice(t, ""), &orderv1.CancelOrderRequest{Id: o.GetId()})
+		if err != nil || first.GetStatus() != orderv1.Order_STATUS_CANCELLED {
+			t.Fatalf("CancelOrder() = %v, %v; want CANCELLED", first.GetStatus(), err)
+		}
+		if !first.GetUpdateTime().AsTime().Equal(time.Now()) {
+			t.Errorf("update_time = %v, want %v", first.GetUpdateTime().AsTime(), time.Now())
+		}
+		time.Sleep(1)
+		again, err := h.client.CancelOrder(alice(t, ""), &orderv1.CancelOrderRequest{Id: o.GetId()})
+		if err != nil {
+			t.Fatalf("second CancelOrder: %v", err)
+		}
+		if diff := cmp.Diff(first, again, protocmp.Transform()); diff != "" {
+			t.Errorf("second CancelOrder() changed the order (-first +second):\n%s", diff)
+		}
+		if n := h.payStub.refunds.Load(); n != 1 {
+			t.Errorf("RefundPayment calls = %d, want 1", n)
+		}
+	})
 }
 
 func TestCancelOrderNotCancellable(t *testing.T) {

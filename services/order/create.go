@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -50,7 +51,7 @@ func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderReque
 }
 
 func (s *Service) newRecord(customer, key string, req *orderv1.CreateOrderRequest) *Record {
-	now := timestamppb.New(s.now())
+	now := timestamppb.New(time.Now())
 	lines := make([]*orderv1.OrderLine, len(req.GetLines()))
 	for i, l := range req.GetLines() {
 		lines[i] = &orderv1.OrderLine{Sku: l.GetSku(), Quantity: l.GetQuantity()}

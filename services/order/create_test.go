@@ -3,6 +3,7 @@ package order
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -217,34 +218,36 @@ func checkStored(t *testing.T, h *harness, rec *Record, st orderv1.Order_Status,
 
 // TestCreateOrderConfirmed checks the whole answer of the happy path.
 func TestCreateOrderConfirmed(t *testing.T) {
-	h := newHarness(t)
-	o, err := h.client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 2, "mouse-001", 1))
-	if err != nil {
-		t.Fatalf("CreateOrder: %v", err)
-	}
-	ts := h.clock.Now()
-	usd := func(m int64) *typev1.Money { return &typev1.Money{AmountMinor: m, Currency: "USD"} }
-	want := &orderv1.Order{
-		Id: o.GetId(), Customer: "alice", Status: orderv1.Order_STATUS_CONFIRMED,
-		Lines: []*orderv1.OrderLine{
-			{Sku: "keyboard-001", Quantity: 2, UnitPrice: usd(4999)},
-			{Sku: "mouse-001", Quantity: 1, UnitPrice: usd(2499)},
-		},
-		Total: usd(2*4999 + 2499), ReservationId: "res-1", PaymentId: "pay-1", PaymentMethod: "pm_card_ok",
-	}
-	if diff := cmp.Diff(want, o, protocmp.Transform(), protocmp.IgnoreFields(&orderv1.Order{}, "create_time", "update_time")); diff != "" {
-		t.Errorf("CreateOrder() mismatch (-want +got):\n%s", diff)
-	}
-	if !o.GetCreateTime().AsTime().Equal(ts) || !o.GetUpdateTime().AsTime().Equal(ts) {
-		t.Errorf("times = %v, %v; want the injected clock %v", o.GetCreateTime().AsTime(), o.GetUpdateTime().AsTime(), ts)
-	}
-	if got, _ := h.pay.count(""); got != 1 {
-		t.Errorf("payments = %d, want 1", got)
-	}
-	if _, calls := h.pay.count("payment:" + o.GetId()); calls != 1 {
-		t.Errorf("CreatePayment calls with key payment:%s = %d, want 1", o.GetId(), calls)
-	}
-	if it := h.inv.item("keyboard-001"); it.sold != 2 || it.available != 98 || it.reserved != 0 {
-		t.Errorf("keyboard stock = %+v, want 2 sold, 98 available", it)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		o, err := h.client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 2, "mouse-001", 1))
+		if err != nil {
+			t.Fatalf("CreateOrder: %v", err)
+		}
+		ts := time.Now()
+		usd := func(m int64) *typev1.Money { return &typev1.Money{AmountMinor: m, Currency: "USD"} }
+		want := &orderv1.Order{
+			Id: o.GetId(), Customer: "alice", Status: orderv1.Order_STATUS_CONFIRMED,
+			Lines: []*orderv1.OrderLine{
+				{Sku: "keyboard-001", Quantity: 2, UnitPrice: usd(4999)},
+				{Sku: "mouse-001", Quantity: 1, UnitPrice: usd(2499)},
+			},
+			Total: usd(2*4999 + 2499), ReservationId: "res-1", PaymentId: "pay-1", PaymentMethod: "pm_card_ok",
+		}
+		if diff := cmp.Diff(want, o, protocmp.Transform(), protocmp.IgnoreFields(&orderv1.Order{}, "create_time", "update_time")); diff != "" {
+			t.Errorf("CreateOrder() mismatch (-want +got):\n%s", diff)
+		}
+		if !o.GetCreateTime().AsTime().Equal(ts) || !o.GetUpdateTime().AsTime().Equal(ts) {
+			t.Errorf("times = %v, %v; want the bubble's now %v", o.GetCreateTime().AsTime(), o.GetUpdateTime().AsTime(), ts)
+		}
+		if got, _ := h.pay.count(""); got != 1 {
+			t.Errorf("payments = %d, want 1", got)
+		}
+		if _, calls := h.pay.count("payment:" + o.GetId()); calls != 1 {
+			t.Errorf("CreatePayment calls with key payment:%s = %d, want 1", o.GetId(), calls)
+		}
+		if it := h.inv.item("keyboard-001"); it.sold != 2 || it.available != 98 || it.reserved != 0 {
+			t.Errorf("keyboard stock = %+v, want 2 sold, 98 available", it)
+		}
+	})
 }

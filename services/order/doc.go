@@ -71,9 +71,12 @@
 // An unknown outcome is an error that leaves open whether the call took
 // effect: UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN (and any error
 // that is not a gRPC status), INTERNAL, ABORTED, RESOURCE_EXHAUSTED and
-// DATA_LOSS. It is never reported as a failure. The step is retried with the
-// same keys while the budget lasts (WithAttempts, WithBackoff); if it stays
-// unknown the order is answered PENDING and the reconciler finishes it.
+// DATA_LOSS. It is never reported as a failure. Each step calls its
+// dependency once: retries belong to one layer, the client chain the
+// dependencies were dialled with (interceptors: transient errors of
+// idempotent calls, under a retry budget), and the saga does not repeat
+// them. An outcome still unknown after that leaves the order answered
+// PENDING, and the reconciler finishes it with the same keys.
 // Every other code is definite: the call did not take effect.
 //
 // # Budget
@@ -100,8 +103,8 @@
 //
 // # Reconciler
 //
-// Run calls Reconcile every ReconcileInterval; tests call it directly with
-// an injected clock. Reconcile takes each PENDING order older than
+// Run calls Reconcile every ReconcileInterval; tests call it directly, in a
+// testing/synctest bubble when time must pass. Reconcile takes each PENDING order older than
 // ReconcileAfter (by create time), including orders left by a crash, that no
 // saga run in this process holds, and drives the same saga: every step is
 // idempotent, so it continues where the last run stopped, or compensates and
@@ -114,7 +117,7 @@
 //
 // An order still PENDING after WithReconcileRounds rounds (default 20, about
 // 40s at the default 2s interval) is logged at ERROR and from then on driven
-// only after a wait, by the injected clock, starting at WithReconcileBackoff
+// only after a wait, starting at WithReconcileBackoff
 // (default 1m) and doubling per round up to an hour; it is still driven, so
 // it settles once its dependency answers. Orders backing off never crowd
 // others out of a round's batch. The counts live in memory: a restart starts

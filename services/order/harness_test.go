@@ -103,24 +103,11 @@ func serve(t *testing.T, register func(*grpc.Server)) (*grpc.ClientConn, func())
 	return conn, stop
 }
 
-// fakeClock is an injectable clock that only moves when told.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // harness is the order service on bufconn with stub inventory and payment
-// servers in front of in-memory fakes.
+// servers in front of in-memory fakes. Tests in which time must pass build
+// it inside a testing/synctest bubble and move time with time.Sleep.
 type harness struct {
 	t             *testing.T
-	clock         *fakeClock
 	inv           *fakeInventory
 	pay           *fakePayments
 	invStub       *invStub
@@ -149,7 +136,7 @@ func newHarnessFile(t *testing.T) *harness {
 
 func newHarnessDB(t *testing.T, path string, opts ...Option) *harness {
 	t.Helper()
-	h := &harness{t: t, clock: &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+	h := &harness{t: t,
 		inv: newFakeInventory(), pay: newFakePayments(), invStub: &invStub{}, payStub: &payStub{}, dbPath: path, opts: opts}
 	h.invStub.h = invHooks{reserve: h.inv.ReserveStock, commit: h.inv.CommitReservation, release: h.inv.ReleaseReservation}
 	h.payStub.h = payHooks{create: h.pay.CreatePayment, refund: h.pay.RefundPayment, list: h.pay.ListPayments}
@@ -167,8 +154,7 @@ func (h *harness) start() {
 		h.t.Fatalf("OpenSQLite: %v", err)
 	}
 	h.store = store
-	opts := append([]Option{WithClock(h.clock.Now), WithBackoff(5 * time.Millisecond)}, h.opts...)
-	h.svc, err = New(store, inventoryv1.NewInventoryServiceClient(h.invConn), paymentv1.NewPaymentServiceClient(h.payConn), opts...)
+	h.svc, err = New(store, inventoryv1.NewInventoryServiceClient(h.invConn), paymentv1.NewPaymentServiceClient(h.payConn), h.opts...)
 	if err != nil {
 		h.t.Fatalf("New: %v", err)
 	}

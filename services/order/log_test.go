@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -105,28 +106,30 @@ func TestLogsShortStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			logs := &logRecorder{}
-			h := newHarness(t, WithLogger(slog.New(logs)))
-			if tt.reconcile {
-				pendingOrder(t, h, tt.method)
-				h.clock.Advance(time.Minute)
-				if n, err := h.svc.Reconcile(context.Background()); n != 1 || err != nil {
-					t.Fatalf("Reconcile() = %d, %v; want 1, nil", n, err)
+			synctest.Test(t, func(t *testing.T) {
+				logs := &logRecorder{}
+				h := newHarness(t, WithLogger(slog.New(logs)))
+				if tt.reconcile {
+					pendingOrder(t, h, tt.method)
+					time.Sleep(time.Minute)
+					if n, err := h.svc.Reconcile(context.Background()); n != 1 || err != nil {
+						t.Fatalf("Reconcile() = %d, %v; want 1, nil", n, err)
+					}
+				} else {
+					_, _ = h.client.CreateOrder(alice(t, "k1"), orderReq(tt.method, "keyboard-001", 1))
 				}
-			} else {
-				_, _ = h.client.CreateOrder(alice(t, "k1"), orderReq(tt.method, "keyboard-001", 1))
-			}
-			r, ok := logs.last(func(r logRecord) bool { return r.msg == tt.wantMsg })
-			if !ok || r.attrs["status"] != tt.wantStatus {
-				t.Errorf("last %q line = %+v (found %v); want status %q", tt.wantMsg, r, ok, tt.wantStatus)
-			}
-			for _, r := range logs.all() {
-				for k, v := range r.attrs {
-					if strings.HasPrefix(v, "STATUS_") {
-						t.Errorf("%q logs %s=%q; want the short name", r.msg, k, v)
+				r, ok := logs.last(func(r logRecord) bool { return r.msg == tt.wantMsg })
+				if !ok || r.attrs["status"] != tt.wantStatus {
+					t.Errorf("last %q line = %+v (found %v); want status %q", tt.wantMsg, r, ok, tt.wantStatus)
+				}
+				for _, r := range logs.all() {
+					for k, v := range r.attrs {
+						if strings.HasPrefix(v, "STATUS_") {
+							t.Errorf("%q logs %s=%q; want the short name", r.msg, k, v)
+						}
 					}
 				}
-			}
+			})
 		})
 	}
 }

@@ -11,12 +11,6 @@ const (
 	// DefaultReconcileAfter is how old a PENDING order must be before the
 	// reconciler takes it over.
 	DefaultReconcileAfter = 5 * time.Second
-	// DefaultAttempts is how many times a saga step is tried, in total, while
-	// its outcome is unknown.
-	DefaultAttempts = 3
-	// DefaultBackoff is the wait before the second attempt; it doubles per
-	// attempt up to maxBackoff.
-	DefaultBackoff = 50 * time.Millisecond
 	// DefaultBudget bounds a saga run when the call carries no deadline, and
 	// each order's run inside Reconcile.
 	DefaultBudget = 10 * time.Second
@@ -30,14 +24,9 @@ const (
 	DefaultReconcileBackoff = time.Minute
 )
 
-const maxBackoff = time.Second
-
 type settings struct {
 	log            *slog.Logger
-	now            func() time.Time
 	reconcileAfter time.Duration
-	attempts       int
-	backoff        time.Duration
 	budget         time.Duration
 	// reconcileRounds and reconcileBackoff: see WithReconcileRounds.
 	reconcileRounds  int
@@ -47,10 +36,7 @@ type settings struct {
 func defaultSettings() settings {
 	return settings{
 		log:            slog.New(slog.DiscardHandler),
-		now:            time.Now,
 		reconcileAfter: DefaultReconcileAfter,
-		attempts:       DefaultAttempts,
-		backoff:        DefaultBackoff,
 		budget:         DefaultBudget,
 
 		reconcileRounds:  DefaultReconcileRounds,
@@ -72,18 +58,6 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithClock sets the clock for timestamps and the reconciler's age check.
-// Default: time.Now. Deadlines always use real time.
-func WithClock(now func() time.Time) Option {
-	return func(s *settings) error {
-		if now == nil {
-			return errors.New("order: WithClock(nil)")
-		}
-		s.now = now
-		return nil
-	}
-}
-
 // WithReconcileAfter sets how old (by create time) a PENDING order must be
 // before Reconcile drives it. Zero means every PENDING order not being run
 // by this process. Default: DefaultReconcileAfter.
@@ -93,31 +67,6 @@ func WithReconcileAfter(d time.Duration) Option {
 			return errors.New("order: negative WithReconcileAfter")
 		}
 		s.reconcileAfter = d
-		return nil
-	}
-}
-
-// WithAttempts sets how many times, in total, a saga step is tried while its
-// outcome is unknown (timeouts, INTERNAL, payment UNAVAILABLE). At least 1.
-// Default: DefaultAttempts. Attempts never outlast the step's deadline.
-func WithAttempts(n int) Option {
-	return func(s *settings) error {
-		if n < 1 {
-			return errors.New("order: WithAttempts below 1")
-		}
-		s.attempts = n
-		return nil
-	}
-}
-
-// WithBackoff sets the wait before the second attempt of a step; later
-// waits double, up to 1s. Must be positive. Default: DefaultBackoff.
-func WithBackoff(d time.Duration) Option {
-	return func(s *settings) error {
-		if d <= 0 {
-			return errors.New("order: WithBackoff must be positive")
-		}
-		s.backoff = d
 		return nil
 	}
 }
@@ -138,8 +87,7 @@ func WithBudget(d time.Duration) Option {
 // WithReconcileRounds sets how many Reconcile rounds may leave one order
 // PENDING (unknown outcomes, a dependency down) before the reconciler logs it
 // at ERROR and stops driving it every round: from then on it waits
-// WithReconcileBackoff, doubling per round up to an hour, by the injected
-// clock. At least 1. Default: DefaultReconcileRounds.
+// WithReconcileBackoff, doubling per round up to an hour. At least 1. Default: DefaultReconcileRounds.
 func WithReconcileRounds(n int) Option {
 	return func(s *settings) error {
 		if n < 1 {

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -82,11 +83,11 @@ func TestListOrdersScope(t *testing.T) {
 // except that the two oldest share a create time (the id breaks the tie).
 func seed(t *testing.T, h *harness, customer string, n int) {
 	t.Helper()
+	base := time.Now()
 	for i := range n {
-		if i != 1 {
-			h.clock.Advance(time.Second)
-		}
 		rec := h.svc.newRecord(customer, fmt.Sprintf("seed-%d", i), orderReq("pm_card_ok", "keyboard-001", 1))
+		rec.Order.CreateTime = timestamppb.New(base.Add(time.Duration(max(i, 1)) * time.Second))
+		rec.Order.UpdateTime = rec.Order.GetCreateTime()
 		if _, err := h.store.Create(context.Background(), rec); err != nil {
 			t.Fatalf("store.Create: %v", err)
 		}
@@ -260,15 +261,15 @@ func FuzzListOrdersPageToken(f *testing.F) {
 		f.Fatalf("OpenSQLite: %v", err)
 	}
 	f.Cleanup(func() { store.Close() })
-	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	svc, err := New(store, inventoryv1.NewInventoryServiceClient(nil), paymentv1.NewPaymentServiceClient(nil), WithClock(clock.Now))
+	svc, err := New(store, inventoryv1.NewInventoryServiceClient(nil), paymentv1.NewPaymentServiceClient(nil))
 	if err != nil {
 		f.Fatalf("New: %v", err)
 	}
 	var mid Cursor
 	for i := range 7 {
-		clock.Advance(time.Second)
 		rec := svc.newRecord("alice", fmt.Sprintf("seed-%d", i), orderReq("pm_card_ok", "keyboard-001", 1))
+		rec.Order.CreateTime = timestamppb.New(time.Unix(1_700_000_001+int64(i), 0)) // one second apart
+		rec.Order.UpdateTime = rec.Order.GetCreateTime()
 		if _, err := store.Create(context.Background(), rec); err != nil {
 			f.Fatalf("store.Create: %v", err)
 		}

@@ -16,8 +16,8 @@ const reconcileBatch = 100
 // maxReconcileBackoff caps the wait between two rounds of one order.
 const maxReconcileBackoff = time.Hour
 
-// Reconcile drives every PENDING order older than the reconcile age (by the
-// injected clock) that no saga run in this process is driving and that is
+// Reconcile drives every PENDING order older than the reconcile age that no
+// saga run in this process is driving and that is
 // not backing off, oldest first, up to 100 per call, each within the budget
 // (WithBudget). It returns how many it settled (CONFIRMED or FAILED); the
 // others stay PENDING for a later call. The error is only ever the store's
@@ -29,7 +29,7 @@ const maxReconcileBackoff = time.Hour
 // order costs a few calls an hour, not one per round. The round counts live
 // in memory: a restart starts them afresh.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
-	now := s.now()
+	now := time.Now()
 	// Orders backing off are still listed; fetch enough that they cannot
 	// crowd out the batch.
 	limit := reconcileBatch + s.rounds.waiting(now)
@@ -93,7 +93,7 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 	if out == inventoryDown {
 		why = "inventory unavailable"
 	}
-	round, wait := s.rounds.failed(id, s.now(), s.reconcileRounds, s.reconcileBackoff)
+	round, wait := s.rounds.failed(id, time.Now(), s.reconcileRounds, s.reconcileBackoff)
 	if wait == 0 {
 		s.log.WarnContext(ctx, "reconcile: "+why+"; order stays pending", "orderId", id, "round", round)
 		return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -108,27 +109,29 @@ func TestReconcile(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t)
-			if tt.file {
-				h = newHarnessFile(t)
-			}
-			o := pendingOrder(t, h, tt.method)
-			if tt.between != nil {
-				tt.between(t, h, o)
-			}
-			h.clock.Advance(tt.advance)
-			n, err := h.svc.Reconcile(context.Background())
-			if err != nil || n != tt.wantSettled {
-				t.Fatalf("Reconcile() = %d, %v; want %d, nil", n, err, tt.wantSettled)
-			}
-			charges := 0
-			if tt.method == "pm_card_ok" {
-				charges = 1 // the lost answer was a capture; never a second one
-			}
-			checkStored(t, h, h.get(o.GetId()), tt.wantStatus, tt.wantFail, tt.wantRes, charges, tt.wantRefund)
-			if n, err := h.svc.Reconcile(context.Background()); n != 0 || err != nil {
-				t.Errorf("second Reconcile() = %d, %v; want 0, nil", n, err)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t)
+				if tt.file {
+					h = newHarnessFile(t)
+				}
+				o := pendingOrder(t, h, tt.method)
+				if tt.between != nil {
+					tt.between(t, h, o)
+				}
+				time.Sleep(tt.advance)
+				n, err := h.svc.Reconcile(context.Background())
+				if err != nil || n != tt.wantSettled {
+					t.Fatalf("Reconcile() = %d, %v; want %d, nil", n, err, tt.wantSettled)
+				}
+				charges := 0
+				if tt.method == "pm_card_ok" {
+					charges = 1 // the lost answer was a capture; never a second one
+				}
+				checkStored(t, h, h.get(o.GetId()), tt.wantStatus, tt.wantFail, tt.wantRes, charges, tt.wantRefund)
+				if n, err := h.svc.Reconcile(context.Background()); n != 0 || err != nil {
+					t.Errorf("second Reconcile() = %d, %v; want 0, nil", n, err)
+				}
+			})
 		})
 	}
 }
@@ -136,114 +139,121 @@ func TestReconcile(t *testing.T) {
 // TestReconcileAfterCrash: a process died right after storing the order,
 // before any call; after a restart the reconciler runs the whole saga.
 func TestReconcileAfterCrash(t *testing.T) {
-	h := newHarnessFile(t)
-	rec := h.svc.newRecord("alice", "k1", orderReq("pm_card_ok", "keyboard-001", 3))
-	if prev, err := h.store.Create(context.Background(), rec); err != nil || prev != nil {
-		t.Fatalf("store.Create = %v, %v", prev, err)
-	}
-	h.restart()
-	h.clock.Advance(10 * time.Second)
-	if n, err := h.svc.Reconcile(context.Background()); n != 1 || err != nil {
-		t.Fatalf("Reconcile() = %d, %v; want 1, nil", n, err)
-	}
-	got := h.get(rec.Order.GetId())
-	checkStored(t, h, got, orderv1.Order_STATUS_CONFIRMED, "", inventoryv1.Reservation_STATE_COMMITTED, 1, 0)
-	if got.Order.GetTotal().GetAmountMinor() != 3*4999 {
-		t.Errorf("total = %v, want %d", got.Order.GetTotal(), 3*4999)
-	}
-	if !got.Order.GetUpdateTime().AsTime().Equal(h.clock.Now()) {
-		t.Errorf("update_time = %v, want the clock %v", got.Order.GetUpdateTime().AsTime(), h.clock.Now())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarnessFile(t)
+		rec := h.svc.newRecord("alice", "k1", orderReq("pm_card_ok", "keyboard-001", 3))
+		if prev, err := h.store.Create(context.Background(), rec); err != nil || prev != nil {
+			t.Fatalf("store.Create = %v, %v", prev, err)
+		}
+		h.restart()
+		time.Sleep(10 * time.Second)
+		if n, err := h.svc.Reconcile(context.Background()); n != 1 || err != nil {
+			t.Fatalf("Reconcile() = %d, %v; want 1, nil", n, err)
+		}
+		got := h.get(rec.Order.GetId())
+		checkStored(t, h, got, orderv1.Order_STATUS_CONFIRMED, "", inventoryv1.Reservation_STATE_COMMITTED, 1, 0)
+		if got.Order.GetTotal().GetAmountMinor() != 3*4999 {
+			t.Errorf("total = %v, want %d", got.Order.GetTotal(), 3*4999)
+		}
+		if !got.Order.GetUpdateTime().AsTime().Equal(time.Now()) {
+			t.Errorf("update_time = %v, want the bubble's now %v", got.Order.GetUpdateTime().AsTime(), time.Now())
+		}
+	})
 }
 
 // TestReconcileSkipsRunningSaga: an order this process is driving is left
 // to that run.
 func TestReconcileSkipsRunningSaga(t *testing.T) {
-	h := newHarness(t)
-	entered, unblock := make(chan struct{}), make(chan struct{})
-	h.invStub.set(func(k *invHooks) {
-		k.reserve = func(ctx context.Context, r *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
-			close(entered)
-			<-unblock
-			return h.inv.ReserveStock(ctx, r)
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		entered, unblock := make(chan struct{}), make(chan struct{})
+		h.invStub.set(func(k *invHooks) {
+			k.reserve = func(ctx context.Context, r *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
+				close(entered)
+				<-unblock
+				return h.inv.ReserveStock(ctx, r)
+			}
+		})
+		done := make(chan error, 1)
+		ctx := asWithin(t, 2*time.Minute, "alice", "customer", "k1") // outlasts the wait below
+		go func() {
+			_, err := h.client.CreateOrder(ctx, orderReq("pm_card_ok", "keyboard-001", 1))
+			done <- err
+		}()
+		<-entered
+		time.Sleep(time.Minute)
+		n, err := h.svc.Reconcile(context.Background())
+		close(unblock)
+		if n != 0 || err != nil {
+			t.Errorf("Reconcile() during the saga = %d, %v; want 0, nil", n, err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("CreateOrder: %v", err)
+		}
+		if got := h.invStub.reserves.Load(); got != 1 {
+			t.Errorf("ReserveStock calls = %d, want 1 (the reconciler kept off)", got)
 		}
 	})
-	done := make(chan error, 1)
-	go func() {
-		_, err := h.client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 1))
-		done <- err
-	}()
-	<-entered
-	h.clock.Advance(time.Minute)
-	n, err := h.svc.Reconcile(context.Background())
-	close(unblock)
-	if n != 0 || err != nil {
-		t.Errorf("Reconcile() during the saga = %d, %v; want 0, nil", n, err)
-	}
-	if err := <-done; err != nil {
-		t.Fatalf("CreateOrder: %v", err)
-	}
-	if got := h.invStub.reserves.Load(); got != 1 {
-		t.Errorf("ReserveStock calls = %d, want 1 (the reconciler kept off)", got)
-	}
 }
 
 // TestReconcileBacksOff: an order that stays PENDING is driven every round
 // for its rounds, then logged at ERROR and driven only after a doubling
-// wait, all by the injected clock.
+// wait, in a synctest bubble's time.
 func TestReconcileBacksOff(t *testing.T) {
-	logs := &logRecorder{}
-	h := newHarness(t, WithReconcileRounds(3), WithReconcileBackoff(time.Minute), WithAttempts(1), WithLogger(slog.New(logs)))
-	o := pendingOrder(t, h, "pm_card_ok")
-	chargeAnswers(status.Error(codes.Unavailable, "down"))(h)
-	h.clock.Advance(6 * time.Second)
-	steps := []struct {
-		name      string
-		advance   time.Duration
-		wantDrive bool
-		wantLevel slog.Level // of the round's last reconcile line; 0 (info) when not driven
-		wantWait  string
-	}{
-		{name: "round 1", wantDrive: true, wantLevel: slog.LevelWarn},
-		{name: "round 2", advance: 2 * time.Second, wantDrive: true, wantLevel: slog.LevelWarn},
-		{name: "round 3 uses up the rounds", advance: 2 * time.Second, wantDrive: true, wantLevel: slog.LevelError, wantWait: "1m0s"},
-		{name: "next round skips it", advance: 2 * time.Second},
-		{name: "just before the wait ends", advance: time.Minute - 3*time.Second},
-		{name: "after 1m", advance: time.Second, wantDrive: true, wantLevel: slog.LevelError, wantWait: "2m0s"},
-		{name: "1m into 2m", advance: time.Minute},
-		{name: "after 2m", advance: time.Minute, wantDrive: true, wantLevel: slog.LevelError, wantWait: "4m0s"},
-	}
-	for _, st := range steps {
-		h.clock.Advance(st.advance)
-		before := h.payStub.creates.Load()
-		logs.reset()
-		if n, err := h.svc.Reconcile(context.Background()); n != 0 || err != nil {
-			t.Fatalf("%s: Reconcile() = %d, %v; want 0, nil", st.name, n, err)
+	synctest.Test(t, func(t *testing.T) {
+		logs := &logRecorder{}
+		h := newHarness(t, WithReconcileRounds(3), WithReconcileBackoff(time.Minute), WithLogger(slog.New(logs)))
+		o := pendingOrder(t, h, "pm_card_ok")
+		chargeAnswers(status.Error(codes.Unavailable, "down"))(h)
+		time.Sleep(6 * time.Second)
+		steps := []struct {
+			name      string
+			advance   time.Duration
+			wantDrive bool
+			wantLevel slog.Level // of the round's last reconcile line; 0 (info) when not driven
+			wantWait  string
+		}{
+			{name: "round 1", wantDrive: true, wantLevel: slog.LevelWarn},
+			{name: "round 2", advance: 2 * time.Second, wantDrive: true, wantLevel: slog.LevelWarn},
+			{name: "round 3 uses up the rounds", advance: 2 * time.Second, wantDrive: true, wantLevel: slog.LevelError, wantWait: "1m0s"},
+			{name: "next round skips it", advance: 2 * time.Second},
+			{name: "just before the wait ends", advance: time.Minute - 3*time.Second},
+			{name: "after 1m", advance: time.Second, wantDrive: true, wantLevel: slog.LevelError, wantWait: "2m0s"},
+			{name: "1m into 2m", advance: time.Minute},
+			{name: "after 2m", advance: time.Minute, wantDrive: true, wantLevel: slog.LevelError, wantWait: "4m0s"},
 		}
-		if driven := h.payStub.creates.Load() > before; driven != st.wantDrive {
-			t.Errorf("%s: order driven = %v, want %v", st.name, driven, st.wantDrive)
-		}
-		r, ok := logs.last(func(r logRecord) bool { return r.attrs["orderId"] == o.GetId() && r.level >= slog.LevelWarn })
-		if !st.wantDrive {
-			if ok {
-				t.Errorf("%s: logged %q for an order that waits", st.name, r.msg)
+		for _, st := range steps {
+			time.Sleep(st.advance)
+			before := h.payStub.creates.Load()
+			logs.reset()
+			if n, err := h.svc.Reconcile(context.Background()); n != 0 || err != nil {
+				t.Fatalf("%s: Reconcile() = %d, %v; want 0, nil", st.name, n, err)
 			}
-			continue
+			if driven := h.payStub.creates.Load() > before; driven != st.wantDrive {
+				t.Errorf("%s: order driven = %v, want %v", st.name, driven, st.wantDrive)
+			}
+			r, ok := logs.last(func(r logRecord) bool { return r.attrs["orderId"] == o.GetId() && r.level >= slog.LevelWarn })
+			if !st.wantDrive {
+				if ok {
+					t.Errorf("%s: logged %q for an order that waits", st.name, r.msg)
+				}
+				continue
+			}
+			if !ok || r.level != st.wantLevel || r.attrs["nextTryIn"] != st.wantWait {
+				t.Errorf("%s: last line = %+v (found %v); want level %v nextTryIn %q", st.name, r, ok, st.wantLevel, st.wantWait)
+			}
 		}
-		if !ok || r.level != st.wantLevel || r.attrs["nextTryIn"] != st.wantWait {
-			t.Errorf("%s: last line = %+v (found %v); want level %v nextTryIn %q", st.name, r, ok, st.wantLevel, st.wantWait)
+		// Payment is back: the next due round settles it and forgets it.
+		h.payStub.set(func(k *payHooks) { k.create = h.pay.CreatePayment })
+		time.Sleep(4 * time.Minute)
+		if n, err := h.svc.Reconcile(context.Background()); n != 1 || err != nil {
+			t.Fatalf("Reconcile() after recovery = %d, %v; want 1, nil", n, err)
 		}
-	}
-	// Payment is back: the next due round settles it and forgets it.
-	h.payStub.set(func(k *payHooks) { k.create = h.pay.CreatePayment })
-	h.clock.Advance(4 * time.Minute)
-	if n, err := h.svc.Reconcile(context.Background()); n != 1 || err != nil {
-		t.Fatalf("Reconcile() after recovery = %d, %v; want 1, nil", n, err)
-	}
-	checkStored(t, h, h.get(o.GetId()), orderv1.Order_STATUS_CONFIRMED, "", inventoryv1.Reservation_STATE_COMMITTED, 1, 0)
-	if got := h.svc.rounds.waiting(h.clock.Now().Add(-time.Hour)); got != 0 || len(h.svc.rounds.orders) != 0 {
-		t.Errorf("round book after settling = %d waiting, %d known; want empty", got, len(h.svc.rounds.orders))
-	}
+		checkStored(t, h, h.get(o.GetId()), orderv1.Order_STATUS_CONFIRMED, "", inventoryv1.Reservation_STATE_COMMITTED, 1, 0)
+		if got := h.svc.rounds.waiting(time.Now().Add(-time.Hour)); got != 0 || len(h.svc.rounds.orders) != 0 {
+			t.Errorf("round book after settling = %d waiting, %d known; want empty", got, len(h.svc.rounds.orders))
+		}
+	})
 }
 
 func TestRoundBook(t *testing.T) {

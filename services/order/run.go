@@ -42,8 +42,6 @@ type Config struct {
 	// ReconcileAfter is how old a PENDING order must be before the
 	// reconciler drives it. 0 means 5s.
 	ReconcileAfter time.Duration
-	// Now is the clock. nil means time.Now.
-	Now func() time.Time
 }
 
 func (c *Config) validate() error {
@@ -65,9 +63,6 @@ func (c *Config) validate() error {
 	if c.ReconcileAfter == 0 {
 		c.ReconcileAfter = DefaultReconcileAfter
 	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
 	return nil
 }
 
@@ -85,7 +80,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer store.Close()
 	svc, err := New(store, inventoryv1.NewInventoryServiceClient(cfg.Inventory),
 		paymentv1.NewPaymentServiceClient(cfg.Payment),
-		WithLogger(cfg.Logger), WithClock(cfg.Now), WithReconcileAfter(cfg.ReconcileAfter))
+		WithLogger(cfg.Logger), WithReconcileAfter(cfg.ReconcileAfter))
 	if err != nil {
 		return err
 	}

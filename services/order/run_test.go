@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc"
@@ -42,73 +43,67 @@ func TestConfigValidate(t *testing.T) {
 			want := Config{Listen: "127.0.0.1:43103", DB: filepath.Join("var", "order.db"),
 				ReconcileInterval: 2 * time.Second, ReconcileAfter: 5 * time.Second}
 			if cfg.Listen != want.Listen || cfg.DB != want.DB || cfg.ReconcileInterval != want.ReconcileInterval ||
-				cfg.ReconcileAfter != want.ReconcileAfter || cfg.Now == nil {
-				t.Errorf("defaults = %+v, want %+v and a clock", cfg, want)
+				cfg.ReconcileAfter != want.ReconcileAfter {
+				t.Errorf("defaults = %+v, want %+v", cfg, want)
 			}
 		})
 	}
 }
 
 // TestRun serves on a bufconn listener: an order whose charge timed out is
-// finished by the background reconciler, and Run stops cleanly.
+// finished by the background reconciler at its default interval and age,
+// and Run stops cleanly. It runs in a synctest bubble, so the reconciler's
+// seconds pass at once and synctest.Wait says when its round is done.
 func TestRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the reconciler loop in real time")
-	}
-	h := newHarness(t)
-	lis := bufconn.Listen(1 << 20)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Config{
-			DB: filepath.Join(t.TempDir(), "sub", "order.db"), Logger: slog.New(slog.DiscardHandler),
-			Inventory: h.invConn, Payment: h.payConn, Listener: lis, Now: h.clock.Now,
-			ReconcileInterval: 10 * time.Millisecond,
-		})
-	}()
-	conn, err := grpc.NewClient("passthrough:///order",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatalf("grpc.NewClient: %v", err)
-	}
-	defer conn.Close()
-	client := orderv1.NewOrderServiceClient(conn)
-	h.payStub.set(chargeThenLose(h))
-	o, err := client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 1))
-	if err != nil || o.GetStatus() != orderv1.Order_STATUS_PENDING {
-		t.Fatalf("CreateOrder = %v, %v; want PENDING", o.GetStatus(), err)
-	}
-	h.payStub.set(func(k *payHooks) { k.create = h.pay.CreatePayment })
-	h.clock.Advance(time.Minute)
-	waitStatus(t, client, o.GetId(), orderv1.Order_STATUS_CONFIRMED)
-	cancel()
-	select {
-	case err := <-done:
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		lis := bufconn.Listen(1 << 20)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			done <- Run(ctx, Config{
+				DB: filepath.Join(t.TempDir(), "sub", "order.db"), Logger: slog.New(slog.DiscardHandler),
+				Inventory: h.invConn, Payment: h.payConn, Listener: lis,
+			})
+		}()
+		conn, err := grpc.NewClient("passthrough:///order",
+			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+			grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
+			t.Fatalf("grpc.NewClient: %v", err)
+		}
+		defer conn.Close()
+		client := orderv1.NewOrderServiceClient(conn)
+		h.payStub.set(chargeThenLose(h))
+		o, err := client.CreateOrder(alice(t, "k1"), orderReq("pm_card_ok", "keyboard-001", 1))
+		if err != nil || o.GetStatus() != orderv1.Order_STATUS_PENDING {
+			t.Fatalf("CreateOrder = %v, %v; want PENDING", o.GetStatus(), err)
+		}
+		h.payStub.set(func(k *payHooks) { k.create = h.pay.CreatePayment })
+
+		status := func() orderv1.Order_Status {
+			t.Helper()
+			synctest.Wait() // any reconcile round that started has finished
+			got, err := client.GetOrder(alice(t, ""), &orderv1.GetOrderRequest{Id: o.GetId()})
+			if err != nil {
+				t.Fatalf("GetOrder: %v", err)
+			}
+			return got.GetStatus()
+		}
+		// Rounds run every 2s; an order is theirs once 5s old: the rounds
+		// at 2s and 4s leave it, the one at 6s settles it.
+		time.Sleep(DefaultReconcileAfter - time.Millisecond)
+		if got := status(); got != orderv1.Order_STATUS_PENDING {
+			t.Fatalf("order before the reconcile age = %v, want PENDING", got)
+		}
+		time.Sleep(2 * time.Second)
+		if got := status(); got != orderv1.Order_STATUS_CONFIRMED {
+			t.Fatalf("order after a reconcile round = %v, want CONFIRMED", got)
+		}
+		cancel()
+		if err := <-done; err != nil {
 			t.Errorf("Run() = %v, want nil", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after cancel")
-	}
-}
-
-// waitStatus polls GetOrder until the order has want, for at most 5s.
-func waitStatus(t *testing.T, c orderv1.OrderServiceClient, id string, want orderv1.Order_Status) {
-	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(5 * time.Second)
-	for {
-		o, err := c.GetOrder(alice(t, ""), &orderv1.GetOrderRequest{Id: id})
-		if err == nil && o.GetStatus() == want {
-			return
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("order %s = %v, %v; want %v within 5s", id, o.GetStatus(), err, want)
-		}
-	}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -93,7 +94,7 @@ func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 // not (another run settled it) or the store fails, it returns what is
 // stored, or cur, and false: the run must stop.
 func (s *Service) save(ctx context.Context, cur, next *Record) (*Record, bool) {
-	next.Order.UpdateTime = timestamppb.New(s.now())
+	next.Order.UpdateTime = timestamppb.New(time.Now())
 	pctx, cancel := persistContext(ctx)
 	defer cancel()
 	err := s.store.Update(pctx, next, orderv1.Order_STATUS_PENDING)

@@ -25,15 +25,12 @@ func TestNew(t *testing.T) {
 		opts    []Option
 		wantErr bool
 	}{
-		{"complete", store, inv, pay, []Option{WithAttempts(1), WithReconcileAfter(0), WithBudget(time.Second)}, false},
+		{"complete", store, inv, pay, []Option{WithReconcileAfter(0), WithBudget(time.Second)}, false},
 		{"no store", nil, inv, pay, nil, true},
 		{"no inventory", store, nil, pay, nil, true},
 		{"no payments", store, inv, nil, nil, true},
 		{"nil option", store, inv, pay, []Option{nil}, true},
 		{"nil logger", store, inv, pay, []Option{WithLogger(nil)}, true},
-		{"nil clock", store, inv, pay, []Option{WithClock(nil)}, true},
-		{"zero attempts", store, inv, pay, []Option{WithAttempts(0)}, true},
-		{"zero backoff", store, inv, pay, []Option{WithBackoff(0)}, true},
 		{"zero budget", store, inv, pay, []Option{WithBudget(0)}, true},
 		{"negative reconcile age", store, inv, pay, []Option{WithReconcileAfter(-time.Second)}, true},
 		{"reconcile rounds and backoff", store, inv, pay, []Option{WithReconcileRounds(1), WithReconcileBackoff(time.Millisecond)}, false},
@@ -63,36 +60,5 @@ func TestAnswerSlice(t *testing.T) {
 		if got := answerSlice(tt.remaining); got != tt.want {
 			t.Errorf("answerSlice(%v) = %v, want %v", tt.remaining, got, tt.want)
 		}
-	}
-}
-
-// TestRetryStopsAtDeadline: unknown outcomes are retried, but never past
-// the step's deadline, and definite answers are not retried at all.
-func TestRetryStopsAtDeadline(t *testing.T) {
-	tests := []struct {
-		name         string
-		budget       time.Duration
-		backoff      time.Duration
-		again        bool
-		wantAttempts int
-	}{
-		{"not retryable", time.Second, time.Millisecond, false, 1},
-		{"attempts bound", 10 * time.Second, time.Millisecond, true, 5},
-		// Waits 200ms then 400ms; at 600ms the next 800ms wait would
-		// outlast the budget, so the third attempt is the last.
-		{"deadline bound", time.Second, 200 * time.Millisecond, true, 3},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := &Service{settings: defaultSettings()}
-			s.attempts, s.backoff = 5, tt.backoff
-			ctx, cancel := context.WithTimeout(context.Background(), tt.budget)
-			defer cancel()
-			n := 0
-			_ = s.retry(ctx, func(error) bool { return tt.again }, func(context.Context) error { n++; return context.DeadlineExceeded })
-			if n != tt.wantAttempts {
-				t.Errorf("attempts = %d, want %d", n, tt.wantAttempts)
-			}
-		})
 	}
 }
