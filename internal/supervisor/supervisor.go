@@ -10,8 +10,8 @@
 //
 // A child that exits is logged and NOT restarted: failure behaviour stays
 // visible. When the context ends, every child gets SIGTERM, then SIGKILL
-// after StopGrace. Children also get SIGKILL if the supervisor itself dies
-// (Linux parent-death signal), so no orphan keeps a port.
+// after StopGrace. On Linux, children also get SIGKILL if the supervisor
+// itself dies (the parent-death signal), so no orphan keeps a port.
 package supervisor
 
 import (
@@ -128,7 +128,7 @@ func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
 	// Own process group: a terminal's SIGINT or SIGHUP to our group reaches
 	// only the supervisor, which stops (or reloads) the children itself, so
 	// none is killed behind its back.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	tagger := newTagger(c.Name, out)
 	cmd.Stdout, cmd.Stderr = tagger, tagger
 	if err := cmd.Start(); err != nil {
