@@ -52,6 +52,7 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 	if own {
 		ctx = chaindeadline.WithUpstreamDeadline(ctx)
 	}
+	w.ex.byClient = !own
 	ctx, rec := answered.NewContext(ctx)
 	w.ex.answered, w.ex.idemKey = rec, key
 	fwd := r.Clone(ctx)

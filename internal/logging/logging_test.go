@@ -11,6 +11,9 @@ import (
 	"unicode/utf8"
 
 	mwlog "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -109,5 +112,37 @@ func TestShortValuesAreKept(t *testing.T) {
 	}
 	if got["msg"] != v || got["k"] != v || got["n"] != float64(7) {
 		t.Errorf("values at the limit were changed: %.200s", buf.String())
+	}
+}
+
+// TestAccessLineLevel: a call the client ended (CANCELLED) or whose
+// deadline ran out is at most a WARN; a service fault is an ERROR.
+func TestAccessLineLevel(t *testing.T) {
+	tests := []struct {
+		code codes.Code
+		want string
+	}{
+		{codes.OK, "INFO"},
+		{codes.Canceled, "INFO"},
+		{codes.DeadlineExceeded, "WARN"},
+		{codes.Unavailable, "WARN"},
+		{codes.Internal, "ERROR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code.String(), func(t *testing.T) {
+			var buf bytes.Buffer
+			ic := UnaryServerInterceptor(New(&buf, "order", slog.LevelDebug))
+			info := &grpc.UnaryServerInfo{FullMethod: "/portico.order.v1.OrderService/GetOrder"}
+			_, _ = ic(context.Background(), nil, info, func(context.Context, any) (any, error) {
+				return nil, status.Error(tt.code, "x")
+			})
+			var got map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatalf("not JSON: %q", buf.String())
+			}
+			if got["level"] != tt.want || got["code"] != tt.code.String() {
+				t.Errorf("access line level %v code %v, want %s %s", got["level"], got["code"], tt.want, tt.code)
+			}
+		})
 	}
 }
