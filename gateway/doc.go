@@ -47,7 +47,7 @@
 // One YAML document, decoded strictly: unknown keys, duplicate keys and wrong
 // types are errors naming the field path ("upstreams[0].adresses: unknown
 // field (line 7)"); every field's zero value means its default. Reference
-// (testdata/config/example.yaml):
+// (deploy/portico.example.yaml):
 //
 //	listen: 127.0.0.1:43100        # default; loopback so demo tokens stay local
 //	shutdown_grace: 10s            # default: in-flight requests' time to finish
