@@ -14,10 +14,8 @@ import (
 	"github.com/portico-gateway/portico/interceptors/retry"
 )
 
-// Defaults of Config. Timeout, Breaker.ConsecutiveFailures and
-// Breaker.CoolDown are the gateway course's numbers (seed 000): a 240ms
-// upstream timeout, and two consecutive failures opening the circuit for
-// 800ms.
+// Defaults of Config: a 240ms upstream timeout, and two consecutive
+// failures opening the circuit for 800ms.
 const (
 	DefaultTimeout = 240 * time.Millisecond
 )
@@ -156,8 +154,8 @@ type EjectionConfig struct {
 }
 
 // Defaults returns the Config every zero field stands for, spelled out:
-// the seed 000 profile (240ms timeout, breaker opening after 2 consecutive
-// failures for 800ms) with the packages' other defaults.
+// a 240ms timeout and a breaker opening after 2 consecutive failures for
+// 800ms, with the packages' other defaults.
 func Defaults() Config {
 	return Config{
 		Timeout: DefaultTimeout,

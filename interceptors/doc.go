@@ -1,7 +1,7 @@
 // Package interceptors builds Portico's gRPC client chain: one
 // grpc.ClientConn per upstream, wrapped in the layers that keep a failing
-// upstream's trouble bounded (the gateway course's "inventory is down, what
-// does the order entry do?"). Each concern is a package of its own: deadline,
+// upstream's trouble bounded (when inventory is down, an order fails fast
+// and reads of other services keep working). Each concern is a package of its own: deadline,
 // bulkhead, breaker, retry, balance (service config, addresses, ejection),
 // faults (server-side drills) and metrics.
 //
@@ -54,7 +54,7 @@
 //     CIRCUIT_OPEN soon after.
 //   - breaker sits outside retry: it judges the call the caller made, one
 //     verdict after all attempts, so "2 consecutive failures" counts what
-//     the caller saw, as the course's gateway does. While open nothing below
+//     the caller saw, not each attempt. While open nothing below
 //     runs, so no attempt and no retry budget is spent. Amplification by
 //     retries is capped by the retry budget, not by the breaker.
 //   - retry is inside everything that must happen once per call, and holds
@@ -72,7 +72,7 @@
 // # Configuration
 //
 // Config is one upstream's settings, YAML-friendly, with documented zero
-// values; Defaults spells them out (the seed 000 profile: 240ms timeout,
+// values; Defaults spells them out (240ms timeout,
 // circuit open after 2 consecutive failures for 800ms, one half-open probe).
 // Options(cfg) turns it into options, and the With... options set single
 // fields. NewUpstream and Dial validate everything up front and name each

@@ -13,7 +13,7 @@ import (
 	"github.com/portico-gateway/portico/services/payment"
 )
 
-// Default addresses, as in seed 000: edge 43100, inventory 43101, payment
+// Default addresses: edge 43100, inventory 43101, payment
 // 43102, order 43103.
 const (
 	defaultInventory = "127.0.0.1:43101"

@@ -15,14 +15,15 @@ import (
 
 const createOrder = "/portico.order.v1.OrderService/CreateOrder"
 
-// seedProfile is seed 000's order upstream: 240ms timeout, breaker open
-// after 2 consecutive failures, 800ms cool-down, one half-open probe.
+// seedProfile is the order upstream's default resilience: 240ms timeout,
+// breaker open after 2 consecutive failures, 800ms cool-down, one half-open
+// probe.
 const seedProfile = `timeout: 240ms
 resilience:
   breaker: {consecutive_failures: 2, cool_down: 800ms, half_open_probes: 1}
 `
 
-// TestSeedBreakerSequence replays seed 000: order is 350ms slow, so two
+// TestSeedBreakerSequence: order is 350ms slow, so two
 // POSTs time out (504), the third is refused at once (503 CIRCUIT_OPEN)
 // without reaching order; after the cool-down a burst lets exactly one
 // probe through, and a good probe closes the breaker.
@@ -96,7 +97,7 @@ func TestInventoryDownOrderEntry(t *testing.T) {
 		t.Fatalf("baseline order = %d %s", ok.status, ok.body)
 	}
 	c.inv.Kill()
-	// Three tries, more than the seed profile's breaker threshold: a live
+	// Three tries, more than the default breaker threshold: a live
 	// order service answering "inventory is down" must not trip the edge's
 	// order breaker, or GET /api/orders would fail too.
 	for i := range 3 {

@@ -1,6 +1,6 @@
 // Package order is the order service: it takes orders and runs the order
 // saga across the inventory and payment services, so no client ever has to
-// decide who refunds or releases what (seed 000).
+// decide who refunds or releases what.
 //
 // # States
 //

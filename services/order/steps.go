@@ -12,14 +12,14 @@ import (
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
-// PaymentKey is the idempotency key of an order's charge (seed 000): every
+// PaymentKey is the idempotency key of an order's charge: every
 // attempt, from any run, carries the same key, so the payment service
 // returns the first charge instead of making a second.
 func PaymentKey(orderID string) string { return "payment:" + orderID }
 
 // retryReserve accepts unknown outcomes except UNAVAILABLE: when inventory
 // cannot be reached the caller is told at once instead of queueing on a dead
-// dependency (seed 000).
+// dependency.
 func retryReserve(err error) bool {
 	return unknownOutcome(err) && status.Code(err) != codes.Unavailable
 }
