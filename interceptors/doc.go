@@ -1,9 +1,9 @@
 // Package interceptors builds Portico's gRPC client chain: one
 // grpc.ClientConn per upstream, wrapped in the layers that keep a failing
 // upstream's trouble bounded (when inventory is down, an order fails fast
-// and reads of other services keep working). Each concern is a package of its own: deadline,
-// bulkhead, breaker, retry, balance (service config, addresses, ejection),
-// faults (server-side drills) and metrics.
+// and reads of other services keep working). Each concern is a package of
+// its own: deadline, bulkhead, breaker, retry, balance (service config,
+// addresses, ejection), faults (server-side drills) and metrics.
 //
 // # The chain
 //
@@ -54,8 +54,8 @@
 //     CIRCUIT_OPEN soon after.
 //   - breaker sits outside retry: it judges the call the caller made, one
 //     verdict after all attempts, so "2 consecutive failures" counts what
-//     the caller saw, not each attempt. While open nothing below
-//     runs, so no attempt and no retry budget is spent. Amplification by
+//     the caller saw, not each attempt. While open nothing below runs, so
+//     no attempt and no retry budget is spent. Amplification by
 //     retries is capped by the retry budget, not by the breaker.
 //   - retry is inside everything that must happen once per call, and holds
 //     the per-attempt deadline itself: only the loop can tell its own
@@ -72,8 +72,8 @@
 // # Configuration
 //
 // Config is one upstream's settings, YAML-friendly, with documented zero
-// values; Defaults spells them out (240ms timeout,
-// circuit open after 2 consecutive failures for 800ms, one half-open probe).
+// values; Defaults spells them out (240ms timeout, circuit open after 2
+// consecutive failures for 800ms, one half-open probe).
 // Options(cfg) turns it into options, and the With... options set single
 // fields. NewUpstream and Dial validate everything up front and name each
 // bad field (*FieldError, e.g. "retry.max_attempts: must be at least 1").
