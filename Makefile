@@ -27,9 +27,9 @@ build:
 run: build
 	exec bin/portico dev
 
-## test: vet, the macOS cross-build, the pinned tools, generated-code check,
-## proto lint, then every test with -race
-test: vet cross tools check-generated lint
+## test: vet, the macOS cross-build, generated-code check, proto lint, then
+## every test with -race
+test: vet cross check-generated lint
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
 vet:
@@ -39,8 +39,8 @@ vet:
 cross:
 	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
 
-## tools: compile the pinned tools that no other target runs (grpcurl), so
-## the README's grpcurl examples start at once after the first make test
+## tools: compile grpcurl, the one pinned tool no other target runs, ahead
+## of its first use (make test compiles the others as it runs them)
 tools:
 	$(GO) tool -modfile=tools/go.mod grpcurl -version > /dev/null 2>&1
 
