@@ -56,8 +56,9 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 }
 
+// TestExampleConfig loads the configuration reference users copy.
 func TestExampleConfig(t *testing.T) {
-	c, err := LoadConfig(filepath.Join("testdata", "config", "example.yaml"))
+	c, err := LoadConfig(filepath.Join("..", "deploy", "portico.example.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +84,6 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
-		if name == "example" {
-			continue
-		}
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
 // Validate reports every problem with c, each naming its field path.
@@ -106,7 +107,7 @@ func (c Config) validateTokens(v *validator) {
 			v.add(p+".token", "repeats auth.tokens[%d].token", j)
 		}
 		seen[t.Token] = i
-		if !printable(t.Subject, 255) {
+		if !callmeta.ValidValue(t.Subject, 255) {
 			v.add(p+".subject", "want 1-255 printable ASCII characters, got %q", t.Subject)
 		}
 		if !auth.KnownRole(t.Role) {
@@ -160,18 +161,4 @@ func hostPort(a string) bool {
 	}
 	n, err := strconv.Atoi(port)
 	return err == nil && n > 0 && n < 65536
-}
-
-// printable reports whether s is 1-max printable ASCII characters, so it
-// is a valid gRPC metadata value.
-func printable(s string, max int) bool {
-	if s == "" || len(s) > max {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }

@@ -27,6 +27,7 @@ type exchange struct {
 	location  string // its Location
 	code      string // the problem code answered, for the log
 	logErr    string // what went wrong behind a 5xx; logged, never sent
+	byClient  bool   // the deadline is the client's Grpc-Timeout, shorter than the route's
 }
 
 type exchangeKey struct{}

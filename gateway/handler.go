@@ -92,10 +92,14 @@ func (s *Server) finish(w *responseWriter, r *http.Request, ex *exchange) {
 }
 
 // logAccess writes the one access line of a request. It never logs
-// headers, so tokens and cookies cannot leak into logs.
+// headers, so tokens and cookies cannot leak into logs. A 5xx is an ERROR,
+// except a 504 under the client's own shorter Grpc-Timeout: like a 4xx
+// (499 for a client that hung up), that is the client's outcome, a WARN.
 func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Duration) {
 	level := slog.LevelInfo
 	switch {
+	case status == http.StatusGatewayTimeout && ex.byClient:
+		level = slog.LevelWarn
 	case status >= 500:
 		level = slog.LevelError
 	case status >= 400:

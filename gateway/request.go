@@ -53,6 +53,7 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 	if own {
 		ctx = chaindeadline.WithUpstreamDeadline(ctx)
 	}
+	w.ex.byClient = !own
 	ctx, rec := answered.NewContext(ctx)
 	w.ex.answered, w.ex.idemKey, w.ex.body = rec, key, body
 	fwd := r.Clone(ctx)

@@ -1,7 +1,7 @@
 // Package interceptors builds Portico's gRPC client chain: one
 // grpc.ClientConn per upstream, wrapped in the layers that keep a failing
-// upstream's trouble bounded (the gateway course's "inventory is down, what
-// does the order entry do?"). Each concern is a package of its own: deadline,
+// upstream's trouble bounded: when a dependency is down, callers fail fast
+// with an honest status instead of piling up. Each concern is a package of its own: deadline,
 // bulkhead, breaker, retry, balance (service config, addresses, ejection),
 // faults (server-side drills) and metrics.
 //
@@ -58,7 +58,7 @@
 //     CIRCUIT_OPEN soon after.
 //   - breaker sits outside retry: it judges the call the caller made, one
 //     verdict after all attempts, so "2 consecutive failures" counts what
-//     the caller saw, as the course's gateway does. While open nothing below
+//     the caller saw. While open nothing below
 //     runs, so no attempt and no retry budget is spent. Amplification by
 //     retries is capped by the retry budget, not by the breaker.
 //   - retry is inside everything that must happen once per call, and holds

@@ -65,7 +65,7 @@ func check(t Token) error {
 	switch {
 	case t.Token == "" || strings.ContainsAny(t.Token, " \t\r\n"):
 		return errors.New("token must be non-empty without whitespace")
-	case !printable(t.Subject, 255):
+	case !callmeta.ValidValue(t.Subject, 255):
 		return errors.New("subject must be 1-255 printable ASCII characters")
 	case !KnownRole(t.Role):
 		return fmt.Errorf("role %q is not admin, reader or customer", t.Role)
@@ -122,18 +122,4 @@ func BearerToken(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return tok, true
-}
-
-// printable reports whether s is 1-max printable ASCII characters, so it is
-// a valid gRPC metadata value.
-func printable(s string, max int) bool {
-	if s == "" || len(s) > max {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }

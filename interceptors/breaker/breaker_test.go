@@ -46,7 +46,7 @@ func call(t *testing.T, b *breaker.Breaker, err error) error {
 
 func TestOpensAfterConsecutiveFailuresAndRecovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b, trs := newBreaker(t, breaker.Settings{}) // seed 000 defaults: 2 failures, 800ms
+		b, trs := newBreaker(t, breaker.Settings{}) // the defaults: 2 failures, 800ms
 		for i := range 2 {
 			if err := call(t, b, unavailable); err != nil {
 				t.Fatalf("call %d refused: %v", i+1, err)

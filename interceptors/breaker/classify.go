@@ -28,8 +28,8 @@ const (
 //     answered on purpose that something behind it is down (the order
 //     service's INVENTORY_UNAVAILABLE, or a deeper hop's CIRCUIT_OPEN); the
 //     upstream itself is healthy, so its other routes (GET /api/orders while
-//     inventory is down) keep working. Seed 000: never let one dependency's
-//     outage take down unrelated reads. See reason.Deliberate (an injected
+//     inventory is down) keep working: one dependency's outage never takes
+//     down unrelated reads. See reason.Deliberate (an injected
 //     fault still counts).
 //   - UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, DATA_LOSS: Failure,
 //     the upstream is unreachable, too slow or broken.

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Defaults. The numbers of the first three come from the gateway course's
-// seed profile: two consecutive failures open the circuit for 800ms.
+// Defaults: two consecutive failures open the circuit for 800ms, long
+// enough to shed a burst aimed at a dead upstream, short enough that a
+// recovered one is back within a second.
 const (
 	DefaultConsecutiveFailures = 2
 	DefaultCoolDown            = 800 * time.Millisecond

@@ -1,6 +1,7 @@
 // Package faults injects delays and errors into a server's handlers, so the
 // timeouts, retries and breakers in front of it can be watched doing their
-// job (the gateway course's "let the order service take 350ms" drill).
+// job (for example: make the order service take 350ms and watch the
+// edge's 240ms timeout and its breaker react).
 //
 // It is off unless configured: with no rules UnaryServerInterceptor passes
 // every call straight through. A Rule picks calls by full method name

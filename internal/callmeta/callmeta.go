@@ -58,12 +58,16 @@ func IdempotencyKeyFromIncoming(ctx context.Context) string {
 }
 
 // ValidIdempotencyKey reports whether k is 1-255 printable ASCII characters.
-func ValidIdempotencyKey(k string) bool {
-	if k == "" || len(k) > MaxIdempotencyKeyLen {
+func ValidIdempotencyKey(k string) bool { return ValidValue(k, MaxIdempotencyKeyLen) }
+
+// ValidValue reports whether s is 1-max printable ASCII characters (0x20 to
+// 0x7e), so it can travel as a gRPC metadata value unchanged.
+func ValidValue(s string, max int) bool {
+	if s == "" || len(s) > max {
 		return false
 	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
 			return false
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
-// TestDev runs `portico dev` and replays seed 000's checks: aggregated
+// TestDev runs `portico dev` and checks what a new user sees: aggregated
 // health over three dependencies, a 401 problem without a token, one trace
 // id across all four processes, POST /api/orders answering 201 + Location +
 // CONFIRMED; then a dead child shows DOWN, and SIGTERM stops everything.

@@ -15,15 +15,15 @@ import (
 
 const createOrder = "/portico.order.v1.OrderService/CreateOrder"
 
-// seedProfile is the order upstream of the breaker drill: 240ms timeout,
+// drillProfile is the order upstream of the breaker drill: 240ms timeout,
 // breaker open after 2 consecutive failures, 800ms cool-down, one
 // half-open probe.
-const seedProfile = `timeout: 240ms
+const drillProfile = `timeout: 240ms
 resilience:
   breaker: {consecutive_failures: 2, cool_down: 800ms, half_open_probes: 1}
 `
 
-// TestSeedBreakerSequence: order is 350ms slow behind a 240ms timeout, so
+// TestBreakerSequence: order is 350ms slow behind a 240ms timeout, so
 // two POSTs time out (504), the third is refused at once (503
 // CIRCUIT_OPEN) without reaching order; after the cool-down one probe goes
 // through, fails and reopens the circuit, and a good probe closes it. The
@@ -32,12 +32,12 @@ resilience:
 // are real (these are processes): the test polls until the breaker lets a
 // call through instead of sleeping through them. Concurrent probes in
 // half-open are bounded by package breaker's tests.
-func TestSeedBreakerSequence(t *testing.T) {
+func TestBreakerSequence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
 	c := startCluster(t, "--faults", "delay=350ms,method="+createOrder)
-	e := startEdge(t, c, noBreaker, map[string]string{"order": seedProfile})
+	e := startEdge(t, c, noBreaker, map[string]string{"order": drillProfile})
 	sent := 0
 	post := func() reply {
 		sent++
@@ -107,13 +107,13 @@ func TestInventoryDownOrderEntry(t *testing.T) {
 		t.Skip("starts real processes")
 	}
 	c := startCluster(t)
-	e := startEdge(t, c, "", map[string]string{"order": seedProfile})
+	e := startEdge(t, c, "", map[string]string{"order": drillProfile})
 	ok := call(t, "POST", e.url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: before")
 	if ok.status != 201 {
 		t.Fatalf("baseline order = %d %s", ok.status, ok.body)
 	}
 	c.inv.Kill()
-	// Three tries, more than the seed profile's breaker threshold: a live
+	// Three tries, more than the drill profile's breaker threshold: a live
 	// order service answering "inventory is down" must not trip the edge's
 	// order breaker, or GET /api/orders would fail too.
 	for i := range 3 {

@@ -30,7 +30,10 @@ var dropped = map[string]bool{
 // through go-grpc-middleware's logging interceptor, with Portico's field
 // names: method (e.g. "ReserveStock"), path and route (the full gRPC
 // method), status (the numeric gRPC code), code (its name), durationMs (a
-// number), and traceId from the context. Payloads are never logged.
+// number), and traceId from the context. Payloads are never logged. The
+// level is go-grpc-middleware's default for the code: what the client ended
+// (CANCELLED) is INFO, DEADLINE_EXCEEDED and UNAVAILABLE are WARN, a fault
+// in the service (INTERNAL, UNKNOWN, DATA_LOSS, UNIMPLEMENTED) is ERROR.
 func UnaryServerInterceptor(l *slog.Logger) grpc.UnaryServerInterceptor {
 	return mwlog.UnaryServerInterceptor(adapter(l), mwlog.WithLogOnEvents(mwlog.FinishCall))
 }

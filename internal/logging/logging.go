@@ -5,20 +5,32 @@
 //	route, status, code, durationMs, upstream.
 //
 // The trace id is taken from the context (package traceid) by the handler
-// itself, so any log call made with a request context carries it.
+// itself, so any log call made with a request context carries it. Every
+// string a record holds is capped at MaxValueBytes, so each record stays one
+// bounded line.
 package logging
 
 import (
 	"context"
 	"io"
 	"log/slog"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
+// MaxValueBytes bounds each string a record holds: its msg, every string
+// attribute and every error's text, at any depth. A longer value keeps its
+// first MaxValueBytes bytes (whole UTF-8 characters) and ends with
+// "… [truncated from N bytes]", N its full length, so one oversized value
+// (a client's string, an upstream's error) cannot make a record that a log
+// pipeline splits or drops.
+const MaxValueBytes = 8 << 10
+
 // New returns a JSON logger writing to w, tagging every line with service.
 func New(w io.Writer, service string, level slog.Leveler) *slog.Logger {
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: cutLong})
 	return slog.New(traceHandler{h}).With("service", service)
 }
 
@@ -38,4 +50,37 @@ func (h traceHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h traceHandler) WithGroup(name string) slog.Handler {
 	return traceHandler{h.Handler.WithGroup(name)}
+}
+
+// cutLong is the handler's ReplaceAttr: it applies MaxValueBytes. The JSON
+// handler calls it for msg and for every attribute, those of With and of
+// groups included.
+func cutLong(_ []string, a slog.Attr) slog.Attr {
+	var s string
+	switch v := a.Value; v.Kind() {
+	case slog.KindString:
+		s = v.String()
+	case slog.KindAny:
+		err, ok := v.Any().(error)
+		if !ok {
+			return a
+		}
+		s = err.Error()
+	default:
+		return a
+	}
+	if len(s) > MaxValueBytes {
+		a.Value = slog.StringValue(truncate(s))
+	}
+	return a
+}
+
+// truncate keeps the first MaxValueBytes bytes of s, never half a UTF-8
+// character, and marks the cut with s's full length.
+func truncate(s string) string {
+	i := MaxValueBytes
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "… [truncated from " + strconv.Itoa(len(s)) + " bytes]"
 }

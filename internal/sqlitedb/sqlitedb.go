@@ -5,8 +5,12 @@
 // deadlock upgrading a read lock), and the service's embedded migrations
 // applied in order, each exactly once.
 //
-// Migrations are files named NNNN_description.sql in the FS root; the
+// Migrations are files named NNNN_description.sql in the FS's migrations/
+// directory (what a service's //go:embed migrations/*.sql holds); the
 // applied version is kept in the table schema_migrations.
+//
+// A service's store embeds the *DB that Open returns: its Close, and its
+// Ping(ctx), the service's readiness probe, become the store's.
 package sqlitedb
 
 import (
@@ -16,6 +20,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -27,9 +32,15 @@ import (
 // Memory is the path that opens a private in-memory database, for tests.
 const Memory = ":memory:"
 
+// DB is an open database.
+type DB struct{ *sql.DB }
+
+// Ping reports whether the database answers.
+func (d *DB) Ping(ctx context.Context) error { return d.PingContext(ctx) }
+
 // Open opens (creating it and its directory if needed) the database at
-// path and applies the pending migrations from migrations.
-func Open(ctx context.Context, path string, migrations fs.FS) (*sql.DB, error) {
+// path and applies the pending migrations from migrations/ in migrations.
+func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlitedb: empty path")
 	}
@@ -60,14 +71,14 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*sql.DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitedb: migrate %s: %w", path, err)
 	}
-	return db, nil
+	return &DB{db}, nil
 }
 
 func migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
 		return err
 	}
-	files, err := fs.Glob(migrations, "*.sql")
+	files, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
@@ -85,7 +96,7 @@ func migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {
 }
 
 func version(name string) (int, error) {
-	num, _, ok := strings.Cut(name, "_")
+	num, _, ok := strings.Cut(path.Base(name), "_")
 	v, err := strconv.Atoi(num)
 	if !ok || err != nil || v <= 0 {
 		return 0, fmt.Errorf("migration %q: want NNNN_description.sql", name)

@@ -10,8 +10,8 @@ import (
 func TestMigrationsApplyOnceInOrder(t *testing.T) {
 	ctx := context.Background()
 	fs := fstest.MapFS{
-		"0002_add.sql":    {Data: []byte(`ALTER TABLE t ADD COLUMN b TEXT;`)},
-		"0001_create.sql": {Data: []byte(`CREATE TABLE t (a INTEGER);`)},
+		"migrations/0002_add.sql":    {Data: []byte(`ALTER TABLE t ADD COLUMN b TEXT;`)},
+		"migrations/0001_create.sql": {Data: []byte(`CREATE TABLE t (a INTEGER);`)},
 	}
 	path := filepath.Join(t.TempDir(), "sub", "x.db") // Open makes the directory
 	for range 2 {                                     // reopening must not re-apply
@@ -26,6 +26,9 @@ func TestMigrationsApplyOnceInOrder(t *testing.T) {
 		if err := db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 			t.Errorf("journal_mode = %q, %v; want wal", mode, err)
 		}
+		if err := db.Ping(ctx); err != nil {
+			t.Errorf("Ping() = %v", err)
+		}
 		db.Close()
 	}
 }
@@ -38,8 +41,8 @@ func TestOpenErrors(t *testing.T) {
 		fs   fstest.MapFS
 	}{
 		{"empty path", "", fstest.MapFS{}},
-		{"bad migration name", Memory, fstest.MapFS{"create.sql": {Data: []byte(`SELECT 1`)}}},
-		{"bad SQL", Memory, fstest.MapFS{"0001_bad.sql": {Data: []byte(`CREATE TABLEX`)}}},
+		{"bad migration name", Memory, fstest.MapFS{"migrations/create.sql": {Data: []byte(`SELECT 1`)}}},
+		{"bad SQL", Memory, fstest.MapFS{"migrations/0001_bad.sql": {Data: []byte(`CREATE TABLEX`)}}},
 		{"directory cannot be made", "/proc/portico/x.db", fstest.MapFS{}},
 	}
 	for _, tt := range tests {

@@ -94,7 +94,7 @@ func Start(t testing.TB, bin, name string, args ...string) *Proc {
 	p := &Proc{Name: name, out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = procAttr()
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
@@ -122,17 +122,11 @@ func (p *Proc) Kill() {
 
 // Pause stops the process with SIGSTOP: it keeps its sockets but answers
 // nothing, like a hung service. kill(2) returns before the target has
-// stopped, so Pause waits (up to 5s) until /proc shows it stopped.
+// stopped, so Pause waits (up to 5s) until the process shows as stopped.
 func (p *Proc) Pause() {
 	_ = p.cmd.Process.Signal(syscall.SIGSTOP)
-	stat := fmt.Sprintf("/proc/%d/stat", p.Pid())
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		b, err := os.ReadFile(stat)
-		if err != nil {
-			return
-		}
-		// The state follows the parenthesised command name: "pid (comm) T ...".
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't') {
+		if stopped, ok := isStopped(p.Pid()); stopped || !ok {
 			return
 		}
 	}

@@ -2,18 +2,18 @@ package inventory
 
 import (
 	"context"
-	"io"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/grpctest"
 )
 
 // running is a Run in a goroutine and a client connection to it.
@@ -25,34 +25,11 @@ type running struct {
 
 func startRun(t *testing.T, cfg Config) *running {
 	t.Helper()
-	lis := bufconn.Listen(1 << 20)
-	cfg.Listener = lis
-	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
-	runCtx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() {
-		err := Run(runCtx, cfg)
-		lis.Close() // a Run that fails early must not leave clients dialing
-		errc <- err
-	}()
-	conn := dial(t, lis)
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("Run = %v, want nil after cancel", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Run did not return within 10s of cancel")
-		}
-	}
-	t.Cleanup(stop)
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	conn, stop := grpctest.Run(t, func(ctx context.Context, lis net.Listener) error {
+		cfg.Listener = lis
+		return Run(ctx, cfg)
+	})
 	return &running{inventoryv1.NewInventoryServiceClient(conn), healthpb.NewHealthClient(conn), stop}
 }
 

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/portico-gateway/portico/internal/sqlitedb"
@@ -18,7 +17,7 @@ var migrations embed.FS
 // SQLiteStore is the Store on an SQLite database. It is safe for concurrent
 // use; write transactions are serialized by SQLite (BEGIN IMMEDIATE).
 type SQLiteStore struct {
-	db *sql.DB
+	*sqlitedb.DB // Close, and Ping: the readiness probe
 }
 
 var _ Store = (*SQLiteStore)(nil)
@@ -27,27 +26,17 @@ var _ Store = (*SQLiteStore)(nil)
 // in-memory one), creating it and its directory and applying migrations as
 // needed.
 func OpenSQLite(ctx context.Context, path string) (*SQLiteStore, error) {
-	sub, err := fs.Sub(migrations, "migrations")
+	db, err := sqlitedb.Open(ctx, path, migrations)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sqlitedb.Open(ctx, path, sub)
-	if err != nil {
-		return nil, err
-	}
-	return &SQLiteStore{db: db}, nil
+	return &SQLiteStore{db}, nil
 }
-
-// Close closes the database.
-func (s *SQLiteStore) Close() error { return s.db.Close() }
-
-// Ping reports whether the database answers; it is the readiness probe.
-func (s *SQLiteStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // Seed inserts items in one transaction if the catalogue is empty, and
 // reports whether it did. A catalogue with any item is left alone.
 func (s *SQLiteStore) Seed(ctx context.Context, items []Item) (bool, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
 	}
@@ -67,12 +56,12 @@ func (s *SQLiteStore) Seed(ctx context.Context, items []Item) (bool, error) {
 
 // Item implements Store.
 func (s *SQLiteStore) Item(ctx context.Context, sku string) (Item, error) {
-	return getItem(ctx, s.db, sku)
+	return getItem(ctx, s.DB, sku)
 }
 
 // Items implements Store.
 func (s *SQLiteStore) Items(ctx context.Context, after string, limit int) ([]Item, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB.QueryContext(ctx,
 		`SELECT `+itemColumns+` FROM items WHERE sku > ? ORDER BY sku LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err
@@ -91,12 +80,12 @@ func (s *SQLiteStore) Items(ctx context.Context, after string, limit int) ([]Ite
 
 // Reservation implements Store.
 func (s *SQLiteStore) Reservation(ctx context.Context, id string) (Reservation, error) {
-	return getReservation(ctx, s.db, id)
+	return getReservation(ctx, s.DB, id)
 }
 
 // InTx implements Store.
 func (s *SQLiteStore) InTx(ctx context.Context, fn func(Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
+	tx, err := s.DB.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
 	if err != nil {
 		return err
 	}

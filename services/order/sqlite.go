@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -19,7 +18,7 @@ var migrationFiles embed.FS
 
 // SQLiteStore is the Store on an embedded SQLite database.
 type SQLiteStore struct {
-	db *sql.DB
+	*sqlitedb.DB // Close, and Ping: the readiness probe
 }
 
 var _ Store = (*SQLiteStore)(nil)
@@ -28,22 +27,12 @@ var _ Store = (*SQLiteStore)(nil)
 // applies its migrations, creating its directory too; sqlitedb.Memory opens
 // a private in-memory database.
 func OpenSQLite(ctx context.Context, path string) (*SQLiteStore, error) {
-	m, err := fs.Sub(migrationFiles, "migrations")
+	db, err := sqlitedb.Open(ctx, path, migrationFiles)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sqlitedb.Open(ctx, path, m)
-	if err != nil {
-		return nil, err
-	}
-	return &SQLiteStore{db: db}, nil
+	return &SQLiteStore{db}, nil
 }
-
-// Close closes the database.
-func (s *SQLiteStore) Close() error { return s.db.Close() }
-
-// Ping reports whether the database answers; it is the readiness probe.
-func (s *SQLiteStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 const columns = `id, customer, idempotency_key, request_hash, status, lines, payment_method,
 	total_minor, total_currency, reservation_id, payment_id, failure_reason, failure_info,
@@ -56,7 +45,7 @@ func (s *SQLiteStore) Create(ctx context.Context, r *Record) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("order store: begin: %w", err)
 	}
@@ -82,7 +71,7 @@ func (s *SQLiteStore) Create(ctx context.Context, r *Record) (*Record, error) {
 
 // Get implements Store.
 func (s *SQLiteStore) Get(ctx context.Context, id string) (*Record, error) {
-	return scanRecord(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM orders WHERE id = ?`, id))
+	return scanRecord(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM orders WHERE id = ?`, id))
 }
 
 // Update implements Store.
@@ -93,7 +82,7 @@ func (s *SQLiteStore) Update(ctx context.Context, r *Record, from orderv1.Order_
 	}
 	// a follows columns: 4 status, 5 lines, 7-8 total, 9 reservation,
 	// 10 payment, 11-12 failure, 14 update_time.
-	res, err := s.db.ExecContext(ctx, `UPDATE orders SET status = ?, lines = ?, total_minor = ?,
+	res, err := s.DB.ExecContext(ctx, `UPDATE orders SET status = ?, lines = ?, total_minor = ?,
 		total_currency = ?, reservation_id = ?, payment_id = ?, failure_reason = ?, failure_info = ?,
 		update_time = ? WHERE id = ? AND status = ?`,
 		a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[12], a[14], r.Order.GetId(), from.String())
@@ -102,7 +91,7 @@ func (s *SQLiteStore) Update(ctx context.Context, r *Record, from orderv1.Order_
 
 // Delete implements Store.
 func (s *SQLiteStore) Delete(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM orders WHERE id = ? AND status = ?`,
+	res, err := s.DB.ExecContext(ctx, `DELETE FROM orders WHERE id = ? AND status = ?`,
 		id, orderv1.Order_STATUS_PENDING.String())
 	return affected(res, err, "delete")
 }
@@ -150,7 +139,7 @@ func (s *SQLiteStore) Pending(ctx context.Context, createdBefore time.Time, limi
 }
 
 func (s *SQLiteStore) query(ctx context.Context, query string, args ...any) ([]*Record, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.DB.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("order store: query: %w", err)
 	}

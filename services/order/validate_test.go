@@ -5,25 +5,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/grpctest"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-func badFields(err error) []string {
-	var fields []string
-	for _, d := range status.Convert(err).Details() {
-		if br, ok := d.(*errdetails.BadRequest); ok {
-			for _, v := range br.GetFieldViolations() {
-				fields = append(fields, v.GetField())
-			}
-		}
-	}
-	return fields
-}
+var badFields = grpctest.BadFields
 
 func manyLines(n int) *orderv1.CreateOrderRequest {
 	req := &orderv1.CreateOrderRequest{PaymentMethod: "pm_card_ok"}

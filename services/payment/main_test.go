@@ -2,24 +2,18 @@ package payment
 
 import (
 	"context"
-	"net"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
-	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/internal/grpctest"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
@@ -72,39 +66,11 @@ func newFixture(t *testing.T, path string) *fixture {
 	}
 	srv := grpc.NewServer()
 	paymentv1.RegisterPaymentServiceServer(srv, svc)
-	return &fixture{client: paymentv1.NewPaymentServiceClient(serve(t, srv)), store: store, clock: clock}
+	return &fixture{client: paymentv1.NewPaymentServiceClient(grpctest.Serve(t, srv)), store: store, clock: clock}
 }
 
-// serve serves srv on a bufconn listener until the test ends and returns a
-// client connection to it.
-func serve(t *testing.T, srv *grpc.Server) *grpc.ClientConn {
-	t.Helper()
-	lis := bufconn.Listen(1 << 20)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(lis) }()
-	conn := dial(t, lis)
-	t.Cleanup(func() { srv.Stop(); <-done })
-	return conn
-}
-
-func dial(t *testing.T, lis *bufconn.Listener) *grpc.ClientConn {
-	t.Helper()
-	conn, err := grpc.NewClient("passthrough:///bufconn",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
-
-// ctx returns a context bounded by 10s.
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	t.Cleanup(cancel)
-	return c
-}
+// ctx returns a context for one call, bounded by grpctest.Timeout.
+func ctx(t *testing.T) context.Context { return grpctest.Context(t) }
 
 // keyed returns ctx carrying an idempotency key.
 func keyed(t *testing.T, key string) context.Context { return withKey(ctx(t), key) }
@@ -135,47 +101,20 @@ func (f *fixture) list(t *testing.T, order string) []*paymentv1.Payment {
 	return resp.GetPayments()
 }
 
-// checkErr fails unless err has code and ErrorInfo reason ("" for none).
+// checkErr fails unless err has code and ErrorInfo reason ("" for none)
+// in Domain.
 func checkErr(t *testing.T, call string, err error, code codes.Code, reason string) {
 	t.Helper()
-	if status.Code(err) != code || rpcerr.Reason(err) != reason {
-		t.Errorf("%s = %v, want code %v reason %q", call, err, code, reason)
-	}
-	if reason != "" {
-		if d := rpcerr.ErrorInfo(err).GetDomain(); d != Domain {
-			t.Errorf("%s ErrorInfo domain = %q, want %q", call, d, Domain)
-		}
-	}
+	grpctest.CheckError(t, call, err, code, Domain, reason)
 }
 
 // badFields returns the BadRequest field names of err, in order.
-func badFields(err error) []string {
-	var out []string
-	for _, d := range status.Convert(err).Details() {
-		if br, ok := d.(*errdetails.BadRequest); ok {
-			for _, v := range br.GetFieldViolations() {
-				out = append(out, v.GetField())
-			}
-		}
-	}
-	return out
-}
+var badFields = grpctest.BadFields
+
+// echoes reports whether err's message or ErrorInfo metadata contains s.
+var echoes = grpctest.Echoes
 
 // withKey returns c carrying an idempotency key.
-// echoes reports whether err's message or any ErrorInfo metadata value
-// contains s.
-func echoes(err error, s string) bool {
-	if strings.Contains(status.Convert(err).Message(), s) {
-		return true
-	}
-	for _, v := range rpcerr.ErrorInfo(err).GetMetadata() {
-		if strings.Contains(v, s) {
-			return true
-		}
-	}
-	return false
-}
-
 func withKey(c context.Context, key string) context.Context {
 	return callmeta.WithIdempotencyKey(c, key)
 }

@@ -3,47 +3,25 @@ package payment
 import (
 	"context"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"testing"
-	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/test/bufconn"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/grpctest"
 )
 
 // startRun runs Run on a bufconn listener until the returned stop is called
 // (or the test ends) and returns a client connection to it.
 func startRun(t *testing.T, cfg Config) (paymentv1.PaymentServiceClient, healthpb.HealthClient, func()) {
 	t.Helper()
-	lis := bufconn.Listen(1 << 20)
-	cfg.Listener, cfg.Logger = lis, slog.New(slog.DiscardHandler)
-	runCtx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() {
-		err := Run(runCtx, cfg)
-		lis.Close() // a Run that fails early must not leave clients dialing
-		errc <- err
-	}()
-	conn := dial(t, lis)
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("Run = %v, want nil after cancel", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Run did not return within 10s of cancel")
-		}
-	}
-	t.Cleanup(stop)
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	conn, stop := grpctest.Run(t, func(ctx context.Context, lis net.Listener) error {
+		cfg.Listener = lis
+		return Run(ctx, cfg)
+	})
 	return paymentv1.NewPaymentServiceClient(conn), healthpb.NewHealthClient(conn), stop
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"embed"
 	"errors"
-	"io/fs"
 	"time"
 
 	"modernc.org/sqlite"
@@ -20,7 +19,7 @@ var migrations embed.FS
 // SQLiteStore is the Store on an SQLite database. It is safe for concurrent
 // use; write transactions are serialized by SQLite (BEGIN IMMEDIATE).
 type SQLiteStore struct {
-	db *sql.DB
+	*sqlitedb.DB // Close, and Ping: the readiness probe
 }
 
 var _ Store = (*SQLiteStore)(nil)
@@ -29,31 +28,21 @@ var _ Store = (*SQLiteStore)(nil)
 // in-memory one), creating it and its directory and applying migrations as
 // needed.
 func OpenSQLite(ctx context.Context, path string) (*SQLiteStore, error) {
-	sub, err := fs.Sub(migrations, "migrations")
+	db, err := sqlitedb.Open(ctx, path, migrations)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sqlitedb.Open(ctx, path, sub)
-	if err != nil {
-		return nil, err
-	}
-	return &SQLiteStore{db: db}, nil
+	return &SQLiteStore{db}, nil
 }
-
-// Close closes the database.
-func (s *SQLiteStore) Close() error { return s.db.Close() }
-
-// Ping reports whether the database answers; it is the readiness probe.
-func (s *SQLiteStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // Payment implements Store.
 func (s *SQLiteStore) Payment(ctx context.Context, id string) (Payment, error) {
-	return getPayment(ctx, s.db, id)
+	return getPayment(ctx, s.DB, id)
 }
 
 // Payments implements Store.
 func (s *SQLiteStore) Payments(ctx context.Context, orderID string) ([]Payment, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.DB.QueryContext(ctx,
 		`SELECT `+paymentColumns+` FROM payments WHERE order_id = ? ORDER BY create_time, rowid`, orderID)
 	if err != nil {
 		return nil, err
@@ -72,7 +61,7 @@ func (s *SQLiteStore) Payments(ctx context.Context, orderID string) ([]Payment, 
 
 // InTx implements Store.
 func (s *SQLiteStore) InTx(ctx context.Context, fn func(Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
+	tx, err := s.DB.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/grpctest"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
@@ -100,7 +101,7 @@ func TestLostKeyRaceReadsWinner(t *testing.T) {
 	}
 	srv := grpc.NewServer()
 	paymentv1.RegisterPaymentServiceServer(srv, svc)
-	client := paymentv1.NewPaymentServiceClient(serve(t, srv))
+	client := paymentv1.NewPaymentServiceClient(grpctest.Serve(t, srv))
 	got, err := client.CreatePayment(keyed(t, "key-1"), charge("order-1", 100, MethodCardDeclined))
 	if err != nil || got.GetId() != first.GetId() {
 		t.Errorf("CreatePayment after a lost race = %v, %v; want %s", got.GetId(), err, first.GetId())

@@ -2,16 +2,16 @@
 // each child is the same executable with its own subcommand, so any one can
 // be killed or paused (SIGSTOP) on its own to watch the others react.
 //
-// Every line a child writes to stdout or stderr goes into one stream. JSON
-// lines (the services' slog output, which already carries "service") pass
-// through unchanged; anything else (a panic trace, a flag error) is wrapped
-// as {"service":<child>,"msg":<line>} so the stream stays JSON lines and
-// every line is tagged.
+// Every line a child writes to stdout or stderr becomes one JSON record of
+// one stream (see tagger): the services' slog lines pass through unchanged;
+// anything else (a panic trace, a flag error) gets time, level (INFO from
+// stdout, ERROR from stderr), msg and service; a line longer than 64 KiB is
+// cut to one record marked truncatedBytes, never split into several.
 //
 // A child that exits is logged and NOT restarted: failure behaviour stays
 // visible. When the context ends, every child gets SIGTERM, then SIGKILL
-// after StopGrace. Children also get SIGKILL if the supervisor itself dies
-// (Linux parent-death signal), so no orphan keeps a port.
+// after StopGrace. On Linux, children also get SIGKILL if the supervisor
+// itself dies (the parent-death signal), so no orphan keeps a port.
 package supervisor
 
 import (
@@ -128,9 +128,9 @@ func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
 	// Own process group: a terminal's SIGINT or SIGHUP to our group reaches
 	// only the supervisor, which stops (or reloads) the children itself, so
 	// none is killed behind its back.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	tagger := newTagger(c.Name, out)
-	cmd.Stdout, cmd.Stderr = tagger, tagger
+	cmd.SysProcAttr = procAttr()
+	stdout, stderr := newTagger(c.Name, slog.LevelInfo, out), newTagger(c.Name, slog.LevelError, out)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("supervisor: start %s: %w", c.Name, err)
 	}
@@ -138,7 +138,8 @@ func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
 	p := &proc{name: c.Name, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
-		tagger.Flush()
+		stdout.Flush()
+		stderr.Flush()
 		lvl := slog.LevelInfo // a clean stop
 		if err != nil {
 			lvl = slog.LevelWarn

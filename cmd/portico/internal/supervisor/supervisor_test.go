@@ -19,6 +19,13 @@ import (
 	"go.uber.org/goleak"
 )
 
+// longLen is a child's over-long line: past maxLine, and past the 98 KB at
+// which a pipe read used to split it.
+const longLen = 300 << 10
+
+// longHead begins the child's over-long JSON line.
+const longHead = `{"time":"2026-11-30T12:00:00Z","level":"ERROR","msg":"big","service":"long","traceId":"t-1","err":"`
+
 // The test binary doubles as the child: SUPERVISOR_CHILD selects a behaviour.
 func TestMain(m *testing.M) {
 	switch os.Getenv("SUPERVISOR_CHILD") {
@@ -27,7 +34,7 @@ func TestMain(m *testing.M) {
 	case "polite":
 		c := make(chan os.Signal, 1)
 		signal.Notify(c, syscall.SIGTERM, syscall.SIGHUP)
-		fmt.Println(`{"service":"polite","msg":"hello"}`)
+		fmt.Println(`{"time":"2026-11-30T12:00:00Z","level":"INFO","msg":"hello","service":"polite"}`)
 		fmt.Println("plain text line")
 		for sig := range c {
 			if sig == syscall.SIGTERM {
@@ -44,91 +51,207 @@ func TestMain(m *testing.M) {
 	case "crash":
 		fmt.Println("crashing")
 		os.Exit(3)
+	case "long":
+		fmt.Println(longHead + strings.Repeat("x", longLen) + `"}`)
+		fmt.Fprintln(os.Stderr, strings.Repeat("y", longLen))
+		fmt.Println(`{"time":"2026-11-30T12:00:01Z","level":"INFO","msg":"after","service":"long"}`)
+		os.Exit(0)
 	}
 }
 
+// syncBuf is an io.Writer that tells waiters about every write.
 type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{}
 }
 
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func newSyncBuf() *syncBuf { return &syncBuf{changed: make(chan struct{}, 1)} }
 
-func run(t *testing.T, mode string, grace time.Duration, until func(out string) bool) (string, time.Duration) {
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// waitFor waits (bounded) until cond holds for what s holds.
+func (s *syncBuf) waitFor(t *testing.T, what string, cond func(string) bool) bool {
 	t.Helper()
-	out := &syncBuf{}
+	timeout := time.After(10 * time.Second)
+	for !cond(s.String()) {
+		select {
+		case <-s.changed:
+		case <-timeout:
+			t.Errorf("never saw %s; got %.2000q", what, s.String())
+			return false
+		}
+	}
+	return true
+}
+
+// supervised is one Run of a Supervisor over the test binary's children.
+type supervised struct {
+	out, log *syncBuf // the merged stream and the supervisor's own log
+	cancel   context.CancelFunc
+	errc     chan error
+}
+
+func start(t *testing.T, mode string, grace time.Duration) *supervised {
+	t.Helper()
+	r := &supervised{out: newSyncBuf(), log: newSyncBuf(), errc: make(chan error, 1)}
 	s := &Supervisor{
 		Exe:       os.Args[0],
 		Children:  []Child{{Name: mode, Args: []string{"-test.run=^$"}}},
-		Out:       out,
-		Logger:    slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Out:       r.out,
+		Logger:    slog.New(slog.NewJSONHandler(r.log, nil)),
 		StopGrace: grace,
 		Env:       append(os.Environ(), "SUPERVISOR_CHILD="+mode),
 		Reload:    mode,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() { errc <- s.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !until(out.String()) {
-		if time.Now().After(deadline) {
-			cancel()
-			<-errc
-			t.Fatalf("child output never matched; got %q", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	start := time.Now()
-	cancel()
+	r.cancel = cancel
+	go func() { r.errc <- s.Run(ctx) }()
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+// stop cancels Run and waits (bounded) for it to return.
+func (r *supervised) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
 	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("Run() = %v", err)
+	case err, ok := <-r.errc:
+		if ok && err != nil {
+			t.Errorf("Run() = %v", err)
+		}
+		if ok {
+			close(r.errc)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("Run did not return after cancel")
 	}
-	return out.String(), time.Since(start)
 }
 
-func TestEveryLineIsTaggedJSON(t *testing.T) {
-	out, _ := run(t, "polite", 5*time.Second, func(o string) bool { return strings.Contains(o, "plain text") })
+// records parses every line of out, failing on one that is not a whole
+// record.
+func records(t *testing.T, out string) []map[string]any {
+	t.Helper()
 	sc := bufio.NewScanner(strings.NewReader(out))
-	var lines []map[string]string
+	sc.Buffer(nil, 1<<20)
+	var recs []map[string]any
 	for sc.Scan() {
-		var m map[string]string
+		var m map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
+			t.Fatalf("line %.200q is not JSON: %v", sc.Text(), err)
 		}
-		if m["service"] == "" {
-			t.Errorf("line %q has no service", sc.Text())
+		for _, k := range []string{"time", "level", "msg", "service"} {
+			if s, _ := m[k].(string); s == "" {
+				t.Errorf("line %.200q has no %s", sc.Text(), k)
+			}
 		}
-		lines = append(lines, m)
+		recs = append(recs, m)
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestEveryLineIsOneRecord(t *testing.T) {
+	r := start(t, "polite", 5*time.Second)
+	r.out.waitFor(t, "the plain line", func(o string) bool { return strings.Contains(o, "plain text") })
+	r.stop(t)
+	recs := records(t, r.out.String())
 	want := []string{"hello", "plain text line", "bye without newline"}
-	if len(lines) != len(want) {
-		t.Fatalf("got %d lines %q, want %d", len(lines), out, len(want))
+	if len(recs) != len(want) {
+		t.Fatalf("got %d records %q, want %d", len(recs), r.out.String(), len(want))
 	}
 	for i, w := range want {
-		if lines[i]["msg"] != w {
-			t.Errorf("line %d msg = %q, want %q", i, lines[i]["msg"], w)
+		if recs[i]["msg"] != w || recs[i]["service"] != "polite" {
+			t.Errorf("record %d = %v, want msg %q from polite", i, recs[i], w)
 		}
 	}
 }
 
-func TestStubbornChildIsKilledAfterGrace(t *testing.T) {
-	_, took := run(t, "stubborn", 200*time.Millisecond, func(o string) bool { return strings.Contains(o, "ignoring") })
-	if took > 15*time.Second {
-		t.Errorf("stop took %v; the grace is 200ms, so SIGKILL never came", took)
+// TestLongLinesAreNeverSplit: an over-long line becomes one record, cut and
+// marked, keeping the time, level and msg it began with.
+func TestLongLinesAreNeverSplit(t *testing.T) {
+	r := start(t, "long", 5*time.Second)
+	r.log.waitFor(t, "the child's exit", func(o string) bool { return strings.Contains(o, "child exited") })
+	r.stop(t)
+	recs := records(t, r.out.String())
+	if len(recs) != 3 {
+		t.Fatalf("got %d records, want 3 (one per line the child wrote)", len(recs))
+	}
+	// stdout and stderr are two pipes: their lines may arrive in either order.
+	byMsg := map[string]map[string]any{}
+	for _, rec := range recs {
+		msg, _ := rec["msg"].(string)
+		byMsg[msg[:min(len(msg), 5)]] = rec
+	}
+	tests := []struct {
+		name, msg string
+		want      map[string]any
+	}{
+		{"json", "big", map[string]any{"level": "ERROR", "time": "2026-11-30T12:00:00Z", "traceId": "t-1", "service": "long", "truncatedBytes": float64(len(longHead) + longLen + 2 - maxLine)}},
+		{"plain", "yyyyy", map[string]any{"level": "ERROR", "service": "long", "truncatedBytes": float64(longLen - maxLine)}},
+		{"next", "after", map[string]any{"level": "INFO", "service": "long", "truncatedBytes": nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, ok := byMsg[tt.msg]
+			if !ok {
+				t.Fatalf("no record with msg %q in %.500q", tt.msg, r.out.String())
+			}
+			for k, v := range tt.want {
+				if rec[k] != v {
+					t.Errorf("%s = %.100v, want %v", k, rec[k], v)
+				}
+			}
+		})
+	}
+	if msg, _ := byMsg["yyyyy"]["msg"].(string); len(msg) != maxLine {
+		t.Errorf("plain record msg has %d bytes, want the line's first %d", len(msg), maxLine)
 	}
 }
 
+// TestStubbornChildIsKilledAfterGrace: a child that ignores SIGTERM gets
+// SIGKILL once the grace is over.
+func TestStubbornChildIsKilledAfterGrace(t *testing.T) {
+	r := start(t, "stubborn", 200*time.Millisecond)
+	r.out.waitFor(t, "the child ignoring SIGTERM", func(o string) bool { return strings.Contains(o, "ignoring") })
+	r.stop(t)
+	if !strings.Contains(r.log.String(), `"exit":"signal: killed"`) {
+		t.Errorf("the child was not killed: %s", r.log.String())
+	}
+}
+
+// TestCrashedChildIsNotRestarted: after the child's exit is logged, Run
+// keeps going with nothing started again, and when it returns the child
+// has run exactly once.
 func TestCrashedChildIsNotRestarted(t *testing.T) {
-	out, _ := run(t, "crash", time.Second, func(o string) bool { return strings.Contains(o, "crashing") })
-	time.Sleep(200 * time.Millisecond) // give a (wrong) restart a chance to show
-	if n := strings.Count(out, "crashing"); n != 1 {
+	r := start(t, "crash", time.Second)
+	r.log.waitFor(t, "the crash", func(o string) bool { return strings.Contains(o, "child exited") })
+	select {
+	case err := <-r.errc:
+		t.Fatalf("Run returned %v when its child crashed; want it to keep running until cancelled", err)
+	default:
+	}
+	r.stop(t)
+	if n := strings.Count(r.out.String(), "crashing"); n != 1 {
 		t.Errorf("child ran %d times, want 1", n)
+	}
+	if n := strings.Count(r.log.String(), "child started"); n != 1 {
+		t.Errorf("%d child starts logged, want 1:\n%s", n, r.log.String())
+	}
+	if !strings.Contains(r.log.String(), `"exit":"exit status 3"`) {
+		t.Errorf("the crash's exit status is not logged: %s", r.log.String())
 	}
 }
 
@@ -153,20 +276,17 @@ func TestValidate(t *testing.T) {
 }
 
 // TestSIGHUPIsForwarded: SIGHUP to the supervisor reaches the Reload child
-// and kills nobody.
+// and kills nobody. The child listens for it before its first line, and
+// the supervisor before any child starts.
 func TestSIGHUPIsForwarded(t *testing.T) {
-	out, _ := run(t, "polite", 5*time.Second, func(o string) bool {
-		if !strings.Contains(o, "plain text") {
-			return false
-		}
-		if !strings.Contains(o, "reloading") {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
-			time.Sleep(20 * time.Millisecond)
-			return false
-		}
-		return true
-	})
-	if !strings.Contains(out, "bye without newline") {
-		t.Errorf("child did not stop cleanly after the reload: %q", out)
+	r := start(t, "polite", 5*time.Second)
+	r.out.waitFor(t, "the plain line", func(o string) bool { return strings.Contains(o, "plain text") })
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	r.out.waitFor(t, "the reload", func(o string) bool { return strings.Contains(o, "reloading") })
+	r.stop(t)
+	if !strings.Contains(r.out.String(), "bye without newline") {
+		t.Errorf("child did not stop cleanly after the reload: %q", r.out.String())
 	}
 }
