@@ -59,7 +59,7 @@ func (r *recorder) states() []string {
 // A slow upstream: the order service takes 350ms, the gateway waits
 // 240ms. Two 504s (UPSTREAM_TIMEOUT, hop=order), then the circuit opens and
 // the third call fails fast with CIRCUIT_OPEN; after 800ms a probe closes it.
-func TestSeed000OrderServiceTooSlow(t *testing.T) {
+func TestOrderServiceTooSlow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var slow atomic.Bool
 		slow.Store(true)
