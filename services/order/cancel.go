@@ -24,7 +24,7 @@ func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderReque
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.load(ctx, p, req.GetId())
+	rec, err := s.load(ctx, p, req)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,9 @@ func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderReque
 	if err != nil {
 		return nil, err
 	}
-	validateCreate(req, &v)
+	if err := validateCreate(req, &v); err != nil {
+		return nil, err
+	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}

@@ -4,13 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -27,21 +29,26 @@ func (s *Service) GetOrder(ctx context.Context, req *orderv1.GetOrderRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.load(ctx, p, req.GetId())
+	rec, err := s.load(ctx, p, req)
 	if err != nil {
 		return nil, err
 	}
 	return rec.Order, nil
 }
 
-// load returns the order id if p may see it. A malformed id is
-// INVALID_ARGUMENT and is never echoed.
-func (s *Service) load(ctx context.Context, p callmeta.Principal, id string) (*Record, error) {
-	if !validOrderID(id) {
-		var v rpcerr.Violations
-		v.Add("id", fmt.Sprintf("must be 1-%d characters of [A-Za-z0-9_-]", maxIDLen))
-		return nil, v.Err()
+// idRequest is a request naming one order by id (Get, Cancel).
+type idRequest interface {
+	proto.Message
+	GetId() string
+}
+
+// load returns the order req names if p may see it. An id that breaks the
+// request's rules is INVALID_ARGUMENT and is never echoed.
+func (s *Service) load(ctx context.Context, p callmeta.Principal, req idRequest) (*Record, error) {
+	if err := protocheck.Request(req); err != nil {
+		return nil, err
 	}
+	id := req.GetId()
 	rec, err := s.store.Get(ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && !visible(p, rec) {
 		return nil, orderNotFound(id)
@@ -60,10 +67,11 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 		return nil, err
 	}
 	var v rpcerr.Violations
+	if err := protocheck.Check(&v, req); err != nil {
+		return nil, err
+	}
 	size := int(req.GetPageSize())
 	switch {
-	case size < 0:
-		v.Add("page_size", "must not be negative")
 	case size == 0:
 		size = defaultPageSize
 	case size > maxPageSize:
