@@ -12,7 +12,7 @@ import (
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
-	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/internal/protocheck"
 )
 
 // createAttempts bounds CreatePayment's transactions: a call that loses the
@@ -102,7 +102,7 @@ func (s *Service) charge(req *paymentv1.CreatePaymentRequest) Payment {
 
 // GetPayment returns one payment.
 func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentRequest) (*paymentv1.Payment, error) {
-	if err := validateID(req.GetId()); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	p, err := s.store.Payment(ctx, req.GetId())
@@ -118,9 +118,7 @@ func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentReque
 // ListPayments returns the payments of one order, oldest first; an order
 // with none (or an unknown order) gets an empty list.
 func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
-	var v rpcerr.Violations
-	checkID(&v, "order_id", req.GetOrderId())
-	if err := v.Err(); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	ps, err := s.store.Payments(ctx, req.GetOrderId())
@@ -136,7 +134,7 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 
 // RefundPayment refunds a captured payment in full.
 func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) {
-	if err := validateID(req.GetId()); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	var p Payment
