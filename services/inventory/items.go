@@ -7,14 +7,13 @@ import (
 	"slices"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // GetItem returns one item; NOT_FOUND (ITEM_NOT_FOUND) when there is none.
 func (s *Service) GetItem(ctx context.Context, req *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-	var v rpcerr.Violations
-	checkSKU(&v, "sku", req.GetSku())
-	if err := v.Err(); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	it, err := s.store.Item(ctx, req.GetSku())
@@ -32,7 +31,10 @@ func (s *Service) GetItem(ctx context.Context, req *inventoryv1.GetItemRequest) 
 // are added (SKUs never change or disappear).
 func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
 	var v rpcerr.Violations
-	size := pageSize(&v, req.GetPageSize())
+	if err := protocheck.Check(&v, req); err != nil {
+		return nil, err
+	}
+	size := pageSize(req.GetPageSize())
 	after, ok := decodePageToken(req.GetPageToken())
 	if !ok {
 		v.Add("page_token", "is not a token from a previous ListItems response")

@@ -170,13 +170,15 @@ func TestCreateItem(t *testing.T) {
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price"}},
 		{name: "name too long", item: with(func(it *inventoryv1.Item) { it.Name = strings.Repeat("n", 201) }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.name"}},
+		{name: "500 KB name", item: with(func(it *inventoryv1.Item) { it.Name = strings.Repeat("n", 500_000) }),
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.name"}},
 		{name: "sku bad character", item: with(func(it *inventoryv1.Item) { it.Sku = "new_001" }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.sku"}},
 		{name: "lower case currency", item: with(func(it *inventoryv1.Item) { it.UnitPrice.Currency = "usd" }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.currency"}},
 		{name: "every field bad", item: &inventoryv1.Item{Sku: "", Name: "", UnitPrice: &typev1.Money{AmountMinor: -1, Currency: "US"}, Available: -1},
 			wantCode: codes.InvalidArgument, wantFields: []string{
-				"item.sku", "item.name", "item.unit_price.amount_minor", "item.unit_price.currency", "item.available"}},
+				"item.sku", "item.unit_price.currency", "item.name", "item.unit_price.amount_minor", "item.available"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
