@@ -12,6 +12,7 @@ import (
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/pagebudget"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -60,7 +61,8 @@ func (s *Service) load(ctx context.Context, p callmeta.Principal, req idRequest)
 }
 
 // ListOrders implements orderv1.OrderServiceServer: newest first, the
-// caller's own orders unless their role sees all.
+// caller's own orders unless their role sees all, at most page_size orders
+// and at most pagebudget.MaxBytes per page.
 func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest) (*orderv1.ListOrdersResponse, error) {
 	p, err := caller(ctx)
 	if err != nil {
@@ -92,14 +94,19 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 	if err != nil {
 		return nil, s.storeErr(ctx, "list orders", err)
 	}
+	// The page ends at size orders or at the byte budget, whichever comes
+	// first; any order fetched and left out means there is a next page.
 	resp := &orderv1.ListOrdersResponse{}
-	if len(recs) > size {
-		recs = recs[:size]
-		last := recs[size-1].Order
-		resp.NextPageToken = encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
-	}
+	var b pagebudget.Budget
 	for _, r := range recs {
+		if len(resp.Orders) == size || !b.Add(r.Order) {
+			break
+		}
 		resp.Orders = append(resp.Orders, r.Order)
+	}
+	if n := len(resp.Orders); n < len(recs) {
+		last := resp.Orders[n-1]
+		resp.NextPageToken = encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
 	}
 	return resp, nil
 }
