@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/pagebudget"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -26,7 +27,8 @@ func (s *Service) GetItem(ctx context.Context, req *inventoryv1.GetItemRequest) 
 	return itemProto(it), nil
 }
 
-// ListItems returns one page of items in SKU order. The page token is the
+// ListItems returns one page of items in SKU order, at most page_size items
+// and at most pagebudget.MaxBytes. The page token is the
 // base64url of the page's last SKU: opaque to callers, and stable while items
 // are added (SKUs never change or disappear).
 func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
@@ -46,13 +48,19 @@ func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsReque
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	// The page ends at size items or at the byte budget, whichever comes
+	// first; any item fetched and left out means there is a next page.
 	resp := &inventoryv1.ListItemsResponse{}
-	if len(items) > size {
-		items = items[:size]
-		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(items[size-1].SKU))
-	}
+	var b pagebudget.Budget
 	for _, it := range items {
-		resp.Items = append(resp.Items, itemProto(it))
+		p := itemProto(it)
+		if len(resp.Items) == size || !b.Add(p) {
+			break
+		}
+		resp.Items = append(resp.Items, p)
+	}
+	if n := len(resp.Items); n < len(items) {
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(resp.Items[n-1].GetSku()))
 	}
 	return resp, nil
 }
