@@ -128,14 +128,18 @@ func failedPrecondition(p *Problem, d details, _ Facts) {
 	}
 }
 
+// resourceExhausted is 429 only for a quota: a status carrying QuotaFailure
+// or RetryInfo. Anything else is a message size limit (grpc-go's, on either
+// side of the call, which never attaches details): 503 MESSAGE_TOO_LARGE
+// with a detail written here, since grpc-go's message names its limits, and
+// no Retry-After, since the same call will meet the same limit.
 func resourceExhausted(p *Problem, d details, f Facts) {
-	if d.any || (f.Trailer && !f.Header) {
+	if d.quota || d.hasRetry {
 		p.RetryAfter = max(seconds(d.retry), 1)
 		return
 	}
 	*p = *build(CodeMessageTooLarge, http.StatusServiceUnavailable, "",
 		fmt.Sprintf("A message to or from the %s service exceeded the size limit.", f.Upstream))
-	p.RetryAfter = 1
 }
 
 func deadlineExceeded(p *Problem, d details, f Facts) {
@@ -211,13 +215,13 @@ type details struct {
 	meta       map[string]string
 	violations []*errdetails.BadRequest_FieldViolation
 	retry      time.Duration
-	any        bool // the status carries at least one detail
+	hasRetry   bool // a RetryInfo detail, even with no usable delay
+	quota      bool // a QuotaFailure detail
 }
 
 func detailsOf(st *status.Status) details {
 	var d details
 	for _, x := range st.Details() {
-		d.any = true
 		switch v := x.(type) {
 		case *errdetails.ErrorInfo:
 			if d.reason == "" {
@@ -225,7 +229,10 @@ func detailsOf(st *status.Status) details {
 			}
 		case *errdetails.BadRequest:
 			d.violations = append(d.violations, v.GetFieldViolations()...)
+		case *errdetails.QuotaFailure:
+			d.quota = true
 		case *errdetails.RetryInfo:
+			d.hasRetry = true
 			if v.GetRetryDelay().IsValid() {
 				d.retry = v.GetRetryDelay().AsDuration()
 			}

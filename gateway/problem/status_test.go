@@ -34,6 +34,10 @@ func retry(d time.Duration) *errdetails.RetryInfo {
 	return &errdetails.RetryInfo{RetryDelay: durationpb.New(d)}
 }
 
+func quota() *errdetails.QuotaFailure {
+	return &errdetails.QuotaFailure{Violations: []*errdetails.QuotaFailure_Violation{{Subject: "alice", Description: "100 calls a minute"}}}
+}
+
 func TestFromStatus(t *testing.T) {
 	answered := Facts{Upstream: "order", Header: true, Trailer: true}
 	trailersOnly := Facts{Upstream: "order", Trailer: true}
@@ -65,9 +69,12 @@ func TestFromStatus(t *testing.T) {
 		{"key missing", st(codes.FailedPrecondition, info("IDEMPOTENCY_KEY_MISSING")), trailersOnly, 400, "IDEMPOTENCY_KEY_MISSING", 0, "", false},
 		{"failed precondition default", st(codes.FailedPrecondition), trailersOnly, 409, "FAILED_PRECONDITION", 0, "", false},
 		{"quota with retry info", st(codes.ResourceExhausted, retry(1100*time.Millisecond)), answered, 429, "RESOURCE_EXHAUSTED", 2, "", false},
-		{"bare quota trailers-only", st(codes.ResourceExhausted), trailersOnly, 429, "RESOURCE_EXHAUSTED", 1, "", false},
-		{"response too large", st(codes.ResourceExhausted), Facts{Upstream: "order", Header: true}, 503, "MESSAGE_TOO_LARGE", 1, "", true},
-		{"request too large", st(codes.ResourceExhausted), silent, 503, "MESSAGE_TOO_LARGE", 1, "", true},
+		{"quota failure", st(codes.ResourceExhausted, quota()), trailersOnly, 429, "RESOURCE_EXHAUSTED", 1, "", false},
+		{"quota failure with reason", st(codes.ResourceExhausted, info("DAILY_LIMIT"), quota()), trailersOnly, 429, "DAILY_LIMIT", 1, "", false},
+		{"upstream refused to send, trailers-only", st(codes.ResourceExhausted), trailersOnly, 503, "MESSAGE_TOO_LARGE", 0, "", true},
+		{"response too large", st(codes.ResourceExhausted), Facts{Upstream: "order", Header: true}, 503, "MESSAGE_TOO_LARGE", 0, "", true},
+		{"request too large", st(codes.ResourceExhausted), silent, 503, "MESSAGE_TOO_LARGE", 0, "", true},
+		{"reason without quota details", st(codes.ResourceExhausted, info("TOO_BIG")), trailersOnly, 503, "MESSAGE_TOO_LARGE", 0, "", true},
 		{"cancelled", st(codes.Canceled, info("WHATEVER")), silent, 499, "CLIENT_CLOSED_REQUEST", 0, "", false},
 		{"unimplemented", st(codes.Unimplemented), trailersOnly, 501, "NOT_IMPLEMENTED", 0, "", false},
 		{"deadline", st(codes.DeadlineExceeded), silent, 504, "UPSTREAM_TIMEOUT", 0, "order", true},
@@ -97,7 +104,7 @@ func TestFromStatus(t *testing.T) {
 			if p.Title == "" || p.Type != TypeURI(p.Code) {
 				t.Errorf("title %q, type %q", p.Title, p.Type)
 			}
-			if (p.Status == 503 || p.Status == 429) && p.RetryAfter < 1 {
+			if (p.Status == 503 && p.Code != CodeMessageTooLarge || p.Status == 429) && p.RetryAfter < 1 {
 				t.Errorf("%d without retryAfter", p.Status)
 			}
 		})
