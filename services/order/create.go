@@ -6,12 +6,12 @@ import (
 	"errors"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -92,7 +92,7 @@ func (s *Service) run(ctx context.Context, rec *Record) (*orderv1.Order, error) 
 		return rec.Order, nil
 	}
 	s.log.WarnContext(ctx, "inventory unavailable; order withdrawn", "orderId", id)
-	return nil, unavailable(ReasonInventoryUnavailable, "inventory is unavailable; no order was created")
+	return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
 }
 
 // answer is CreateOrder's reply for a stored order: FAILED orders become
@@ -108,13 +108,13 @@ func answer(rec *Record) (*orderv1.Order, error) {
 func (s *Service) replay(ctx context.Context, prev *Record, hash []byte) (*orderv1.Order, error) {
 	id := prev.Order.GetId()
 	if !bytes.Equal(prev.RequestHash, hash) {
-		return nil, rpcerr.New(codes.FailedPrecondition, Domain, ReasonIdempotencyKeyReused,
+		return nil, rpcerr.Fail(Domain, typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED,
 			"the idempotency key was used for a different request", MetaOrderID, id)
 	}
 	rec, err := s.awaitSettled(ctx, prev)
 	if errors.Is(err, ErrNotFound) {
 		// The first call withdrew it: inventory was unreachable.
-		return nil, unavailable(ReasonInventoryUnavailable, "inventory is unavailable; no order was created")
+		return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
 	}
 	if err != nil {
 		return nil, s.storeErr(ctx, "replay", err, "orderId", id)
