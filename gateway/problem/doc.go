@@ -30,9 +30,7 @@
 //	NOT_FOUND                                                      404   reason or NOT_FOUND
 //	ALREADY_EXISTS                                                 409   reason or ALREADY_EXISTS
 //	ABORTED                                                        409   reason or ABORTED
-//	FAILED_PRECONDITION  reason PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED,
-//	                     INVALID_PAYMENT_REQUEST, INVALID_TOTAL    422   reason
-//	FAILED_PRECONDITION  reason IDEMPOTENCY_KEY_MISSING            400   reason
+//	FAILED_PRECONDITION  a reason with an http_status (PAYMENT_DECLINED, ...)  that status  reason
 //	FAILED_PRECONDITION  any other reason (INSUFFICIENT_STOCK, ...) 409  reason or FAILED_PRECONDITION
 //	RESOURCE_EXHAUSTED   with QuotaFailure or RetryInfo (a quota)  429   reason or RESOURCE_EXHAUSTED, Retry-After
 //	RESOURCE_EXHAUSTED   without them (a message size limit)       503   MESSAGE_TOO_LARGE, no Retry-After
@@ -45,7 +43,11 @@
 //	UNAVAILABLE          a live upstream answered UNAVAILABLE      503   reason or SERVICE_UNAVAILABLE, Retry-After
 //	INTERNAL, UNKNOWN, DATA_LOSS, anything else                    500   INTERNAL, generic detail
 //
-// "Reason" is the google.rpc.ErrorInfo reason when it is UPPER_SNAKE. 4xx
+// "Reason" is the google.rpc.ErrorInfo reason when it is UPPER_SNAKE. The
+// services' reasons, and the HTTP status of the FAILED_PRECONDITION ones
+// that are not 409 (http_status), are defined once in the proto enum
+// portico.type.v1.Reason; the README's table of reasons is generated from
+// it (TestREADMEReasons). 4xx
 // problems carry the upstream's message as detail; 5xx problems carry a
 // detail written by the edge, because upstream messages for those codes are
 // grpc-go internals (dial errors, addresses) or server bugs. The caller logs

@@ -9,6 +9,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Facts are what the edge observed about a failed upstream call besides
@@ -56,17 +58,6 @@ var table = map[codes.Code]row{
 	codes.Internal:           {http.StatusInternalServerError, CodeInternal, false, internal},
 	codes.Unknown:            {http.StatusInternalServerError, CodeInternal, false, internal},
 	codes.DataLoss:           {http.StatusInternalServerError, CodeInternal, false, internal},
-}
-
-// reasonStatus refines FAILED_PRECONDITION by ErrorInfo reason; any other
-// reason is 409 Conflict: the resource's current state forbids the call.
-var reasonStatus = map[string]int{
-	"PAYMENT_DECLINED":        http.StatusUnprocessableEntity,
-	"IDEMPOTENCY_KEY_REUSED":  http.StatusUnprocessableEntity,
-	"INVALID_PAYMENT_REQUEST": http.StatusUnprocessableEntity, // e.g. an unknown payment method
-	"INVALID_TOTAL":           http.StatusUnprocessableEntity, // overflow, mixed currencies, zero
-	"IDEMPOTENCY_KEY_MISSING": http.StatusBadRequest,
-	"INSUFFICIENT_STOCK":      http.StatusConflict,
 }
 
 // FromStatus converts an upstream's gRPC status into a problem. A nil or OK
@@ -122,9 +113,15 @@ func fieldViolations(p *Problem, d details, f Facts) {
 
 func challenge(p *Problem, _ details, _ Facts) { p.Challenge = `Bearer realm="portico"` }
 
+// failedPrecondition refines FAILED_PRECONDITION by reason: a reason whose
+// portico.type.v1.Reason value has an http_status (PAYMENT_DECLINED: 422)
+// gets it; any other is 409 Conflict, the resource's current state forbids
+// the call (INSUFFICIENT_STOCK).
 func failedPrecondition(p *Problem, d details, _ Facts) {
-	if s, ok := reasonStatus[d.reason]; ok {
-		p.Status = s
+	if r, ok := rpcerr.ParseReason(d.reason); ok {
+		if s := rpcerr.ReasonHTTPStatus(r); s != 0 {
+			p.Status = s
+		}
 	}
 }
 
