@@ -380,3 +380,24 @@ func TestListOrdersByteBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestListPaymentsFollowsPages: the saga sees every payment of an order,
+// however many pages the payment service splits them into.
+func TestListPaymentsFollowsPages(t *testing.T) {
+	h := newHarness(t)
+	for i, st := range []paymentv1.Payment_Status{paymentv1.Payment_STATUS_DECLINED, paymentv1.Payment_STATUS_DECLINED, paymentv1.Payment_STATUS_CAPTURED} {
+		h.pay.all = append(h.pay.all, &paymentv1.Payment{Id: fmt.Sprint("pay-", i), OrderId: "ord-paged", Status: st})
+	}
+	h.pay.all = append(h.pay.all, &paymentv1.Payment{Id: "pay-other", OrderId: "ord-other"})
+	pays, err := h.svc.listPayments(context.Background(), "ord-paged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range pays {
+		ids = append(ids, p.GetId())
+	}
+	if diff := cmp.Diff([]string{"pay-0", "pay-1", "pay-2"}, ids); diff != "" {
+		t.Errorf("listPayments (-want +got):\n%s", diff)
+	}
+}

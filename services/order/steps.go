@@ -82,14 +82,24 @@ func (s *Service) refund(ctx context.Context, paymentID string) error {
 	return err
 }
 
+// listPayments returns every payment of the order, page after page.
 func (s *Service) listPayments(ctx context.Context, orderID string) ([]*paymentv1.Payment, error) {
+	var all []*paymentv1.Payment
 	req := &paymentv1.ListPaymentsRequest{OrderId: orderID}
-	var resp *paymentv1.ListPaymentsResponse
-	err := s.retry(ctx, unknownOutcome, func(ctx context.Context) (err error) {
-		resp, err = s.pay.ListPayments(ctx, req)
-		return err
-	})
-	return resp.GetPayments(), err
+	for {
+		var resp *paymentv1.ListPaymentsResponse
+		err := s.retry(ctx, unknownOutcome, func(ctx context.Context) (err error) {
+			resp, err = s.pay.ListPayments(ctx, req)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, resp.GetPayments()...)
+		if req.PageToken = resp.GetNextPageToken(); req.PageToken == "" {
+			return all, nil
+		}
+	}
 }
 
 // retry calls fn until it succeeds, fails in a way again does not accept,

@@ -301,11 +301,17 @@ func (x *GetPaymentRequest) GetId() string {
 	return ""
 }
 
-// ListPaymentsRequest asks for one order's payments.
+// ListPaymentsRequest asks for one page of one order's payments.
 type ListPaymentsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The order: 1-64 characters of [A-Za-z0-9_-].
-	OrderId       string `protobuf:"bytes,1,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
+	OrderId string `protobuf:"bytes,1,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
+	// Maximum payments to return: 0 means 50, values above 100 are treated
+	// as 100. A page also ends before its encoded size would pass 1 MiB, so it
+	// may hold fewer payments than asked for while next_page_token is set.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// Opaque token from a previous response; empty starts at the oldest.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -347,11 +353,27 @@ func (x *ListPaymentsRequest) GetOrderId() string {
 	return ""
 }
 
-// ListPaymentsResponse holds one order's payments.
+func (x *ListPaymentsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListPaymentsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListPaymentsResponse is one page of one order's payments.
 type ListPaymentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Payments, oldest first.
-	Payments      []*Payment `protobuf:"bytes,1,rep,name=payments,proto3" json:"payments,omitempty"`
+	Payments []*Payment `protobuf:"bytes,1,rep,name=payments,proto3" json:"payments,omitempty"`
+	// Token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -391,6 +413,13 @@ func (x *ListPaymentsResponse) GetPayments() []*Payment {
 		return x.Payments
 	}
 	return nil
+}
+
+func (x *ListPaymentsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // RefundPaymentRequest refunds one payment.
@@ -465,11 +494,15 @@ const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\x06amount\x18\x02 \x01(\v2\x16.portico.type.v1.MoneyB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x06amount\x123\n" +
 	"\x0epayment_method\x18\x03 \x01(\tB\f\xe0A\x02\xbaH\x06r\x04\x10\x01\x18@R\rpaymentMethod\"C\n" +
 	"\x11GetPaymentRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"P\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"\x95\x01\n" +
 	"\x13ListPaymentsRequest\x129\n" +
-	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\"O\n" +
+	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x12$\n" +
+	"\tpage_size\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"w\n" +
 	"\x14ListPaymentsResponse\x127\n" +
-	"\bpayments\x18\x01 \x03(\v2\x1b.portico.payment.v1.PaymentR\bpayments\"F\n" +
+	"\bpayments\x18\x01 \x03(\v2\x1b.portico.payment.v1.PaymentR\bpayments\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"F\n" +
 	"\x14RefundPaymentRequest\x12.\n" +
 	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xf4\x03\n" +
 	"\x0ePaymentService\x12s\n" +
