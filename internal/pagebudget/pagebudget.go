@@ -5,15 +5,17 @@
 //
 // A list handler fetches its rows as usual (page size + 1, to see whether
 // a next page exists), then offers them to a Budget in order and stops at
-// the first one Add refuses; if any fetched row is left, the page gets a next
-// page token pointing after the last row it holds:
+// the page size or the first row Add refuses; if any fetched row is left,
+// the page gets a next page token pointing after the last row it holds:
 //
 //	var b pagebudget.Budget
-//	n := 0
-//	for n < len(rows) && n < size && b.Add(rows[n]) {
-//		n++
+//	for _, r := range rows {
+//		if len(page) == size || !b.Add(r) {
+//			break
+//		}
+//		page = append(page, r)
 //	}
-//	more := n < len(rows)
+//	more := len(page) < len(rows)
 //
 // A Budget is for one page and one goroutine.
 package pagebudget
