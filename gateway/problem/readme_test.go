@@ -161,3 +161,16 @@ func codeStatus(w string) (int, bool) {
 	}
 	return 0, false
 }
+
+// TestReasonsAgreeWithCatalogue: a word that is both an edge code and a
+// service reason (PERMISSION_DENIED, IDEMPOTENCY_KEY_MISSING) is answered
+// with one status whoever raised it.
+func TestReasonsAgreeWithCatalogue(t *testing.T) {
+	values := typev1.Reason(0).Descriptor().Values()
+	for i := 1; i < values.Len(); i++ {
+		r := typev1.Reason(values.Get(i).Number())
+		if e, ok := catalogue[rpcerr.ReasonName(r)]; ok && e.status != reasonStatus(r) {
+			t.Errorf("%s: edge code answered %d, reason answered %d", rpcerr.ReasonName(r), e.status, reasonStatus(r))
+		}
+	}
+}

@@ -88,7 +88,8 @@ type Item struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Stock keeping unit: 1-64 characters of [a-z0-9-]. Immutable.
 	Sku string `protobuf:"bytes,1,opt,name=sku,proto3" json:"sku,omitempty"`
-	// Display name, 1-200 characters (required when it is set).
+	// Display name, 1-200 characters: CreateItem, and UpdateItem when its
+	// mask names it, refuse an empty one.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// Price of one unit; amount_minor at most 1e12.
 	UnitPrice *v1.Money `protobuf:"bytes,3,opt,name=unit_price,json=unitPrice,proto3" json:"unit_price,omitempty"`
