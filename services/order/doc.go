@@ -127,8 +127,9 @@
 // roles see all. GetOrder and CancelOrder take an id of 1-64 characters of
 // [A-Za-z0-9_-] (INVALID_ARGUMENT naming id otherwise, without echoing it),
 // so a NOT_FOUND echoes at most 64 safe characters; ListOrders page tokens
-// are checked the same way. ListOrders is newest first; page_size 0 means 20 and above
-// 100 means 100. CancelOrder (the customer or an admin) refunds a CONFIRMED
+// are checked the same way. ListOrders is newest first; page_size 0 means 20
+// and above 100 means 100, and a page ends early rather than pass
+// pagebudget.MaxBytes. CancelOrder (the customer or an admin) refunds a CONFIRMED
 // order and marks it CANCELLED; its committed stock counts as sold (restock
 // is an admin action). FAILED and PENDING orders are ORDER_NOT_CANCELLABLE
 // (PENDING with RetryInfo); CANCELLED ones come back unchanged. When a
