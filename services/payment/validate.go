@@ -55,8 +55,10 @@ func decodePageToken(tok string) (after string, ok bool) {
 	if len(tok) > maxPageTokenLen {
 		return "", false
 	}
+	// Only the canonical encoding, the one ListPayments hands out: the
+	// decoder itself lets newlines and stray padding bits through.
 	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || !idAlphabet.Match(b) {
+	if err != nil || !idAlphabet.Match(b) || base64.RawURLEncoding.EncodeToString(b) != tok {
 		return "", false
 	}
 	return string(b), true
