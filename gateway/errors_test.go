@@ -89,7 +89,14 @@ func errorCases() []errorCase {
 			h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 				return &inventoryv1.Item{Sku: "big", Name: strings.Repeat("x", 5<<20)}, nil
 			}
-		}, path: "/api/inventory/big", wantStatus: 503, wantCode: "MESSAGE_TOO_LARGE", wantHeader: map[string]string{"Retry-After": "1"}},
+		}, path: "/api/inventory/big", wantStatus: 503, wantCode: "MESSAGE_TOO_LARGE", wantHeader: map[string]string{"Retry-After": ""}},
+		// What an upstream's grpc-go answers (trailers only, no details)
+		// when its own response passes its send limit.
+		{name: "upstream response too large", stub: getOrderFails(status.Error(codes.ResourceExhausted, "grpc: trying to send message larger than max (6791355 vs. 4194304)")),
+			wantStatus: 503, wantCode: "MESSAGE_TOO_LARGE", wantHeader: map[string]string{"Retry-After": ""}, golden: true},
+		{name: "resource exhausted without quota details", stub: getOrderFails(rpcerr.New(codes.ResourceExhausted, "order.portico.dev", "TOO_BIG", "grpc: received message larger than max (5 vs. 4)")),
+			wantStatus: 503, wantCode: "MESSAGE_TOO_LARGE", wantHeader: map[string]string{"Retry-After": ""}},
+		{name: "quota without retry info", stub: getOrderFails(withQuota(status.Error(codes.ResourceExhausted, "quota"))), wantStatus: 429, wantCode: "RESOURCE_EXHAUSTED", wantHeader: map[string]string{"Retry-After": "1"}},
 		{name: "cancelled", stub: getOrderFails(status.Error(codes.Canceled, "caller went away")), wantStatus: 499, wantCode: "CLIENT_CLOSED_REQUEST"},
 		{name: "unimplemented", path: "/api/payments/pay-1", wantStatus: 501, wantCode: "NOT_IMPLEMENTED"},
 		{name: "upstream deadline with hop", stub: createOrderFails(rpcerr.New(codes.DeadlineExceeded, "resilience.portico.dev", "UPSTREAM_TIMEOUT", "payment timed out", "hop", "payment")), method: "POST", path: create, body: orderBody, header: key, wantStatus: 504, wantCode: "UPSTREAM_TIMEOUT", golden: true},
@@ -141,10 +148,10 @@ func TestStatusTable(t *testing.T) {
 					t.Errorf("%s = %q, want %q", k, got, v)
 				}
 			}
-			if tt.wantStatus == 503 && r.header.Get("Retry-After") == "" {
-				t.Errorf("503 without Retry-After")
+			if (tt.wantStatus == 503 && tt.wantCode != "MESSAGE_TOO_LARGE" || tt.wantStatus == 429) && r.header.Get("Retry-After") == "" {
+				t.Errorf("%d without Retry-After", tt.wantStatus)
 			}
-			if tt.wantStatus >= 500 && strings.Contains(string(r.body), "store.go") {
+			if tt.wantStatus >= 500 && (strings.Contains(string(r.body), "store.go") || strings.Contains(string(r.body), "larger than max")) {
 				t.Errorf("5xx body leaks the upstream message: %s", r.body)
 			}
 			if tt.golden {

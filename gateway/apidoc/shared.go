@@ -18,7 +18,7 @@ var responseText = map[string]string{
 	"Forbidden":          "The token's role may not call this operation (FORBIDDEN).",
 	"NotFound":           "The resource does not exist; code names it, e.g. ORDER_NOT_FOUND.",
 	"BadGateway":         "The upstream service could not be reached (UPSTREAM_UNAVAILABLE).",
-	"ServiceUnavailable": "Temporarily unavailable: CIRCUIT_OPEN, OVERLOADED, SERVICE_UNAVAILABLE or a reason such as INVENTORY_UNAVAILABLE. Retry-After says when to retry.",
+	"ServiceUnavailable": "Temporarily unavailable: CIRCUIT_OPEN, OVERLOADED, SERVICE_UNAVAILABLE or a reason such as INVENTORY_UNAVAILABLE; Retry-After says when to retry. MESSAGE_TOO_LARGE (a message passed a size limit) has no Retry-After: the same call meets the same limit.",
 	"GatewayTimeout":     "The upstream did not answer within the deadline (UPSTREAM_TIMEOUT); hop names it. The outcome is unknown.",
 	"Problem":            "Any other error, as RFC 9457 problem details: 405 METHOD_NOT_ALLOWED, 409 conflicts, 413 CONTENT_TOO_LARGE, 415 UNSUPPORTED_MEDIA_TYPE, 431 REQUEST_HEADER_FIELDS_TOO_LARGE, 422 (PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED), 429, 500 INTERNAL, 501 NOT_IMPLEMENTED.",
 }

@@ -30,12 +30,10 @@
 //	NOT_FOUND                                                      404   reason or NOT_FOUND
 //	ALREADY_EXISTS                                                 409   reason or ALREADY_EXISTS
 //	ABORTED                                                        409   reason or ABORTED
-//	FAILED_PRECONDITION  reason PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED,
-//	                     INVALID_PAYMENT_REQUEST, INVALID_TOTAL    422   reason
-//	FAILED_PRECONDITION  reason IDEMPOTENCY_KEY_MISSING            400   reason
+//	FAILED_PRECONDITION  a reason with an http_status (PAYMENT_DECLINED, ...)  that status  reason
 //	FAILED_PRECONDITION  any other reason (INSUFFICIENT_STOCK, ...) 409  reason or FAILED_PRECONDITION
-//	RESOURCE_EXHAUSTED   the upstream's own verdict (see below)    429   reason or RESOURCE_EXHAUSTED, Retry-After
-//	RESOURCE_EXHAUSTED   made up by the client (message too large) 503   MESSAGE_TOO_LARGE, Retry-After
+//	RESOURCE_EXHAUSTED   with QuotaFailure or RetryInfo (a quota)  429   reason or RESOURCE_EXHAUSTED, Retry-After
+//	RESOURCE_EXHAUSTED   without them (a message size limit)       503   MESSAGE_TOO_LARGE, no Retry-After
 //	CANCELLED                                                      499   CLIENT_CLOSED_REQUEST (the client is gone)
 //	UNIMPLEMENTED                                                  501   NOT_IMPLEMENTED
 //	DEADLINE_EXCEEDED    upstream's, the resilience chain's or the edge's own deadline  504  UPSTREAM_TIMEOUT, hop
@@ -45,7 +43,11 @@
 //	UNAVAILABLE          a live upstream answered UNAVAILABLE      503   reason or SERVICE_UNAVAILABLE, Retry-After
 //	INTERNAL, UNKNOWN, DATA_LOSS, anything else                    500   INTERNAL, generic detail
 //
-// "Reason" is the google.rpc.ErrorInfo reason when it is UPPER_SNAKE. 4xx
+// "Reason" is the google.rpc.ErrorInfo reason when it is UPPER_SNAKE. The
+// services' reasons, and the HTTP status of the FAILED_PRECONDITION ones
+// that are not 409 (http_status), are defined once in the proto enum
+// portico.type.v1.Reason; the README's table of reasons is generated from
+// it (TestREADMEReasons). 4xx
 // problems carry the upstream's message as detail; 5xx problems carry a
 // detail written by the edge, because upstream messages for those codes are
 // grpc-go internals (dial errors, addresses) or server bugs. The caller logs
@@ -53,8 +55,10 @@
 //
 // Retry-After (and retryAfter) comes from google.rpc.RetryInfo, rounded up to
 // whole seconds with a minimum of 1; for CIRCUIT_OPEN without RetryInfo from
-// the ErrorInfo metadata retryAfterMs. Every 503 and 429 has one: 1 second
-// when the upstream gave no hint.
+// the ErrorInfo metadata retryAfterMs. Every 429 and every 503 but
+// MESSAGE_TOO_LARGE has one: 1 second when the upstream gave no hint. A
+// message that passed a size limit passes it again, so there is no retry to
+// advise.
 //
 // # Answered or made up
 //
@@ -62,12 +66,14 @@
 // stats handler (package answered), never guessed from error text:
 // Facts.Header is set when response headers arrived, Facts.Trailer when the
 // status itself arrived from the upstream. UNAVAILABLE with neither is 502:
-// nothing answered (refused connection, no route, TLS failure). For
-// RESOURCE_EXHAUSTED the upstream's own verdict is a status that carries
-// details (grpc-go never attaches details to errors it makes up) or a
-// trailers-only answer; anything else is grpc-go's client-side message size
-// limit firing on the request or the response, reported as 503
-// MESSAGE_TOO_LARGE.
+// nothing answered (refused connection, no route, TLS failure).
+//
+// RESOURCE_EXHAUSTED is a quota only when the status says so with a
+// QuotaFailure or RetryInfo detail. grpc-go's message size limits (the
+// edge's client refusing to send or receive, or the upstream's server
+// refusing to send its own answer, which then arrives trailers-only) carry
+// no details, and their messages name internal limits, so they become 503
+// MESSAGE_TOO_LARGE with a detail written by the edge, whoever hit the limit.
 //
 // Problems are plain values; Write is safe to call from any goroutine with
 // its own ResponseWriter.

@@ -9,6 +9,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Facts are what the edge observed about a failed upstream call besides
@@ -56,17 +58,6 @@ var table = map[codes.Code]row{
 	codes.Internal:           {http.StatusInternalServerError, CodeInternal, false, internal},
 	codes.Unknown:            {http.StatusInternalServerError, CodeInternal, false, internal},
 	codes.DataLoss:           {http.StatusInternalServerError, CodeInternal, false, internal},
-}
-
-// reasonStatus refines FAILED_PRECONDITION by ErrorInfo reason; any other
-// reason is 409 Conflict: the resource's current state forbids the call.
-var reasonStatus = map[string]int{
-	"PAYMENT_DECLINED":        http.StatusUnprocessableEntity,
-	"IDEMPOTENCY_KEY_REUSED":  http.StatusUnprocessableEntity,
-	"INVALID_PAYMENT_REQUEST": http.StatusUnprocessableEntity, // e.g. an unknown payment method
-	"INVALID_TOTAL":           http.StatusUnprocessableEntity, // overflow, mixed currencies, zero
-	"IDEMPOTENCY_KEY_MISSING": http.StatusBadRequest,
-	"INSUFFICIENT_STOCK":      http.StatusConflict,
 }
 
 // FromStatus converts an upstream's gRPC status into a problem. A nil or OK
@@ -122,20 +113,30 @@ func fieldViolations(p *Problem, d details, f Facts) {
 
 func challenge(p *Problem, _ details, _ Facts) { p.Challenge = `Bearer realm="portico"` }
 
+// failedPrecondition refines FAILED_PRECONDITION by reason: a reason whose
+// portico.type.v1.Reason value has an http_status (PAYMENT_DECLINED: 422)
+// gets it; any other is 409 Conflict, the resource's current state forbids
+// the call (INSUFFICIENT_STOCK).
 func failedPrecondition(p *Problem, d details, _ Facts) {
-	if s, ok := reasonStatus[d.reason]; ok {
-		p.Status = s
+	if r, ok := rpcerr.ParseReason(d.reason); ok {
+		if s := rpcerr.ReasonHTTPStatus(r); s != 0 {
+			p.Status = s
+		}
 	}
 }
 
+// resourceExhausted is 429 only for a quota: a status carrying QuotaFailure
+// or RetryInfo. Anything else is a message size limit (grpc-go's, on either
+// side of the call, which never attaches details): 503 MESSAGE_TOO_LARGE
+// with a detail written here, since grpc-go's message names its limits, and
+// no Retry-After, since the same call will meet the same limit.
 func resourceExhausted(p *Problem, d details, f Facts) {
-	if d.any || (f.Trailer && !f.Header) {
+	if d.quota || d.hasRetry {
 		p.RetryAfter = max(seconds(d.retry), 1)
 		return
 	}
 	*p = *build(CodeMessageTooLarge, http.StatusServiceUnavailable, "",
 		fmt.Sprintf("A message to or from the %s service exceeded the size limit.", f.Upstream))
-	p.RetryAfter = 1
 }
 
 func deadlineExceeded(p *Problem, d details, f Facts) {
@@ -211,13 +212,13 @@ type details struct {
 	meta       map[string]string
 	violations []*errdetails.BadRequest_FieldViolation
 	retry      time.Duration
-	any        bool // the status carries at least one detail
+	hasRetry   bool // a RetryInfo detail, even with no usable delay
+	quota      bool // a QuotaFailure detail
 }
 
 func detailsOf(st *status.Status) details {
 	var d details
 	for _, x := range st.Details() {
-		d.any = true
 		switch v := x.(type) {
 		case *errdetails.ErrorInfo:
 			if d.reason == "" {
@@ -225,7 +226,10 @@ func detailsOf(st *status.Status) details {
 			}
 		case *errdetails.BadRequest:
 			d.violations = append(d.violations, v.GetFieldViolations()...)
+		case *errdetails.QuotaFailure:
+			d.quota = true
 		case *errdetails.RetryInfo:
+			d.hasRetry = true
 			if v.GetRetryDelay().IsValid() {
 				d.retry = v.GetRetryDelay().AsDuration()
 			}

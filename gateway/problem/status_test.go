@@ -34,6 +34,10 @@ func retry(d time.Duration) *errdetails.RetryInfo {
 	return &errdetails.RetryInfo{RetryDelay: durationpb.New(d)}
 }
 
+func quota() *errdetails.QuotaFailure {
+	return &errdetails.QuotaFailure{Violations: []*errdetails.QuotaFailure_Violation{{Subject: "alice", Description: "100 calls a minute"}}}
+}
+
 func TestFromStatus(t *testing.T) {
 	answered := Facts{Upstream: "order", Header: true, Trailer: true}
 	trailersOnly := Facts{Upstream: "order", Trailer: true}
@@ -62,12 +66,17 @@ func TestFromStatus(t *testing.T) {
 		{"key reused", st(codes.FailedPrecondition, info("IDEMPOTENCY_KEY_REUSED")), trailersOnly, 422, "IDEMPOTENCY_KEY_REUSED", 0, "", false},
 		{"invalid payment request", st(codes.FailedPrecondition, info("INVALID_PAYMENT_REQUEST")), trailersOnly, 422, "INVALID_PAYMENT_REQUEST", 0, "", false},
 		{"invalid total", st(codes.FailedPrecondition, info("INVALID_TOTAL")), trailersOnly, 422, "INVALID_TOTAL", 0, "", false},
-		{"key missing", st(codes.FailedPrecondition, info("IDEMPOTENCY_KEY_MISSING")), trailersOnly, 400, "IDEMPOTENCY_KEY_MISSING", 0, "", false},
+		{"key missing", st(codes.InvalidArgument, info("IDEMPOTENCY_KEY_MISSING")), trailersOnly, 400, "IDEMPOTENCY_KEY_MISSING", 0, "", false},
+		{"order not cancellable", st(codes.FailedPrecondition, info("ORDER_NOT_CANCELLABLE")), trailersOnly, 409, "ORDER_NOT_CANCELLABLE", 0, "", false},
+		{"unknown reason", st(codes.FailedPrecondition, info("SOMETHING_NEW")), trailersOnly, 409, "SOMETHING_NEW", 0, "", false},
 		{"failed precondition default", st(codes.FailedPrecondition), trailersOnly, 409, "FAILED_PRECONDITION", 0, "", false},
 		{"quota with retry info", st(codes.ResourceExhausted, retry(1100*time.Millisecond)), answered, 429, "RESOURCE_EXHAUSTED", 2, "", false},
-		{"bare quota trailers-only", st(codes.ResourceExhausted), trailersOnly, 429, "RESOURCE_EXHAUSTED", 1, "", false},
-		{"response too large", st(codes.ResourceExhausted), Facts{Upstream: "order", Header: true}, 503, "MESSAGE_TOO_LARGE", 1, "", true},
-		{"request too large", st(codes.ResourceExhausted), silent, 503, "MESSAGE_TOO_LARGE", 1, "", true},
+		{"quota failure", st(codes.ResourceExhausted, quota()), trailersOnly, 429, "RESOURCE_EXHAUSTED", 1, "", false},
+		{"quota failure with reason", st(codes.ResourceExhausted, info("DAILY_LIMIT"), quota()), trailersOnly, 429, "DAILY_LIMIT", 1, "", false},
+		{"upstream refused to send, trailers-only", st(codes.ResourceExhausted), trailersOnly, 503, "MESSAGE_TOO_LARGE", 0, "", true},
+		{"response too large", st(codes.ResourceExhausted), Facts{Upstream: "order", Header: true}, 503, "MESSAGE_TOO_LARGE", 0, "", true},
+		{"request too large", st(codes.ResourceExhausted), silent, 503, "MESSAGE_TOO_LARGE", 0, "", true},
+		{"reason without quota details", st(codes.ResourceExhausted, info("TOO_BIG")), trailersOnly, 503, "MESSAGE_TOO_LARGE", 0, "", true},
 		{"cancelled", st(codes.Canceled, info("WHATEVER")), silent, 499, "CLIENT_CLOSED_REQUEST", 0, "", false},
 		{"unimplemented", st(codes.Unimplemented), trailersOnly, 501, "NOT_IMPLEMENTED", 0, "", false},
 		{"deadline", st(codes.DeadlineExceeded), silent, 504, "UPSTREAM_TIMEOUT", 0, "order", true},
@@ -97,7 +106,7 @@ func TestFromStatus(t *testing.T) {
 			if p.Title == "" || p.Type != TypeURI(p.Code) {
 				t.Errorf("title %q, type %q", p.Title, p.Type)
 			}
-			if (p.Status == 503 || p.Status == 429) && p.RetryAfter < 1 {
+			if (p.Status == 503 && p.Code != CodeMessageTooLarge || p.Status == 429) && p.RetryAfter < 1 {
 				t.Errorf("%d without retryAfter", p.Status)
 			}
 		})

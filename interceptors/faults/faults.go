@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -31,8 +32,7 @@ func UnaryServerInterceptor(rules Rules, opts ...Option) grpc.UnaryServerInterce
 			return nil, err
 		}
 		if r.Code != codes.OK {
-			return nil, rpcerr.New(r.Code, reason.Domain, reason.FaultInjected,
-				"fault injected: "+r.String(), "method", info.FullMethod)
+			return nil, injected(r, info.FullMethod)
 		}
 		return handler(ctx, req)
 	}
@@ -64,4 +64,21 @@ func (o *options) sleep(ctx context.Context, r Rule) error {
 	case <-ctx.Done():
 		return status.FromContextError(ctx.Err()).Err()
 	}
+}
+
+// injected is the error rule r makes for method. RESOURCE_EXHAUSTED carries
+// a QuotaFailure, as a quota's does: without one the edge takes it for a
+// message size limit.
+func injected(r Rule, method string) error {
+	err := rpcerr.New(r.Code, reason.Domain, reason.FaultInjected, "fault injected: "+r.String(), "method", method)
+	if r.Code != codes.ResourceExhausted {
+		return err
+	}
+	st, _ := status.FromError(err)
+	if q, qerr := st.WithDetails(&errdetails.QuotaFailure{Violations: []*errdetails.QuotaFailure_Violation{{
+		Subject: method, Description: "fault injected",
+	}}}); qerr == nil {
+		st = q
+	}
+	return st.Err()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -106,5 +107,26 @@ func TestDelayEndsWhenTheCallerGivesUp(t *testing.T) {
 	var ran int
 	if _, err := ic(ctx, nil, info(createOrder), handler(&ran)); status.Code(err) != codes.Canceled || ran != 0 {
 		t.Errorf("cancelled caller: err %v, handler ran %d; want CANCELLED, 0", err, ran)
+	}
+}
+
+// TestInjectedQuota: an injected RESOURCE_EXHAUSTED is a quota (it carries
+// a QuotaFailure), so the edge answers it 429 and not as a size limit.
+func TestInjectedQuota(t *testing.T) {
+	for _, spec := range []string{"code=RESOURCE_EXHAUSTED", "code=UNAVAILABLE"} {
+		rules, err := faults.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ran int
+		_, err = faults.UnaryServerInterceptor(rules)(context.Background(), nil, info(createOrder), handler(&ran))
+		quota := false
+		for _, d := range status.Convert(err).Details() {
+			_, ok := d.(*errdetails.QuotaFailure)
+			quota = quota || ok
+		}
+		if want := status.Code(err) == codes.ResourceExhausted; quota != want || rpcerr.Reason(err) != reason.FaultInjected {
+			t.Errorf("%s: err %v, QuotaFailure %v; want QuotaFailure %v and reason %s", spec, err, quota, want, reason.FaultInjected)
+		}
 	}
 }

@@ -33,6 +33,13 @@ func TestErrorTable(t *testing.T) {
 					t.Errorf("errors member lacks lines[0].quantity: %s", r.body)
 				}
 			}},
+		{name: "400 a 500 KB payment method names the field", method: "POST", path: "/api/orders", token: "demo-alice-token",
+			body: orderBodyFor("keyboard-001", 1, strings.Repeat("p", 500_000)), headers: []string{"Idempotency-Key: e10"}, status: 400, code: "INVALID_ARGUMENT",
+			check: func(t *testing.T, r reply) {
+				if !strings.Contains(string(r.body), `"field":"paymentMethod"`) || len(r.body) > 4096 {
+					t.Errorf("want a short problem naming paymentMethod, got %d bytes: %.300s", len(r.body), r.body)
+				}
+			}},
 		{name: "400 malformed json", method: "POST", path: "/api/orders", token: "demo-alice-token",
 			body: `{"lines":`, headers: []string{"Idempotency-Key: e2"}, status: 400},
 		{name: "400 duplicate key", method: "POST", path: "/api/orders", token: "demo-alice-token",

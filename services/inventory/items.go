@@ -8,14 +8,14 @@ import (
 	"time"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/pagebudget"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // GetItem returns one item; NOT_FOUND (ITEM_NOT_FOUND) when there is none.
 func (s *Service) GetItem(ctx context.Context, req *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-	var v rpcerr.Violations
-	checkSKU(&v, "sku", req.GetSku())
-	if err := v.Err(); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	it, err := s.store.Item(ctx, req.GetSku())
@@ -28,12 +28,16 @@ func (s *Service) GetItem(ctx context.Context, req *inventoryv1.GetItemRequest) 
 	return itemProto(it), nil
 }
 
-// ListItems returns one page of items in SKU order. The page token is the
+// ListItems returns one page of items in SKU order, at most page_size items
+// and at most pagebudget.MaxBytes. The page token is the
 // base64url of the page's last SKU: opaque to callers, and stable while items
 // are added (SKUs never change or disappear).
 func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
 	var v rpcerr.Violations
-	size := pageSize(&v, req.GetPageSize())
+	if err := protocheck.Check(&v, req); err != nil {
+		return nil, err
+	}
+	size := pageSize(req.GetPageSize())
 	after, ok := decodePageToken(req.GetPageToken())
 	if !ok {
 		v.Add("page_token", "is not a token from a previous ListItems response")
@@ -45,13 +49,19 @@ func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsReque
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	// The page ends at size items or at the byte budget, whichever comes
+	// first; any item fetched and left out means there is a next page.
 	resp := &inventoryv1.ListItemsResponse{}
-	if len(items) > size {
-		items = items[:size]
-		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(items[size-1].SKU))
-	}
+	var b pagebudget.Budget
 	for _, it := range items {
-		resp.Items = append(resp.Items, itemProto(it))
+		p := itemProto(it)
+		if len(resp.Items) == size || !b.Add(p) {
+			break
+		}
+		resp.Items = append(resp.Items, p)
+	}
+	if n := len(resp.Items); n < len(items) {
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(resp.Items[n-1].GetSku()))
 	}
 	return resp, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -20,6 +21,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/pagebudget"
 )
 
 func usd(minor int64) *typev1.Money { return &typev1.Money{AmountMinor: minor, Currency: "USD"} }
@@ -172,13 +174,15 @@ func TestCreateItem(t *testing.T) {
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price"}},
 		{name: "name too long", item: with(func(it *inventoryv1.Item) { it.Name = strings.Repeat("n", 201) }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.name"}},
+		{name: "500 KB name", item: with(func(it *inventoryv1.Item) { it.Name = strings.Repeat("n", 500_000) }),
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.name"}},
 		{name: "sku bad character", item: with(func(it *inventoryv1.Item) { it.Sku = "new_001" }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.sku"}},
 		{name: "lower case currency", item: with(func(it *inventoryv1.Item) { it.UnitPrice.Currency = "usd" }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.currency"}},
 		{name: "every field bad", item: &inventoryv1.Item{Sku: "", Name: "", UnitPrice: &typev1.Money{AmountMinor: -1, Currency: "US"}, Available: -1},
 			wantCode: codes.InvalidArgument, wantFields: []string{
-				"item.sku", "item.name", "item.unit_price.amount_minor", "item.unit_price.currency", "item.available"}},
+				"item.sku", "item.unit_price.currency", "item.name", "item.unit_price.amount_minor", "item.available"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -320,5 +324,42 @@ func TestItemSKUsSorted(t *testing.T) {
 	}
 	if !slices.IsSorted(skus) || len(skus) != 6 {
 		t.Errorf("ListItems SKUs = %v, want 6 in order", skus)
+	}
+}
+
+// TestListItemsByteBudget: items stored with names longer than the rules
+// allow (stored before they were bounded) still list in pages within
+// pagebudget.MaxBytes, and the page tokens walk every item once.
+func TestListItemsByteBudget(t *testing.T) {
+	items := manyItems(60)
+	for i := range items {
+		items[i].Name = strings.Repeat("n", 100_000)
+	}
+	f := newFixture(t, "", items)
+	seen := map[string]bool{}
+	token := ""
+	for pages := 0; ; pages++ {
+		if pages > len(items) {
+			t.Fatal("more pages than items")
+		}
+		resp, err := f.client.ListItems(ctx(t), &inventoryv1.ListItemsRequest{PageToken: token})
+		if err != nil {
+			t.Fatalf("ListItems(page %d) = %v, want a page", pages, err)
+		}
+		if n := proto.Size(resp); n > pagebudget.MaxBytes {
+			t.Errorf("page %d encodes to %d bytes, want at most %d", pages, n, pagebudget.MaxBytes)
+		}
+		for _, it := range resp.GetItems() {
+			if seen[it.GetSku()] {
+				t.Errorf("item %s listed twice", it.GetSku())
+			}
+			seen[it.GetSku()] = true
+		}
+		if token = resp.GetNextPageToken(); token == "" {
+			break
+		}
+	}
+	if len(seen) != len(items) {
+		t.Errorf("listed %d items, want %d", len(seen), len(items))
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/protocheck"
 )
 
 // sweepBatch bounds how many reservations one ReleaseExpired call releases,
@@ -89,7 +92,7 @@ func sameLines(a, b []Line) bool {
 
 // GetReservation returns one reservation as stored.
 func (s *Service) GetReservation(ctx context.Context, req *inventoryv1.GetReservationRequest) (*inventoryv1.Reservation, error) {
-	if err := validateID(req.GetId()); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	r, err := s.store.Reservation(ctx, req.GetId())
@@ -106,7 +109,7 @@ func (s *Service) GetReservation(ctx context.Context, req *inventoryv1.GetReserv
 // is released instead (and the release is kept) and the call fails with
 // RESERVATION_RELEASED.
 func (s *Service) CommitReservation(ctx context.Context, req *inventoryv1.CommitReservationRequest) (*inventoryv1.Reservation, error) {
-	r, err := s.settle(ctx, req.GetId(), StateCommitted)
+	r, err := s.settle(ctx, req, StateCommitted)
 	if err == nil && r.State == StateReleased {
 		err = s.toStatus(ctx, reservationReleased(r.ID))
 	}
@@ -118,7 +121,7 @@ func (s *Service) CommitReservation(ctx context.Context, req *inventoryv1.Commit
 
 // ReleaseReservation returns the reserved stock to available.
 func (s *Service) ReleaseReservation(ctx context.Context, req *inventoryv1.ReleaseReservationRequest) (*inventoryv1.Reservation, error) {
-	r, err := s.settle(ctx, req.GetId(), StateReleased)
+	r, err := s.settle(ctx, req, StateReleased)
 	if err == nil && r.State == StateCommitted {
 		err = s.toStatus(ctx, reservationCommitted(r.ID))
 	}
@@ -128,14 +131,21 @@ func (s *Service) ReleaseReservation(ctx context.Context, req *inventoryv1.Relea
 	return reservationProto(r), nil
 }
 
+// idRequest is a request naming one reservation (Commit, Release).
+type idRequest interface {
+	proto.Message
+	GetId() string
+}
+
 // settle moves reservation id to the final state to if it is ACTIVE and not
 // expired, releases it if it is ACTIVE and expired, and returns it. A final
 // reservation is returned unchanged; the caller decides whether its state is
 // an error. The returned error is already a status.
-func (s *Service) settle(ctx context.Context, id string, to State) (Reservation, error) {
-	if err := validateID(id); err != nil {
+func (s *Service) settle(ctx context.Context, req idRequest, to State) (Reservation, error) {
+	if err := protocheck.Request(req); err != nil {
 		return Reservation{}, err
 	}
+	id := req.GetId()
 	var out Reservation
 	err := s.store.InTx(ctx, func(tx Tx) error {
 		r, err := tx.Reservation(ctx, id)

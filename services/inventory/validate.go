@@ -6,23 +6,21 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/metadata"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-// Request limits, from the proto contract.
+// Request limits the proto's rules cannot state; the others (lengths,
+// alphabets, list sizes, quantities) are buf.validate rules in
+// inventory.proto, enforced by protocheck.
 const (
-	maxSKULen     = 64
-	maxNameLen    = 200
-	maxIDLen      = 64
-	maxLines      = 50
-	maxQuantity   = 1000
+	maxSKULen     = 64 // Item.sku's max_len, sizing page tokens
 	defaultPage   = 50
 	maxPage       = 100
 	maskName      = "name"
@@ -42,36 +40,11 @@ const (
 )
 
 var (
-	skuPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
-	// idPattern is the id alphabet of reservation ids and order ids: the
-	// URL-safe characters our ids use ("res-<hex>", "ord-<hex>"), so an id
-	// is safe to put into a message, a log line or a URL as it is.
-	idPattern       = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-	settablePaths   = []string{maskName, maskUnitPrice, maskAvailable}
+	// skuPattern is Item.sku's rules as one pattern, for the SKU inside a
+	// page token (requests are checked by protocheck).
+	skuPattern    = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	settablePaths = []string{maskName, maskUnitPrice, maskAvailable}
 )
-
-// checkID requires 1-64 characters of the id alphabet. An id is checked
-// before it is looked up, so a NOT_FOUND never echoes more than 64 safe
-// characters.
-func checkID(v *rpcerr.Violations, field, id string) {
-	if !idPattern.MatchString(id) {
-		v.Add(field, fmt.Sprintf("must be 1-%d characters of [A-Za-z0-9_-]", maxIDLen))
-	}
-}
-
-func checkSKU(v *rpcerr.Violations, field, sku string) {
-	if !skuPattern.MatchString(sku) {
-		v.Add(field, fmt.Sprintf("must be 1-%d characters of [a-z0-9-]", maxSKULen))
-	}
-}
-
-// checkText requires 1-max characters (not bytes).
-func checkText(v *rpcerr.Violations, field, s string, max int) {
-	if n := utf8.RuneCountInString(s); n == 0 || n > max {
-		v.Add(field, fmt.Sprintf("must be 1-%d characters", max))
-	}
-}
 
 func checkPrice(v *rpcerr.Violations, field string, m *typev1.Money) {
 	if m == nil {
@@ -84,16 +57,14 @@ func checkPrice(v *rpcerr.Violations, field string, m *typev1.Money) {
 	case a > MaxUnitPriceMinor:
 		v.Add(field+".amount_minor", fmt.Sprintf("must be at most %d (10 billion in major units)", int64(MaxUnitPriceMinor)))
 	}
-	if !currencyPattern.MatchString(m.GetCurrency()) {
-		v.Add(field+".currency", "must be 3 upper-case letters (ISO 4217)")
-	}
 }
 
-// checkItem validates the fields of it named in paths.
+// checkItem validates the fields of it named in paths beyond their rules:
+// a name that is set is not empty, a price that is set is there and in range,
+// stock is in range.
 func checkItem(v *rpcerr.Violations, it *inventoryv1.Item, paths []string) {
-	checkSKU(v, "item.sku", it.GetSku())
-	if slices.Contains(paths, maskName) {
-		checkText(v, "item.name", it.GetName(), maxNameLen)
+	if slices.Contains(paths, maskName) && it.GetName() == "" {
+		v.Add("item.name", "is required")
 	}
 	if slices.Contains(paths, maskUnitPrice) {
 		checkPrice(v, "item.unit_price", it.GetUnitPrice())
@@ -110,11 +81,12 @@ func checkItem(v *rpcerr.Violations, it *inventoryv1.Item, paths []string) {
 
 func validateCreate(req *inventoryv1.CreateItemRequest) error {
 	var v rpcerr.Violations
-	if req.GetItem() == nil {
-		v.Add("item", "is required")
-		return v.Err()
+	if err := protocheck.Check(&v, req); err != nil {
+		return err
 	}
-	checkItem(&v, req.GetItem(), settablePaths)
+	if req.GetItem() != nil {
+		checkItem(&v, req.GetItem(), settablePaths)
+	}
 	return v.Err()
 }
 
@@ -122,6 +94,9 @@ func validateCreate(req *inventoryv1.CreateItemRequest) error {
 // settable field when the mask is empty.
 func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	var v rpcerr.Violations
+	if err := protocheck.Check(&v, req); err != nil {
+		return nil, err
+	}
 	var paths []string
 	leaves := map[string]bool{}
 	for i, p := range req.GetUpdateMask().GetPaths() {
@@ -154,19 +129,16 @@ func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	if len(req.GetUpdateMask().GetPaths()) == 0 {
 		paths = settablePaths
 	}
-	if req.GetItem() == nil {
-		v.Add("item", "is required")
-	} else {
+	if req.GetItem() != nil {
 		checkItem(&v, req.GetItem(), paths)
 	}
 	return paths, v.Err()
 }
 
-// pageSize validates ListItems' page_size and applies its default and cap.
-func pageSize(v *rpcerr.Violations, n int32) int {
+// pageSize applies ListItems' page_size default and cap; its rules have
+// refused a negative size.
+func pageSize(n int32) int {
 	switch {
-	case n < 0:
-		v.Add("page_size", "must not be negative")
 	case n == 0:
 		return defaultPage
 	case n > maxPage:
@@ -175,32 +147,21 @@ func pageSize(v *rpcerr.Violations, n int32) int {
 	return int(n)
 }
 
+// validateReserve checks the request's rules, then that each SKU appears
+// once.
 func validateReserve(req *inventoryv1.ReserveStockRequest) error {
 	var v rpcerr.Violations
-	checkID(&v, "order_id", req.GetOrderId())
-	if n := len(req.GetLines()); n == 0 || n > maxLines {
-		v.Add("lines", fmt.Sprintf("must hold 1-%d lines", maxLines))
+	if err := protocheck.Check(&v, req); err != nil {
+		return err
 	}
 	first := map[string]int{}
 	for i, l := range req.GetLines() {
-		f := fmt.Sprintf("lines[%d]", i)
-		checkSKU(&v, f+".sku", l.GetSku())
 		if j, dup := first[l.GetSku()]; dup {
-			v.Add(f+".sku", fmt.Sprintf("repeats lines[%d].sku; name each SKU once", j))
+			v.Add(fmt.Sprintf("lines[%d].sku", i), fmt.Sprintf("repeats lines[%d].sku; name each SKU once", j))
 		} else {
 			first[l.GetSku()] = i
 		}
-		if q := l.GetQuantity(); q < 1 || q > maxQuantity {
-			v.Add(f+".quantity", fmt.Sprintf("must be 1-%d", maxQuantity))
-		}
 	}
-	return v.Err()
-}
-
-// validateID checks a reservation id; a well-formed unknown id is NOT_FOUND.
-func validateID(id string) error {
-	var v rpcerr.Violations
-	checkID(&v, "id", id)
 	return v.Err()
 }
 

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -25,13 +26,13 @@ func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderReque
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.load(ctx, p, req.GetId())
+	rec, err := s.load(ctx, p, req)
 	if err != nil {
 		return nil, err
 	}
 	id := rec.Order.GetId()
 	if rec.Order.GetCustomer() != p.Subject && p.Role != callmeta.RoleAdmin {
-		return nil, rpcerr.New(codes.PermissionDenied, Domain, ReasonPermissionDenied,
+		return nil, rpcerr.Fail(Domain, typev1.Reason_REASON_PERMISSION_DENIED,
 			"only the customer or an admin may cancel an order", MetaOrderID, id)
 	}
 	switch rec.Order.GetStatus() {
@@ -40,10 +41,10 @@ func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderReque
 	case orderv1.Order_STATUS_CONFIRMED:
 		return s.cancelConfirmed(ctx, rec)
 	case orderv1.Order_STATUS_PENDING:
-		return nil, rpcerr.WithRetryInfo(rpcerr.New(codes.FailedPrecondition, Domain, ReasonNotCancellable,
+		return nil, rpcerr.WithRetryInfo(rpcerr.Fail(Domain, typev1.Reason_REASON_ORDER_NOT_CANCELLABLE,
 			"order "+id+" is still being settled; retry once it is CONFIRMED", MetaOrderID, id), retryAfter)
 	default:
-		return nil, rpcerr.New(codes.FailedPrecondition, Domain, ReasonNotCancellable,
+		return nil, rpcerr.Fail(Domain, typev1.Reason_REASON_ORDER_NOT_CANCELLABLE,
 			"order "+id+" is "+statusName(rec.Order.GetStatus())+" and cannot be cancelled", MetaOrderID, id)
 	}
 }
@@ -58,11 +59,11 @@ func (s *Service) cancelConfirmed(ctx context.Context, rec *Record) (*orderv1.Or
 	err := s.release(rctx, rec.Order.GetReservationId())
 	if err != nil && !isFailure(err, codes.FailedPrecondition, inventoryDomain, invReservationCommitted) {
 		s.log.WarnContext(ctx, "cancel: release failed", "orderId", id, "err", err.Error())
-		return nil, depErr(ctx, ReasonInventoryUnavailable, err)
+		return nil, depErr(ctx, typev1.Reason_REASON_INVENTORY_UNAVAILABLE, err)
 	}
 	if err := s.refund(rctx, rec.Order.GetPaymentId()); err != nil {
 		s.log.WarnContext(ctx, "cancel: refund failed", "orderId", id, "err", err.Error())
-		return nil, depErr(ctx, ReasonPaymentUnavailable, err)
+		return nil, depErr(ctx, typev1.Reason_REASON_PAYMENT_UNAVAILABLE, err)
 	}
 	next := rec.clone()
 	next.Order.Status = orderv1.Order_STATUS_CANCELLED

@@ -9,18 +9,22 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-// Reasons the dependencies answer with (see their protos).
-const (
-	invInsufficientStock    = "INSUFFICIENT_STOCK"
-	invItemNotFound         = "ITEM_NOT_FOUND"
-	invReservationReleased  = "RESERVATION_RELEASED"
-	invReservationCommitted = "RESERVATION_COMMITTED"
-	payNotCaptured          = "PAYMENT_NOT_CAPTURED"
-	payInsufficientFunds    = "INSUFFICIENT_FUNDS"
+// Reasons the dependencies answer with (portico.type.v1.Reason).
+var (
+	invInsufficientStock    = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
+	invItemNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
+	invReservationReleased  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_RELEASED)
+	invReservationCommitted = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_COMMITTED)
+	payNotCaptured          = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_CAPTURED)
 )
+
+// payInsufficientFunds is the payment service's failure_reason of a payment
+// declined for want of funds.
+const payInsufficientFunds = "INSUFFICIENT_FUNDS"
 
 // Saga steps, as logged and as ErrorInfo metadata "step".
 const (

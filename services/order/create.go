@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -28,7 +28,9 @@ func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderReque
 	if err != nil {
 		return nil, err
 	}
-	validateCreate(req, &v)
+	if err := validateCreate(req, &v); err != nil {
+		return nil, err
+	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -91,7 +93,7 @@ func (s *Service) run(ctx context.Context, rec *Record) (*orderv1.Order, error) 
 		return rec.Order, nil
 	}
 	s.log.WarnContext(ctx, "inventory unavailable; order withdrawn", "orderId", id)
-	return nil, unavailable(ReasonInventoryUnavailable, "inventory is unavailable; no order was created")
+	return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
 }
 
 // answer is CreateOrder's reply for a stored order: FAILED orders become
@@ -107,13 +109,13 @@ func answer(rec *Record) (*orderv1.Order, error) {
 func (s *Service) replay(ctx context.Context, prev *Record, hash []byte) (*orderv1.Order, error) {
 	id := prev.Order.GetId()
 	if !bytes.Equal(prev.RequestHash, hash) {
-		return nil, rpcerr.New(codes.FailedPrecondition, Domain, ReasonIdempotencyKeyReused,
+		return nil, rpcerr.Fail(Domain, typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED,
 			"the idempotency key was used for a different request", MetaOrderID, id)
 	}
 	rec, err := s.awaitSettled(ctx, prev)
 	if errors.Is(err, ErrNotFound) {
 		// The first call withdrew it: inventory was unreachable.
-		return nil, unavailable(ReasonInventoryUnavailable, "inventory is unavailable; no order was created")
+		return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
 	}
 	if err != nil {
 		return nil, s.storeErr(ctx, "replay", err, "orderId", id)

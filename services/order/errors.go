@@ -11,57 +11,63 @@ import (
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Domain is the google.rpc.ErrorInfo domain of every order error.
 const Domain = "order.portico.dev"
 
-// ErrorInfo reasons, stable for callers to branch on.
-const (
-	ReasonUnauthenticated       = "UNAUTHENTICATED_CALLER"
-	ReasonIdempotencyKeyMissing = "IDEMPOTENCY_KEY_MISSING"
-	ReasonIdempotencyKeyReused  = "IDEMPOTENCY_KEY_REUSED"
-	ReasonOrderNotFound         = "ORDER_NOT_FOUND"
-	ReasonNotCancellable        = "ORDER_NOT_CANCELLABLE"
-	ReasonPermissionDenied      = "PERMISSION_DENIED"
-	ReasonInventoryUnavailable  = "INVENTORY_UNAVAILABLE"
-	ReasonPaymentUnavailable    = "PAYMENT_UNAVAILABLE"
+// ErrorInfo reasons, stable for callers to branch on. Each is defined, with
+// its gRPC code, in portico.type.v1.Reason.
+var (
+	ReasonUnauthenticated       = rpcerr.ReasonName(typev1.Reason_REASON_UNAUTHENTICATED_CALLER)
+	ReasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
+	ReasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
+	ReasonOrderNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_FOUND)
+	ReasonNotCancellable        = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_CANCELLABLE)
+	ReasonPermissionDenied      = rpcerr.ReasonName(typev1.Reason_REASON_PERMISSION_DENIED)
+	ReasonInventoryUnavailable  = rpcerr.ReasonName(typev1.Reason_REASON_INVENTORY_UNAVAILABLE)
+	ReasonPaymentUnavailable    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_UNAVAILABLE)
 	// CreateOrder's business failures; the order is stored FAILED.
-	ReasonInsufficientStock  = "INSUFFICIENT_STOCK"
-	ReasonItemNotFound       = "ITEM_NOT_FOUND"
-	ReasonPaymentDeclined    = "PAYMENT_DECLINED"
-	ReasonReservationExpired = "RESERVATION_EXPIRED"
+	ReasonInsufficientStock  = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
+	ReasonItemNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
+	ReasonPaymentDeclined    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_DECLINED)
+	ReasonReservationExpired = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_EXPIRED)
 	// CreateOrder's definite failures without a business rule of their own;
 	// the order is compensated and stored FAILED. The reason is the
 	// failure_reason.
-	ReasonInvalidTotal          = FailureInvalidTotal
-	ReasonInvalidPaymentRequest = FailureInvalidPaymentRequest
-	ReasonUpstreamRejected      = FailureUpstreamRejected
+	ReasonInvalidTotal          = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_TOTAL)
+	ReasonInvalidPaymentRequest = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_PAYMENT_REQUEST)
+	ReasonUpstreamRejected      = rpcerr.ReasonName(typev1.Reason_REASON_UPSTREAM_REJECTED)
 )
 
-// Order.failure_reason values.
-const (
-	FailureInsufficientStock  = "INSUFFICIENT_STOCK"
-	FailureItemNotFound       = "ITEM_NOT_FOUND"
-	FailurePaymentDeclined    = "PAYMENT_DECLINED"
-	FailureInsufficientFunds  = "INSUFFICIENT_FUNDS"
-	FailureReservationExpired = "RESERVATION_EXPIRED"
+// Order.failure_reason values: the reason of the error a FAILED order
+// answers, except INSUFFICIENT_FUNDS, which answers PAYMENT_DECLINED.
+var (
+	FailureInsufficientStock  = ReasonInsufficientStock
+	FailureItemNotFound       = ReasonItemNotFound
+	FailurePaymentDeclined    = ReasonPaymentDeclined
+	FailureReservationExpired = ReasonReservationExpired
 	// FailureInvalidTotal: the reservation's prices give no chargeable
 	// total (mixed currencies, an unpriced line, an overflow, zero, or above
 	// the payment service's MaxAmountMinor). ErrorInfo metadata "cause".
-	FailureInvalidTotal = "INVALID_TOTAL"
+	FailureInvalidTotal = ReasonInvalidTotal
 	// FailureInvalidPaymentRequest: the payment service answered
 	// CreatePayment INVALID_ARGUMENT (e.g. an unknown payment method).
-	FailureInvalidPaymentRequest = "INVALID_PAYMENT_REQUEST"
+	FailureInvalidPaymentRequest = ReasonInvalidPaymentRequest
 	// FailureUpstreamRejected: inventory or payment gave any other definite
 	// error the saga has no rule for (NOT_FOUND, PERMISSION_DENIED,
 	// UNIMPLEMENTED, FAILED_PRECONDITION with an unknown reason, ...), or
 	// returned a payment that is neither captured nor declined. ErrorInfo
 	// metadata "step" and "upstreamCode" plus, when the dependency sent one,
 	// "upstreamReason"; or "step" and "paymentStatus".
-	FailureUpstreamRejected = "UPSTREAM_REJECTED"
+	FailureUpstreamRejected = ReasonUpstreamRejected
 )
+
+// FailureInsufficientFunds is the payment service's decline reason for
+// pm_card_insufficient_funds, kept as the order's failure_reason.
+const FailureInsufficientFunds = "INSUFFICIENT_FUNDS"
 
 // ErrorInfo metadata keys.
 const (
@@ -94,14 +100,16 @@ const ReplayedHeader = "x-portico-replayed"
 // PENDING order.
 const retryAfter = time.Second
 
-func unavailable(reason, msg string) error {
-	return rpcerr.WithRetryInfo(rpcerr.New(codes.Unavailable, Domain, reason, msg), retryAfter)
+// unavailable is reason r (INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE) with
+// RetryInfo.
+func unavailable(r typev1.Reason, msg string) error {
+	return rpcerr.WithRetryInfo(rpcerr.Fail(Domain, r, msg), retryAfter)
 }
 
 // orderNotFound is NOT_FOUND for id, which load has checked (validOrderID),
 // so the message echoes at most 64 safe characters.
 func orderNotFound(id string) error {
-	return rpcerr.New(codes.NotFound, Domain, ReasonOrderNotFound, "order "+id+" not found", MetaOrderID, id)
+	return rpcerr.Fail(Domain, typev1.Reason_REASON_ORDER_NOT_FOUND, "order "+id+" not found", MetaOrderID, id)
 }
 
 // failureErr is the error CreateOrder answers for a FAILED order, built only
@@ -119,28 +127,32 @@ func failureErr(r *Record) error {
 	}
 	switch reason {
 	case FailureInsufficientStock:
-		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonInsufficientStock,
+		return rpcerr.Fail(Domain, typev1.Reason_REASON_INSUFFICIENT_STOCK,
 			"not enough stock of "+r.FailureInfo[MetaSKU]+"; order "+id+" failed", md...)
 	case FailureItemNotFound:
-		return rpcerr.New(codes.NotFound, Domain, ReasonItemNotFound,
+		return rpcerr.Fail(Domain, typev1.Reason_REASON_ITEM_NOT_FOUND,
 			"no item "+r.FailureInfo[MetaSKU]+"; order "+id+" failed", md...)
 	case FailurePaymentDeclined, FailureInsufficientFunds:
-		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonPaymentDeclined,
+		return rpcerr.Fail(Domain, typev1.Reason_REASON_PAYMENT_DECLINED,
 			"payment declined ("+reason+"); order "+id+" failed", md...)
 	case FailureInvalidTotal:
-		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonInvalidTotal,
+		return rpcerr.Fail(Domain, typev1.Reason_REASON_INVALID_TOTAL,
 			"the order total cannot be charged ("+r.FailureInfo[MetaCause]+"); order "+id+" failed", md...)
 	case FailureInvalidPaymentRequest:
-		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonInvalidPaymentRequest,
+		return rpcerr.Fail(Domain, typev1.Reason_REASON_INVALID_PAYMENT_REQUEST,
 			"the payment service rejected the charge; order "+id+" failed", md...)
 	case FailureUpstreamRejected:
 		why := r.FailureInfo[MetaUpstreamCode]
 		if st, ok := r.FailureInfo[MetaPaymentStatus]; ok {
 			why = "payment " + st
 		}
-		return rpcerr.New(codes.FailedPrecondition, Domain, ReasonUpstreamRejected,
+		return rpcerr.Fail(Domain, typev1.Reason_REASON_UPSTREAM_REJECTED,
 			r.FailureInfo[MetaStep]+" was refused ("+why+"); order "+id+" failed", md...)
 	default:
+		// RESERVATION_EXPIRED, or a reason stored by another version.
+		if r, ok := rpcerr.ParseReason(reason); ok {
+			return rpcerr.Fail(Domain, r, "order "+id+" failed: "+reason, md...)
+		}
 		return rpcerr.New(codes.FailedPrecondition, Domain, reason, "order "+id+" failed: "+reason, md...)
 	}
 }
@@ -173,7 +185,7 @@ func isFailure(err error, c codes.Code, domain, reason string) bool {
 // depErr turns a dependency failure in CancelOrder into the caller's error:
 // UNAVAILABLE (retry is safe; the order did not change) unless the caller's
 // own context ended.
-func depErr(ctx context.Context, reason string, err error) error {
+func depErr(ctx context.Context, reason typev1.Reason, err error) error {
 	if ctx.Err() != nil {
 		return status.FromContextError(ctx.Err()).Err()
 	}

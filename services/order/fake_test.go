@@ -213,14 +213,24 @@ func (f *fakePayments) RefundPayment(_ context.Context, req *paymentv1.RefundPay
 	return nil, payErr(codes.NotFound, "PAYMENT_NOT_FOUND")
 }
 
+// ListPayments answers one payment per page (the token is the index of the
+// next one), so every caller must follow next_page_token.
 func (f *fakePayments) ListPayments(_ context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	resp := &paymentv1.ListPaymentsResponse{}
+	var mine []*paymentv1.Payment
 	for _, p := range f.all {
 		if p.GetOrderId() == req.GetOrderId() {
-			resp.Payments = append(resp.Payments, proto.Clone(p).(*paymentv1.Payment))
+			mine = append(mine, p)
 		}
+	}
+	from, _ := strconv.Atoi(req.GetPageToken())
+	resp := &paymentv1.ListPaymentsResponse{}
+	if from < len(mine) {
+		resp.Payments = []*paymentv1.Payment{proto.Clone(mine[from]).(*paymentv1.Payment)}
+	}
+	if from+1 < len(mine) {
+		resp.NextPageToken = strconv.Itoa(from + 1)
 	}
 	return resp, nil
 }

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/pagebudget"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -27,21 +30,26 @@ func (s *Service) GetOrder(ctx context.Context, req *orderv1.GetOrderRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.load(ctx, p, req.GetId())
+	rec, err := s.load(ctx, p, req)
 	if err != nil {
 		return nil, err
 	}
 	return rec.Order, nil
 }
 
-// load returns the order id if p may see it. A malformed id is
-// INVALID_ARGUMENT and is never echoed.
-func (s *Service) load(ctx context.Context, p callmeta.Principal, id string) (*Record, error) {
-	if !validOrderID(id) {
-		var v rpcerr.Violations
-		v.Add("id", fmt.Sprintf("must be 1-%d characters of [A-Za-z0-9_-]", maxIDLen))
-		return nil, v.Err()
+// idRequest is a request naming one order by id (Get, Cancel).
+type idRequest interface {
+	proto.Message
+	GetId() string
+}
+
+// load returns the order req names if p may see it. An id that breaks the
+// request's rules is INVALID_ARGUMENT and is never echoed.
+func (s *Service) load(ctx context.Context, p callmeta.Principal, req idRequest) (*Record, error) {
+	if err := protocheck.Request(req); err != nil {
+		return nil, err
 	}
+	id := req.GetId()
 	rec, err := s.store.Get(ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && !visible(p, rec) {
 		return nil, orderNotFound(id)
@@ -53,17 +61,19 @@ func (s *Service) load(ctx context.Context, p callmeta.Principal, id string) (*R
 }
 
 // ListOrders implements orderv1.OrderServiceServer: newest first, the
-// caller's own orders unless their role sees all.
+// caller's own orders unless their role sees all, at most page_size orders
+// and at most pagebudget.MaxBytes per page.
 func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest) (*orderv1.ListOrdersResponse, error) {
 	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var v rpcerr.Violations
+	if err := protocheck.Check(&v, req); err != nil {
+		return nil, err
+	}
 	size := int(req.GetPageSize())
 	switch {
-	case size < 0:
-		v.Add("page_size", "must not be negative")
 	case size == 0:
 		size = defaultPageSize
 	case size > maxPageSize:
@@ -84,14 +94,19 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 	if err != nil {
 		return nil, s.storeErr(ctx, "list orders", err)
 	}
+	// The page ends at size orders or at the byte budget, whichever comes
+	// first; any order fetched and left out means there is a next page.
 	resp := &orderv1.ListOrdersResponse{}
-	if len(recs) > size {
-		recs = recs[:size]
-		last := recs[size-1].Order
-		resp.NextPageToken = encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
-	}
+	var b pagebudget.Budget
 	for _, r := range recs {
+		if len(resp.Orders) == size || !b.Add(r.Order) {
+			break
+		}
 		resp.Orders = append(resp.Orders, r.Order)
+	}
+	if n := len(resp.Orders); n < len(recs) {
+		last := resp.Orders[n-1]
+		resp.NextPageToken = encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
 	}
 	return resp, nil
 }

@@ -6,17 +6,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/pagebudget"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
@@ -321,4 +324,84 @@ func FuzzListOrdersPageToken(f *testing.F) {
 // before reports whether a comes after b in the newest-first order.
 func before(a, b Cursor) bool {
 	return a.CreateTime.Before(b.CreateTime) || a.CreateTime.Equal(b.CreateTime) && a.ID < b.ID
+}
+
+// TestListOrdersByteBudget: however large the stored orders are (payment
+// methods stored before they were bounded), every page stays within
+// pagebudget.MaxBytes and the page tokens walk every order exactly once.
+func TestListOrdersByteBudget(t *testing.T) {
+	maximal := orderReq(strings.Repeat("p", 64))
+	for i := range 50 {
+		maximal.Lines = append(maximal.Lines, &orderv1.OrderLine{Sku: fmt.Sprintf("%062d-%d", i, i%10), Quantity: 1000})
+	}
+	tests := []struct {
+		name string
+		req  *orderv1.CreateOrderRequest
+		n    int
+		size int32
+	}{
+		{"700 KB payment methods, default page", orderReq(strings.Repeat("p", 700_000), "keyboard-001", 1), 8, 0},
+		{"maximal valid orders, page of 100", maximal, 150, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t)
+				for i := range tt.n {
+					time.Sleep(time.Second) // distinct create times
+					rec := h.svc.newRecord("alice", fmt.Sprint("k", i), tt.req)
+					if _, err := h.store.Create(context.Background(), rec); err != nil {
+						t.Fatalf("store.Create: %v", err)
+					}
+				}
+				seen := map[string]bool{}
+				tok := ""
+				for pages := 0; ; pages++ {
+					if pages > tt.n {
+						t.Fatalf("more pages than orders")
+					}
+					resp, err := h.client.ListOrders(alice(t, ""), &orderv1.ListOrdersRequest{PageSize: tt.size, PageToken: tok})
+					if err != nil {
+						t.Fatalf("ListOrders(page %d) = %v, want a page", pages, err)
+					}
+					if n := proto.Size(resp); n > pagebudget.MaxBytes {
+						t.Errorf("page %d encodes to %d bytes, want at most %d", pages, n, pagebudget.MaxBytes)
+					}
+					for _, o := range resp.GetOrders() {
+						if seen[o.GetId()] {
+							t.Errorf("order %s listed twice", o.GetId())
+						}
+						seen[o.GetId()] = true
+					}
+					if tok = resp.GetNextPageToken(); tok == "" {
+						break
+					}
+				}
+				if len(seen) != tt.n {
+					t.Errorf("listed %d orders, want %d", len(seen), tt.n)
+				}
+			})
+		})
+	}
+}
+
+// TestListPaymentsFollowsPages: the saga sees every payment of an order,
+// however many pages the payment service splits them into.
+func TestListPaymentsFollowsPages(t *testing.T) {
+	h := newHarness(t)
+	for i, st := range []paymentv1.Payment_Status{paymentv1.Payment_STATUS_DECLINED, paymentv1.Payment_STATUS_DECLINED, paymentv1.Payment_STATUS_CAPTURED} {
+		h.pay.all = append(h.pay.all, &paymentv1.Payment{Id: fmt.Sprint("pay-", i), OrderId: "ord-paged", Status: st})
+	}
+	h.pay.all = append(h.pay.all, &paymentv1.Payment{Id: "pay-other", OrderId: "ord-other"})
+	pays, err := h.svc.listPayments(context.Background(), "ord-paged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range pays {
+		ids = append(ids, p.GetId())
+	}
+	if diff := cmp.Diff([]string{"pay-0", "pay-1", "pay-2"}, ids); diff != "" {
+		t.Errorf("listPayments (-want +got):\n%s", diff)
+	}
 }

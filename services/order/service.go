@@ -7,9 +7,8 @@ import (
 	"errors"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -50,7 +49,7 @@ func New(store Store, inv Inventory, pay Payments, opts ...Option) (*Service, er
 func caller(ctx context.Context) (callmeta.Principal, error) {
 	p, ok := callmeta.PrincipalFromIncoming(ctx)
 	if !ok {
-		return p, rpcerr.New(codes.Unauthenticated, Domain, ReasonUnauthenticated, "no caller identity")
+		return p, rpcerr.Fail(Domain, typev1.Reason_REASON_UNAUTHENTICATED_CALLER, "no caller identity")
 	}
 	return p, nil
 }

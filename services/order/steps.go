@@ -55,8 +55,18 @@ func (s *Service) refund(ctx context.Context, paymentID string) error {
 	return err
 }
 
+// listPayments returns every payment of the order, page after page.
 func (s *Service) listPayments(ctx context.Context, orderID string) ([]*paymentv1.Payment, error) {
+	var all []*paymentv1.Payment
 	req := &paymentv1.ListPaymentsRequest{OrderId: orderID}
-	resp, err := s.pay.ListPayments(ctx, req)
-	return resp.GetPayments(), err
+	for {
+		resp, err := s.pay.ListPayments(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, resp.GetPayments()...)
+		if req.PageToken = resp.GetNextPageToken(); req.PageToken == "" {
+			return all, nil
+		}
+	}
 }

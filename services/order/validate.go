@@ -12,16 +12,13 @@ import (
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-// Request limits, from the proto contract.
-const (
-	maxLines    = 50
-	maxSKULen   = 64
-	maxQuantity = 1000
-	maxIDLen    = 64
-)
+// maxIDLen is the longest order id, as the proto contract bounds it; page
+// tokens are sized from it.
+const maxIDLen = 64
 
 // idempotencyKey returns the call's key. A missing key is an error of its
 // own (reason IDEMPOTENCY_KEY_MISSING, plus a BadRequest naming the field);
@@ -45,50 +42,26 @@ func idempotencyKey(ctx context.Context, v *rpcerr.Violations) (string, error) {
 	return key, nil
 }
 
-// validateCreate records every bad field of req in v.
-func validateCreate(req *orderv1.CreateOrderRequest, v *rpcerr.Violations) {
-	switch n := len(req.GetLines()); {
-	case n == 0:
-		v.Add("lines", "at least one line is required")
-	case n > maxLines:
-		v.Add("lines", fmt.Sprintf("at most %d lines, got %d", maxLines, n))
+// validateCreate records every bad field of req in v: the proto's rules
+// (protocheck), then what they cannot say, that each SKU appears once.
+func validateCreate(req *orderv1.CreateOrderRequest, v *rpcerr.Violations) error {
+	if err := protocheck.Check(v, req); err != nil {
+		return err
 	}
 	first := make(map[string]int, len(req.GetLines()))
 	for i, l := range req.GetLines() {
-		field := fmt.Sprintf("lines[%d]", i)
-		if !validSKU(l.GetSku()) {
-			v.Add(field+".sku", fmt.Sprintf("must be 1-%d characters of [a-z0-9-]", maxSKULen))
-		} else if j, dup := first[l.GetSku()]; dup {
-			v.Add(field+".sku", fmt.Sprintf("duplicates lines[%d].sku; each SKU at most once", j))
+		if j, dup := first[l.GetSku()]; dup {
+			v.Add(fmt.Sprintf("lines[%d].sku", i), fmt.Sprintf("duplicates lines[%d].sku; each SKU at most once", j))
 		} else {
 			first[l.GetSku()] = i
 		}
-		if q := l.GetQuantity(); q < 1 || q > maxQuantity {
-			v.Add(field+".quantity", fmt.Sprintf("must be 1-%d, got %d", maxQuantity, q))
-		}
 	}
-	if req.GetPaymentMethod() == "" {
-		v.Add("payment_method", "required")
-	}
+	return nil
 }
 
-func validSKU(s string) bool {
-	if s == "" || len(s) > maxSKULen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// validOrderID reports whether id is 1-64 characters of the id alphabet
-// [A-Za-z0-9_-], which covers every id this service makes ("ord-<hex>").
-// Ids are checked before any lookup, so a NOT_FOUND echoes at most 64 safe
-// characters.
+// validOrderID reports whether id could be an order id: 1-64 characters of
+// [A-Za-z0-9_-], as GetOrderRequest.id's rules say. Requests are checked by
+// their rules (protocheck); this checks the id inside a page token.
 func validOrderID(id string) bool {
 	if id == "" || len(id) > maxIDLen {
 		return false

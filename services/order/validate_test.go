@@ -48,6 +48,8 @@ func TestCreateOrderValidation(t *testing.T) {
 		{"negative quantity", "alice", "k1", orderReq("pm_card_ok", "keyboard-001", -1), codes.InvalidArgument, "", []string{"lines[0].quantity"}},
 		{"quantity 1001", "alice", "k1", orderReq("pm_card_ok", "keyboard-001", 1001), codes.InvalidArgument, "", []string{"lines[0].quantity"}},
 		{"no payment method", "alice", "k1", orderReq("", "keyboard-001", 1), codes.InvalidArgument, "", []string{"payment_method"}},
+		{"500 KB payment method", "alice", "k1", orderReq(strings.Repeat("p", 500_000), "keyboard-001", 1), codes.InvalidArgument, "", []string{"payment_method"}},
+		{"65-character payment method", "alice", "k1", orderReq(strings.Repeat("p", 65), "keyboard-001", 1), codes.InvalidArgument, "", []string{"payment_method"}},
 		{"every field at once", "alice", strings.Repeat("k", 256), orderReq("", "BAD", 1, "mouse-001", 0),
 			codes.InvalidArgument, "", []string{"idempotency_key", "lines[0].sku", "lines[1].quantity", "payment_method"}},
 	}
@@ -76,7 +78,9 @@ func TestCreateOrderValidLimits(t *testing.T) {
 	req := manyLines(50)
 	req.Lines[0].Sku = strings.Repeat("a", 64)
 	req.Lines[1].Quantity = 1000
-	validateCreate(req, &v)
+	if err := validateCreate(req, &v); err != nil {
+		t.Fatal(err)
+	}
 	if err := v.Err(); err != nil {
 		t.Errorf("validateCreate(50 lines, 64-char sku, quantity 1000) = %v, want nil", err)
 	}

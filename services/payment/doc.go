@@ -41,10 +41,12 @@
 // Malformed requests are INVALID_ARGUMENT with a google.rpc.BadRequest naming
 // every bad field, and nothing is written. An amount is 1 to MaxAmountMinor
 // (1e15 minor units, 10 trillion in major units of a two-decimal currency);
-// payment ids and order ids are 1-64 characters of [A-Za-z0-9_-], checked
-// before any lookup, so a NOT_FOUND echoes at most 64 safe characters. Other failures carry a
-// google.rpc.ErrorInfo with domain Domain and one of the Reason constants;
-// errors.go holds the one table from reason to code.
+// payment ids and order ids are 1-64 characters of [A-Za-z0-9_-] (rules in
+// payment.proto), checked before any lookup, so a NOT_FOUND echoes at most 64
+// safe characters. Other failures carry a google.rpc.ErrorInfo with domain
+// Domain and one of the Reason values, sent with the gRPC code
+// portico.type.v1.Reason gives it. ListPayments is paged, oldest first, and
+// bounded by bytes (package pagebudget).
 //
 // Service is safe for concurrent use; the SQLite store serializes writers
 // (BEGIN IMMEDIATE).

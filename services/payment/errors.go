@@ -9,36 +9,30 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
 
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Domain is the google.rpc.ErrorInfo domain of every payment error.
 const Domain = "payment.portico.dev"
 
-// ErrorInfo reasons, stable for callers to branch on.
-const (
-	ReasonPaymentNotFound       = "PAYMENT_NOT_FOUND"
-	ReasonIdempotencyKeyMissing = "IDEMPOTENCY_KEY_MISSING"
-	ReasonIdempotencyKeyReused  = "IDEMPOTENCY_KEY_REUSED"
-	ReasonPaymentNotCaptured    = "PAYMENT_NOT_CAPTURED"
-	ReasonUnknownPaymentMethod  = "UNKNOWN_PAYMENT_METHOD"
-	ReasonOrderAlreadyPaid      = "ORDER_ALREADY_PAID"
+// ErrorInfo reasons, stable for callers to branch on. Each is defined, with
+// its gRPC code, in portico.type.v1.Reason. IDEMPOTENCY_KEY_MISSING and
+// UNKNOWN_PAYMENT_METHOD are INVALID_ARGUMENT and built by invalid, which
+// also lists the bad fields.
+var (
+	ReasonPaymentNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_FOUND)
+	ReasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
+	ReasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
+	ReasonPaymentNotCaptured    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_CAPTURED)
+	ReasonUnknownPaymentMethod  = rpcerr.ReasonName(typev1.Reason_REASON_UNKNOWN_PAYMENT_METHOD)
+	ReasonOrderAlreadyPaid      = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_ALREADY_PAID)
 )
-
-// reasonCodes is the one table from a domain failure to its gRPC code.
-// IDEMPOTENCY_KEY_MISSING and UNKNOWN_PAYMENT_METHOD are INVALID_ARGUMENT
-// and built by invalid, which also lists the bad fields.
-var reasonCodes = map[string]codes.Code{
-	ReasonPaymentNotFound:      codes.NotFound,
-	ReasonIdempotencyKeyReused: codes.FailedPrecondition,
-	ReasonPaymentNotCaptured:   codes.FailedPrecondition,
-	ReasonOrderAlreadyPaid:     codes.FailedPrecondition,
-}
 
 // failure is a domain error: a reason, a message and ErrorInfo metadata
 // pairs. toStatus turns it into a gRPC status.
 type failure struct {
-	reason string
+	reason typev1.Reason
 	msg    string
 	meta   []string
 }
@@ -46,29 +40,30 @@ type failure struct {
 func (f *failure) Error() string { return f.msg }
 
 func paymentNotFound(id string) error {
-	return &failure{ReasonPaymentNotFound, "payment " + id + " not found", []string{"id", id}}
+	return &failure{typev1.Reason_REASON_PAYMENT_NOT_FOUND, "payment " + id + " not found", []string{"id", id}}
 }
 
 func keyReused() error {
-	return &failure{ReasonIdempotencyKeyReused,
+	return &failure{typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED,
 		"the idempotency key was used for a different request", nil}
 }
 
 func notCaptured(id string) error {
-	return &failure{ReasonPaymentNotCaptured, "payment " + id + " was never captured", []string{"id", id}}
+	return &failure{typev1.Reason_REASON_PAYMENT_NOT_CAPTURED, "payment " + id + " was never captured", []string{"id", id}}
 }
 
 func orderPaid(orderID string) error {
-	return &failure{ReasonOrderAlreadyPaid, "order " + orderID + " is already paid", []string{"order_id", orderID}}
+	return &failure{typev1.Reason_REASON_ORDER_ALREADY_PAID, "order " + orderID + " is already paid", []string{"order_id", orderID}}
 }
 
 // toStatus converts any error from the service's logic to a gRPC status:
-// domain failures by reasonCodes, cancellation by the context, and anything
-// else (a store fault) to INTERNAL, logged but not leaked to the caller.
+// domain failures with their reason's code, cancellation by the context,
+// and anything else (a store fault) to INTERNAL, logged but not leaked to
+// the caller.
 func (s *Service) toStatus(ctx context.Context, err error) error {
 	var f *failure
 	if errors.As(err, &f) {
-		return rpcerr.New(reasonCodes[f.reason], Domain, f.reason, f.msg, f.meta...)
+		return rpcerr.Fail(Domain, f.reason, f.msg, f.meta...)
 	}
 	if ctx.Err() != nil {
 		return status.FromContextError(ctx.Err()).Err()

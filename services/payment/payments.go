@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 
 	"google.golang.org/protobuf/proto"
@@ -12,6 +13,8 @@ import (
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/pagebudget"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -102,7 +105,7 @@ func (s *Service) charge(req *paymentv1.CreatePaymentRequest) Payment {
 
 // GetPayment returns one payment.
 func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentRequest) (*paymentv1.Payment, error) {
-	if err := validateID(req.GetId()); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	p, err := s.store.Payment(ctx, req.GetId())
@@ -115,28 +118,47 @@ func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentReque
 	return paymentProto(p), nil
 }
 
-// ListPayments returns the payments of one order, oldest first; an order
-// with none (or an unknown order) gets an empty list.
+// ListPayments returns one page of an order's payments, oldest first, at
+// most page_size payments and at most pagebudget.MaxBytes; an order with
+// none (or an unknown order) gets an empty list. The page token is the
+// base64url of the page's last payment id.
 func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
 	var v rpcerr.Violations
-	checkID(&v, "order_id", req.GetOrderId())
+	if err := protocheck.Check(&v, req); err != nil {
+		return nil, err
+	}
+	size := pageSize(req.GetPageSize())
+	after, ok := decodePageToken(req.GetPageToken())
+	if !ok {
+		v.Add("page_token", "is not a token from a previous ListPayments response")
+	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	ps, err := s.store.Payments(ctx, req.GetOrderId())
+	ps, err := s.store.Payments(ctx, req.GetOrderId(), after, size+1) // one more shows whether a next page exists
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	// The page ends at size payments or at the byte budget, whichever comes
+	// first; any payment fetched and left out means there is a next page.
 	resp := &paymentv1.ListPaymentsResponse{}
+	var b pagebudget.Budget
 	for _, p := range ps {
-		resp.Payments = append(resp.Payments, paymentProto(p))
+		pp := paymentProto(p)
+		if len(resp.Payments) == size || !b.Add(pp) {
+			break
+		}
+		resp.Payments = append(resp.Payments, pp)
+	}
+	if n := len(resp.Payments); n < len(ps) {
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(resp.Payments[n-1].GetId()))
 	}
 	return resp, nil
 }
 
 // RefundPayment refunds a captured payment in full.
 func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) {
-	if err := validateID(req.GetId()); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	var p Payment

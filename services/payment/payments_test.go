@@ -1,17 +1,22 @@
 package payment
 
 import (
+	"encoding/base64"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/pagebudget"
 )
 
 func TestCreatePaymentValidation(t *testing.T) {
@@ -35,8 +40,9 @@ func TestCreatePaymentValidation(t *testing.T) {
 			"", []string{"amount.currency"}},
 		{"no method", "k", charge("o1", 100, ""), "", []string{"payment_method"}},
 		{"unknown method", "k", charge("o1", 100, "pm_card_gold"), ReasonUnknownPaymentMethod, []string{"payment_method"}},
+		{"500 KB method", "k", charge("o1", 100, strings.Repeat("m", 500_000)), "", []string{"payment_method"}},
 		{"every field bad", "k", &paymentv1.CreatePaymentRequest{Amount: &typev1.Money{Currency: "EURO"}, PaymentMethod: "cash"},
-			ReasonUnknownPaymentMethod, []string{"order_id", "amount.amount_minor", "amount.currency", "payment_method"}},
+			ReasonUnknownPaymentMethod, []string{"order_id", "amount.currency", "amount.amount_minor", "payment_method"}},
 		{"no key", "", charge("o1", 100, MethodCardOK), ReasonIdempotencyKeyMissing, nil},
 		{"blank key", "   ", charge("o1", 100, MethodCardOK), ReasonIdempotencyKeyMissing, nil},
 		{"key too long", strings.Repeat("k", 256), charge("o1", 100, MethodCardOK), ReasonIdempotencyKeyMissing, nil},
@@ -167,4 +173,109 @@ func TestOrderAlreadyPaid(t *testing.T) {
 	if p := f.create(t, "key-2", charge("order-1", 100, MethodCardOK)); p.GetStatus() != paymentv1.Payment_STATUS_CAPTURED {
 		t.Errorf("capture after refund = %v, want CAPTURED", p)
 	}
+}
+
+// TestListPaymentsPages: an order's payments list in pages bounded by count
+// and by bytes (pagebudget.MaxBytes), even for payments whose method was
+// stored before it was bounded, and the page tokens walk every payment once,
+// oldest first, including payments that share a create time.
+func TestListPaymentsPages(t *testing.T) {
+	tests := []struct {
+		name      string
+		n         int
+		method    string
+		size      int32
+		wantPages []int // nil: only check the byte budget
+	}{
+		{"default page of 50", 120, MethodCardDeclined, 0, []int{50, 50, 20}},
+		{"page of 7", 20, MethodCardDeclined, 7, []int{7, 7, 6}},
+		{"100 KB methods", 60, strings.Repeat("m", 100_000), 100, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, "")
+			var want []string
+			for i := range tt.n {
+				if i%3 == 0 {
+					f.clock.Advance(time.Second) // others share a create time
+				}
+				id := fmt.Sprintf("pay-%03d", tt.n-i) // ids against insertion order
+				p := Payment{ID: id, OrderID: "o1", Amount: Money{1, "USD"}, Method: tt.method, Status: StatusDeclined,
+					CreateTime: f.clock.Now(), UpdateTime: f.clock.Now()}
+				if err := f.store.InTx(ctx(t), func(tx Tx) error {
+					return tx.InsertPayment(ctx(t), p, Key{Key: id, RequestHash: make([]byte, 32), PaymentID: id})
+				}); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, id)
+			}
+			var got []string
+			var pages []int
+			tok := ""
+			for range tt.n + 1 {
+				resp, err := f.client.ListPayments(ctx(t), &paymentv1.ListPaymentsRequest{OrderId: "o1", PageSize: tt.size, PageToken: tok})
+				if err != nil {
+					t.Fatalf("ListPayments(page %d) = %v", len(pages), err)
+				}
+				if n := proto.Size(resp); n > pagebudget.MaxBytes {
+					t.Errorf("page %d encodes to %d bytes, want at most %d", len(pages), n, pagebudget.MaxBytes)
+				}
+				pages = append(pages, len(resp.GetPayments()))
+				for _, p := range resp.GetPayments() {
+					got = append(got, p.GetId())
+				}
+				if tok = resp.GetNextPageToken(); tok == "" {
+					break
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("payments across pages (-want +got):\n%s", diff)
+			}
+			if tt.wantPages != nil {
+				if diff := cmp.Diff(tt.wantPages, pages); diff != "" {
+					t.Errorf("page sizes (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestListPaymentsInvalid(t *testing.T) {
+	f := newFixture(t, "")
+	tests := []struct {
+		name      string
+		req       *paymentv1.ListPaymentsRequest
+		wantField string
+	}{
+		{"negative size", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageSize: -1}, "page_size"},
+		{"token not base64", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageToken: "%%%"}, "page_token"},
+		{"token with a bad id", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageToken: "cGF5IDE"}, "page_token"}, // "pay 1"
+		{"token far too long", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageToken: strings.Repeat("A", 100_000)}, "page_token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.client.ListPayments(ctx(t), tt.req)
+			checkErr(t, "ListPayments", err, codes.InvalidArgument, "")
+			if diff := cmp.Diff([]string{tt.wantField}, badFields(err)); diff != "" {
+				t.Errorf("bad fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// FuzzPageToken: any token either decodes to an id that encodes back to
+// the same token, or is refused; none panics.
+func FuzzPageToken(f *testing.F) {
+	f.Add("")
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte("pay-0123abcd")))
+	f.Add("%%%")
+	f.Fuzz(func(t *testing.T, tok string) {
+		id, ok := decodePageToken(tok)
+		if !ok || id == "" {
+			return
+		}
+		if again := base64.RawURLEncoding.EncodeToString([]byte(id)); again != tok {
+			t.Errorf("decode(%q) = %q, which encodes to %q", tok, id, again)
+		}
+	})
 }

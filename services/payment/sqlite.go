@@ -41,9 +41,16 @@ func (s *SQLiteStore) Payment(ctx context.Context, id string) (Payment, error) {
 }
 
 // Payments implements Store.
-func (s *SQLiteStore) Payments(ctx context.Context, orderID string) ([]Payment, error) {
-	rows, err := s.DB.QueryContext(ctx,
-		`SELECT `+paymentColumns+` FROM payments WHERE order_id = ? ORDER BY create_time, rowid`, orderID)
+func (s *SQLiteStore) Payments(ctx context.Context, orderID, after string, limit int) ([]Payment, error) {
+	query := `SELECT ` + paymentColumns + ` FROM payments WHERE order_id = ?`
+	args := []any{orderID}
+	if after != "" {
+		// Keyset: the position of payment after in the same order as the
+		// listing; an unknown id yields no rows.
+		query += ` AND (create_time, rowid) > (SELECT create_time, rowid FROM payments WHERE id = ?)`
+		args = append(args, after)
+	}
+	rows, err := s.DB.QueryContext(ctx, query+` ORDER BY create_time, rowid LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}

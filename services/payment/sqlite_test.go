@@ -65,7 +65,7 @@ func TestOneCaptureIndex(t *testing.T) {
 			t.Errorf("%s: InsertPayment = %v, want %v", tt.name, err, tt.want)
 		}
 	}
-	if ps, err := store.Payments(ctx(t), "order-1"); err != nil || len(ps) != 2 {
+	if ps, err := store.Payments(ctx(t), "order-1", "", 10); err != nil || len(ps) != 2 {
 		t.Errorf("Payments = %d, %v; want 2 (refused inserts leave nothing)", len(ps), err)
 	}
 }

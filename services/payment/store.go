@@ -24,8 +24,9 @@ var (
 type Store interface {
 	// Payment returns one payment, or ErrNotFound.
 	Payment(ctx context.Context, id string) (Payment, error)
-	// Payments returns the payments of an order, oldest first.
-	Payments(ctx context.Context, orderID string) ([]Payment, error)
+	// Payments returns at most limit payments of an order, oldest first,
+	// starting after the payment with id after ("" starts at the oldest).
+	Payments(ctx context.Context, orderID, after string, limit int) ([]Payment, error)
 	// InTx runs fn in one write transaction. It commits when fn returns
 	// nil and rolls back otherwise, returning fn's error unchanged.
 	InTx(ctx context.Context, fn func(Tx) error) error

@@ -1,16 +1,16 @@
 package payment
 
 import (
+	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
-
-// Request limits, from the proto contract.
-const maxIDLen = 64
 
 // MaxAmountMinor caps CreatePayment's amount.amount_minor: 1e15 minor units,
 // 10 trillion in major units of a two-decimal currency. It sits above the
@@ -19,46 +19,72 @@ const maxIDLen = 64
 // order service checks its total against it before charging.
 const MaxAmountMinor = 1_000_000_000_000_000
 
-var (
-	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-	// idPattern is the alphabet of payment ids and order ids: the URL-safe
-	// characters our ids use ("pay-<hex>", "ord-<hex>"), so an id is safe
-	// to put into a message, a log line or a URL as it is.
-	idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// Page sizes of ListPayments.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 100
 )
 
-// checkID requires 1-64 characters of the id alphabet. Ids are checked
-// before any lookup, so a NOT_FOUND never echoes more than 64 safe
-// characters.
-func checkID(v *rpcerr.Violations, field, id string) {
-	if !idPattern.MatchString(id) {
-		v.Add(field, fmt.Sprintf("must be 1-%d characters of [A-Za-z0-9_-]", maxIDLen))
+// pageSize applies ListPayments' page_size default and cap; its rules have
+// refused a negative size.
+func pageSize(n int32) int {
+	switch {
+	case n == 0:
+		return defaultPageSize
+	case n > maxPageSize:
+		return maxPageSize
 	}
+	return int(n)
 }
 
-// validateCreate checks the request and its idempotency key. The ErrorInfo
-// reason names the most basic problem: a missing key, then an unknown method.
+// maxPageTokenLen is the length of the longest token ListPayments hands
+// out: base64url of a 64-character payment id.
+var maxPageTokenLen = base64.RawURLEncoding.EncodedLen(64)
+
+// idAlphabet is the alphabet of payment ids ("pay-<hex>"), for the id inside
+// a page token.
+var idAlphabet = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// decodePageToken returns the payment id a page token points after; "" for
+// no token. ok is false for anything ListPayments could not have handed out,
+// checked by length before decoding so a huge token costs nothing.
+func decodePageToken(tok string) (after string, ok bool) {
+	if tok == "" {
+		return "", true
+	}
+	if len(tok) > maxPageTokenLen {
+		return "", false
+	}
+	// Only the canonical encoding, the one ListPayments hands out: the
+	// decoder itself lets newlines and stray padding bits through.
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || !idAlphabet.Match(b) || base64.RawURLEncoding.EncodeToString(b) != tok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// validateCreate checks the request against its proto rules (protocheck),
+// then what they cannot say: the amount's range, that the method is one of
+// the test methods, and the idempotency key. The ErrorInfo reason names the
+// most basic problem: a missing key, then an unknown method.
 func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	var v rpcerr.Violations
 	reason, msg := "", ""
-	checkID(&v, "order_id", req.GetOrderId())
-	if m := req.GetAmount(); m == nil {
-		v.Add("amount", "is required")
-	} else {
+	if err := protocheck.Check(&v, req); err != nil {
+		return err
+	}
+	if m := req.GetAmount(); m != nil {
 		switch a := m.GetAmountMinor(); {
 		case a < 1:
 			v.Add("amount.amount_minor", "must be 1 or more")
 		case a > MaxAmountMinor:
 			v.Add("amount.amount_minor", fmt.Sprintf("must be at most %d (10 trillion in major units)", int64(MaxAmountMinor)))
 		}
-		if !currencyPattern.MatchString(m.GetCurrency()) {
-			v.Add("amount.currency", "must be 3 upper-case letters (ISO 4217)")
-		}
 	}
-	switch _, known := methods[req.GetPaymentMethod()]; {
-	case req.GetPaymentMethod() == "":
-		v.Add("payment_method", "is required")
-	case !known:
+	// A method that breaks its rules (empty, too long) is reported by them
+	// and never echoed; a well-formed one must be a known method.
+	if _, known := methods[req.GetPaymentMethod()]; !known && !violated(v, "payment_method") {
 		v.Add("payment_method", "must be pm_card_ok, pm_card_declined or pm_card_insufficient_funds")
 		reason, msg = ReasonUnknownPaymentMethod, "unknown payment method "+req.GetPaymentMethod()
 	}
@@ -70,9 +96,7 @@ func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	return invalid(v, reason, msg)
 }
 
-// validateID checks a payment id; a well-formed unknown id is NOT_FOUND.
-func validateID(id string) error {
-	var v rpcerr.Violations
-	checkID(&v, "id", id)
-	return v.Err()
+// violated reports whether v already names field.
+func violated(v rpcerr.Violations, field string) bool {
+	return slices.ContainsFunc(v, func(x rpcerr.Violation) bool { return x.Field == field })
 }

@@ -7,6 +7,7 @@
 package inventoryv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -87,7 +88,8 @@ type Item struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Stock keeping unit: 1-64 characters of [a-z0-9-]. Immutable.
 	Sku string `protobuf:"bytes,1,opt,name=sku,proto3" json:"sku,omitempty"`
-	// Display name, 1-200 characters.
+	// Display name, 1-200 characters: CreateItem, and UpdateItem when its
+	// mask names it, refuse an empty one.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// Price of one unit; amount_minor at most 1e12.
 	UnitPrice *v1.Money `protobuf:"bytes,3,opt,name=unit_price,json=unitPrice,proto3" json:"unit_price,omitempty"`
@@ -185,7 +187,7 @@ func (x *Item) GetUpdateTime() *timestamppb.Timestamp {
 // GetItemRequest names one item.
 type GetItemRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The item's SKU.
+	// The item's SKU: 1-64 characters of [a-z0-9-].
 	Sku           string `protobuf:"bytes,1,opt,name=sku,proto3" json:"sku,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -231,7 +233,9 @@ func (x *GetItemRequest) GetSku() string {
 // ListItemsRequest asks for one page of the catalogue.
 type ListItemsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Maximum items to return: 0 means 50, values above 100 are treated as 100.
+	// Maximum items to return: 0 means 50, values above 100 are treated as
+	// 100. A page also ends before its encoded size would pass 1 MiB, so it
+	// may hold fewer items than asked for while next_page_token is set.
 	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// Opaque token from a previous response; empty starts at the beginning.
 	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
@@ -442,7 +446,7 @@ func (x *UpdateItemRequest) GetUpdateMask() *fieldmaskpb.FieldMask {
 // Line is a quantity of one SKU.
 type Line struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The SKU.
+	// The SKU: 1-64 characters of [a-z0-9-].
 	Sku string `protobuf:"bytes,1,opt,name=sku,proto3" json:"sku,omitempty"`
 	// Units, 1-1000.
 	Quantity      int32 `protobuf:"varint,2,opt,name=quantity,proto3" json:"quantity,omitempty"`
@@ -498,6 +502,7 @@ func (x *Line) GetQuantity() int32 {
 type ReserveStockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The order the stock is for; also the idempotency key of the call.
+	// 1-64 characters of [A-Za-z0-9_-].
 	OrderId string `protobuf:"bytes,1,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
 	// Lines to reserve, 1-50, each SKU at most once.
 	Lines         []*Line `protobuf:"bytes,2,rep,name=lines,proto3" json:"lines,omitempty"`
@@ -716,7 +721,7 @@ func (x *ReservedLine) GetUnitPrice() *v1.Money {
 // GetReservationRequest names one reservation.
 type GetReservationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Reservation id.
+	// Reservation id: 1-64 characters of [A-Za-z0-9_-].
 	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -762,7 +767,7 @@ func (x *GetReservationRequest) GetId() string {
 // CommitReservationRequest commits one reservation.
 type CommitReservationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Reservation id.
+	// Reservation id: 1-64 characters of [A-Za-z0-9_-].
 	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -808,7 +813,7 @@ func (x *CommitReservationRequest) GetId() string {
 // ReleaseReservationRequest releases one reservation.
 type ReleaseReservationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Reservation id.
+	// Reservation id: 1-64 characters of [A-Za-z0-9_-].
 	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -855,38 +860,38 @@ var File_portico_inventory_v1_inventory_proto protoreflect.FileDescriptor
 
 const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\n" +
-	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x82\x02\n" +
-	"\x04Item\x12\x15\n" +
-	"\x03sku\x18\x01 \x01(\tB\x03\xe0A\x05R\x03sku\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x125\n" +
+	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xa3\x02\n" +
+	"\x04Item\x12,\n" +
+	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x05\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12\x1c\n" +
+	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x04name\x125\n" +
 	"\n" +
 	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyR\tunitPrice\x12\x1c\n" +
 	"\tavailable\x18\x04 \x01(\x03R\tavailable\x12\x1f\n" +
 	"\breserved\x18\x05 \x01(\x03B\x03\xe0A\x03R\breserved\x12\x17\n" +
 	"\x04sold\x18\x06 \x01(\x03B\x03\xe0A\x03R\x04sold\x12@\n" +
 	"\vupdate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
-	"updateTime\"'\n" +
-	"\x0eGetItemRequest\x12\x15\n" +
-	"\x03sku\x18\x01 \x01(\tB\x03\xe0A\x02R\x03sku\"N\n" +
-	"\x10ListItemsRequest\x12\x1b\n" +
-	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"updateTime\">\n" +
+	"\x0eGetItemRequest\x12,\n" +
+	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\"W\n" +
+	"\x10ListItemsRequest\x12$\n" +
+	"\tpage_size\x18\x01 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\"m\n" +
 	"\x11ListItemsResponse\x120\n" +
 	"\x05items\x18\x01 \x03(\v2\x1a.portico.inventory.v1.ItemR\x05items\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"H\n" +
-	"\x11CreateItemRequest\x123\n" +
-	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\x03\xe0A\x02R\x04item\"\x85\x01\n" +
-	"\x11UpdateItemRequest\x123\n" +
-	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\x03\xe0A\x02R\x04item\x12;\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"N\n" +
+	"\x11CreateItemRequest\x129\n" +
+	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\"\x8b\x01\n" +
+	"\x11UpdateItemRequest\x129\n" +
+	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\x12;\n" +
 	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
-	"updateMask\">\n" +
-	"\x04Line\x12\x15\n" +
-	"\x03sku\x18\x01 \x01(\tB\x03\xe0A\x02R\x03sku\x12\x1f\n" +
-	"\bquantity\x18\x02 \x01(\x05B\x03\xe0A\x02R\bquantity\"l\n" +
-	"\x13ReserveStockRequest\x12\x1e\n" +
-	"\border_id\x18\x01 \x01(\tB\x03\xe0A\x02R\aorderId\x125\n" +
-	"\x05lines\x18\x02 \x03(\v2\x1a.portico.inventory.v1.LineB\x03\xe0A\x02R\x05lines\"\xc8\x03\n" +
+	"updateMask\"_\n" +
+	"\x04Line\x12,\n" +
+	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
+	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\"\x91\x01\n" +
+	"\x13ReserveStockRequest\x129\n" +
+	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x12?\n" +
+	"\x05lines\x18\x02 \x03(\v2\x1a.portico.inventory.v1.LineB\r\xe0A\x02\xbaH\a\x92\x01\x04\b\x01\x102R\x05lines\"\xc8\x03\n" +
 	"\vReservation\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x19\n" +
 	"\border_id\x18\x02 \x01(\tR\aorderId\x128\n" +
@@ -907,13 +912,13 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\x03sku\x18\x01 \x01(\tR\x03sku\x12\x1a\n" +
 	"\bquantity\x18\x02 \x01(\x05R\bquantity\x125\n" +
 	"\n" +
-	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyR\tunitPrice\",\n" +
-	"\x15GetReservationRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"/\n" +
-	"\x18CommitReservationRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"0\n" +
-	"\x19ReleaseReservationRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id2\x9a\b\n" +
+	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyR\tunitPrice\"G\n" +
+	"\x15GetReservationRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"J\n" +
+	"\x18CommitReservationRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"K\n" +
+	"\x19ReleaseReservationRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\x9a\b\n" +
 	"\x10InventoryService\x12l\n" +
 	"\aGetItem\x12$.portico.inventory.v1.GetItemRequest\x1a\x1a.portico.inventory.v1.Item\"\x1f\x82\xd3\xe4\x93\x02\x16\x12\x14/api/inventory/{sku}\x90\x02\x01\x12w\n" +
 	"\tListItems\x12&.portico.inventory.v1.ListItemsRequest\x1a'.portico.inventory.v1.ListItemsResponse\"\x19\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/inventory\x90\x02\x01\x12o\n" +

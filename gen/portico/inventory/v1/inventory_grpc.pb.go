@@ -38,11 +38,9 @@ const (
 // changes through CreateItem and UpdateItem (admin actions).
 //
 // Errors carry google.rpc.ErrorInfo with domain "inventory.portico.dev" and a
-// stable reason: ITEM_NOT_FOUND, ITEM_ALREADY_EXISTS, INSUFFICIENT_STOCK,
-// RESERVATION_NOT_FOUND, RESERVATION_RELEASED, RESERVATION_COMMITTED,
-// IDEMPOTENCY_KEY_REUSED (ReserveStock repeated for an order with other
-// lines), ADMIN_REQUIRED (PERMISSION_DENIED on CreateItem/UpdateItem).
-// Malformed requests get INVALID_ARGUMENT with google.rpc.BadRequest.
+// stable reason from portico.type.v1.Reason (those marked "inventory").
+// Requests that break their buf.validate rules, or other checks, get
+// INVALID_ARGUMENT with google.rpc.BadRequest naming every bad field.
 type InventoryServiceClient interface {
 	// GetItem returns one catalogue item by SKU.
 	GetItem(ctx context.Context, in *GetItemRequest, opts ...grpc.CallOption) (*Item, error)
@@ -168,11 +166,9 @@ func (c *inventoryServiceClient) ReleaseReservation(ctx context.Context, in *Rel
 // changes through CreateItem and UpdateItem (admin actions).
 //
 // Errors carry google.rpc.ErrorInfo with domain "inventory.portico.dev" and a
-// stable reason: ITEM_NOT_FOUND, ITEM_ALREADY_EXISTS, INSUFFICIENT_STOCK,
-// RESERVATION_NOT_FOUND, RESERVATION_RELEASED, RESERVATION_COMMITTED,
-// IDEMPOTENCY_KEY_REUSED (ReserveStock repeated for an order with other
-// lines), ADMIN_REQUIRED (PERMISSION_DENIED on CreateItem/UpdateItem).
-// Malformed requests get INVALID_ARGUMENT with google.rpc.BadRequest.
+// stable reason from portico.type.v1.Reason (those marked "inventory").
+// Requests that break their buf.validate rules, or other checks, get
+// INVALID_ARGUMENT with google.rpc.BadRequest naming every bad field.
 type InventoryServiceServer interface {
 	// GetItem returns one catalogue item by SKU.
 	GetItem(context.Context, *GetItemRequest) (*Item, error)

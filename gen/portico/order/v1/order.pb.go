@@ -7,6 +7,7 @@
 package orderv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -107,7 +108,7 @@ type Order struct {
 	// (overflow, mixed currencies, zero, above the payment limit),
 	// INVALID_PAYMENT_REQUEST, UPSTREAM_REJECTED.
 	FailureReason string `protobuf:"bytes,8,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
-	// The payment method.
+	// The payment method, 1-64 characters.
 	PaymentMethod string `protobuf:"bytes,9,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
 	// Creation time.
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
@@ -293,7 +294,8 @@ type CreateOrderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Lines, 1-50, each SKU at most once.
 	Lines []*OrderLine `protobuf:"bytes,1,rep,name=lines,proto3" json:"lines,omitempty"`
-	// A test payment method (see portico.payment.v1.PaymentService).
+	// A test payment method (see portico.payment.v1.PaymentService), 1-64
+	// characters. It is stored with the order and shown on every read.
 	PaymentMethod string `protobuf:"bytes,2,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -392,7 +394,9 @@ func (x *GetOrderRequest) GetId() string {
 // ListOrdersRequest asks for one page of orders.
 type ListOrdersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Maximum orders to return: 0 means 20, values above 100 are treated as 100.
+	// Maximum orders to return: 0 means 20, values above 100 are treated as
+	// 100. A page also ends before its encoded size would pass 1 MiB, so it
+	// may hold fewer orders than asked for while next_page_token is set.
 	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// Opaque token from a previous response; empty starts at the newest.
 	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
@@ -502,7 +506,7 @@ func (x *ListOrdersResponse) GetNextPageToken() string {
 // CancelOrderRequest cancels one order.
 type CancelOrderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Order id.
+	// Order id: 1-64 characters of [A-Za-z0-9_-].
 	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -549,7 +553,7 @@ var File_portico_order_v1_order_proto protoreflect.FileDescriptor
 
 const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xfc\x04\n" +
+	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xfc\x04\n" +
 	"\x05Order\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1f\n" +
 	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x121\n" +
@@ -571,26 +575,26 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\x0eSTATUS_PENDING\x10\x01\x12\x14\n" +
 	"\x10STATUS_CONFIRMED\x10\x02\x12\x11\n" +
 	"\rSTATUS_FAILED\x10\x03\x12\x14\n" +
-	"\x10STATUS_CANCELLED\x10\x04\"\x7f\n" +
-	"\tOrderLine\x12\x15\n" +
-	"\x03sku\x18\x01 \x01(\tB\x03\xe0A\x02R\x03sku\x12\x1f\n" +
-	"\bquantity\x18\x02 \x01(\x05B\x03\xe0A\x02R\bquantity\x12:\n" +
+	"\x10STATUS_CANCELLED\x10\x04\"\xa0\x01\n" +
+	"\tOrderLine\x12,\n" +
+	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
+	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\x12:\n" +
 	"\n" +
-	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\tunitPrice\"x\n" +
-	"\x12CreateOrderRequest\x126\n" +
-	"\x05lines\x18\x01 \x03(\v2\x1b.portico.order.v1.OrderLineB\x03\xe0A\x02R\x05lines\x12*\n" +
-	"\x0epayment_method\x18\x02 \x01(\tB\x03\xe0A\x02R\rpaymentMethod\"&\n" +
-	"\x0fGetOrderRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"O\n" +
-	"\x11ListOrdersRequest\x12\x1b\n" +
-	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\tunitPrice\"\x8b\x01\n" +
+	"\x12CreateOrderRequest\x12@\n" +
+	"\x05lines\x18\x01 \x03(\v2\x1b.portico.order.v1.OrderLineB\r\xe0A\x02\xbaH\a\x92\x01\x04\b\x01\x102R\x05lines\x123\n" +
+	"\x0epayment_method\x18\x02 \x01(\tB\f\xe0A\x02\xbaH\x06r\x04\x10\x01\x18@R\rpaymentMethod\"A\n" +
+	"\x0fGetOrderRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"X\n" +
+	"\x11ListOrdersRequest\x12$\n" +
+	"\tpage_size\x18\x01 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\"m\n" +
 	"\x12ListOrdersResponse\x12/\n" +
 	"\x06orders\x18\x01 \x03(\v2\x17.portico.order.v1.OrderR\x06orders\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\")\n" +
-	"\x12CancelOrderRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id2\xc2\x03\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"D\n" +
+	"\x12CancelOrderRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xc2\x03\n" +
 	"\fOrderService\x12g\n" +
 	"\vCreateOrder\x12$.portico.order.v1.CreateOrderRequest\x1a\x17.portico.order.v1.Order\"\x19\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/orders\x90\x02\x02\x12c\n" +
 	"\bGetOrder\x12!.portico.order.v1.GetOrderRequest\x1a\x17.portico.order.v1.Order\"\x1b\x82\xd3\xe4\x93\x02\x12\x12\x10/api/orders/{id}\x90\x02\x01\x12o\n" +

@@ -35,11 +35,8 @@ const (
 // field.
 //
 // Errors carry google.rpc.ErrorInfo with domain "order.portico.dev" and a
-// stable reason: ORDER_NOT_FOUND, IDEMPOTENCY_KEY_MISSING,
-// IDEMPOTENCY_KEY_REUSED, UNAUTHENTICATED_CALLER, ORDER_NOT_CANCELLABLE,
-// INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE, INSUFFICIENT_STOCK,
-// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED, INVALID_TOTAL,
-// INVALID_PAYMENT_REQUEST, UPSTREAM_REJECTED. ErrorInfo metadata carries
+// stable reason from portico.type.v1.Reason (those marked "order").
+// ErrorInfo metadata carries
 // "orderId" and, where they apply, "sku", "requested", "available",
 // "declineReason", "cause", "step", "upstreamCode" and "upstreamReason".
 type OrderServiceClient interface {
@@ -128,11 +125,8 @@ func (c *orderServiceClient) CancelOrder(ctx context.Context, in *CancelOrderReq
 // field.
 //
 // Errors carry google.rpc.ErrorInfo with domain "order.portico.dev" and a
-// stable reason: ORDER_NOT_FOUND, IDEMPOTENCY_KEY_MISSING,
-// IDEMPOTENCY_KEY_REUSED, UNAUTHENTICATED_CALLER, ORDER_NOT_CANCELLABLE,
-// INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE, INSUFFICIENT_STOCK,
-// ITEM_NOT_FOUND, PAYMENT_DECLINED, RESERVATION_EXPIRED, INVALID_TOTAL,
-// INVALID_PAYMENT_REQUEST, UPSTREAM_REJECTED. ErrorInfo metadata carries
+// stable reason from portico.type.v1.Reason (those marked "order").
+// ErrorInfo metadata carries
 // "orderId" and, where they apply, "sku", "requested", "available",
 // "declineReason", "cause", "step", "upstreamCode" and "upstreamReason".
 type OrderServiceServer interface {

@@ -7,6 +7,7 @@
 package paymentv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -193,11 +194,11 @@ func (x *Payment) GetUpdateTime() *timestamppb.Timestamp {
 // CreatePaymentRequest charges one order.
 type CreatePaymentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The order to charge, 1-64 characters.
+	// The order to charge, 1-64 characters of [A-Za-z0-9_-].
 	OrderId string `protobuf:"bytes,1,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
 	// Amount to charge; amount_minor 1 to 1e15, currency 3 upper-case letters.
 	Amount *v1.Money `protobuf:"bytes,2,opt,name=amount,proto3" json:"amount,omitempty"`
-	// A test payment method, see PaymentService.
+	// A test payment method, see PaymentService; 1-64 characters.
 	PaymentMethod string `protobuf:"bytes,3,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -257,7 +258,7 @@ func (x *CreatePaymentRequest) GetPaymentMethod() string {
 // GetPaymentRequest names one payment.
 type GetPaymentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Payment id.
+	// Payment id: 1-64 characters of [A-Za-z0-9_-].
 	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -300,11 +301,17 @@ func (x *GetPaymentRequest) GetId() string {
 	return ""
 }
 
-// ListPaymentsRequest asks for one order's payments.
+// ListPaymentsRequest asks for one page of one order's payments.
 type ListPaymentsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The order.
-	OrderId       string `protobuf:"bytes,1,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
+	// The order: 1-64 characters of [A-Za-z0-9_-].
+	OrderId string `protobuf:"bytes,1,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
+	// Maximum payments to return: 0 means 50, values above 100 are treated
+	// as 100. A page also ends before its encoded size would pass 1 MiB, so it
+	// may hold fewer payments than asked for while next_page_token is set.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// Opaque token from a previous response; empty starts at the oldest.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -346,11 +353,27 @@ func (x *ListPaymentsRequest) GetOrderId() string {
 	return ""
 }
 
-// ListPaymentsResponse holds one order's payments.
+func (x *ListPaymentsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListPaymentsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListPaymentsResponse is one page of one order's payments.
 type ListPaymentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Payments, oldest first.
-	Payments      []*Payment `protobuf:"bytes,1,rep,name=payments,proto3" json:"payments,omitempty"`
+	Payments []*Payment `protobuf:"bytes,1,rep,name=payments,proto3" json:"payments,omitempty"`
+	// Token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -392,10 +415,17 @@ func (x *ListPaymentsResponse) GetPayments() []*Payment {
 	return nil
 }
 
+func (x *ListPaymentsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 // RefundPaymentRequest refunds one payment.
 type RefundPaymentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Payment id.
+	// Payment id: 1-64 characters of [A-Za-z0-9_-].
 	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -442,7 +472,7 @@ var File_portico_payment_v1_payment_proto protoreflect.FileDescriptor
 
 const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\n" +
-	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xce\x03\n" +
+	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xce\x03\n" +
 	"\aPayment\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x19\n" +
 	"\border_id\x18\x02 \x01(\tR\aorderId\x12.\n" +
@@ -458,19 +488,23 @@ const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fSTATUS_CAPTURED\x10\x01\x12\x13\n" +
 	"\x0fSTATUS_DECLINED\x10\x02\x12\x13\n" +
-	"\x0fSTATUS_REFUNDED\x10\x03\"\x97\x01\n" +
-	"\x14CreatePaymentRequest\x12\x1e\n" +
-	"\border_id\x18\x01 \x01(\tB\x03\xe0A\x02R\aorderId\x123\n" +
-	"\x06amount\x18\x02 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x02R\x06amount\x12*\n" +
-	"\x0epayment_method\x18\x03 \x01(\tB\x03\xe0A\x02R\rpaymentMethod\"(\n" +
-	"\x11GetPaymentRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"5\n" +
-	"\x13ListPaymentsRequest\x12\x1e\n" +
-	"\border_id\x18\x01 \x01(\tB\x03\xe0A\x02R\aorderId\"O\n" +
+	"\x0fSTATUS_REFUNDED\x10\x03\"\xc1\x01\n" +
+	"\x14CreatePaymentRequest\x129\n" +
+	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x129\n" +
+	"\x06amount\x18\x02 \x01(\v2\x16.portico.type.v1.MoneyB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x06amount\x123\n" +
+	"\x0epayment_method\x18\x03 \x01(\tB\f\xe0A\x02\xbaH\x06r\x04\x10\x01\x18@R\rpaymentMethod\"C\n" +
+	"\x11GetPaymentRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"\x95\x01\n" +
+	"\x13ListPaymentsRequest\x129\n" +
+	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x12$\n" +
+	"\tpage_size\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"w\n" +
 	"\x14ListPaymentsResponse\x127\n" +
-	"\bpayments\x18\x01 \x03(\v2\x1b.portico.payment.v1.PaymentR\bpayments\"+\n" +
-	"\x14RefundPaymentRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id2\xf4\x03\n" +
+	"\bpayments\x18\x01 \x03(\v2\x1b.portico.payment.v1.PaymentR\bpayments\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"F\n" +
+	"\x14RefundPaymentRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xf4\x03\n" +
 	"\x0ePaymentService\x12s\n" +
 	"\rCreatePayment\x12(.portico.payment.v1.CreatePaymentRequest\x1a\x1b.portico.payment.v1.Payment\"\x1b\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/api/payments\x90\x02\x02\x12o\n" +
 	"\n" +

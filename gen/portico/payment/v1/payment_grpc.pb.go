@@ -38,10 +38,8 @@ const (
 //
 // A declined payment is a result, not an error: CreatePayment returns it with
 // status DECLINED. Errors carry google.rpc.ErrorInfo with domain
-// "payment.portico.dev" and a stable reason: PAYMENT_NOT_FOUND,
-// IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_REUSED, PAYMENT_NOT_CAPTURED,
-// UNKNOWN_PAYMENT_METHOD, ORDER_ALREADY_PAID (the order already has a
-// captured payment: at most one capture per order).
+// "payment.portico.dev" and a stable reason from portico.type.v1.Reason
+// (those marked "payment"); an order has at most one captured payment.
 type PaymentServiceClient interface {
 	// CreatePayment charges an order. The request must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters). The same key with
@@ -119,10 +117,8 @@ func (c *paymentServiceClient) RefundPayment(ctx context.Context, in *RefundPaym
 //
 // A declined payment is a result, not an error: CreatePayment returns it with
 // status DECLINED. Errors carry google.rpc.ErrorInfo with domain
-// "payment.portico.dev" and a stable reason: PAYMENT_NOT_FOUND,
-// IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_REUSED, PAYMENT_NOT_CAPTURED,
-// UNKNOWN_PAYMENT_METHOD, ORDER_ALREADY_PAID (the order already has a
-// captured payment: at most one capture per order).
+// "payment.portico.dev" and a stable reason from portico.type.v1.Reason
+// (those marked "payment"); an order has at most one captured payment.
 type PaymentServiceServer interface {
 	// CreatePayment charges an order. The request must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters). The same key with

@@ -7,6 +7,7 @@
 package typev1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -28,7 +29,7 @@ type Money struct {
 	// Amount in minor units, for example 4999 for 49.99 USD. Never negative
 	// for prices; totals are sums of line prices.
 	AmountMinor int64 `protobuf:"varint,1,opt,name=amount_minor,json=amountMinor,proto3" json:"amount_minor,omitempty"`
-	// ISO 4217 currency code, for example "USD".
+	// ISO 4217 currency code, for example "USD": 3 upper-case letters.
 	Currency      string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -82,10 +83,11 @@ var File_portico_type_v1_money_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_money_proto_rawDesc = "" +
 	"\n" +
-	"\x1bportico/type/v1/money.proto\x12\x0fportico.type.v1\"F\n" +
+	"\x1bportico/type/v1/money.proto\x12\x0fportico.type.v1\x1a\x1bbuf/validate/validate.proto\"Y\n" +
 	"\x05Money\x12!\n" +
-	"\famount_minor\x18\x01 \x01(\x03R\vamountMinor\x12\x1a\n" +
-	"\bcurrency\x18\x02 \x01(\tR\bcurrencyB?Z=github.com/portico-gateway/portico/gen/portico/type/v1;typev1b\x06proto3"
+	"\famount_minor\x18\x01 \x01(\x03R\vamountMinor\x12-\n" +
+	"\bcurrency\x18\x02 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrencyB?Z=github.com/portico-gateway/portico/gen/portico/type/v1;typev1b\x06proto3"
 
 var (
 	file_portico_type_v1_money_proto_rawDescOnce sync.Once

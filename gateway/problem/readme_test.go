@@ -1,0 +1,176 @@
+package problem
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+)
+
+var update = flag.Bool("update", false, "rewrite the README's generated reasons table")
+
+const (
+	readmePath    = "../../README.md"
+	reasonProto   = "../../proto/portico/type/v1/reason.proto"
+	reasonsBegin  = "<!-- reasons:begin"
+	reasonsEnd    = "<!-- reasons:end -->"
+	errorTableTop = "| gRPC status (upstream or local)"
+)
+
+// reasonStatus is the HTTP status the edge answers for reason r.
+func reasonStatus(r typev1.Reason) int {
+	if s := rpcerr.ReasonHTTPStatus(r); s != 0 {
+		return s
+	}
+	return table[rpcerr.ReasonCode(r)].status
+}
+
+// reasonComments reads each Reason value's leading comment from the proto.
+func reasonComments(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open(reasonProto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	var doc []string
+	value := regexp.MustCompile(`^\s*(REASON_[A-Z0-9_]+)\s*=`)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch m := value.FindStringSubmatch(line); {
+		case strings.HasPrefix(line, "//"):
+			doc = append(doc, strings.TrimSpace(strings.TrimPrefix(line, "//")))
+		case m != nil:
+			out[m[1]] = strings.Join(doc, " ")
+			doc = nil
+		default:
+			doc = nil
+		}
+	}
+	return out
+}
+
+// reasonsTable renders the README's table of reasons from the enum.
+func reasonsTable(t *testing.T) string {
+	docs := reasonComments(t)
+	var b strings.Builder
+	b.WriteString("| reason | gRPC code | HTTP | sent by: when |\n|---|---|---|---|\n")
+	values := typev1.Reason(0).Descriptor().Values()
+	for i := 1; i < values.Len(); i++ {
+		r := typev1.Reason(values.Get(i).Number())
+		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", rpcerr.ReasonName(r), rpcerr.CodeName(rpcerr.ReasonCode(r)),
+			reasonStatus(r), docs[r.String()])
+	}
+	return b.String()
+}
+
+// TestREADMEReasons: the README's table of reasons is the one generated
+// from portico.type.v1.Reason; -update rewrites it.
+func TestREADMEReasons(t *testing.T) {
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i := strings.Index(readme, reasonsBegin)
+	j := strings.Index(readme, reasonsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README lacks the %s ... %s block", reasonsBegin, reasonsEnd)
+	}
+	i += strings.Index(readme[i:], "\n") + 1
+	want := reasonsTable(t)
+	if readme[i:j] == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(readmePath, []byte(readme[:i]+want+readme[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README's reasons table is stale: run go test ./gateway/problem -run TestREADMEReasons -update\nwant:\n%s", want)
+}
+
+// TestREADMEErrorTable: every code the README's error table names exists,
+// in the edge's catalogue or as a reason, with the status the row gives it,
+// and every condition names a gRPC code, a catalogue code or a reason.
+func TestREADMEErrorTable(t *testing.T) {
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i := strings.Index(readme, errorTableTop)
+	if i < 0 {
+		t.Fatalf("README lacks the error table (%q)", errorTableTop)
+	}
+	word := regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{4,}\b`)
+	rows := 0
+	for _, line := range strings.Split(readme[i:], "\n")[2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		cols := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cols) != 3 {
+			t.Errorf("row %q: %d columns, want 3", line, len(cols))
+			continue
+		}
+		rows++
+		httpStatus, err := strconv.Atoi(strings.TrimSpace(cols[1]))
+		if err != nil {
+			t.Errorf("row %q: status %q", line, cols[1])
+			continue
+		}
+		for _, w := range word.FindAllString(cols[0], -1) {
+			if _, ok := rpcerr.CodeByName(w); !ok && !known(w) {
+				t.Errorf("row %q: condition names %s, neither a gRPC code, a catalogue code nor a reason", line, w)
+			}
+		}
+		for _, w := range word.FindAllString(cols[2], -1) {
+			if s, ok := codeStatus(w); !ok {
+				t.Errorf("row %q: code %s is neither in the catalogue nor a reason", line, w)
+			} else if s != httpStatus {
+				t.Errorf("row %q: code %s is answered %d, the row says %d", line, w, s, httpStatus)
+			}
+		}
+	}
+	if rows < 10 {
+		t.Errorf("read %d rows of the error table, want the whole table", rows)
+	}
+}
+
+func known(w string) bool { _, ok := codeStatus(w); return ok }
+
+// codeStatus is the HTTP status of a problem code: a catalogue code or a
+// reason.
+func codeStatus(w string) (int, bool) {
+	if e, ok := catalogue[w]; ok {
+		return e.status, true
+	}
+	if r, ok := rpcerr.ParseReason(w); ok {
+		return reasonStatus(r), true
+	}
+	return 0, false
+}
+
+// TestReasonsAgreeWithCatalogue: a word that is both an edge code and a
+// service reason (PERMISSION_DENIED, IDEMPOTENCY_KEY_MISSING) is answered
+// with one status whoever raised it.
+func TestReasonsAgreeWithCatalogue(t *testing.T) {
+	values := typev1.Reason(0).Descriptor().Values()
+	for i := 1; i < values.Len(); i++ {
+		r := typev1.Reason(values.Get(i).Number())
+		if e, ok := catalogue[rpcerr.ReasonName(r)]; ok && e.status != reasonStatus(r) {
+			t.Errorf("%s: edge code answered %d, reason answered %d", rpcerr.ReasonName(r), e.status, reasonStatus(r))
+		}
+	}
+}
