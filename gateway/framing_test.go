@@ -32,6 +32,8 @@ func TestSmugglingClosesConnection(t *testing.T) {
 			"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
 		{"chunked with a token", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Type: application/json\r\nAuthorization: Bearer " + aliceToken + "\r\n" +
 			"Idempotency-Key: k1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"},
+		{"HTTP/1.0 keep-alive with chunked and content-length", "POST /api/orders HTTP/1.0\r\nHost: edge\r\nConnection: keep-alive\r\nContent-Type: application/json\r\n" +
+			"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"},
 		{"malformed chunk", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Type: application/json\r\nAuthorization: Bearer " + aliceToken + "\r\n" +
 			"Idempotency-Key: k1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"},
 	}

@@ -20,7 +20,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(withExchange(traceid.NewContext(r.Context(), ex.traceID), ex))
 	rw := &responseWriter{ResponseWriter: w, ex: ex}
 	rw.Header().Set(traceHeader, ex.traceID)
-	if len(r.TransferEncoding) > 0 {
+	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) {
 		closeAfter(rw)
 	}
 	defer s.finish(rw, r, ex)
@@ -49,6 +49,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // cannot see the conflict), and whatever follows on the connection may be
 // a smuggled request; so the connection is closed after any request that
 // arrived with Transfer-Encoding, and after any framing error in a body.
+// An HTTP/1.0 message with Transfer-Encoding has faulty framing too (section
+// 6.1), but net/http drops the header of HTTP/1.0 requests and frames the
+// body by Content-Length, so the edge cannot tell: it closes after every
+// HTTP/1.0 request (keep-alive is rare in HTTP/1.0, one reconnect is cheap).
 // HTTP/2 has no Transfer-Encoding and ignores the header.
 func closeAfter(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
