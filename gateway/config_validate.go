@@ -20,8 +20,9 @@ import (
 func (c Config) Validate() error {
 	v := &validator{}
 	if c.Listen != "" {
-		if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
-			v.add("listen", "want host:port, got %q", c.Listen)
+		_, port, err := net.SplitHostPort(c.Listen)
+		if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
+			v.add("listen", "want host:port with a port of 0-65535, got %q", c.Listen)
 		}
 	}
 	v.nonNegative("shutdown_grace", c.ShutdownGrace)
