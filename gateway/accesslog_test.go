@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -64,5 +66,43 @@ func TestAccessLogLevel(t *testing.T) {
 				t.Errorf("access line status %v level %v, want %v %s", l["status"], l["level"], tt.wantStatus, tt.wantLevel)
 			}
 		})
+	}
+}
+
+// brokenConn is a ResponseWriter whose client has gone away: every body
+// write fails, as on a reset connection.
+type brokenConn struct {
+	header http.Header
+	writes int
+}
+
+func (b *brokenConn) Header() http.Header { return b.header }
+func (b *brokenConn) WriteHeader(int)     {}
+func (b *brokenConn) Write([]byte) (int, error) {
+	b.writes++
+	return 0, errors.New("write tcp: broken pipe")
+}
+
+// TestClientGoneMidResponse: a client that hangs up while the answer is
+// written is the client's outcome: one access line at WARN naming it, not
+// an ERROR from grpc-gateway's own logger.
+func TestClientGoneMidResponse(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.getOrder = func(context.Context, *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+		return &orderv1.Order{Id: "ord-1"}, nil
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/orders/ord-1", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	w := &brokenConn{header: http.Header{}}
+	h.http.Config.Handler.ServeHTTP(w, req)
+	if w.writes == 0 {
+		t.Fatal("the answer was never written")
+	}
+	lines := h.logs.lines(t, "request")
+	if len(lines) != 1 {
+		t.Fatalf("got %d access lines, want 1:\n%s", len(lines), h.logs.String())
+	}
+	if l := lines[0]; l["level"] != "WARN" || l["clientGone"] == nil {
+		t.Errorf("access line level %v clientGone %v, want WARN and the write error", l["level"], l["clientGone"])
 	}
 }

@@ -28,6 +28,7 @@ type exchange struct {
 	code      string // the problem code answered, for the log
 	logErr    string // what went wrong behind a 5xx; logged, never sent
 	byClient  bool   // the deadline is the client's Grpc-Timeout, shorter than the route's
+	writeErr  error  // the first failed write of the response: the client went away
 }
 
 type exchangeKey struct{}
@@ -67,11 +68,21 @@ func (w *responseWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write sends b. A failed write means the client went away mid-response
+// (a closed or reset connection): that is the client's outcome, recorded for
+// the access line (WARN), and reported to the writer's caller as written,
+// so grpc-gateway does not log it as its own ERROR in plain text.
 func (w *responseWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	return w.ResponseWriter.Write(b)
+	if w.ex.writeErr != nil {
+		return len(b), nil
+	}
+	if _, err := w.ResponseWriter.Write(b); err != nil {
+		w.ex.writeErr = err
+	}
+	return len(b), nil
 }
 
 // Unwrap lets http.ResponseController reach the connection.

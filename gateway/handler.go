@@ -106,7 +106,7 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 		level = slog.LevelWarn
 	case status >= 500:
 		level = slog.LevelError
-	case status >= 400:
+	case status >= 400, ex.writeErr != nil:
 		level = slog.LevelWarn
 	}
 	attrs := []slog.Attr{
@@ -120,6 +120,9 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 	}
 	if ex.logErr != "" {
 		attrs = append(attrs, slog.String("error", ex.logErr))
+	}
+	if ex.writeErr != nil {
+		attrs = append(attrs, slog.String("clientGone", ex.writeErr.Error()))
 	}
 	s.log.LogAttrs(r.Context(), level, "request", attrs...)
 }
