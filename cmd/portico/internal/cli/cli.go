@@ -25,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 
+	"google.golang.org/grpc/grpclog"
+
 	"github.com/portico-gateway/portico/internal/logging"
 )
 
@@ -209,5 +211,10 @@ func newLogger(e env, service, level string) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return logging.New(e.stdout, service, l), nil
+	log := logging.New(e.stdout, service, l)
+	// grpc-go and grpc-gateway log through grpclog, whose default writes
+	// plain text to stderr: one stream of JSON records instead. The process
+	// has one logger, set once here before anything dials or serves.
+	grpclog.SetLoggerV2(logging.GRPCLogger(log))
+	return log, nil
 }

@@ -1,0 +1,39 @@
+package logging
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+
+	"google.golang.org/grpc/grpclog"
+)
+
+// GRPCLogger adapts l for grpclog.SetLoggerV2, so what grpc-go and
+// grpc-gateway log themselves comes out as JSON records of the process's
+// stream instead of plain-text lines. Their INFO and WARNING are chatty
+// (grpc-go's own default prints neither) and become DEBUG; ERROR stays
+// ERROR; FATAL logs ERROR and exits 1, as grpclog requires.
+func GRPCLogger(l *slog.Logger) grpclog.LoggerV2 { return grpcLogger{l.With("component", "grpc")} }
+
+type grpcLogger struct{ l *slog.Logger }
+
+var _ grpclog.LoggerV2 = grpcLogger{}
+
+func (g grpcLogger) Info(args ...any)                 { g.l.Debug(fmt.Sprint(args...)) }
+func (g grpcLogger) Infoln(args ...any)               { g.l.Debug(fmt.Sprint(args...)) }
+func (g grpcLogger) Infof(format string, args ...any) { g.l.Debug(fmt.Sprintf(format, args...)) }
+func (g grpcLogger) Warning(args ...any)              { g.l.Debug(fmt.Sprint(args...)) }
+func (g grpcLogger) Warningln(args ...any)            { g.l.Debug(fmt.Sprint(args...)) }
+func (g grpcLogger) Warningf(format string, args ...any) {
+	g.l.Debug(fmt.Sprintf(format, args...))
+}
+func (g grpcLogger) Error(args ...any)                 { g.l.Error(fmt.Sprint(args...)) }
+func (g grpcLogger) Errorln(args ...any)               { g.l.Error(fmt.Sprint(args...)) }
+func (g grpcLogger) Errorf(format string, args ...any) { g.l.Error(fmt.Sprintf(format, args...)) }
+func (g grpcLogger) Fatal(args ...any)                 { g.Error(args...); os.Exit(1) }
+func (g grpcLogger) Fatalln(args ...any)               { g.Error(args...); os.Exit(1) }
+func (g grpcLogger) Fatalf(format string, args ...any) { g.Errorf(format, args...); os.Exit(1) }
+
+// V reports whether verbose logging at level v is on: only level 0, as in
+// grpc-go's default.
+func (g grpcLogger) V(v int) bool { return v <= 0 }
