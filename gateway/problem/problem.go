@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ContentType is the media type of every problem body (RFC 9457 section 3).
@@ -93,13 +94,45 @@ func (p *Problem) Write(w http.ResponseWriter) {
 	_, _ = w.Write(p.JSON())
 }
 
-// JSON returns the body Write sends, newline terminated.
+// Bounds of what a problem body echoes: a field name, pointer or detail
+// may quote what the client sent (an unknown key, a path), so each is cut at
+// MaxEchoBytes and at most MaxErrors violations are listed, and no request
+// can make its own error answer larger than a few tens of KiB.
+const (
+	MaxEchoBytes = 1 << 10
+	MaxErrors    = 50
+)
+
+// JSON returns the body Write sends, newline terminated, with the members
+// that may echo client input bounded (MaxEchoBytes, MaxErrors).
 func (p *Problem) JSON() []byte {
+	b := *p
+	b.Detail, b.Instance = cut(b.Detail), cut(b.Instance)
+	b.Errors = make([]FieldViolation, 0, min(len(p.Errors), MaxErrors))
+	for _, v := range p.Errors[:min(len(p.Errors), MaxErrors)] {
+		b.Errors = append(b.Errors, FieldViolation{Field: cut(v.Field), Pointer: cut(v.Pointer), Detail: cut(v.Detail)})
+	}
+	if len(b.Errors) == 0 {
+		b.Errors = nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)              // details quote "<token>"; this is not HTML
-	if err := enc.Encode(p); err != nil { // only strings and ints: cannot happen
+	enc.SetEscapeHTML(false)               // details quote "<token>"; this is not HTML
+	if err := enc.Encode(&b); err != nil { // only strings and ints: cannot happen
 		return []byte(`{"type":"` + TypeURI(CodeInternal) + `","title":"Internal error","status":500,"code":"INTERNAL"}` + "\n")
 	}
 	return buf.Bytes()
+}
+
+// cut returns s, or its first MaxEchoBytes bytes (whole UTF-8 characters)
+// followed by "…" when it is longer.
+func cut(s string) string {
+	if len(s) <= MaxEchoBytes {
+		return s
+	}
+	n := MaxEchoBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
