@@ -3,7 +3,8 @@
 // every request error and short enum names.
 //
 // In: Marshaler's decoder hands a request body to Unmarshal, which parses
-// it once with protojson. protojson already rejects malformed JSON,
+// it once with protojson; a route whose body is one field (body: "item")
+// decodes into that field's message the same way. protojson already rejects malformed JSON,
 // invalid UTF-8, duplicate keys (fields, map keys, Struct keys), unknown
 // fields, a field set under its JSON and proto names, two members of one
 // oneof, wrong JSON types, integers with a fraction or out of range and
