@@ -22,7 +22,8 @@
 //
 // Out: Marshaler writes a message in one pass, as protojson does with
 // EmitUnpopulated (stable shapes: zero quantities, empty lists; lowerCamel
-// names; 64-bit integers as strings), well-known types by protojson itself.
+// names; 64-bit integers as strings), well-known types by protojson itself
+// (compacted, so the output is stable).
 //
 // Enum values travel without their type prefix: buf's ENUM_VALUE_PREFIX
 // rule makes every value of Order.Status start with STATUS_, which is noise
