@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 
@@ -115,5 +116,47 @@ func TestPatchBindsPathAndBody(t *testing.T) {
 	if req.GetItem().GetSku() != "mouse-002" || req.GetItem().GetName() != "Mouse" || req.GetItem().GetAvailable() != 7 ||
 		len(req.GetUpdateMask().GetPaths()) != 2 {
 		t.Errorf("UpdateItem got %v", req)
+	}
+}
+
+// TestBodyFieldRoutes: the body: "item" routes decode the body into the
+// request's item, and PATCH without updateMask derives the mask from the
+// fields the body sets (the README's examples).
+func TestBodyFieldRoutes(t *testing.T) {
+	h := newHarness(t, setup{})
+	created := make(chan *inventoryv1.CreateItemRequest, 1)
+	h.inv.createItem = func(_ context.Context, r *inventoryv1.CreateItemRequest) (*inventoryv1.Item, error) {
+		created <- r
+		return r.Item, nil
+	}
+	updated := make(chan *inventoryv1.UpdateItemRequest, 1)
+	h.inv.updateItem = func(_ context.Context, r *inventoryv1.UpdateItemRequest) (*inventoryv1.Item, error) {
+		updated <- r
+		return r.Item, nil
+	}
+
+	r := h.do("POST", "/api/inventory", adminToken,
+		`{"sku":"pad-001","name":"Desk Pad","unitPrice":{"amountMinor":"1500","currency":"USD"},"available":"10"}`)
+	if r.status != 201 {
+		t.Fatalf("POST status = %d %s", r.status, r.body)
+	}
+	c := <-created
+	if it := c.GetItem(); it.GetSku() != "pad-001" || it.GetName() != "Desk Pad" || it.GetAvailable() != 10 ||
+		it.GetUnitPrice().GetAmountMinor() != 1500 || it.GetUnitPrice().GetCurrency() != "USD" {
+		t.Errorf("CreateItem got %v", c)
+	}
+
+	r = h.do("PATCH", "/api/inventory/pad-001", adminToken, `{"available":"25","unitPrice":{"amountMinor":"1700","currency":"USD"}}`)
+	if r.status != 200 {
+		t.Fatalf("PATCH status = %d %s", r.status, r.body)
+	}
+	u := <-updated
+	paths := u.GetUpdateMask().GetPaths()
+	slices.Sort(paths)
+	if it := u.GetItem(); it.GetSku() != "pad-001" || it.GetAvailable() != 25 || it.GetUnitPrice().GetAmountMinor() != 1700 ||
+		!slices.Equal(paths, []string{"available", "unit_price.amount_minor", "unit_price.currency"}) {
+		// grpc-gateway derives the body's leaves; the service folds
+		// unit_price.* into unit_price.
+		t.Errorf("UpdateItem got %v, mask paths %v; want available and the unit_price leaves", u, paths)
 	}
 }

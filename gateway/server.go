@@ -45,6 +45,9 @@ type Server struct {
 	ops       map[string]http.HandlerFunc
 	handler   http.Handler
 	ready     atomic.Bool
+	// drainWait waits out the drain delay; nil waits on a timer. Tests
+	// replace it to hold the drain open until they have looked at it.
+	drainWait func(time.Duration)
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -218,8 +221,12 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	s.ready.Store(false)
 	s.log.Info("shutting down", "drainDelay", s.cfg.DrainDelay.String(), "grace", s.cfg.ShutdownGrace.String())
 	if s.cfg.DrainDelay > 0 {
-		t := time.NewTimer(s.cfg.DrainDelay)
-		<-t.C
+		if s.drainWait != nil {
+			s.drainWait(s.cfg.DrainDelay)
+		} else {
+			t := time.NewTimer(s.cfg.DrainDelay)
+			<-t.C
+		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()

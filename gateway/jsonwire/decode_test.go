@@ -68,6 +68,56 @@ func TestDecoder(t *testing.T) {
 	}
 }
 
+// TestDecoderBodyField: a route with body: "item" decodes into a field,
+// a pointer to a message pointer, which must get the same one-parse
+// Unmarshal as a whole request (no trailing data, short enum names,
+// the walker's errors with paths relative to the field's message).
+func TestDecoderBodyField(t *testing.T) {
+	m := NewMarshaler()
+	tests := []struct {
+		name       string
+		body       string
+		want       *orderv1.Order // nil: an error, or no body
+		wantErr    bool
+		wantField  string
+		wantSyntax bool
+	}{
+		{name: "no body", body: ""},
+		{name: "message", body: `{"id":"o-1"}`, want: &orderv1.Order{Id: "o-1"}},
+		{name: "short enum name", body: `{"status":"CONFIRMED"}`, want: &orderv1.Order{Status: orderv1.Order_STATUS_CONFIRMED}},
+		{name: "trailing json", body: `{"id":"o-1"} {"id":"o-2"}`, wantErr: true, wantSyntax: true},
+		{name: "duplicate key", body: `{"id":"a","id":"b"}`, wantErr: true, wantField: "id", wantSyntax: true},
+		{name: "unknown field", body: `{"lines":[{"colour":"red"}]}`, wantErr: true, wantField: "lines[0].colour"},
+		{name: "too deep", body: strings.Repeat(`[`, MaxDepth+1) + strings.Repeat(`]`, MaxDepth+1), wantErr: true, wantField: strings.Repeat("[0]", MaxDepth), wantSyntax: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, via := range []string{"NewDecoder", "Unmarshal"} {
+				var field *orderv1.Order
+				var err error
+				if via == "NewDecoder" {
+					err = m.NewDecoder(strings.NewReader(tt.body)).Decode(&field)
+				} else if tt.body != "" {
+					err = m.Unmarshal([]byte(tt.body), &field)
+				}
+				switch {
+				case tt.wantErr:
+					var je *Error
+					if !errors.As(err, &je) || je.Field != tt.wantField || je.Syntax != tt.wantSyntax {
+						t.Errorf("%s error = %#v, want field %q syntax %v", via, err, tt.wantField, tt.wantSyntax)
+					}
+				case tt.want == nil:
+					if field != nil || (via == "NewDecoder" && !errors.Is(err, io.EOF)) {
+						t.Errorf("%s(empty) = %v, %v; want nil, io.EOF", via, field, err)
+					}
+				case err != nil || !proto.Equal(field, tt.want):
+					t.Errorf("%s = %v, %v; want %v", via, field, err, tt.want)
+				}
+			}
+		})
+	}
+}
+
 func TestDepthWithin(t *testing.T) {
 	tests := []struct {
 		data string

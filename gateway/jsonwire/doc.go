@@ -3,7 +3,8 @@
 // every request error and short enum names.
 //
 // In: Marshaler's decoder hands a request body to Unmarshal, which parses
-// it once with protojson. protojson already rejects malformed JSON,
+// it once with protojson; a route whose body is one field (body: "item")
+// decodes into that field's message the same way. protojson already rejects malformed JSON,
 // invalid UTF-8, duplicate keys (fields, map keys, Struct keys), unknown
 // fields, a field set under its JSON and proto names, two members of one
 // oneof, wrong JSON types, integers with a fraction or out of range and
@@ -21,7 +22,8 @@
 //
 // Out: Marshaler writes a message in one pass, as protojson does with
 // EmitUnpopulated (stable shapes: zero quantities, empty lists; lowerCamel
-// names; 64-bit integers as strings), well-known types by protojson itself.
+// names; 64-bit integers as strings), well-known types by protojson itself
+// (compacted, so the output is stable).
 //
 // Enum values travel without their type prefix: buf's ENUM_VALUE_PREFIX
 // rule makes every value of Order.Status start with STATUS_, which is noise

@@ -1,7 +1,9 @@
 package jsonwire
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/bits"
@@ -29,7 +31,7 @@ func appendMessage(b []byte, m protoreflect.Message) ([]byte, error) {
 	if _, wkt := wellKnown[md.FullName()]; wkt || md.ExtensionRanges().Len() > 0 {
 		// protojson writes the well-known types and any message that may
 		// carry extensions (none of the APIs has one).
-		return encodeOptions.MarshalAppend(b, m.Interface())
+		return appendProtojson(b, m)
 	}
 	b = append(b, '{')
 	fields := md.Fields()
@@ -62,6 +64,24 @@ func appendMessage(b []byte, m protoreflect.Message) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendProtojson appends protojson's form of m, compacted: protojson
+// puts random spaces between the members of an object or array (its
+// output is deliberately unstable), which would leak into the edge's
+// otherwise compact and stable output.
+func appendProtojson(b []byte, m protoreflect.Message) ([]byte, error) {
+	start := len(b)
+	b, err := encodeOptions.MarshalAppend(b, m.Interface())
+	if err != nil || len(b) == start || b[start] != '{' && b[start] != '[' {
+		return b, err // a string or scalar has no insignificant space
+	}
+	var compact bytes.Buffer
+	compact.Grow(len(b) - start)
+	if err := json.Compact(&compact, b[start:]); err != nil {
+		return b, err
+	}
+	return append(b[:start], compact.Bytes()...), nil
 }
 
 func appendList(b []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, error) {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
 
 // FuzzUnmarshal holds the decoder to properties on any input, syntax
@@ -20,7 +23,9 @@ import (
 //     it (with short enum names spelled in full);
 //   - what protojson accepts within MaxDepth is accepted;
 //   - what is not JSON, is nested deeper than MaxDepth or repeats a key
-//     in any object is rejected as a syntax error.
+//     in any object is rejected as a syntax error;
+//   - a body decoded into a field (a route with body: "field") gets the
+//     same answer as one decoded into the message.
 func FuzzUnmarshal(f *testing.F) {
 	for _, s := range []string{
 		`{"lines":[{"sku":"keyboard-001","quantity":2}],"paymentMethod":"pm_card_ok"}`,
@@ -37,7 +42,23 @@ func FuzzUnmarshal(f *testing.F) {
 		for _, md := range []protoreflect.MessageDescriptor{createOrder, order} {
 			checkProperties(t, md, data)
 		}
+		checkBodyField(t, data)
 	})
+}
+
+// checkBodyField: the marshaler's decoder treats &req.Field (a pointer to
+// a message pointer) exactly as the message itself.
+func checkBodyField(t *testing.T, data []byte) {
+	var whole orderv1.Order
+	werr := NewMarshaler().NewDecoder(bytes.NewReader(data)).Decode(&whole)
+	var field *orderv1.Order
+	ferr := NewMarshaler().NewDecoder(bytes.NewReader(data)).Decode(&field)
+	if fmt.Sprint(werr) != fmt.Sprint(ferr) {
+		t.Fatalf("%q: the message decodes with %v, the field with %v", data, werr, ferr)
+	}
+	if werr == nil && !proto.Equal(&whole, field) {
+		t.Fatalf("%q: the message decodes to %v, the field to %v", data, &whole, field)
+	}
 }
 
 func checkProperties(t *testing.T, md protoreflect.MessageDescriptor, data []byte) {

@@ -3,6 +3,7 @@ package jsonwire
 import (
 	"bytes"
 	"io"
+	"reflect"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -47,19 +48,22 @@ func (m *Marshaler) NewEncoder(w io.Writer) runtime.Encoder {
 	})
 }
 
-// Unmarshal decodes data into v; a proto message with Unmarshal.
+// Unmarshal decodes data into v; a proto message, or a pointer to a
+// message pointer, with Unmarshal.
 func (m *Marshaler) Unmarshal(data []byte, v any) error {
-	if msg, ok := v.(proto.Message); ok {
-		return Unmarshal(data, msg)
+	if msg, ok := protoTarget(v); ok {
+		return Unmarshal(data, msg())
 	}
 	return m.JSONPb.Unmarshal(data, v)
 }
 
 // NewDecoder returns a decoder that reads all of r and decodes it with
 // Unmarshal; an empty r is io.EOF, which grpc-gateway takes as no body.
+// v is a proto message, or a pointer to a message pointer (a route with
+// body: "field" decodes into &req.Field); anything else is JSONPb's.
 func (m *Marshaler) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
-		msg, ok := v.(proto.Message)
+		msg, ok := protoTarget(v)
 		if !ok {
 			return m.JSONPb.NewDecoder(r).Decode(v)
 		}
@@ -73,6 +77,31 @@ func (m *Marshaler) NewDecoder(r io.Reader) runtime.Decoder {
 		if buf.Len() == 0 {
 			return io.EOF
 		}
-		return Unmarshal(buf.Bytes(), msg)
+		return Unmarshal(buf.Bytes(), msg())
 	})
+}
+
+var messageType = reflect.TypeFor[proto.Message]()
+
+// protoTarget reports whether v is a proto message or a pointer to a
+// message pointer, and returns a function giving the message to decode
+// into, allocating a nil field's message only when it is called.
+func protoTarget(v any) (func() proto.Message, bool) {
+	if msg, ok := v.(proto.Message); ok {
+		return func() proto.Message { return msg }, true
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return nil, false
+	}
+	field := rv.Elem()
+	if field.Kind() != reflect.Pointer || !field.Type().Implements(messageType) {
+		return nil, false
+	}
+	return func() proto.Message {
+		if field.IsNil() {
+			field.Set(reflect.New(field.Type().Elem()))
+		}
+		return field.Interface().(proto.Message)
+	}, true
 }
