@@ -57,3 +57,41 @@ func TestBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestSize: 0 gets the default, a size above the cap gets the cap.
+func TestSize(t *testing.T) {
+	for _, c := range [][2]int{{0, 20}, {7, 7}, {100, 100}, {101, 100}} {
+		if got := Size(int32(c[0]), 20, 100); got != c[1] {
+			t.Errorf("Size(%d, 20, 100) = %d, want %d", c[0], got, c[1])
+		}
+	}
+}
+
+func TestFill(t *testing.T) {
+	tests := []struct {
+		name     string
+		rows     []int // string lengths
+		size     int
+		wantRows int
+		wantMore bool
+	}{
+		{"no rows", nil, 3, 0, false},
+		{"fewer rows than the size", []int{1, 1}, 3, 2, false},
+		{"one row more than the size", []int{1, 1, 1, 1}, 3, 3, true},
+		{"byte budget ends the page first", []int{600_000, 600_000, 1}, 3, 1, true},
+		{"oversized row alone", []int{2 << 20}, 3, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page, more := Fill(tt.rows, tt.size, row)
+			if len(page) != tt.wantRows || more != tt.wantMore {
+				t.Errorf("Fill(%v, %d) = %d rows, more %v; want %d, %v", tt.rows, tt.size, len(page), more, tt.wantRows, tt.wantMore)
+			}
+			for i, m := range page {
+				if len(m.GetValue()) != tt.rows[i] {
+					t.Errorf("Fill row %d has %d bytes, want %d (rows in order)", i, len(m.GetValue()), tt.rows[i])
+				}
+			}
+		})
+	}
+}

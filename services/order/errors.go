@@ -106,7 +106,7 @@ func unavailable(r typev1.Reason, msg string) error {
 	return rpcerr.WithRetryInfo(rpcerr.Fail(Domain, r, msg), retryAfter)
 }
 
-// orderNotFound is NOT_FOUND for id, which load has checked (validOrderID),
+// orderNotFound is NOT_FOUND for id, which load has checked against its rules,
 // so the message echoes at most 64 safe characters.
 func orderNotFound(id string) error {
 	return rpcerr.Fail(Domain, typev1.Reason_REASON_ORDER_NOT_FOUND, "order "+id+" not found", MetaOrderID, id)

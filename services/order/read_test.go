@@ -171,6 +171,10 @@ func TestListOrdersInvalid(t *testing.T) {
 		{"token with a malformed id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: "ord 1/x"})}, "page_token"},
 		{"token with a 65 character id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("o", 65)})}, "page_token"},
 		{"token far too long", &orderv1.ListOrdersRequest{PageToken: strings.Repeat("A", 100_000)}, "page_token"},
+		// Only the canonical encoding of "1/ord-1" ("MS9vcmQtMQ"): the
+		// standard decoder lets a newline and stray padding bits through.
+		{"token with a newline", &orderv1.ListOrdersRequest{PageToken: "MS9v\ncmQtMQ"}, "page_token"},
+		{"token with stray bits", &orderv1.ListOrdersRequest{PageToken: "MS9vcmQtMR"}, "page_token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
