@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
@@ -271,6 +272,14 @@ func TestUpdateItem(t *testing.T) {
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
 		{name: "price above the cap", paths: []string{"unit_price"}, item: &inventoryv1.Item{Sku: "keyboard-001", UnitPrice: usd(math.MaxInt64)},
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
+		// A mask is bounded by its rules before any path is echoed: the
+		// answer stays small however much the mask holds.
+		{name: "a path of almost 1 MiB", paths: []string{strings.Repeat("n", 1<<20-100)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
+		{name: "17 paths", paths: slices.Repeat([]string{"name"}, 17), item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
+		{name: "a 65 character path", paths: []string{strings.Repeat("n", 65)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
 		{name: "unknown sku", paths: []string{"name"}, item: &inventoryv1.Item{Sku: "nope-001", Name: "x"},
 			wantCode: codes.NotFound, wantReason: ReasonItemNotFound},
 		{name: "customer", role: callmeta.RoleCustomer, paths: []string{"name"}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
@@ -292,7 +301,10 @@ func TestUpdateItem(t *testing.T) {
 				got, err := f.client.UpdateItem(c, &inventoryv1.UpdateItemRequest{Item: tt.item, UpdateMask: mask})
 				checkErr(t, "UpdateItem", err, tt.wantCode, tt.wantReason)
 				if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
-					t.Errorf("UpdateItem bad fields (-want +got):\n%s", d)
+					t.Errorf("UpdateItem bad fields (-want +got):\n%.2000s", d)
+				}
+				if n := proto.Size(status.Convert(err).Proto()); n > 2048 {
+					t.Errorf("UpdateItem answer is %d bytes; want at most 2 KiB, nothing of the request repeated whole", n)
 				}
 				want, stamp := tt.want, t0.Add(1)
 				if want == nil {

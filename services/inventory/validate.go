@@ -84,11 +84,17 @@ func validateCreate(req *inventoryv1.CreateItemRequest) error {
 }
 
 // validateUpdate returns the fields to update: the mask's paths, or every
-// settable field when the mask is empty.
+// settable field when the mask is empty. A path is echoed in a violation
+// only once the mask's rules have bounded it.
 func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	var v rpcerr.Violations
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
+	}
+	if v.Has("update_mask") {
+		// Too many or too long paths: each would be a violation of its own,
+		// repeating what may be megabytes; the rule's one answer is enough.
+		return nil, v.Err()
 	}
 	var paths []string
 	leaves := map[string]bool{}

@@ -2,7 +2,6 @@ package payment
 
 import (
 	"fmt"
-	"slices"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -43,7 +42,7 @@ func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	}
 	// A method that breaks its rules (empty, too long) is reported by them
 	// and never echoed; a well-formed one must be a known method.
-	if _, known := methods[req.GetPaymentMethod()]; !known && !violated(v, "payment_method") {
+	if _, known := methods[req.GetPaymentMethod()]; !known && !v.Has("payment_method") {
 		v.Add("payment_method", "must be pm_card_ok, pm_card_declined or pm_card_insufficient_funds")
 		reason, msg = ReasonUnknownPaymentMethod, "unknown payment method "+req.GetPaymentMethod()
 	}
@@ -53,9 +52,4 @@ func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 			callmeta.IdempotencyKey, callmeta.MaxIdempotencyKeyLen)
 	}
 	return invalid(v, reason, msg)
-}
-
-// violated reports whether v already names field.
-func violated(v rpcerr.Violations, field string) bool {
-	return slices.ContainsFunc(v, func(x rpcerr.Violation) bool { return x.Field == field })
 }
