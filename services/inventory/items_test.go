@@ -40,7 +40,7 @@ func TestGetItem(t *testing.T) {
 		{name: "found", sku: "keyboard-001", want: &inventoryv1.Item{
 			Sku: "keyboard-001", Name: "Keyboard", UnitPrice: usd(4999), Available: 10, UpdateTime: timestamppb.New(t0),
 		}},
-		{name: "unknown", sku: "nope-001", wantCode: codes.NotFound, wantReason: ReasonItemNotFound},
+		{name: "unknown", sku: "nope-001", wantCode: codes.NotFound, wantReason: reasonItemNotFound},
 		{name: "empty sku", sku: "", wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
 		{name: "upper case sku", sku: "Keyboard-001", wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
 		{name: "sku too long", sku: strings.Repeat("a", 65), wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
@@ -169,11 +169,11 @@ func TestCreateItem(t *testing.T) {
 		{name: "max int64 stock", item: with(func(it *inventoryv1.Item) { it.Available = math.MaxInt64 }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
 		{name: "customer", ctx: func(t *testing.T) context.Context { return as(t, callmeta.RoleCustomer) }, item: valid(),
-			wantCode: codes.PermissionDenied, wantReason: ReasonAdminRequired},
+			wantCode: codes.PermissionDenied, wantReason: reasonAdminRequired},
 		{name: "reader", ctx: func(t *testing.T) context.Context { return as(t, callmeta.RoleReader) }, item: valid(),
-			wantCode: codes.PermissionDenied, wantReason: ReasonAdminRequired},
+			wantCode: codes.PermissionDenied, wantReason: reasonAdminRequired},
 		{name: "exists", item: with(func(it *inventoryv1.Item) { it.Sku = "keyboard-001" }),
-			wantCode: codes.AlreadyExists, wantReason: ReasonItemAlreadyExists},
+			wantCode: codes.AlreadyExists, wantReason: reasonItemAlreadyExists},
 		{name: "no item", wantCode: codes.InvalidArgument, wantFields: []string{"item"}},
 		{name: "no price", item: with(func(it *inventoryv1.Item) { it.UnitPrice = nil }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price"}},
@@ -281,9 +281,9 @@ func TestUpdateItem(t *testing.T) {
 		{name: "a 65 character path", paths: []string{strings.Repeat("n", 65)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
 			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
 		{name: "unknown sku", paths: []string{"name"}, item: &inventoryv1.Item{Sku: "nope-001", Name: "x"},
-			wantCode: codes.NotFound, wantReason: ReasonItemNotFound},
+			wantCode: codes.NotFound, wantReason: reasonItemNotFound},
 		{name: "customer", role: callmeta.RoleCustomer, paths: []string{"name"}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
-			wantCode: codes.PermissionDenied, wantReason: ReasonAdminRequired},
+			wantCode: codes.PermissionDenied, wantReason: reasonAdminRequired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

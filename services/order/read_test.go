@@ -37,12 +37,12 @@ func TestGetOrderOwnership(t *testing.T) {
 		wantReason              string
 	}{
 		{"owner", "alice", "customer", o.GetId(), codes.OK, ""},
-		{"other customer", "bob", "customer", o.GetId(), codes.NotFound, ReasonOrderNotFound},
+		{"other customer", "bob", "customer", o.GetId(), codes.NotFound, reasonOrderNotFound},
 		{"admin", "root", "admin", o.GetId(), codes.OK, ""},
 		{"reader", "audit", "reader", o.GetId(), codes.OK, ""},
-		{"missing order", "alice", "customer", "ord-missing", codes.NotFound, ReasonOrderNotFound},
+		{"missing order", "alice", "customer", "ord-missing", codes.NotFound, reasonOrderNotFound},
 		{"empty id", "alice", "customer", "", codes.InvalidArgument, ""},
-		{"no identity", "", "", o.GetId(), codes.Unauthenticated, ReasonUnauthenticated},
+		{"no identity", "", "", o.GetId(), codes.Unauthenticated, reasonUnauthenticated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,7 +25,7 @@ func idempotencyKey(ctx context.Context, v *rpcerr.Violations) (string, error) {
 	if key == "" {
 		st := status.New(codes.InvalidArgument, "the idempotency-key metadata is required")
 		st, _ = st.WithDetails(
-			&errdetails.ErrorInfo{Domain: Domain, Reason: ReasonIdempotencyKeyMissing},
+			&errdetails.ErrorInfo{Domain: Domain, Reason: reasonIdempotencyKeyMissing},
 			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{
 				Field: "idempotency_key", Description: "required (gRPC metadata idempotency-key)",
 			}}},

@@ -44,10 +44,10 @@ func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	// and never echoed; a well-formed one must be a known method.
 	if _, known := methods[req.GetPaymentMethod()]; !known && !v.Has("payment_method") {
 		v.Add("payment_method", "must be pm_card_ok, pm_card_declined or pm_card_insufficient_funds")
-		reason, msg = ReasonUnknownPaymentMethod, "unknown payment method "+req.GetPaymentMethod()
+		reason, msg = reasonUnknownPaymentMethod, "unknown payment method "+req.GetPaymentMethod()
 	}
 	if !callmeta.ValidIdempotencyKey(key) {
-		reason = ReasonIdempotencyKeyMissing
+		reason = reasonIdempotencyKeyMissing
 		msg = fmt.Sprintf("the %q metadata is required: 1-%d printable ASCII characters",
 			callmeta.IdempotencyKey, callmeta.MaxIdempotencyKeyLen)
 	}
