@@ -49,7 +49,9 @@ type Call struct {
 
 // Requests returns a Call for every method of service, the full proto
 // name of a service registered in protoregistry.GlobalFiles (a generated
-// ServiceDesc's ServiceName).
+// ServiceDesc's ServiceName). Portico's RPCs are all unary; a streaming
+// method would be invoked as unary and fail Oversized until it is taught
+// streams.
 func Requests(service string) ([]Call, error) {
 	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
 	if err != nil {
