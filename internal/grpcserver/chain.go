@@ -36,8 +36,11 @@ const (
 //	recover  -> a handler panic becomes INTERNAL; the process keeps running
 //	handler
 //
-// Request validation belongs between deadline and faults: checked before
-// any work, and never hidden by an injected fault.
+// Request validation is not a step of the chain: each handler checks its
+// request against the proto's rules (internal/protocheck) together with its
+// own hand checks, so one INVALID_ARGUMENT lists every bad field. Each
+// service's TestEveryMethodChecksItsRules (protochecktest) fails when a
+// method skips it.
 func Chain(cfg Config) []Step {
 	steps := []Step{
 		{StepTrace, traceid.UnaryServerInterceptor()},

@@ -3,21 +3,22 @@
 // whatever is stored: rows stored before their fields were bounded, or a
 // page size raised later, still give pages well under it.
 //
-// A list handler fetches its rows as usual (page size + 1, to see whether
-// a next page exists), then offers them to a Budget in order and stops at
-// the page size or the first row Add refuses; if any fetched row is left,
-// the page gets a next page token pointing after the last row it holds:
+// A list handler applies its page_size default and cap with Size, fetches
+// one row more than that (to see whether a next page exists), and lets Fill
+// pick the page: the rows in order up to the page size or the first row
+// that no longer fits. When Fill left any fetched row out, the page gets a
+// next page token pointing after its last row:
 //
-//	var b pagebudget.Budget
-//	for _, r := range rows {
-//		if len(page) == size || !b.Add(r) {
-//			break
-//		}
-//		page = append(page, r)
+//	size := pagebudget.Size(req.GetPageSize(), defaultPageSize, maxPageSize)
+//	rows, err := store.List(ctx, after, size+1)
+//	...
+//	resp.Items, more = pagebudget.Fill(rows, size, itemProto)
+//	if more {
+//		resp.NextPageToken = pagetoken.Encode(resp.Items[len(resp.Items)-1].GetSku())
 //	}
-//	more := len(page) < len(rows)
 //
-// A Budget is for one page and one goroutine.
+// Fill and Size are pure functions; a Budget is for one page and one
+// goroutine.
 package pagebudget
 
 import (
@@ -53,4 +54,32 @@ func (b *Budget) Add(m proto.Message) bool {
 	b.used += n
 	b.rows++
 	return true
+}
+
+// Size returns the rows of a page for a requested page_size: def for 0, and
+// at most max. The request's rules have refused a negative size.
+func Size(requested int32, def, max int) int {
+	switch n := int(requested); {
+	case n == 0:
+		return def
+	case n > max:
+		return max
+	default:
+		return n
+	}
+}
+
+// Fill returns the page of rows, each converted by msg: the rows in order,
+// up to size of them and as many as fit one Budget. more reports whether any
+// row was left out, so a next page exists.
+func Fill[R any, M proto.Message](rows []R, size int, msg func(R) M) (page []M, more bool) {
+	var b Budget
+	for _, r := range rows {
+		m := msg(r)
+		if len(page) == size || !b.Add(m) {
+			return page, true
+		}
+		page = append(page, m)
+	}
+	return page, false
 }

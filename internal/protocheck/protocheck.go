@@ -51,3 +51,8 @@ func Request(msg proto.Message) error {
 	}
 	return v.Err()
 }
+
+// Valid reports whether msg keeps every rule, for a value that did not come
+// as msg, such as the id inside a page token: checked against the rule of
+// the field it came from, not a second copy of it.
+func Valid(msg proto.Message) bool { return protovalidate.Validate(msg) == nil }

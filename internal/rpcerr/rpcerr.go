@@ -6,6 +6,7 @@ package rpcerr
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,12 @@ type Violations []Violation
 // Add records a bad field.
 func (v *Violations) Add(field, description string) {
 	*v = append(*v, Violation{Field: field, Description: description})
+}
+
+// Has reports whether v names field, so a later check can skip a field
+// whose rules it already broke.
+func (v Violations) Has(field string) bool {
+	return slices.ContainsFunc(v, func(x Violation) bool { return x.Field == field })
 }
 
 // Err returns INVALID_ARGUMENT with a BadRequest detail listing every

@@ -93,3 +93,11 @@ func TestCodeNames(t *testing.T) {
 		t.Error("CodeByName accepted Go's CamelCase")
 	}
 }
+
+func TestViolationsHas(t *testing.T) {
+	var v Violations
+	v.Add("update_mask", "too many paths")
+	if !v.Has("update_mask") || v.Has("update_mask.paths[0]") || v.Has("") {
+		t.Errorf("Has on %v: want only update_mask", v)
+	}
+}

@@ -50,7 +50,7 @@ func TestLastUnits(t *testing.T) {
 			if i%2 == 0 {
 				sold++
 			}
-		case status.Code(errs[i]) == codes.FailedPrecondition && rpcerr.Reason(errs[i]) == ReasonInsufficientStock:
+		case status.Code(errs[i]) == codes.FailedPrecondition && rpcerr.Reason(errs[i]) == reasonInsufficientStock:
 		default:
 			t.Errorf("ReserveStock %d = %v, want success or INSUFFICIENT_STOCK", i, errs[i])
 		}
@@ -86,7 +86,7 @@ func TestExactlyLastUnits(t *testing.T) {
 		switch {
 		case err == nil:
 			won++
-		case rpcerr.Reason(err) != ReasonInsufficientStock:
+		case rpcerr.Reason(err) != reasonInsufficientStock:
 			t.Errorf("ReserveStock %d = %v, want success or INSUFFICIENT_STOCK", i, err)
 		}
 	}

@@ -26,8 +26,8 @@
 //
 // Every failure is a gRPC status. Malformed requests are INVALID_ARGUMENT with
 // a google.rpc.BadRequest naming every bad field, and nothing is written.
-// Other failures carry a google.rpc.ErrorInfo with domain Domain and one of
-// the Reason constants; errors.go holds the one table from reason to code.
+// Other failures carry a google.rpc.ErrorInfo with domain Domain and the name
+// of a portico.type.v1.Reason, sent with the gRPC code the enum gives it.
 //
 // Limits keep every amount far from int64 overflow in the order saga: a unit
 // price is at most MaxUnitPriceMinor (1e12 minor units, 10 billion in major

@@ -15,17 +15,19 @@ import (
 // Domain is the google.rpc.ErrorInfo domain of every inventory error.
 const Domain = "inventory.portico.dev"
 
-// ErrorInfo reasons, stable for callers to branch on. Each is defined, with
-// its gRPC code, in portico.type.v1.Reason.
+// ErrorInfo reasons this package sends. Callers branch on the
+// portico.type.v1.Reason they name (rpcerr.ParseReason), where each is
+// defined with its gRPC code; these names are unexported so no importer can
+// change them.
 var (
-	ReasonItemNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
-	ReasonItemAlreadyExists    = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_ALREADY_EXISTS)
-	ReasonInsufficientStock    = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
-	ReasonReservationNotFound  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_NOT_FOUND)
-	ReasonReservationReleased  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_RELEASED)
-	ReasonReservationCommitted = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_COMMITTED)
-	ReasonIdempotencyKeyReused = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
-	ReasonAdminRequired        = rpcerr.ReasonName(typev1.Reason_REASON_ADMIN_REQUIRED)
+	reasonItemNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
+	reasonItemAlreadyExists    = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_ALREADY_EXISTS)
+	reasonInsufficientStock    = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
+	reasonReservationNotFound  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_NOT_FOUND)
+	reasonReservationReleased  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_RELEASED)
+	reasonReservationCommitted = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_COMMITTED)
+	reasonIdempotencyKeyReused = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
+	reasonAdminRequired        = rpcerr.ReasonName(typev1.Reason_REASON_ADMIN_REQUIRED)
 )
 
 // failure is a domain error: a reason, a message and ErrorInfo metadata

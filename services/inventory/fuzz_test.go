@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
@@ -45,9 +46,9 @@ func FuzzListItemsPageToken(f *testing.F) {
 			}
 			return
 		}
-		after, ok := decodePageToken(tok)
+		after, ok := pagetoken.Decode(tok)
 		if !ok {
-			t.Fatalf("ListItems accepted token %q that decodePageToken rejects", tok)
+			t.Fatalf("ListItems accepted token %q that pagetoken.Decode rejects", tok)
 		}
 		var skus []string
 		for _, it := range resp.GetItems() {
@@ -57,7 +58,7 @@ func FuzzListItemsPageToken(f *testing.F) {
 			t.Fatalf("ListItems(token %q, after %q) = %v; want at most 3 sorted SKUs after it", tok, after, skus)
 		}
 		if next := resp.GetNextPageToken(); next != "" {
-			if got, ok := decodePageToken(next); !ok || got != skus[len(skus)-1] {
+			if got, ok := pagetoken.Decode(next); !ok || got != skus[len(skus)-1] {
 				t.Fatalf("next_page_token %q decodes to %q, %v; want %q", next, got, ok, skus[len(skus)-1])
 			}
 		}

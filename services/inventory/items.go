@@ -2,13 +2,13 @@ package inventory
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"slices"
 	"time"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/pagebudget"
+	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -29,17 +29,17 @@ func (s *Service) GetItem(ctx context.Context, req *inventoryv1.GetItemRequest) 
 }
 
 // ListItems returns one page of items in SKU order, at most page_size items
-// and at most pagebudget.MaxBytes. The page token is the
-// base64url of the page's last SKU: opaque to callers, and stable while items
-// are added (SKUs never change or disappear).
+// and at most pagebudget.MaxBytes. The page token carries the page's last
+// SKU (pagetoken): stable while items are added, as SKUs never change or
+// disappear.
 func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
 	var v rpcerr.Violations
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
 	}
-	size := pageSize(req.GetPageSize())
-	after, ok := decodePageToken(req.GetPageToken())
-	if !ok {
+	size := pagebudget.Size(req.GetPageSize(), defaultPage, maxPage)
+	after, ok := pagetoken.Decode(req.GetPageToken())
+	if !ok || after != "" && !protocheck.Valid(&inventoryv1.GetItemRequest{Sku: after}) {
 		v.Add("page_token", "is not a token from a previous ListItems response")
 	}
 	if err := v.Err(); err != nil {
@@ -49,42 +49,12 @@ func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsReque
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	// The page ends at size items or at the byte budget, whichever comes
-	// first; any item fetched and left out means there is a next page.
 	resp := &inventoryv1.ListItemsResponse{}
-	var b pagebudget.Budget
-	for _, it := range items {
-		p := itemProto(it)
-		if len(resp.Items) == size || !b.Add(p) {
-			break
-		}
-		resp.Items = append(resp.Items, p)
-	}
-	if n := len(resp.Items); n < len(items) {
-		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(resp.Items[n-1].GetSku()))
+	var more bool
+	if resp.Items, more = pagebudget.Fill(items, size, itemProto); more {
+		resp.NextPageToken = pagetoken.Encode(resp.Items[len(resp.Items)-1].GetSku())
 	}
 	return resp, nil
-}
-
-// maxPageTokenLen is the length of the longest token ListItems hands out:
-// base64url of a 64-byte SKU.
-var maxPageTokenLen = base64.RawURLEncoding.EncodedLen(maxSKULen)
-
-// decodePageToken returns the SKU a page token points after; "" for no
-// token. ok is false for anything ListItems could not have handed out, which
-// is checked before decoding so a huge token costs nothing.
-func decodePageToken(tok string) (after string, ok bool) {
-	if tok == "" {
-		return "", true
-	}
-	if len(tok) > maxPageTokenLen {
-		return "", false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || !skuPattern.Match(b) {
-		return "", false
-	}
-	return string(b), true
 }
 
 // CreateItem adds an item with the given available stock and nothing

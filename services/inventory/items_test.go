@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
@@ -39,7 +40,7 @@ func TestGetItem(t *testing.T) {
 		{name: "found", sku: "keyboard-001", want: &inventoryv1.Item{
 			Sku: "keyboard-001", Name: "Keyboard", UnitPrice: usd(4999), Available: 10, UpdateTime: timestamppb.New(t0),
 		}},
-		{name: "unknown", sku: "nope-001", wantCode: codes.NotFound, wantReason: ReasonItemNotFound},
+		{name: "unknown", sku: "nope-001", wantCode: codes.NotFound, wantReason: reasonItemNotFound},
 		{name: "empty sku", sku: "", wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
 		{name: "upper case sku", sku: "Keyboard-001", wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
 		{name: "sku too long", sku: strings.Repeat("a", 65), wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
@@ -125,6 +126,10 @@ func TestListItemsInvalid(t *testing.T) {
 		{"token not base64", &inventoryv1.ListItemsRequest{PageToken: "!!!"}, []string{"page_token"}},
 		{"token not a sku", &inventoryv1.ListItemsRequest{PageToken: base64.RawURLEncoding.EncodeToString([]byte("NOT A SKU"))}, []string{"page_token"}},
 		{"both", &inventoryv1.ListItemsRequest{PageSize: -5, PageToken: "%"}, []string{"page_size", "page_token"}},
+		// Only the canonical encoding of "gone-001" ("Z29uZS0wMDE"): the
+		// standard decoder lets a newline and stray padding bits through.
+		{"token with a newline", &inventoryv1.ListItemsRequest{PageToken: "Z29uZS\n0wMDE"}, []string{"page_token"}},
+		{"token with stray bits", &inventoryv1.ListItemsRequest{PageToken: "Z29uZS0wMDF"}, []string{"page_token"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,11 +169,11 @@ func TestCreateItem(t *testing.T) {
 		{name: "max int64 stock", item: with(func(it *inventoryv1.Item) { it.Available = math.MaxInt64 }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
 		{name: "customer", ctx: func(t *testing.T) context.Context { return as(t, callmeta.RoleCustomer) }, item: valid(),
-			wantCode: codes.PermissionDenied, wantReason: ReasonAdminRequired},
+			wantCode: codes.PermissionDenied, wantReason: reasonAdminRequired},
 		{name: "reader", ctx: func(t *testing.T) context.Context { return as(t, callmeta.RoleReader) }, item: valid(),
-			wantCode: codes.PermissionDenied, wantReason: ReasonAdminRequired},
+			wantCode: codes.PermissionDenied, wantReason: reasonAdminRequired},
 		{name: "exists", item: with(func(it *inventoryv1.Item) { it.Sku = "keyboard-001" }),
-			wantCode: codes.AlreadyExists, wantReason: ReasonItemAlreadyExists},
+			wantCode: codes.AlreadyExists, wantReason: reasonItemAlreadyExists},
 		{name: "no item", wantCode: codes.InvalidArgument, wantFields: []string{"item"}},
 		{name: "no price", item: with(func(it *inventoryv1.Item) { it.UnitPrice = nil }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price"}},
@@ -267,10 +272,18 @@ func TestUpdateItem(t *testing.T) {
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
 		{name: "price above the cap", paths: []string{"unit_price"}, item: &inventoryv1.Item{Sku: "keyboard-001", UnitPrice: usd(math.MaxInt64)},
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
+		// A mask is bounded by its rules before any path is echoed: the
+		// answer stays small however much the mask holds.
+		{name: "a path of almost 1 MiB", paths: []string{strings.Repeat("n", 1<<20-100)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
+		{name: "17 paths", paths: slices.Repeat([]string{"name"}, 17), item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
+		{name: "a 65 character path", paths: []string{strings.Repeat("n", 65)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
 		{name: "unknown sku", paths: []string{"name"}, item: &inventoryv1.Item{Sku: "nope-001", Name: "x"},
-			wantCode: codes.NotFound, wantReason: ReasonItemNotFound},
+			wantCode: codes.NotFound, wantReason: reasonItemNotFound},
 		{name: "customer", role: callmeta.RoleCustomer, paths: []string{"name"}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
-			wantCode: codes.PermissionDenied, wantReason: ReasonAdminRequired},
+			wantCode: codes.PermissionDenied, wantReason: reasonAdminRequired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -288,7 +301,10 @@ func TestUpdateItem(t *testing.T) {
 				got, err := f.client.UpdateItem(c, &inventoryv1.UpdateItemRequest{Item: tt.item, UpdateMask: mask})
 				checkErr(t, "UpdateItem", err, tt.wantCode, tt.wantReason)
 				if d := cmp.Diff(tt.wantFields, badFields(err)); d != "" {
-					t.Errorf("UpdateItem bad fields (-want +got):\n%s", d)
+					t.Errorf("UpdateItem bad fields (-want +got):\n%.2000s", d)
+				}
+				if n := proto.Size(status.Convert(err).Proto()); n > 2048 {
+					t.Errorf("UpdateItem answer is %d bytes; want at most 2 KiB, nothing of the request repeated whole", n)
 				}
 				want, stamp := tt.want, t0.Add(1)
 				if want == nil {

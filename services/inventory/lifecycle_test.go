@@ -41,8 +41,8 @@ func TestCommitAndRelease(t *testing.T) {
 		{"commit twice", []string{"commit", "commit"}, committed, codes.OK, "", Stock{Available: 6, Sold: 4}},
 		{"release", []string{"release"}, released, codes.OK, "", Stock{Available: 10}},
 		{"release twice", []string{"release", "release"}, released, codes.OK, "", Stock{Available: 10}},
-		{"commit released", []string{"release", "commit"}, released, codes.FailedPrecondition, ReasonReservationReleased, Stock{Available: 10}},
-		{"release committed", []string{"commit", "release"}, committed, codes.FailedPrecondition, ReasonReservationCommitted, Stock{Available: 6, Sold: 4}},
+		{"commit released", []string{"release", "commit"}, released, codes.FailedPrecondition, reasonReservationReleased, Stock{Available: 10}},
+		{"release committed", []string{"commit", "release"}, committed, codes.FailedPrecondition, reasonReservationCommitted, Stock{Available: 6, Sold: 4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,13 +89,13 @@ func TestReservationNotFound(t *testing.T) {
 		wantReason string
 		wantFields []string
 	}{
-		{name: "get", op: "get", id: "res-nope", wantCode: codes.NotFound, wantReason: ReasonReservationNotFound},
-		{name: "commit", op: "commit", id: "res-nope", wantCode: codes.NotFound, wantReason: ReasonReservationNotFound},
-		{name: "release", op: "release", id: "res-nope", wantCode: codes.NotFound, wantReason: ReasonReservationNotFound},
+		{name: "get", op: "get", id: "res-nope", wantCode: codes.NotFound, wantReason: reasonReservationNotFound},
+		{name: "commit", op: "commit", id: "res-nope", wantCode: codes.NotFound, wantReason: reasonReservationNotFound},
+		{name: "release", op: "release", id: "res-nope", wantCode: codes.NotFound, wantReason: reasonReservationNotFound},
 		{name: "get empty id", op: "get", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "commit empty id", op: "commit", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "release empty id", op: "release", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
-		{name: "get 64 character id", op: "get", id: "res-" + strings.Repeat("a", 60), wantCode: codes.NotFound, wantReason: ReasonReservationNotFound},
+		{name: "get 64 character id", op: "get", id: "res-" + strings.Repeat("a", 60), wantCode: codes.NotFound, wantReason: reasonReservationNotFound},
 		{name: "get 65 character id", op: "get", id: "res-" + strings.Repeat("a", 61), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "get 5000 character id", op: "get", id: strings.Repeat("r", 5000), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "commit 5000 character id", op: "commit", id: strings.Repeat("r", 5000), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
@@ -168,7 +168,7 @@ func TestCommitAfterExpiry(t *testing.T) {
 		r := f.reserve(t, "order-1", line("keyboard-001", 3))
 		time.Sleep(testTTL)
 		_, err := f.settle(t, "commit", r.GetId())
-		checkErr(t, "CommitReservation after TTL", err, codes.FailedPrecondition, ReasonReservationReleased)
+		checkErr(t, "CommitReservation after TTL", err, codes.FailedPrecondition, reasonReservationReleased)
 		got, err := f.client.GetReservation(ctx(t), &inventoryv1.GetReservationRequest{Id: r.GetId()})
 		if err != nil || got.GetState() != released {
 			t.Errorf("GetReservation = %v, %v; want RELEASED (the release is kept)", got.GetState(), err)

@@ -92,13 +92,13 @@ func TestReserveStockFailures(t *testing.T) {
 		wantMeta   map[string]string
 	}{
 		{"unknown sku", []*inventoryv1.Line{line("keyboard-001", 1), line("nope-001", 1)},
-			codes.NotFound, ReasonItemNotFound, map[string]string{"sku": "nope-001"}},
+			codes.NotFound, reasonItemNotFound, map[string]string{"sku": "nope-001"}},
 		{"not enough stock", []*inventoryv1.Line{line("keyboard-001", 11)},
-			codes.FailedPrecondition, ReasonInsufficientStock, map[string]string{"sku": "keyboard-001", "requested": "11", "available": "10"}},
+			codes.FailedPrecondition, reasonInsufficientStock, map[string]string{"sku": "keyboard-001", "requested": "11", "available": "10"}},
 		{"second line lacks stock", []*inventoryv1.Line{line("keyboard-001", 10), line("mouse-001", 6)},
-			codes.FailedPrecondition, ReasonInsufficientStock, map[string]string{"sku": "mouse-001", "requested": "6", "available": "5"}},
+			codes.FailedPrecondition, reasonInsufficientStock, map[string]string{"sku": "mouse-001", "requested": "6", "available": "5"}},
 		{"sold out", []*inventoryv1.Line{line("mouse-001", 1), line("gone-001", 1)},
-			codes.FailedPrecondition, ReasonInsufficientStock, map[string]string{"sku": "gone-001", "requested": "1", "available": "0"}},
+			codes.FailedPrecondition, reasonInsufficientStock, map[string]string{"sku": "gone-001", "requested": "1", "available": "0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +143,7 @@ func TestReserveStockIdempotent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := f.client.ReserveStock(ctx(t), &inventoryv1.ReserveStockRequest{OrderId: "order-1", Lines: tt.lines})
-			checkErr(t, "ReserveStock", err, codes.FailedPrecondition, ReasonIdempotencyKeyReused)
+			checkErr(t, "ReserveStock", err, codes.FailedPrecondition, reasonIdempotencyKeyReused)
 		})
 	}
 	if _, err := f.client.CommitReservation(ctx(t), &inventoryv1.CommitReservationRequest{Id: first.GetId()}); err != nil {

@@ -3,7 +3,6 @@ package inventory
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -20,9 +19,8 @@ import (
 // alphabets, list sizes, quantities) are buf.validate rules in
 // inventory.proto, enforced by protocheck.
 const (
-	maxSKULen     = 64 // Item.sku's max_len, sizing page tokens
-	defaultPage   = 50
-	maxPage       = 100
+	defaultPage   = 50  // ListItems' page_size when it is 0
+	maxPage       = 100 // ListItems' largest page_size
 	maskName      = "name"
 	maskUnitPrice = "unit_price"
 	maskAvailable = "available"
@@ -39,12 +37,7 @@ const (
 	MaxAvailable = 1_000_000_000
 )
 
-var (
-	// skuPattern is Item.sku's rules as one pattern, for the SKU inside a
-	// page token (requests are checked by protocheck).
-	skuPattern    = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
-	settablePaths = []string{maskName, maskUnitPrice, maskAvailable}
-)
+var settablePaths = []string{maskName, maskUnitPrice, maskAvailable}
 
 func checkPrice(v *rpcerr.Violations, field string, m *typev1.Money) {
 	if m == nil {
@@ -91,11 +84,17 @@ func validateCreate(req *inventoryv1.CreateItemRequest) error {
 }
 
 // validateUpdate returns the fields to update: the mask's paths, or every
-// settable field when the mask is empty.
+// settable field when the mask is empty. A path is echoed in a violation
+// only once the mask's rules have bounded it.
 func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	var v rpcerr.Violations
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
+	}
+	if v.Has("update_mask") {
+		// Too many or too long paths: each would be a violation of its own,
+		// repeating what may be megabytes; the rule's one answer is enough.
+		return nil, v.Err()
 	}
 	var paths []string
 	leaves := map[string]bool{}
@@ -133,18 +132,6 @@ func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 		checkItem(&v, req.GetItem(), paths)
 	}
 	return paths, v.Err()
-}
-
-// pageSize applies ListItems' page_size default and cap; its rules have
-// refused a negative size.
-func pageSize(n int32) int {
-	switch {
-	case n == 0:
-		return defaultPage
-	case n > maxPage:
-		return maxPage
-	}
-	return int(n)
 }
 
 // validateReserve checks the request's rules, then that each SKU appears

@@ -31,9 +31,9 @@ func TestCancelOrder(t *testing.T) {
 	}{
 		{name: "owner", subject: "alice", role: "customer", wantStatus: orderv1.Order_STATUS_CANCELLED, wantRefund: 1},
 		{name: "admin", subject: "root", role: "admin", wantStatus: orderv1.Order_STATUS_CANCELLED, wantRefund: 1},
-		{name: "other customer", subject: "bob", role: "customer", wantCode: codes.NotFound, wantReason: ReasonOrderNotFound,
+		{name: "other customer", subject: "bob", role: "customer", wantCode: codes.NotFound, wantReason: reasonOrderNotFound,
 			wantStatus: orderv1.Order_STATUS_CONFIRMED},
-		{name: "reader", subject: "audit", role: "reader", wantCode: codes.PermissionDenied, wantReason: ReasonPermissionDenied,
+		{name: "reader", subject: "audit", role: "reader", wantCode: codes.PermissionDenied, wantReason: reasonPermissionDenied,
 			wantStatus: orderv1.Order_STATUS_CONFIRMED},
 		{name: "payment unavailable", subject: "alice", role: "customer",
 			setup: func(h *harness) {
@@ -43,10 +43,10 @@ func TestCancelOrder(t *testing.T) {
 					}
 				})
 			},
-			wantCode: codes.Unavailable, wantReason: ReasonPaymentUnavailable, wantStatus: orderv1.Order_STATUS_CONFIRMED},
+			wantCode: codes.Unavailable, wantReason: reasonPaymentUnavailable, wantStatus: orderv1.Order_STATUS_CONFIRMED},
 		{name: "inventory unavailable", subject: "alice", role: "customer",
 			setup:    func(h *harness) { h.stopInventory() },
-			wantCode: codes.Unavailable, wantReason: ReasonInventoryUnavailable, wantStatus: orderv1.Order_STATUS_CONFIRMED},
+			wantCode: codes.Unavailable, wantReason: reasonInventoryUnavailable, wantStatus: orderv1.Order_STATUS_CONFIRMED},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,8 +118,8 @@ func TestCancelOrderNotCancellable(t *testing.T) {
 			id := tt.order(t, h)
 			before := h.get(id)
 			_, err := h.client.CancelOrder(alice(t, ""), &orderv1.CancelOrderRequest{Id: id})
-			if status.Code(err) != codes.FailedPrecondition || rpcerr.Reason(err) != ReasonNotCancellable {
-				t.Fatalf("CancelOrder(%s) = %v; want FAILED_PRECONDITION %s", tt.name, err, ReasonNotCancellable)
+			if status.Code(err) != codes.FailedPrecondition || rpcerr.Reason(err) != reasonNotCancellable {
+				t.Fatalf("CancelOrder(%s) = %v; want FAILED_PRECONDITION %s", tt.name, err, reasonNotCancellable)
 			}
 			if got := retryInfo(err) != nil; got != tt.wantRetry {
 				t.Errorf("RetryInfo present = %v, want %v", got, tt.wantRetry)

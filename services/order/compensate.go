@@ -43,9 +43,9 @@ func (s *Service) reserveFailed(ctx context.Context, rec *Record, err error) (*R
 		s.log.WarnContext(ctx, "inventory unavailable", "orderId", rec.Order.GetId(), "err", err.Error())
 		return rec, inventoryDown
 	case isFailure(err, codes.FailedPrecondition, inventoryDomain, invInsufficientStock):
-		return s.fail(ctx, rec, rec.clone(), FailureInsufficientStock, pick(md, MetaSKU, MetaRequested, MetaAvailable))
+		return s.fail(ctx, rec, rec.clone(), failureInsufficientStock, pick(md, MetaSKU, MetaRequested, MetaAvailable))
 	case isFailure(err, codes.NotFound, inventoryDomain, invItemNotFound):
-		return s.fail(ctx, rec, rec.clone(), FailureItemNotFound, pick(md, MetaSKU))
+		return s.fail(ctx, rec, rec.clone(), failureItemNotFound, pick(md, MetaSKU))
 	case unknownOutcome(err):
 		s.stuck(ctx, rec, stepReserve, err)
 		return rec, pending
@@ -65,7 +65,7 @@ func (s *Service) invalidTotal(ctx context.Context, rec *Record, res *inventoryv
 	s.log.ErrorContext(ctx, "invalid order total", "orderId", rec.Order.GetId(), "reservationId", res.GetId(), "err", err.Error())
 	next := rec.clone()
 	next.Order.ReservationId = res.GetId()
-	return s.abandon(ctx, rec, next, FailureInvalidTotal, map[string]string{MetaCause: cause})
+	return s.abandon(ctx, rec, next, failureInvalidTotal, map[string]string{MetaCause: cause})
 }
 
 // chargeFailed handles a CreatePayment error: an unknown outcome leaves the
@@ -85,9 +85,9 @@ func (s *Service) rejected(ctx context.Context, rec, next *Record, step string, 
 	s.log.WarnContext(ctx, "definite error without a rule; compensating", "orderId", rec.Order.GetId(),
 		"step", step, "err", err.Error())
 	code := status.Code(err)
-	reason := FailureUpstreamRejected
+	reason := failureUpstreamRejected
 	if step == stepCharge && code == codes.InvalidArgument {
-		reason = FailureInvalidPaymentRequest
+		reason = failureInvalidPaymentRequest
 	}
 	info := map[string]string{MetaStep: step, MetaUpstreamCode: codeName(code)}
 	if r := rpcerr.Reason(err); r != "" {
@@ -162,7 +162,7 @@ func (s *Service) reservationGone(ctx context.Context, rec *Record, res *invento
 	if !ok {
 		return rec, pending
 	}
-	reason, info := FailureReservationExpired, map[string]string(nil)
+	reason, info := failureReservationExpired, map[string]string(nil)
 	for _, p := range pays {
 		if p.GetStatus() == paymentv1.Payment_STATUS_DECLINED {
 			reason, info = declineFailure(p)
@@ -201,15 +201,15 @@ func (s *Service) commitFailed(ctx context.Context, rec *Record, err error) (*Re
 	}
 	s.log.InfoContext(ctx, "payment refunded: reservation expired before commit",
 		"orderId", rec.Order.GetId(), "paymentId", rec.Order.GetPaymentId())
-	return s.fail(ctx, rec, rec.clone(), FailureReservationExpired, nil)
+	return s.fail(ctx, rec, rec.clone(), failureReservationExpired, nil)
 }
 
 // declineFailure maps a declined payment to the order's failure reason and
 // ErrorInfo metadata (declineReason: the payment's own reason).
 func declineFailure(p *paymentv1.Payment) (string, map[string]string) {
-	reason := FailurePaymentDeclined
+	reason := failurePaymentDeclined
 	if p.GetFailureReason() == payInsufficientFunds {
-		reason = FailureInsufficientFunds
+		reason = failureInsufficientFunds
 	}
 	why := p.GetFailureReason()
 	if why == "" {

@@ -30,7 +30,7 @@ func TestLastUnits(t *testing.T) {
 		switch {
 		case errs[i] == nil && orders[i].GetStatus() == orderv1.Order_STATUS_CONFIRMED:
 			confirmed++
-		case rpcerr.Reason(errs[i]) == ReasonInsufficientStock:
+		case rpcerr.Reason(errs[i]) == reasonInsufficientStock:
 			soldOut++
 		default:
 			t.Errorf("order %d = %v, %v; want CONFIRMED or INSUFFICIENT_STOCK", i, orders[i].GetStatus(), errs[i])
@@ -48,7 +48,7 @@ func TestLastUnits(t *testing.T) {
 		case orderv1.Order_STATUS_CONFIRMED:
 			checkStored(t, h, r, orderv1.Order_STATUS_CONFIRMED, "", inventoryv1.Reservation_STATE_COMMITTED, 1, 0)
 		default:
-			checkStored(t, h, r, orderv1.Order_STATUS_FAILED, FailureInsufficientStock, inventoryv1.Reservation_STATE_UNSPECIFIED, 0, 0)
+			checkStored(t, h, r, orderv1.Order_STATUS_FAILED, failureInsufficientStock, inventoryv1.Reservation_STATE_UNSPECIFIED, 0, 0)
 		}
 	}
 	if payments, _ := h.pay.count(""); payments != k {

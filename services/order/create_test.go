@@ -46,24 +46,24 @@ func TestCreateOrderSaga(t *testing.T) {
 		wantRes: inventoryv1.Reservation_STATE_COMMITTED, wantCharge: 1,
 	}, {
 		name: "insufficient stock", req: orderReq("pm_card_ok", "keyboard-001", 101),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonInsufficientStock,
+		wantCode: codes.FailedPrecondition, wantReason: reasonInsufficientStock,
 		wantMeta:   map[string]string{"sku": "keyboard-001", "requested": "101", "available": "100"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInsufficientStock, wantStored: true,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInsufficientStock, wantStored: true,
 	}, {
 		name: "unknown sku", req: orderReq("pm_card_ok", "no-such-sku", 1),
-		wantCode: codes.NotFound, wantReason: ReasonItemNotFound, wantMeta: map[string]string{"sku": "no-such-sku"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureItemNotFound, wantStored: true,
+		wantCode: codes.NotFound, wantReason: reasonItemNotFound, wantMeta: map[string]string{"sku": "no-such-sku"},
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureItemNotFound, wantStored: true,
 	}, {
 		name: "card declined", req: orderReq("pm_card_declined", "keyboard-001", 1),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonPaymentDeclined,
+		wantCode: codes.FailedPrecondition, wantReason: reasonPaymentDeclined,
 		wantMeta:   map[string]string{"declineReason": "CARD_DECLINED"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailurePaymentDeclined, wantStored: true,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failurePaymentDeclined, wantStored: true,
 		wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "insufficient funds", req: orderReq("pm_card_insufficient_funds", "keyboard-001", 1),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonPaymentDeclined,
+		wantCode: codes.FailedPrecondition, wantReason: reasonPaymentDeclined,
 		wantMeta:   map[string]string{"declineReason": "INSUFFICIENT_FUNDS"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInsufficientFunds, wantStored: true,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInsufficientFunds, wantStored: true,
 		wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "inventory answers unavailable", req: orderReq("pm_card_ok", "keyboard-001", 1),
@@ -74,11 +74,11 @@ func TestCreateOrderSaga(t *testing.T) {
 				}
 			})
 		},
-		wantCode: codes.Unavailable, wantReason: ReasonInventoryUnavailable,
+		wantCode: codes.Unavailable, wantReason: reasonInventoryUnavailable,
 	}, {
 		name: "inventory listener closed", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup:    func(h *harness) { h.stopInventory() },
-		wantCode: codes.Unavailable, wantReason: ReasonInventoryUnavailable,
+		wantCode: codes.Unavailable, wantReason: reasonInventoryUnavailable,
 	}, {
 		name: "inventory times out", req: orderReq("pm_card_ok", "keyboard-001", 1), within: 300 * time.Millisecond,
 		setup: func(h *harness) {
@@ -109,8 +109,8 @@ func TestCreateOrderSaga(t *testing.T) {
 				}
 			})
 		},
-		wantCode: codes.FailedPrecondition, wantReason: ReasonReservationExpired,
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureReservationExpired, wantStored: true,
+		wantCode: codes.FailedPrecondition, wantReason: reasonReservationExpired,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureReservationExpired, wantStored: true,
 		wantRes: inventoryv1.Reservation_STATE_RELEASED, wantCharge: 1, wantRefund: 1,
 	}}
 	for _, tt := range tests {

@@ -68,16 +68,16 @@ func TestCreateOrderDefiniteFailures(t *testing.T) {
 	}{{
 		name: "price times quantity overflows", req: orderReq("pm_card_ok", "gold-001", 2),
 		setup:    func(h *harness) { h.inv.setStock("gold-001", math.MaxInt64, 10) },
-		wantCode: codes.FailedPrecondition, wantReason: ReasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeOverflow},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantCode: codes.FailedPrecondition, wantReason: reasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeOverflow},
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "sum of lines overflows", req: orderReq("pm_card_ok", "gold-001", 1, "gold-002", 1),
 		setup: func(h *harness) {
 			h.inv.setStock("gold-001", math.MaxInt64-1, 10)
 			h.inv.setStock("gold-002", 2, 10)
 		},
-		wantCode: codes.FailedPrecondition, wantReason: ReasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeOverflow},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantCode: codes.FailedPrecondition, wantReason: reasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeOverflow},
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "total at the payment limit", req: orderReq("pm_card_ok", "big-001", 1000),
 		setup:      func(h *harness) { h.inv.setStock("big-001", big, 5000) },
@@ -89,13 +89,13 @@ func TestCreateOrderDefiniteFailures(t *testing.T) {
 			h.inv.setStock("big-001", big, 5000)
 			h.inv.setStock("big-002", 1, 5000)
 		},
-		wantCode: codes.FailedPrecondition, wantReason: ReasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeAboveLimit},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantCode: codes.FailedPrecondition, wantReason: reasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeAboveLimit},
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "zero total", req: orderReq("pm_card_ok", "free-001", 3),
 		setup:    func(h *harness) { h.inv.setStock("free-001", 0, 10) },
-		wantCode: codes.FailedPrecondition, wantReason: ReasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeZeroTotal},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantCode: codes.FailedPrecondition, wantReason: reasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeZeroTotal},
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "mixed currencies", req: orderReq("pm_card_ok", "keyboard-001", 1, "mouse-001", 1),
 		setup: func(h *harness) {
@@ -109,25 +109,25 @@ func TestCreateOrderDefiniteFailures(t *testing.T) {
 				}
 			})
 		},
-		wantCode: codes.FailedPrecondition, wantReason: ReasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeMixedCurrencies},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantCode: codes.FailedPrecondition, wantReason: reasonInvalidTotal, wantMeta: map[string]string{MetaCause: causeMixedCurrencies},
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInvalidTotal, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "unknown payment method", req: orderReq("pm_bogus", "keyboard-001", 1),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonInvalidPaymentRequest,
+		wantCode: codes.FailedPrecondition, wantReason: reasonInvalidPaymentRequest,
 		wantMeta:   map[string]string{MetaStep: stepCharge, MetaUpstreamCode: "INVALID_ARGUMENT", MetaUpstreamReason: "UNKNOWN_PAYMENT_METHOD"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInvalidPaymentRequest, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInvalidPaymentRequest, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "payment permission denied", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup:    chargeAnswers(status.Error(codes.PermissionDenied, "no")),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepCharge, MetaUpstreamCode: "PERMISSION_DENIED"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "payment unimplemented", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup:    chargeAnswers(status.Error(codes.Unimplemented, "no")),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepCharge, MetaUpstreamCode: "UNIMPLEMENTED"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		name: "order paid under another key is refunded", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup: func(h *harness) {
@@ -141,9 +141,9 @@ func TestCreateOrderDefiniteFailures(t *testing.T) {
 				}
 			})
 		},
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepCharge, MetaUpstreamCode: "FAILED_PRECONDITION", MetaUpstreamReason: "ORDER_ALREADY_PAID"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 		wantCharge: 1, wantRefund: 1,
 	}, {
 		name: "charge comes back refunded", req: orderReq("pm_card_ok", "keyboard-001", 1),
@@ -158,35 +158,35 @@ func TestCreateOrderDefiniteFailures(t *testing.T) {
 				}
 			})
 		},
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepCharge, MetaPaymentStatus: "REFUNDED"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 		wantCharge: 1, wantRefund: 1,
 	}, {
 		name: "inventory rejects the reservation request", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup:    reserveAnswers(invErr(codes.InvalidArgument, "")),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepReserve, MetaUpstreamCode: "INVALID_ARGUMENT"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected,
 	}, {
 		name: "inventory precondition without a rule", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup:    reserveAnswers(invErr(codes.FailedPrecondition, "SOMETHING_NEW")),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepReserve, MetaUpstreamCode: "FAILED_PRECONDITION", MetaUpstreamReason: "SOMETHING_NEW"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected,
 	}, {
 		name: "commit finds no reservation: refund and release", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup:    commitAnswers(invErr(codes.NotFound, "RESERVATION_NOT_FOUND")),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepCommit, MetaUpstreamCode: "NOT_FOUND", MetaUpstreamReason: "RESERVATION_NOT_FOUND"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 		wantCharge: 1, wantRefund: 1,
 	}, {
 		name: "commit out of range", req: orderReq("pm_card_ok", "keyboard-001", 1),
 		setup:    commitAnswers(status.Error(codes.OutOfRange, "no")),
-		wantCode: codes.FailedPrecondition, wantReason: ReasonUpstreamRejected,
+		wantCode: codes.FailedPrecondition, wantReason: reasonUpstreamRejected,
 		wantMeta:   map[string]string{MetaStep: stepCommit, MetaUpstreamCode: "OUT_OF_RANGE"},
-		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
+		wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected, wantRes: inventoryv1.Reservation_STATE_RELEASED,
 		wantCharge: 1, wantRefund: 1,
 	}, {
 		// A capture that cannot be given back is never hidden behind FAILED.
@@ -231,7 +231,7 @@ func TestCreateOrderDefiniteFailures(t *testing.T) {
 			if tt.wantTotal != 0 && rec.Order.GetTotal().GetAmountMinor() != tt.wantTotal {
 				t.Errorf("total = %v, want %d", rec.Order.GetTotal(), tt.wantTotal)
 			}
-			if tt.wantFail == FailureInvalidTotal && h.payStub.creates.Load() != 0 {
+			if tt.wantFail == failureInvalidTotal && h.payStub.creates.Load() != 0 {
 				t.Errorf("CreatePayment calls = %d, want none for an invalid total", h.payStub.creates.Load())
 			}
 			if got := rec.Order.GetTotal().GetAmountMinor(); got < 0 {

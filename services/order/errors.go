@@ -18,56 +18,58 @@ import (
 // Domain is the google.rpc.ErrorInfo domain of every order error.
 const Domain = "order.portico.dev"
 
-// ErrorInfo reasons, stable for callers to branch on. Each is defined, with
-// its gRPC code, in portico.type.v1.Reason.
+// ErrorInfo reasons this package sends. Callers branch on the
+// portico.type.v1.Reason they name (rpcerr.ParseReason), where each is
+// defined with its gRPC code; these names are unexported so no importer can
+// change them.
 var (
-	ReasonUnauthenticated       = rpcerr.ReasonName(typev1.Reason_REASON_UNAUTHENTICATED_CALLER)
-	ReasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
-	ReasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
-	ReasonOrderNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_FOUND)
-	ReasonNotCancellable        = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_CANCELLABLE)
-	ReasonPermissionDenied      = rpcerr.ReasonName(typev1.Reason_REASON_PERMISSION_DENIED)
-	ReasonInventoryUnavailable  = rpcerr.ReasonName(typev1.Reason_REASON_INVENTORY_UNAVAILABLE)
-	ReasonPaymentUnavailable    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_UNAVAILABLE)
+	reasonUnauthenticated       = rpcerr.ReasonName(typev1.Reason_REASON_UNAUTHENTICATED_CALLER)
+	reasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
+	reasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
+	reasonOrderNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_FOUND)
+	reasonNotCancellable        = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_CANCELLABLE)
+	reasonPermissionDenied      = rpcerr.ReasonName(typev1.Reason_REASON_PERMISSION_DENIED)
+	reasonInventoryUnavailable  = rpcerr.ReasonName(typev1.Reason_REASON_INVENTORY_UNAVAILABLE)
+	reasonPaymentUnavailable    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_UNAVAILABLE)
 	// CreateOrder's business failures; the order is stored FAILED.
-	ReasonInsufficientStock  = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
-	ReasonItemNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
-	ReasonPaymentDeclined    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_DECLINED)
-	ReasonReservationExpired = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_EXPIRED)
+	reasonInsufficientStock  = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
+	reasonItemNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
+	reasonPaymentDeclined    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_DECLINED)
+	reasonReservationExpired = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_EXPIRED)
 	// CreateOrder's definite failures without a business rule of their own;
 	// the order is compensated and stored FAILED. The reason is the
 	// failure_reason.
-	ReasonInvalidTotal          = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_TOTAL)
-	ReasonInvalidPaymentRequest = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_PAYMENT_REQUEST)
-	ReasonUpstreamRejected      = rpcerr.ReasonName(typev1.Reason_REASON_UPSTREAM_REJECTED)
+	reasonInvalidTotal          = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_TOTAL)
+	reasonInvalidPaymentRequest = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_PAYMENT_REQUEST)
+	reasonUpstreamRejected      = rpcerr.ReasonName(typev1.Reason_REASON_UPSTREAM_REJECTED)
 )
 
 // Order.failure_reason values: the reason of the error a FAILED order
 // answers, except INSUFFICIENT_FUNDS, which answers PAYMENT_DECLINED.
 var (
-	FailureInsufficientStock  = ReasonInsufficientStock
-	FailureItemNotFound       = ReasonItemNotFound
-	FailurePaymentDeclined    = ReasonPaymentDeclined
-	FailureReservationExpired = ReasonReservationExpired
-	// FailureInvalidTotal: the reservation's prices give no chargeable
+	failureInsufficientStock  = reasonInsufficientStock
+	failureItemNotFound       = reasonItemNotFound
+	failurePaymentDeclined    = reasonPaymentDeclined
+	failureReservationExpired = reasonReservationExpired
+	// failureInvalidTotal: the reservation's prices give no chargeable
 	// total (mixed currencies, an unpriced line, an overflow, zero, or above
 	// the payment service's MaxAmountMinor). ErrorInfo metadata "cause".
-	FailureInvalidTotal = ReasonInvalidTotal
-	// FailureInvalidPaymentRequest: the payment service answered
+	failureInvalidTotal = reasonInvalidTotal
+	// failureInvalidPaymentRequest: the payment service answered
 	// CreatePayment INVALID_ARGUMENT (e.g. an unknown payment method).
-	FailureInvalidPaymentRequest = ReasonInvalidPaymentRequest
-	// FailureUpstreamRejected: inventory or payment gave any other definite
+	failureInvalidPaymentRequest = reasonInvalidPaymentRequest
+	// failureUpstreamRejected: inventory or payment gave any other definite
 	// error the saga has no rule for (NOT_FOUND, PERMISSION_DENIED,
 	// UNIMPLEMENTED, FAILED_PRECONDITION with an unknown reason, ...), or
 	// returned a payment that is neither captured nor declined. ErrorInfo
 	// metadata "step" and "upstreamCode" plus, when the dependency sent one,
 	// "upstreamReason"; or "step" and "paymentStatus".
-	FailureUpstreamRejected = ReasonUpstreamRejected
+	failureUpstreamRejected = reasonUpstreamRejected
 )
 
-// FailureInsufficientFunds is the payment service's decline reason for
+// failureInsufficientFunds is the payment service's decline reason for
 // pm_card_insufficient_funds, kept as the order's failure_reason.
-const FailureInsufficientFunds = "INSUFFICIENT_FUNDS"
+const failureInsufficientFunds = "INSUFFICIENT_FUNDS"
 
 // ErrorInfo metadata keys.
 const (
@@ -106,7 +108,7 @@ func unavailable(r typev1.Reason, msg string) error {
 	return rpcerr.WithRetryInfo(rpcerr.Fail(Domain, r, msg), retryAfter)
 }
 
-// orderNotFound is NOT_FOUND for id, which load has checked (validOrderID),
+// orderNotFound is NOT_FOUND for id, which load has checked against its rules,
 // so the message echoes at most 64 safe characters.
 func orderNotFound(id string) error {
 	return rpcerr.Fail(Domain, typev1.Reason_REASON_ORDER_NOT_FOUND, "order "+id+" not found", MetaOrderID, id)
@@ -126,22 +128,22 @@ func failureErr(r *Record) error {
 		md = append(md, k, r.FailureInfo[k])
 	}
 	switch reason {
-	case FailureInsufficientStock:
+	case failureInsufficientStock:
 		return rpcerr.Fail(Domain, typev1.Reason_REASON_INSUFFICIENT_STOCK,
 			"not enough stock of "+r.FailureInfo[MetaSKU]+"; order "+id+" failed", md...)
-	case FailureItemNotFound:
+	case failureItemNotFound:
 		return rpcerr.Fail(Domain, typev1.Reason_REASON_ITEM_NOT_FOUND,
 			"no item "+r.FailureInfo[MetaSKU]+"; order "+id+" failed", md...)
-	case FailurePaymentDeclined, FailureInsufficientFunds:
+	case failurePaymentDeclined, failureInsufficientFunds:
 		return rpcerr.Fail(Domain, typev1.Reason_REASON_PAYMENT_DECLINED,
 			"payment declined ("+reason+"); order "+id+" failed", md...)
-	case FailureInvalidTotal:
+	case failureInvalidTotal:
 		return rpcerr.Fail(Domain, typev1.Reason_REASON_INVALID_TOTAL,
 			"the order total cannot be charged ("+r.FailureInfo[MetaCause]+"); order "+id+" failed", md...)
-	case FailureInvalidPaymentRequest:
+	case failureInvalidPaymentRequest:
 		return rpcerr.Fail(Domain, typev1.Reason_REASON_INVALID_PAYMENT_REQUEST,
 			"the payment service rejected the charge; order "+id+" failed", md...)
-	case FailureUpstreamRejected:
+	case failureUpstreamRejected:
 		why := r.FailureInfo[MetaUpstreamCode]
 		if st, ok := r.FailureInfo[MetaPaymentStatus]; ok {
 			why = "payment " + st

@@ -56,7 +56,7 @@ func TestCreateOrderReplaysFailure(t *testing.T) {
 	_, first := h.client.CreateOrder(alice(t, "k1"), req)
 	var hdr metadata.MD
 	_, again := h.client.CreateOrder(alice(t, "k1"), req, grpc.Header(&hdr))
-	if rpcerr.Reason(first) != ReasonInsufficientStock {
+	if rpcerr.Reason(first) != reasonInsufficientStock {
 		t.Fatalf("first = %v, want INSUFFICIENT_STOCK", first)
 	}
 	if a, b := rpcerr.ErrorInfo(first), rpcerr.ErrorInfo(again); a.String() != b.String() {
@@ -79,8 +79,8 @@ func TestCreateOrderKeyReuse(t *testing.T) {
 		wantReason string
 		wantNew    bool // a second order exists
 	}{
-		{"same customer, different body", "alice", orderReq("pm_card_ok", "keyboard-001", 2), codes.FailedPrecondition, ReasonIdempotencyKeyReused, false},
-		{"same customer, other method", "alice", orderReq("pm_card_declined", "keyboard-001", 1), codes.FailedPrecondition, ReasonIdempotencyKeyReused, false},
+		{"same customer, different body", "alice", orderReq("pm_card_ok", "keyboard-001", 2), codes.FailedPrecondition, reasonIdempotencyKeyReused, false},
+		{"same customer, other method", "alice", orderReq("pm_card_declined", "keyboard-001", 1), codes.FailedPrecondition, reasonIdempotencyKeyReused, false},
 		{"other customer, same key and body", "bob", orderReq("pm_card_ok", "keyboard-001", 1), codes.OK, "", true},
 	}
 	for _, tt := range tests {
@@ -163,7 +163,7 @@ func TestCreateOrderRetryAfterInventoryDown(t *testing.T) {
 		}
 	})
 	req := orderReq("pm_card_ok", "keyboard-001", 1)
-	if _, err := h.client.CreateOrder(alice(t, "k1"), req); rpcerr.Reason(err) != ReasonInventoryUnavailable {
+	if _, err := h.client.CreateOrder(alice(t, "k1"), req); rpcerr.Reason(err) != reasonInventoryUnavailable {
 		t.Fatalf("with inventory down = %v, want INVENTORY_UNAVAILABLE", err)
 	}
 	h.invStub.set(func(k *invHooks) { k.reserve = h.inv.ReserveStock })

@@ -2,7 +2,6 @@ package order
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"strconv"
 	"strings"
@@ -13,14 +12,15 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
+	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Page sizes of ListOrders.
 const (
-	defaultPageSize = 20
-	maxPageSize     = 100
+	defaultPageSize = 20  // when page_size is 0
+	maxPageSize     = 100 // the largest page_size
 )
 
 // GetOrder implements orderv1.OrderServiceServer. Another customer's order
@@ -72,13 +72,7 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
 	}
-	size := int(req.GetPageSize())
-	switch {
-	case size == 0:
-		size = defaultPageSize
-	case size > maxPageSize:
-		size = maxPageSize
-	}
+	size := pagebudget.Size(req.GetPageSize(), defaultPageSize, maxPageSize)
 	after, ok := decodePageToken(req.GetPageToken())
 	if !ok {
 		v.Add("page_token", "malformed; pass a next_page_token unchanged")
@@ -94,51 +88,32 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 	if err != nil {
 		return nil, s.storeErr(ctx, "list orders", err)
 	}
-	// The page ends at size orders or at the byte budget, whichever comes
-	// first; any order fetched and left out means there is a next page.
 	resp := &orderv1.ListOrdersResponse{}
-	var b pagebudget.Budget
-	for _, r := range recs {
-		if len(resp.Orders) == size || !b.Add(r.Order) {
-			break
-		}
-		resp.Orders = append(resp.Orders, r.Order)
-	}
-	if n := len(resp.Orders); n < len(recs) {
-		last := resp.Orders[n-1]
+	var more bool
+	if resp.Orders, more = pagebudget.Fill(recs, size, (*Record).order); more {
+		last := resp.Orders[len(resp.Orders)-1]
 		resp.NextPageToken = encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
 	}
 	return resp, nil
 }
 
-// Page tokens are base64url("<create time, Unix ns>/<order id>"): the
-// position of the last order returned. Opaque to clients; they carry no
-// scope, which always comes from the caller.
+// Page tokens carry (pagetoken) "<create time, Unix ns>/<order id>": the
+// position of the last order returned. They carry no scope, which always
+// comes from the caller.
 func encodePageToken(c Cursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreateTime.UnixNano(), 10) + "/" + c.ID))
+	return pagetoken.Encode(strconv.FormatInt(c.CreateTime.UnixNano(), 10) + "/" + c.ID)
 }
 
-// maxPageTokenLen is the length of the longest token ListOrders hands out:
-// base64url of a 20-character Unix-ns time, "/" and a 64-character id.
-var maxPageTokenLen = base64.RawURLEncoding.EncodedLen(20 + 1 + maxIDLen)
-
 // decodePageToken returns the cursor in tok, nil for "", and false when tok
-// is anything ListOrders could not have handed out. The length is checked
-// before decoding, so a huge token costs nothing.
+// is anything ListOrders could not have handed out.
 func decodePageToken(tok string) (*Cursor, bool) {
-	if tok == "" {
-		return nil, true
+	pos, ok := pagetoken.Decode(tok)
+	if !ok || pos == "" {
+		return nil, ok
 	}
-	if len(tok) > maxPageTokenLen {
-		return nil, false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return nil, false
-	}
-	ns, id, ok := strings.Cut(string(b), "/")
+	ns, id, _ := strings.Cut(pos, "/")
 	n, err := strconv.ParseInt(ns, 10, 64)
-	if !ok || err != nil || !validOrderID(id) {
+	if err != nil || strconv.FormatInt(n, 10) != ns || !protocheck.Valid(&orderv1.GetOrderRequest{Id: id}) {
 		return nil, false
 	}
 	return &Cursor{CreateTime: time.Unix(0, n), ID: id}, true

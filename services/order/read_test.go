@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -36,12 +37,12 @@ func TestGetOrderOwnership(t *testing.T) {
 		wantReason              string
 	}{
 		{"owner", "alice", "customer", o.GetId(), codes.OK, ""},
-		{"other customer", "bob", "customer", o.GetId(), codes.NotFound, ReasonOrderNotFound},
+		{"other customer", "bob", "customer", o.GetId(), codes.NotFound, reasonOrderNotFound},
 		{"admin", "root", "admin", o.GetId(), codes.OK, ""},
 		{"reader", "audit", "reader", o.GetId(), codes.OK, ""},
-		{"missing order", "alice", "customer", "ord-missing", codes.NotFound, ReasonOrderNotFound},
+		{"missing order", "alice", "customer", "ord-missing", codes.NotFound, reasonOrderNotFound},
 		{"empty id", "alice", "customer", "", codes.InvalidArgument, ""},
-		{"no identity", "", "", o.GetId(), codes.Unauthenticated, ReasonUnauthenticated},
+		{"no identity", "", "", o.GetId(), codes.Unauthenticated, reasonUnauthenticated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,6 +172,10 @@ func TestListOrdersInvalid(t *testing.T) {
 		{"token with a malformed id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: "ord 1/x"})}, "page_token"},
 		{"token with a 65 character id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("o", 65)})}, "page_token"},
 		{"token far too long", &orderv1.ListOrdersRequest{PageToken: strings.Repeat("A", 100_000)}, "page_token"},
+		// Only the canonical encoding of "1/ord-1" ("MS9vcmQtMQ"): the
+		// standard decoder lets a newline and stray padding bits through.
+		{"token with a newline", &orderv1.ListOrdersRequest{PageToken: "MS9v\ncmQtMQ"}, "page_token"},
+		{"token with stray bits", &orderv1.ListOrdersRequest{PageToken: "MS9vcmQtMR"}, "page_token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -403,5 +408,47 @@ func TestListPaymentsFollowsPages(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"pay-0", "pay-1", "pay-2"}, ids); diff != "" {
 		t.Errorf("listPayments (-want +got):\n%s", diff)
+	}
+}
+
+// TestListPaymentsStopsWithoutProgress: a payment service whose pages do
+// not move on (the same token again, an empty page that still has a token,
+// or pages without end) is an error after a bounded number of calls, not a
+// loop that lasts, collecting pages, until the saga's budget runs out.
+func TestListPaymentsStopsWithoutProgress(t *testing.T) {
+	pay := []*paymentv1.Payment{{Id: "pay-0", OrderId: "ord-1", Status: paymentv1.Payment_STATUS_CAPTURED}}
+	tests := []struct {
+		name      string
+		page      func(call int) *paymentv1.ListPaymentsResponse
+		wantCalls int
+	}{
+		{"same token again", func(int) *paymentv1.ListPaymentsResponse {
+			return &paymentv1.ListPaymentsResponse{Payments: pay, NextPageToken: "again"}
+		}, 2},
+		{"empty page with a token", func(call int) *paymentv1.ListPaymentsResponse {
+			return &paymentv1.ListPaymentsResponse{NextPageToken: fmt.Sprint(call)}
+		}, 1},
+		{"pages without end", func(call int) *paymentv1.ListPaymentsResponse {
+			return &paymentv1.ListPaymentsResponse{Payments: pay, NextPageToken: fmt.Sprint(call)}
+		}, maxPaymentPages},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			var calls atomic.Int32
+			h.payStub.set(func(k *payHooks) {
+				k.list = func(context.Context, *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
+					n := int(calls.Add(1))
+					if n > 10*maxPaymentPages {
+						return nil, status.Error(codes.Unavailable, "the test's own stop")
+					}
+					return tt.page(n), nil
+				}
+			})
+			pays, err := h.svc.listPayments(t.Context(), "ord-1")
+			if err == nil || int(calls.Load()) != tt.wantCalls {
+				t.Errorf("listPayments() = %d payments, %v after %d calls; want an error after %d calls", len(pays), err, calls.Load(), tt.wantCalls)
+			}
+		})
 	}
 }

@@ -83,7 +83,7 @@ func TestReconcile(t *testing.T) {
 		wantStatus: orderv1.Order_STATUS_PENDING, wantRes: inventoryv1.Reservation_STATE_ACTIVE,
 	}, {
 		name: "declined charge is compensated", method: "pm_card_declined", advance: 6 * time.Second,
-		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailurePaymentDeclined,
+		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failurePaymentDeclined,
 		wantRes: inventoryv1.Reservation_STATE_RELEASED,
 	}, {
 		// A definite refusal is final: the lost capture is refunded, the
@@ -92,19 +92,19 @@ func TestReconcile(t *testing.T) {
 		between: func(t *testing.T, h *harness, _ *orderv1.Order) {
 			chargeAnswers(payErr(codes.InvalidArgument, "UNKNOWN_PAYMENT_METHOD"))(h)
 		},
-		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureInvalidPaymentRequest,
+		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureInvalidPaymentRequest,
 		wantRes: inventoryv1.Reservation_STATE_RELEASED, wantRefund: 1,
 	}, {
 		name: "inventory now refuses the commit", method: "pm_card_ok", advance: 6 * time.Second,
 		between: func(t *testing.T, h *harness, _ *orderv1.Order) {
 			commitAnswers(status.Error(codes.PermissionDenied, "no"))(h)
 		},
-		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureUpstreamRejected,
+		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureUpstreamRejected,
 		wantRes: inventoryv1.Reservation_STATE_RELEASED, wantRefund: 1,
 	}, {
 		name: "reservation expired meanwhile", method: "pm_card_ok", advance: 6 * time.Second,
 		between:     func(t *testing.T, h *harness, o *orderv1.Order) { h.inv.expire(o.GetId()) },
-		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: FailureReservationExpired,
+		wantSettled: 1, wantStatus: orderv1.Order_STATUS_FAILED, wantFail: failureReservationExpired,
 		wantRes: inventoryv1.Reservation_STATE_RELEASED, wantRefund: 1,
 	}}
 	for _, tt := range tests {

@@ -69,7 +69,7 @@ func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 	default: // REFUNDED by hand while PENDING, or a status this saga does not know.
 		next = rec.clone()
 		next.Order.PaymentId = pay.GetId()
-		return s.abandon(ctx, rec, next, FailureUpstreamRejected, map[string]string{
+		return s.abandon(ctx, rec, next, failureUpstreamRejected, map[string]string{
 			MetaStep: stepCharge, MetaPaymentStatus: paymentStatusName(pay.GetStatus()),
 		})
 	}

@@ -2,6 +2,8 @@ package order
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"google.golang.org/grpc/codes"
 
@@ -55,18 +57,35 @@ func (s *Service) refund(ctx context.Context, paymentID string) error {
 	return err
 }
 
-// listPayments returns every payment of the order, page after page.
+// maxPaymentPages bounds the pages listPayments reads: 100, thousands of
+// payments at the payment service's page sizes, where an order has one
+// charge and, after retries under the same key, still one.
+const maxPaymentPages = 100
+
+// listPayments returns every payment of the order, page after page. A
+// payment service whose pages do not move on is an error: a page without
+// payments that still has a next page token, a token it gave before, or
+// more than maxPaymentPages pages.
 func (s *Service) listPayments(ctx context.Context, orderID string) ([]*paymentv1.Payment, error) {
 	var all []*paymentv1.Payment
 	req := &paymentv1.ListPaymentsRequest{OrderId: orderID}
-	for {
+	seen := map[string]bool{}
+	for range maxPaymentPages {
 		resp, err := s.pay.ListPayments(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, resp.GetPayments()...)
-		if req.PageToken = resp.GetNextPageToken(); req.PageToken == "" {
+		next := resp.GetNextPageToken()
+		switch {
+		case next == "":
 			return all, nil
+		case len(resp.GetPayments()) == 0:
+			return nil, errors.New("ListPayments gave an empty page with a next page token")
+		case seen[next]:
+			return nil, errors.New("ListPayments gave a next page token twice")
 		}
+		seen[next], req.PageToken = true, next
 	}
+	return nil, fmt.Errorf("ListPayments gave more than %d pages", maxPaymentPages)
 }

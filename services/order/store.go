@@ -61,6 +61,9 @@ type Record struct {
 	FailureInfo map[string]string
 }
 
+// order returns the stored order, as ListOrders sends it.
+func (r *Record) order() *orderv1.Order { return r.Order }
+
 func (r *Record) clone() *Record {
 	c := *r
 	c.Order = proto.Clone(r.Order).(*orderv1.Order)

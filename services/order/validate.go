@@ -16,10 +16,6 @@ import (
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-// maxIDLen is the longest order id, as the proto contract bounds it; page
-// tokens are sized from it.
-const maxIDLen = 64
-
 // idempotencyKey returns the call's key. A missing key is an error of its
 // own (reason IDEMPOTENCY_KEY_MISSING, plus a BadRequest naming the field);
 // an invalid one is recorded in v so it is reported with every other bad
@@ -29,7 +25,7 @@ func idempotencyKey(ctx context.Context, v *rpcerr.Violations) (string, error) {
 	if key == "" {
 		st := status.New(codes.InvalidArgument, "the idempotency-key metadata is required")
 		st, _ = st.WithDetails(
-			&errdetails.ErrorInfo{Domain: Domain, Reason: ReasonIdempotencyKeyMissing},
+			&errdetails.ErrorInfo{Domain: Domain, Reason: reasonIdempotencyKeyMissing},
 			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{
 				Field: "idempotency_key", Description: "required (gRPC metadata idempotency-key)",
 			}}},
@@ -57,22 +53,6 @@ func validateCreate(req *orderv1.CreateOrderRequest, v *rpcerr.Violations) error
 		}
 	}
 	return nil
-}
-
-// validOrderID reports whether id could be an order id: 1-64 characters of
-// [A-Za-z0-9_-], as GetOrderRequest.id's rules say. Requests are checked by
-// their rules (protocheck); this checks the id inside a page token.
-func validOrderID(id string) bool {
-	if id == "" || len(id) > maxIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 // hashRequest is the SHA-256 of the deterministic marshalling of req with

@@ -35,8 +35,8 @@ func TestCreateOrderValidation(t *testing.T) {
 		wantReason string
 		wantFields []string
 	}{
-		{"no identity", "", "k1", orderReq("pm_card_ok", "keyboard-001", 1), codes.Unauthenticated, ReasonUnauthenticated, nil},
-		{"no idempotency key", "alice", "", orderReq("pm_card_ok", "keyboard-001", 1), codes.InvalidArgument, ReasonIdempotencyKeyMissing, []string{"idempotency_key"}},
+		{"no identity", "", "k1", orderReq("pm_card_ok", "keyboard-001", 1), codes.Unauthenticated, reasonUnauthenticated, nil},
+		{"no idempotency key", "alice", "", orderReq("pm_card_ok", "keyboard-001", 1), codes.InvalidArgument, reasonIdempotencyKeyMissing, []string{"idempotency_key"}},
 		{"idempotency key too long", "alice", strings.Repeat("k", 256), orderReq("pm_card_ok", "keyboard-001", 1), codes.InvalidArgument, "", []string{"idempotency_key"}},
 		{"no lines", "alice", "k1", orderReq("pm_card_ok"), codes.InvalidArgument, "", []string{"lines"}},
 		{"51 lines", "alice", "k1", manyLines(51), codes.InvalidArgument, "", []string{"lines"}},

@@ -44,8 +44,8 @@
 // payment ids and order ids are 1-64 characters of [A-Za-z0-9_-] (rules in
 // payment.proto), checked before any lookup, so a NOT_FOUND echoes at most 64
 // safe characters. Other failures carry a google.rpc.ErrorInfo with domain
-// Domain and one of the Reason values, sent with the gRPC code
-// portico.type.v1.Reason gives it. ListPayments is paged, oldest first, and
+// Domain and the name of a portico.type.v1.Reason, sent with the gRPC code
+// the enum gives it. ListPayments is paged, oldest first, and
 // bounded by bytes (package pagebudget).
 //
 // Service is safe for concurrent use; the SQLite store serializes writers

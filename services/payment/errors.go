@@ -16,17 +16,18 @@ import (
 // Domain is the google.rpc.ErrorInfo domain of every payment error.
 const Domain = "payment.portico.dev"
 
-// ErrorInfo reasons, stable for callers to branch on. Each is defined, with
-// its gRPC code, in portico.type.v1.Reason. IDEMPOTENCY_KEY_MISSING and
-// UNKNOWN_PAYMENT_METHOD are INVALID_ARGUMENT and built by invalid, which
-// also lists the bad fields.
+// ErrorInfo reasons this package sends. Callers branch on the
+// portico.type.v1.Reason they name (rpcerr.ParseReason), where each is
+// defined with its gRPC code; these names are unexported so no importer can
+// change them. IDEMPOTENCY_KEY_MISSING and UNKNOWN_PAYMENT_METHOD are
+// INVALID_ARGUMENT and built by invalid, which also lists the bad fields.
 var (
-	ReasonPaymentNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_FOUND)
-	ReasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
-	ReasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
-	ReasonPaymentNotCaptured    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_CAPTURED)
-	ReasonUnknownPaymentMethod  = rpcerr.ReasonName(typev1.Reason_REASON_UNKNOWN_PAYMENT_METHOD)
-	ReasonOrderAlreadyPaid      = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_ALREADY_PAID)
+	reasonPaymentNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_FOUND)
+	reasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
+	reasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
+	reasonPaymentNotCaptured    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_CAPTURED)
+	reasonUnknownPaymentMethod  = rpcerr.ReasonName(typev1.Reason_REASON_UNKNOWN_PAYMENT_METHOD)
+	reasonOrderAlreadyPaid      = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_ALREADY_PAID)
 )
 
 // failure is a domain error: a reason, a message and ErrorInfo metadata

@@ -28,9 +28,9 @@ func TestGetPayment(t *testing.T) {
 		wantFields []string
 	}{
 		{name: "found", id: p.GetId(), want: p},
-		{name: "unknown", id: "pay-nope", wantCode: codes.NotFound, wantReason: ReasonPaymentNotFound},
+		{name: "unknown", id: "pay-nope", wantCode: codes.NotFound, wantReason: reasonPaymentNotFound},
 		{name: "empty id", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
-		{name: "64 character id", id: "pay-" + strings.Repeat("a", 60), wantCode: codes.NotFound, wantReason: ReasonPaymentNotFound},
+		{name: "64 character id", id: "pay-" + strings.Repeat("a", 60), wantCode: codes.NotFound, wantReason: reasonPaymentNotFound},
 		{name: "65 character id", id: "pay-" + strings.Repeat("a", 61), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "5000 character id", id: strings.Repeat("p", 5000), wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
 		{name: "id outside the alphabet", id: "pay 1/<b>", wantCode: codes.InvalidArgument, wantFields: []string{"id"}},
@@ -101,7 +101,7 @@ func TestRefundPayment(t *testing.T) {
 	}{
 		{"captured", MethodCardOK, 0, paymentv1.Payment_STATUS_REFUNDED, codes.OK, ""},
 		{"refunded", MethodCardOK, 1, paymentv1.Payment_STATUS_REFUNDED, codes.OK, ""},
-		{"declined", MethodCardDeclined, 0, paymentv1.Payment_STATUS_DECLINED, codes.FailedPrecondition, ReasonPaymentNotCaptured},
+		{"declined", MethodCardDeclined, 0, paymentv1.Payment_STATUS_DECLINED, codes.FailedPrecondition, reasonPaymentNotCaptured},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,7 +135,7 @@ func TestRefundPayment(t *testing.T) {
 	}
 	f := newFixture(t, "")
 	_, err := f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: "pay-nope"})
-	checkErr(t, "RefundPayment(unknown)", err, codes.NotFound, ReasonPaymentNotFound)
+	checkErr(t, "RefundPayment(unknown)", err, codes.NotFound, reasonPaymentNotFound)
 	for _, bad := range []string{"", strings.Repeat("p", 65), strings.Repeat("p", 5000), "pay 1/<b>", "pay-1\n"} {
 		_, err = f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: bad})
 		checkErr(t, "RefundPayment(bad id)", err, codes.InvalidArgument, "")
@@ -192,7 +192,7 @@ func TestConcurrentCaptures(t *testing.T) {
 		switch {
 		case err == nil:
 			won++
-		case rpcerr.Reason(err) != ReasonOrderAlreadyPaid:
+		case rpcerr.Reason(err) != reasonOrderAlreadyPaid:
 			t.Errorf("CreatePayment %d = %v, want success or ORDER_ALREADY_PAID", i, err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 
 	"google.golang.org/protobuf/proto"
@@ -14,6 +13,7 @@ import (
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
+	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -120,16 +120,16 @@ func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentReque
 
 // ListPayments returns one page of an order's payments, oldest first, at
 // most page_size payments and at most pagebudget.MaxBytes; an order with
-// none (or an unknown order) gets an empty list. The page token is the
-// base64url of the page's last payment id.
+// none (or an unknown order) gets an empty list. The page token carries
+// the page's last payment id (pagetoken).
 func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
 	var v rpcerr.Violations
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
 	}
-	size := pageSize(req.GetPageSize())
-	after, ok := decodePageToken(req.GetPageToken())
-	if !ok {
+	size := pagebudget.Size(req.GetPageSize(), defaultPageSize, maxPageSize)
+	after, ok := pagetoken.Decode(req.GetPageToken())
+	if !ok || after != "" && !protocheck.Valid(&paymentv1.GetPaymentRequest{Id: after}) {
 		v.Add("page_token", "is not a token from a previous ListPayments response")
 	}
 	if err := v.Err(); err != nil {
@@ -139,19 +139,10 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	// The page ends at size payments or at the byte budget, whichever comes
-	// first; any payment fetched and left out means there is a next page.
 	resp := &paymentv1.ListPaymentsResponse{}
-	var b pagebudget.Budget
-	for _, p := range ps {
-		pp := paymentProto(p)
-		if len(resp.Payments) == size || !b.Add(pp) {
-			break
-		}
-		resp.Payments = append(resp.Payments, pp)
-	}
-	if n := len(resp.Payments); n < len(ps) {
-		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(resp.Payments[n-1].GetId()))
+	var more bool
+	if resp.Payments, more = pagebudget.Fill(ps, size, paymentProto); more {
+		resp.NextPageToken = pagetoken.Encode(resp.Payments[len(resp.Payments)-1].GetId())
 	}
 	return resp, nil
 }

@@ -1,10 +1,7 @@
 package payment
 
 import (
-	"encoding/base64"
 	"fmt"
-	"regexp"
-	"slices"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -21,48 +18,9 @@ const MaxAmountMinor = 1_000_000_000_000_000
 
 // Page sizes of ListPayments.
 const (
-	defaultPageSize = 50
-	maxPageSize     = 100
+	defaultPageSize = 50  // when page_size is 0
+	maxPageSize     = 100 // the largest page_size
 )
-
-// pageSize applies ListPayments' page_size default and cap; its rules have
-// refused a negative size.
-func pageSize(n int32) int {
-	switch {
-	case n == 0:
-		return defaultPageSize
-	case n > maxPageSize:
-		return maxPageSize
-	}
-	return int(n)
-}
-
-// maxPageTokenLen is the length of the longest token ListPayments hands
-// out: base64url of a 64-character payment id.
-var maxPageTokenLen = base64.RawURLEncoding.EncodedLen(64)
-
-// idAlphabet is the alphabet of payment ids ("pay-<hex>"), for the id inside
-// a page token.
-var idAlphabet = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// decodePageToken returns the payment id a page token points after; "" for
-// no token. ok is false for anything ListPayments could not have handed out,
-// checked by length before decoding so a huge token costs nothing.
-func decodePageToken(tok string) (after string, ok bool) {
-	if tok == "" {
-		return "", true
-	}
-	if len(tok) > maxPageTokenLen {
-		return "", false
-	}
-	// Only the canonical encoding, the one ListPayments hands out: the
-	// decoder itself lets newlines and stray padding bits through.
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || !idAlphabet.Match(b) || base64.RawURLEncoding.EncodeToString(b) != tok {
-		return "", false
-	}
-	return string(b), true
-}
 
 // validateCreate checks the request against its proto rules (protocheck),
 // then what they cannot say: the amount's range, that the method is one of
@@ -84,19 +42,14 @@ func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	}
 	// A method that breaks its rules (empty, too long) is reported by them
 	// and never echoed; a well-formed one must be a known method.
-	if _, known := methods[req.GetPaymentMethod()]; !known && !violated(v, "payment_method") {
+	if _, known := methods[req.GetPaymentMethod()]; !known && !v.Has("payment_method") {
 		v.Add("payment_method", "must be pm_card_ok, pm_card_declined or pm_card_insufficient_funds")
-		reason, msg = ReasonUnknownPaymentMethod, "unknown payment method "+req.GetPaymentMethod()
+		reason, msg = reasonUnknownPaymentMethod, "unknown payment method "+req.GetPaymentMethod()
 	}
 	if !callmeta.ValidIdempotencyKey(key) {
-		reason = ReasonIdempotencyKeyMissing
+		reason = reasonIdempotencyKeyMissing
 		msg = fmt.Sprintf("the %q metadata is required: 1-%d printable ASCII characters",
 			callmeta.IdempotencyKey, callmeta.MaxIdempotencyKeyLen)
 	}
 	return invalid(v, reason, msg)
-}
-
-// violated reports whether v already names field.
-func violated(v rpcerr.Violations, field string) bool {
-	return slices.ContainsFunc(v, func(x rpcerr.Violation) bool { return x.Field == field })
 }

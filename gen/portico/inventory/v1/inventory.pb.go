@@ -394,6 +394,9 @@ type UpdateItemRequest struct {
 	// The item, with sku naming which one.
 	Item *Item `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
 	// Fields to update: name, unit_price, available. Empty means all three.
+	// At most 16 paths of at most 64 characters each: more than an Item has
+	// fields and leaves, so a mask the REST edge derives from a PATCH body
+	// always fits.
 	UpdateMask    *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -881,10 +884,12 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\x05items\x18\x01 \x03(\v2\x1a.portico.inventory.v1.ItemR\x05items\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"N\n" +
 	"\x11CreateItemRequest\x129\n" +
-	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\"\x8b\x01\n" +
+	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\"\xcb\x02\n" +
 	"\x11UpdateItemRequest\x129\n" +
-	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\x12;\n" +
-	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
+	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\x12\xfa\x01\n" +
+	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskB\xbc\x01\xbaH\xb8\x01\xba\x01L\n" +
+	"\x15update_mask.max_paths\x12\x1amust have at most 16 paths\x1a\x17this.paths.size() <= 16\xba\x01f\n" +
+	"\x18update_mask.path_max_len\x12'each path must be at most 64 characters\x1a!this.paths.all(p, p.size() <= 64)R\n" +
 	"updateMask\"_\n" +
 	"\x04Line\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
