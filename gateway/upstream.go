@@ -169,20 +169,31 @@ func (s *Upstreams) Reload(running, next Config, health HealthTargets, l *slog.L
 	return applied
 }
 
-// move points upstream cur's API chain and /health at to.
+// move points upstream cur's API chain and /health at to: both or neither.
+// If /health cannot move, the chain goes back to cur.Addresses, so the
+// config Reload returns stays the one in effect and reverting the file
+// later is a change again.
 func (s *Upstreams) move(cur UpstreamConfig, to []string, health HealthTargets) error {
 	if !interceptors.HostPorts(cur.Addresses) || !interceptors.HostPorts(to) {
 		return errors.New("only a host:port list can change in place; restart to switch to or from a gRPC target")
 	}
-	if err := s.m[cur.Name].SetAddresses(to); err != nil {
+	up := s.m[cur.Name]
+	if err := up.SetAddresses(to); err != nil {
 		return err
 	}
-	if health != nil {
-		if err := health.SetUpstreamAddresses(cur.Name, to); err != nil {
-			return fmt.Errorf("API calls moved, /health still checks the old addresses: %w", err)
-		}
+	if health == nil {
+		return nil
 	}
-	return nil
+	herr := health.SetUpstreamAddresses(cur.Name, to)
+	if herr == nil {
+		return nil
+	}
+	// cur.Addresses were accepted when they were applied, so going back
+	// cannot fail for the list's sake.
+	if err := up.SetAddresses(cur.Addresses); err != nil {
+		return fmt.Errorf("/health did not move (%w) and API calls could not move back: %w", herr, err)
+	}
+	return fmt.Errorf("/health could not move, so API calls stay on the old addresses: %w", herr)
 }
 
 // sameExceptAddresses reports whether a and b differ only in upstream
