@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,8 +21,10 @@ import (
 // resolver Portico owns (reloadable, with ejection); one gRPC target such
 // as dns:///inventory:43101 is used as is. The chain has no timeout of its
 // own: the edge's route deadline (Timeout, routes.overrides, a client's
-// Grpc-Timeout) is the one deadline of a call. Health checking watches
-// HealthService unless Resilience configures it.
+// Grpc-Timeout) is the one deadline of a call. Health checking is on by
+// default at the edge, watching HealthService unless
+// resilience.health_check names a service; health_check.enabled: false
+// turns it off.
 func (u UpstreamConfig) Chain() interceptors.Config {
 	c := u.Resilience
 	c.Name = u.Name
@@ -32,8 +35,9 @@ func (u UpstreamConfig) Chain() interceptors.Config {
 		c.Target = u.Addresses[0]
 	}
 	c.Timeout = interceptors.NoTimeout
-	if !c.HealthCheck.Enabled {
-		c.HealthCheck = interceptors.HealthCheckConfig{Enabled: true, Service: u.HealthService}
+	if c.HealthCheck.Enabled == nil {
+		c.HealthCheck.Enabled = new(true)
+		c.HealthCheck.Service = cmp.Or(c.HealthCheck.Service, u.HealthService)
 	}
 	return c
 }
@@ -84,7 +88,7 @@ func unjoin(err error) []error {
 // connection carries DialOptions (the answered stats handler). opts come
 // after the config: logger, metrics, and for tests dial options.
 func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.Upstream, error) {
-	all := append(interceptors.Options(up.Chain()), opts...)
+	all := append([]interceptors.Option{interceptors.WithConfig(up.Chain())}, opts...)
 	all = append(all, interceptors.WithDialOptions(DialOptions()...))
 	u, err := interceptors.NewUpstream("", all...)
 	if err != nil {
