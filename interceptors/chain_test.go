@@ -226,7 +226,7 @@ func TestOverloadNeverTripsTheBreaker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &inventory{block: make(chan struct{})}
 		rec := &recorder{}
-		c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, 0, time.Millisecond))
+		c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, -1, time.Millisecond))
 		done := make(chan error, 1)
 		go func() { done <- getItem(c, context.Background()) }()
 		synctest.Wait() // the first call holds the slot, blocked in the upstream

@@ -92,16 +92,19 @@ func TestConfigValidateGolden(t *testing.T) {
 	golden(t, "validate.golden", out.String())
 }
 
+// TestOptionsNameTheField: an option is validated as the Config field it
+// sets, and a bad value names that field.
 func TestOptionsNameTheField(t *testing.T) {
 	tests := []struct {
 		opt   interceptors.Option
 		field string
 	}{
-		{interceptors.WithMaxAttempts(0), "retry.max_attempts"},
-		{interceptors.WithBulkhead(0, 10, time.Millisecond), "bulkhead.max_in_flight"},
-		{interceptors.WithBulkhead(4, 10, 0), "bulkhead.max_wait"},
-		{interceptors.WithRetryBudget(0, time.Second, 1), "retry.budget_ratio"},
-		{interceptors.WithRetryBudget(0.1, 0, 1), "retry.budget_window"},
+		{interceptors.WithMaxAttempts(-1), "retry.max_attempts"},
+		{interceptors.WithAttemptTimeout(-time.Second), "retry.attempt_timeout"},
+		{interceptors.WithBulkhead(-1, 10, time.Millisecond), "bulkhead.max_in_flight"},
+		{interceptors.WithBulkhead(4, 10, -time.Millisecond), "bulkhead.max_wait"},
+		{interceptors.WithRetryBudget(1.5, time.Second, 1), "retry.budget_ratio"},
+		{interceptors.WithRetryBudget(0.1, -time.Second, 1), "retry.budget_window"},
 		{interceptors.WithBreaker(breaker.Settings{CoolDown: -1}), "breaker"},
 		{interceptors.WithBalancer("random"), "balancer"},
 		{interceptors.WithMinBudget(-time.Millisecond), "min_budget"},

@@ -24,8 +24,10 @@ type Metrics interface {
 }
 
 // Option configures Dial, NewUpstream and Layers. Options apply in order
-// over a Config (see WithConfig); an option given a value that makes no sense
-// makes the constructor fail with a *FieldError.
+// over a Config (see WithConfig). An option that sets a Config field gives
+// its values the field's meaning, zero rule included (see Config), and is
+// validated with the rest of the Config: a value that makes no sense makes
+// the constructor fail with a *FieldError naming the field.
 type Option func(*settings)
 
 type settings struct {
@@ -79,8 +81,8 @@ func WithUpstream(name string) Option {
 	return field("WithUpstream", func(s *settings) { s.cfg.Name = name })
 }
 
-// WithTimeout sets the upstream's timeout, Config.Timeout, with its
-// meaning: zero is the default, NoTimeout none of its own.
+// WithTimeout sets Config.Timeout, the upstream's timeout: zero is the
+// default, NoTimeout none of its own.
 func WithTimeout(d time.Duration) Option {
 	return field("WithTimeout", func(s *settings) { s.cfg.Timeout = d })
 }
@@ -101,42 +103,25 @@ func WithMinBudget(d time.Duration) Option {
 	return field("WithMinBudget", func(s *settings) { s.cfg.MinBudget = d })
 }
 
-// WithMaxAttempts sets the attempts per call in total, the first included
-// (Config.Retry.MaxAttempts); n must be at least 1.
+// WithMaxAttempts sets Config.Retry.MaxAttempts: attempts per call in
+// total, the first included.
 func WithMaxAttempts(n int) Option {
-	return field("WithMaxAttempts", func(s *settings) {
-		if n < 1 {
-			s.fail("retry.max_attempts", "must be at least 1, got %d", n)
-			return
-		}
-		s.cfg.Retry.MaxAttempts = n
-	})
+	return field("WithMaxAttempts", func(s *settings) { s.cfg.Retry.MaxAttempts = n })
 }
 
-// WithAttemptTimeout bounds each attempt (Config.Retry.AttemptTimeout).
+// WithAttemptTimeout sets Config.Retry.AttemptTimeout, the bound of each
+// attempt.
 func WithAttemptTimeout(d time.Duration) Option {
 	return field("WithAttemptTimeout", func(s *settings) { s.cfg.Retry.AttemptTimeout = d })
 }
 
-// WithRetryBudget sets the retry budget: at most ratio of the calls over
-// window may be retries, plus minPerSecond per second of window. ratio and
-// window must be positive.
+// WithRetryBudget sets the retry budget (Config.Retry BudgetRatio,
+// BudgetWindow and BudgetMinPerSecond): at most ratio of the calls over
+// window may be retries, plus minPerSecond per second of window.
 func WithRetryBudget(ratio float64, window time.Duration, minPerSecond float64) Option {
 	return field("WithRetryBudget", func(s *settings) {
-		if !(ratio > 0 && ratio <= 1) {
-			s.fail("retry.budget_ratio", "must be in (0, 1], got %v", ratio)
-		}
-		if window <= 0 {
-			s.fail("retry.budget_window", "must be positive, got %v", window)
-		}
-		if len(s.errs) > 0 {
-			return
-		}
 		s.cfg.Retry.BudgetRatio, s.cfg.Retry.BudgetWindow = ratio, window
 		s.cfg.Retry.BudgetMinPerSecond = minPerSecond
-		if minPerSecond == 0 {
-			s.cfg.Retry.BudgetMinPerSecond = -1 // an explicit zero means no floor
-		}
 	})
 }
 
@@ -151,26 +136,11 @@ func WithBreaker(bs breaker.Settings) Option {
 	}
 }
 
-// WithBulkhead caps calls in flight at maxInFlight (at least 1), with up to
-// queue calls (0 for none) waiting at most wait (positive) for a slot.
+// WithBulkhead sets Config.Bulkhead: at most maxInFlight calls in
+// flight, with up to queue calls waiting at most wait for a slot.
 func WithBulkhead(maxInFlight, queue int, wait time.Duration) Option {
 	return field("WithBulkhead", func(s *settings) {
-		if maxInFlight < 1 {
-			s.fail("bulkhead.max_in_flight", "must be at least 1, got %d", maxInFlight)
-		}
-		if queue < 0 {
-			s.fail("bulkhead.queue", "must not be negative, got %d", queue)
-		}
-		if wait <= 0 && queue > 0 {
-			s.fail("bulkhead.max_wait", "must be positive with a queue, got %v", wait)
-		}
-		if len(s.errs) > 0 {
-			return
-		}
 		s.cfg.Bulkhead = BulkheadConfig{MaxInFlight: maxInFlight, Queue: queue, MaxWait: wait}
-		if queue == 0 {
-			s.cfg.Bulkhead.Queue = -1
-		}
 	})
 }
 
