@@ -24,7 +24,9 @@ const (
 
 // Config is the edge's one YAML document. The zero value of every optional
 // field means its documented default, and ParseConfig fills the defaults
-// in; negative durations and sizes are errors. New sections (rate limits,
+// in; negative durations and sizes are errors. An upstream's resilience
+// block follows interceptors.Config's rule, where a negative value turns
+// off a feature that is on by default. New sections (rate limits,
 // JWT) are added as new keys, so old documents stay valid.
 type Config struct {
 	// Listen is the TCP address the cmd layer listens on. Empty means
@@ -37,7 +39,7 @@ type Config struct {
 	ShutdownGrace time.Duration `yaml:"shutdown_grace,omitempty"`
 	// DrainDelay is how long the edge keeps serving, with /healthz/ready
 	// answering 503, before it stops accepting connections, so a load
-	// balancer notices first. Zero means no delay.
+	// balancer notices first. Zero means the default, no delay.
 	DrainDelay time.Duration `yaml:"drain_delay,omitempty"`
 	// HTTP holds the HTTP server's own limits.
 	HTTP HTTPConfig `yaml:"http,omitempty"`

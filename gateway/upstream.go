@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,8 +21,10 @@ import (
 // resolver Portico owns (reloadable, with ejection); one gRPC target such
 // as dns:///inventory:43101 is used as is. The chain has no timeout of its
 // own: the edge's route deadline (Timeout, routes.overrides, a client's
-// Grpc-Timeout) is the one deadline of a call. Health checking watches
-// HealthService unless Resilience configures it.
+// Grpc-Timeout) is the one deadline of a call. Health checking is on by
+// default at the edge, watching HealthService unless
+// resilience.health_check names a service; health_check.enabled: false
+// turns it off.
 func (u UpstreamConfig) Chain() interceptors.Config {
 	c := u.Resilience
 	c.Name = u.Name
@@ -32,8 +35,9 @@ func (u UpstreamConfig) Chain() interceptors.Config {
 		c.Target = u.Addresses[0]
 	}
 	c.Timeout = interceptors.NoTimeout
-	if !c.HealthCheck.Enabled {
-		c.HealthCheck = interceptors.HealthCheckConfig{Enabled: true, Service: u.HealthService}
+	if c.HealthCheck.Enabled == nil {
+		c.HealthCheck.Enabled = new(true)
+		c.HealthCheck.Service = cmp.Or(c.HealthCheck.Service, u.HealthService)
 	}
 	return c
 }
@@ -84,7 +88,7 @@ func unjoin(err error) []error {
 // connection carries DialOptions (the answered stats handler). opts come
 // after the config: logger, metrics, and for tests dial options.
 func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.Upstream, error) {
-	all := append(interceptors.Options(up.Chain()), opts...)
+	all := append([]interceptors.Option{interceptors.WithConfig(up.Chain())}, opts...)
 	all = append(all, interceptors.WithDialOptions(DialOptions()...))
 	u, err := interceptors.NewUpstream("", all...)
 	if err != nil {
@@ -169,20 +173,31 @@ func (s *Upstreams) Reload(running, next Config, health HealthTargets, l *slog.L
 	return applied
 }
 
-// move points upstream cur's API chain and /health at to.
+// move points upstream cur's API chain and /health at to: both or neither.
+// If /health cannot move, the chain goes back to cur.Addresses, so the
+// config Reload returns stays the one in effect and reverting the file
+// later is a change again.
 func (s *Upstreams) move(cur UpstreamConfig, to []string, health HealthTargets) error {
 	if !interceptors.HostPorts(cur.Addresses) || !interceptors.HostPorts(to) {
 		return errors.New("only a host:port list can change in place; restart to switch to or from a gRPC target")
 	}
-	if err := s.m[cur.Name].SetAddresses(to); err != nil {
+	up := s.m[cur.Name]
+	if err := up.SetAddresses(to); err != nil {
 		return err
 	}
-	if health != nil {
-		if err := health.SetUpstreamAddresses(cur.Name, to); err != nil {
-			return fmt.Errorf("API calls moved, /health still checks the old addresses: %w", err)
-		}
+	if health == nil {
+		return nil
 	}
-	return nil
+	herr := health.SetUpstreamAddresses(cur.Name, to)
+	if herr == nil {
+		return nil
+	}
+	// cur.Addresses were accepted when they were applied, so going back
+	// cannot fail for the list's sake.
+	if err := up.SetAddresses(cur.Addresses); err != nil {
+		return fmt.Errorf("/health did not move (%w) and API calls could not move back: %w", herr, err)
+	}
+	return fmt.Errorf("/health could not move, so API calls stay on the old addresses: %w", herr)
 }
 
 // sameExceptAddresses reports whether a and b differ only in upstream

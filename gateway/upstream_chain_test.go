@@ -64,8 +64,8 @@ func TestEdgeChainTracesOnce(t *testing.T) {
 // upstream, outermost first: what NewUpstream installs, and nothing else.
 func Example_edgeChain() {
 	up := UpstreamConfig{Name: "inventory", Addresses: []string{"10.0.0.7:43101", "10.0.0.8:43101"}}
-	layers, err := interceptors.Layers(append(interceptors.Options(up.Chain()),
-		interceptors.WithLogger(slog.New(slog.DiscardHandler)))...)
+	layers, err := interceptors.Layers(interceptors.WithConfig(up.Chain()),
+		interceptors.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		panic(err)
 	}

@@ -70,26 +70,53 @@ func TestUpstreamChain(t *testing.T) {
 			"host:port list: Portico's resolver, health of the service",
 			UpstreamConfig{Name: "order", Addresses: []string{"10.0.0.1:1", "10.0.0.2:1"}, Timeout: 3 * time.Second, HealthService: "svc"},
 			interceptors.Config{Name: "order", Addresses: []string{"10.0.0.1:1", "10.0.0.2:1"}, Timeout: interceptors.NoTimeout,
-				HealthCheck: interceptors.HealthCheckConfig{Enabled: true, Service: "svc"}},
+				HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true), Service: "svc"}},
 		},
 		{
 			"dns target",
 			UpstreamConfig{Name: "order", Addresses: []string{"dns:///order:43103"}},
 			interceptors.Config{Name: "order", Target: "dns:///order:43103", Timeout: interceptors.NoTimeout,
-				HealthCheck: interceptors.HealthCheckConfig{Enabled: true}},
+				HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true)}},
 		},
 		{
 			"resilience kept, health check as configured",
 			UpstreamConfig{Name: "order", Addresses: []string{"a:1"}, HealthService: "svc", Resilience: interceptors.Config{
-				Retry: interceptors.RetryConfig{MaxAttempts: 1}, HealthCheck: interceptors.HealthCheckConfig{Enabled: true, Service: "other"}}},
+				Retry: interceptors.RetryConfig{MaxAttempts: 1}, HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true), Service: "other"}}},
 			interceptors.Config{Name: "order", Addresses: []string{"a:1"}, Timeout: interceptors.NoTimeout,
-				Retry: interceptors.RetryConfig{MaxAttempts: 1}, HealthCheck: interceptors.HealthCheckConfig{Enabled: true, Service: "other"}},
+				Retry: interceptors.RetryConfig{MaxAttempts: 1}, HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true), Service: "other"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if d := cmp.Diff(tt.want, tt.up.Chain()); d != "" {
 				t.Errorf("Chain() (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestEdgeHealthCheckSwitch: at the edge health checking is on unless the
+// file says health_check.enabled: false; absent and false are told apart.
+func TestEdgeHealthCheckSwitch(t *testing.T) {
+	tests := []struct {
+		name  string
+		block string
+		want  interceptors.HealthCheckConfig
+	}{
+		{"absent: on, the upstream's health_service", "{}", interceptors.HealthCheckConfig{Enabled: new(true), Service: "portico.order.v1.OrderService"}},
+		{"enabled: false turns it off", "{health_check: {enabled: false}}", interceptors.HealthCheckConfig{Enabled: new(false)}},
+		{"enabled: true without a service: the whole server", "{health_check: {enabled: true}}", interceptors.HealthCheckConfig{Enabled: new(true)}},
+		{"a service alone is watched", "{health_check: {service: other}}", interceptors.HealthCheckConfig{Enabled: new(true), Service: "other"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := strings.Replace(string(resilienceDoc(tt.block)), "resilience:", "health_service: portico.order.v1.OrderService, resilience:", 1)
+			c, err := ParseConfig([]byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, c.Upstreams[2].Chain().HealthCheck); d != "" {
+				t.Errorf("Chain().HealthCheck (-want +got):\n%s", d)
 			}
 		})
 	}

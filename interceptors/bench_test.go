@@ -73,8 +73,8 @@ func BenchmarkChain(b *testing.B) {
 // BenchmarkChainLayers runs only the interceptors, with a no-op invoker:
 // the chain's own cost without the transport's noise.
 func BenchmarkChainLayers(b *testing.B) {
-	layers, err := interceptors.Layers(interceptors.WithUpstream("inventory"),
-		interceptors.Options(interceptors.Config{Target: "127.0.0.1:1"})[0], quiet)
+	layers, err := interceptors.Layers(interceptors.WithConfig(interceptors.Config{Target: "127.0.0.1:1"}),
+		interceptors.WithUpstream("inventory"), quiet)
 	if err != nil {
 		b.Fatal(err)
 	}

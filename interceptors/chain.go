@@ -114,7 +114,7 @@ func build(opts []Option) (*chain, error) {
 // interceptors, the service config and the resolver, then the caller's.
 func (c *chain) dialOptions() ([]grpc.DialOption, error) {
 	cfg := c.s.cfg
-	sc, err := balance.ServiceConfig(cfg.Balancer, cfg.HealthCheck.Enabled, cfg.HealthCheck.Service)
+	sc, err := balance.ServiceConfig(cfg.Balancer, cfg.HealthCheck.On(), cfg.HealthCheck.Service)
 	if err != nil {
 		return nil, err
 	}

@@ -73,9 +73,9 @@ func TestOrderServiceTooSlow(t *testing.T) {
 			return &orderv1.Order{Id: "ord-0001"}, nil
 		}})
 		rec := &recorder{}
-		up, err := interceptors.NewUpstream(target, append(interceptors.Options(interceptors.Defaults()),
+		up, err := interceptors.NewUpstream(target, interceptors.WithConfig(interceptors.Defaults()),
 			interceptors.WithUpstream("order"), interceptors.WithMetrics(rec),
-			interceptors.WithDialOptions(dial), quiet)...)
+			interceptors.WithDialOptions(dial), quiet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func TestOverloadNeverTripsTheBreaker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &inventory{block: make(chan struct{})}
 		rec := &recorder{}
-		c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, 0, time.Millisecond))
+		c := dialInventory(t, s, interceptors.WithMetrics(rec), interceptors.WithBulkhead(1, -1, time.Millisecond))
 		done := make(chan error, 1)
 		go func() { done <- getItem(c, context.Background()) }()
 		synctest.Wait() // the first call holds the slot, blocked in the upstream
@@ -296,7 +296,7 @@ func TestUpstreamAddressesChange(t *testing.T) {
 }
 
 func TestLayersWithoutAddressesHaveNoEjection(t *testing.T) {
-	layers, err := interceptors.Layers(interceptors.WithUpstream("inventory"), interceptors.Options(interceptors.Config{Target: "127.0.0.1:1"})[0], quiet)
+	layers, err := interceptors.Layers(interceptors.WithConfig(interceptors.Config{Target: "127.0.0.1:1"}), interceptors.WithUpstream("inventory"), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestDNSTargetIsReresolved(t *testing.T) {
 		}
 		up, err := interceptors.NewUpstream("dns:///inventory.internal:43101", quiet,
 			interceptors.WithLookup(lookup),
-			interceptors.Options(interceptors.Config{Target: "dns:///inventory.internal:43101", DNSRefresh: 10 * time.Second})[0])
+			interceptors.WithConfig(interceptors.Config{Target: "dns:///inventory.internal:43101", DNSRefresh: 10 * time.Second}))
 		if err != nil {
 			t.Fatal(err)
 		}

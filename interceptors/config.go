@@ -27,9 +27,12 @@ const NoTimeout time.Duration = -1
 
 // Config is one upstream's resilience settings, shaped for YAML (durations
 // as "240ms"). One rule holds for every field: zero (or absent) means the
-// default its comment names, and where a feature can be turned off, off is
-// spelt negative. Defaults returns every default spelled out; each value is
-// documented once, by the constant it comes from.
+// default its comment names. A feature that is on by default is turned off
+// by a negative value; a feature that is off by default (AttemptTimeout,
+// SlowCallThreshold) is turned on by a positive one, and a negative value
+// is an error. Health checking, a switch, is HealthCheck.Enabled: true,
+// false, or absent for the default. Defaults returns every default spelled
+// out; each value is documented once, by the constant it comes from.
 type Config struct {
 	// Name names the upstream in errors ("upstream", "hop"), metrics and
 	// logs, e.g. "inventory". Empty means Target.
@@ -86,7 +89,8 @@ type RetryConfig struct {
 	InitialBackoff time.Duration `yaml:"initial_backoff,omitempty"`
 	MaxBackoff     time.Duration `yaml:"max_backoff,omitempty"`
 	// AttemptTimeout bounds each attempt inside Timeout; an attempt that
-	// runs out is retried. Zero means no per-attempt bound.
+	// runs out is retried. Zero means the default, off: attempts are
+	// bounded by the call's deadline only. Negative is an error.
 	AttemptTimeout time.Duration `yaml:"attempt_timeout,omitempty"`
 	// BudgetRatio is the share of calls over BudgetWindow that may be
 	// retries. Zero means retry.DefaultBudgetRatio; it must be at most 1.
@@ -117,7 +121,8 @@ type BreakerConfig struct {
 	// breaker.DefaultBucketPeriod.
 	Window       time.Duration `yaml:"window,omitempty"`
 	BucketPeriod time.Duration `yaml:"bucket_period,omitempty"`
-	// SlowCallThreshold makes slower calls failures. Zero means off.
+	// SlowCallThreshold makes slower calls failures. Zero means the
+	// default, off: calls are never failed for time. Negative is an error.
 	SlowCallThreshold time.Duration `yaml:"slow_call_threshold,omitempty"`
 	// CoolDown is how long the circuit stays open. Zero means
 	// breaker.DefaultCoolDown.
@@ -146,13 +151,17 @@ type BulkheadConfig struct {
 
 // HealthCheckConfig configures client health checking.
 type HealthCheckConfig struct {
-	// Enabled turns it on. Off by default: the upstream must serve
-	// grpc.health.v1.
-	Enabled bool `yaml:"enabled,omitempty"`
+	// Enabled turns it on (true) or off (false); the upstream must serve
+	// grpc.health.v1. Absent (nil) means the default, off; the edge's
+	// default is on (gateway.UpstreamConfig.Chain).
+	Enabled *bool `yaml:"enabled,omitempty"`
 	// Service is the health service name to watch; empty means the whole
 	// server.
 	Service string `yaml:"service,omitempty"`
 }
+
+// On reports whether health checking is on.
+func (h HealthCheckConfig) On() bool { return h.Enabled != nil && *h.Enabled }
 
 // EjectionConfig configures passive ejection (package balance). It applies
 // to Addresses only.
@@ -239,7 +248,7 @@ func (r RetryConfig) validate(v *validator) {
 	v.check(r.MaxAttempts >= 0, "retry.max_attempts", fmt.Sprintf("must be at least 1 (0 means 3), got %d", r.MaxAttempts))
 	v.nonNegative("retry.initial_backoff", r.InitialBackoff)
 	v.nonNegative("retry.max_backoff", r.MaxBackoff)
-	v.nonNegative("retry.attempt_timeout", r.AttemptTimeout)
+	v.check(r.AttemptTimeout >= 0, "retry.attempt_timeout", fmt.Sprintf("must not be negative (0, the default, is off), got %v", r.AttemptTimeout))
 	v.check(r.BudgetRatio >= 0 && r.BudgetRatio <= 1, "retry.budget_ratio", fmt.Sprintf("must be 0..1, got %v", r.BudgetRatio))
 	v.nonNegative("retry.budget_window", r.BudgetWindow)
 }
@@ -250,7 +259,7 @@ func (b BreakerConfig) validate(v *validator) {
 	v.check(b.MinCalls >= 0, "breaker.min_calls", fmt.Sprintf("must not be negative, got %d", b.MinCalls))
 	v.nonNegative("breaker.window", b.Window)
 	v.nonNegative("breaker.bucket_period", b.BucketPeriod)
-	v.nonNegative("breaker.slow_call_threshold", b.SlowCallThreshold)
+	v.check(b.SlowCallThreshold >= 0, "breaker.slow_call_threshold", fmt.Sprintf("must not be negative (0, the default, is off), got %v", b.SlowCallThreshold))
 	v.nonNegative("breaker.cool_down", b.CoolDown)
 	v.check(b.HalfOpenProbes >= 0, "breaker.half_open_probes", fmt.Sprintf("must not be negative, got %d", b.HalfOpenProbes))
 }

@@ -64,6 +64,9 @@ func TestConfigValidateGolden(t *testing.T) {
 		{"breaker out of range", func(c *interceptors.Config) {
 			c.Breaker.FailureRate, c.Breaker.MinCalls, c.Breaker.CoolDown, c.Breaker.HalfOpenProbes = 2, -1, -time.Second, -1
 		}},
+		{"features off by default turned on negative", func(c *interceptors.Config) {
+			c.Retry.AttemptTimeout, c.Breaker.SlowCallThreshold = -time.Millisecond, -time.Millisecond
+		}},
 		{"bulkhead negative", func(c *interceptors.Config) { c.Bulkhead.MaxInFlight, c.Bulkhead.MaxWait = -1, -time.Millisecond }},
 		{"unknown balancer", func(c *interceptors.Config) { c.Balancer = "random" }},
 		{"ejection out of range", func(c *interceptors.Config) { c.Ejection.MaxPercent, c.Ejection.BaseTime = 120, -time.Second }},
@@ -89,18 +92,19 @@ func TestConfigValidateGolden(t *testing.T) {
 	golden(t, "validate.golden", out.String())
 }
 
+// TestOptionsNameTheField: an option is validated as the Config field it
+// sets, and a bad value names that field.
 func TestOptionsNameTheField(t *testing.T) {
 	tests := []struct {
 		opt   interceptors.Option
 		field string
 	}{
-		{interceptors.WithMaxAttempts(0), "retry.max_attempts"},
-		{interceptors.WithTimeout(-time.Second), "timeout"},
-		{interceptors.WithTimeout(0), "timeout"},
-		{interceptors.WithBulkhead(0, 10, time.Millisecond), "bulkhead.max_in_flight"},
-		{interceptors.WithBulkhead(4, 10, 0), "bulkhead.max_wait"},
-		{interceptors.WithRetryBudget(0, time.Second, 1), "retry.budget_ratio"},
-		{interceptors.WithRetryBudget(0.1, 0, 1), "retry.budget_window"},
+		{interceptors.WithMaxAttempts(-1), "retry.max_attempts"},
+		{interceptors.WithAttemptTimeout(-time.Second), "retry.attempt_timeout"},
+		{interceptors.WithBulkhead(-1, 10, time.Millisecond), "bulkhead.max_in_flight"},
+		{interceptors.WithBulkhead(4, 10, -time.Millisecond), "bulkhead.max_wait"},
+		{interceptors.WithRetryBudget(1.5, time.Second, 1), "retry.budget_ratio"},
+		{interceptors.WithRetryBudget(0.1, -time.Second, 1), "retry.budget_window"},
 		{interceptors.WithBreaker(breaker.Settings{CoolDown: -1}), "breaker"},
 		{interceptors.WithBalancer("random"), "balancer"},
 		{interceptors.WithMinBudget(-time.Millisecond), "min_budget"},
@@ -150,7 +154,7 @@ health_check: {enabled: true, service: portico.order.v1.OrderService}
 		},
 		Bulkhead:    interceptors.BulkheadConfig{MaxInFlight: 64, Queue: 8, MaxWait: 20 * time.Millisecond},
 		Balancer:    "least_request",
-		HealthCheck: interceptors.HealthCheckConfig{Enabled: true, Service: "portico.order.v1.OrderService"},
+		HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true), Service: "portico.order.v1.OrderService"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("YAML config mismatch (-want +got):\n%s", diff)
@@ -158,9 +162,9 @@ health_check: {enabled: true, service: portico.order.v1.OrderService}
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate() = %v", err)
 	}
-	conn, err := interceptors.Dial("", interceptors.Options(got)...)
+	conn, err := interceptors.Dial("", interceptors.WithConfig(got))
 	if err != nil {
-		t.Fatalf("Dial(Options(cfg)) = %v", err)
+		t.Fatalf("Dial(WithConfig(cfg)) = %v", err)
 	}
 	conn.Close()
 }

@@ -75,12 +75,11 @@
 //
 // # Configuration
 //
-// Config is one upstream's settings, YAML-friendly, with one zero rule:
-// zero or absent means the default (each named by its constant), and off
-// is spelt negative. Defaults spells them all out. The gateway's config
-// embeds Config as an upstream's resilience block.
-// Options(cfg) turns it into options, and the With... options set single
-// fields. NewUpstream and Dial validate everything up front and name each
+// Config is one upstream's settings, YAML-friendly, with one zero rule
+// (stated on Config): zero or absent means the default. Defaults spells
+// them all out. The gateway's config embeds Config as an upstream's
+// resilience block. WithConfig(cfg) applies it, first; the With...
+// options after it set single fields. NewUpstream and Dial validate everything up front and name each
 // bad field (*FieldError, e.g. "retry.max_attempts: must be at least 1").
 //
 // Error reasons are listed in package reason. An Upstream is safe for

@@ -24,12 +24,15 @@ type Metrics interface {
 }
 
 // Option configures Dial, NewUpstream and Layers. Options apply in order
-// over a Config (see Options); an option given a value that makes no sense
-// makes the constructor fail with a *FieldError.
+// over a Config (see WithConfig). An option that sets a Config field gives
+// its values the field's meaning, zero rule included (see Config), and is
+// validated with the rest of the Config: a value that makes no sense makes
+// the constructor fail with a *FieldError naming the field.
 type Option func(*settings)
 
 type settings struct {
 	cfg      Config
+	cfgSet   string            // the first option that set a Config field, for WithConfig
 	breaker  *breaker.Settings // WithBreaker: replaces cfg.Breaker
 	metrics  Metrics
 	logger   *slog.Logger
@@ -46,89 +49,80 @@ func (s *settings) fail(field, format string, args ...any) {
 // by default), for tests.
 func WithLookup(f balance.LookupFunc) Option { return func(s *settings) { s.lookup = f } }
 
-// Options returns the options that apply cfg. Later options override
-// single fields.
-func Options(cfg Config) []Option {
-	return []Option{func(s *settings) { s.cfg = cfg }}
+// WithConfig applies a whole Config. It replaces every Config field, so it
+// comes before the options that set single fields (WithUpstream,
+// WithTimeout, ...), which then override it; given after one of them it
+// makes the constructor fail rather than drop that option silently.
+// Options that are not Config fields (WithMetrics, WithLogger,
+// WithDialOptions, WithLookup, WithBreaker) keep their place anywhere.
+func WithConfig(cfg Config) Option {
+	return func(s *settings) {
+		if s.cfgSet != "" {
+			s.fail("config", "WithConfig must come before %s, which it would override", s.cfgSet)
+			return
+		}
+		s.cfg = cfg
+	}
+}
+
+// field returns an option that sets one Config field with set, recording
+// that a field was set (see WithConfig).
+func field(name string, set func(*settings)) Option {
+	return func(s *settings) {
+		if s.cfgSet == "" {
+			s.cfgSet = name
+		}
+		set(s)
+	}
 }
 
 // WithUpstream names the upstream (Config.Name).
 func WithUpstream(name string) Option {
-	return func(s *settings) { s.cfg.Name = name }
+	return field("WithUpstream", func(s *settings) { s.cfg.Name = name })
 }
 
-// WithTimeout sets the upstream's timeout (Config.Timeout); d must be
-// positive.
+// WithTimeout sets Config.Timeout, the upstream's timeout: zero is the
+// default, NoTimeout none of its own.
 func WithTimeout(d time.Duration) Option {
-	return func(s *settings) {
-		if d <= 0 {
-			s.fail("timeout", "must be positive, got %v", d)
-			return
-		}
-		s.cfg.Timeout = d
-	}
+	return field("WithTimeout", func(s *settings) { s.cfg.Timeout = d })
 }
 
 // WithMethodTimeout sets one method's timeout (Config.MethodTimeouts).
 func WithMethodTimeout(method string, d time.Duration) Option {
-	return func(s *settings) {
+	return field("WithMethodTimeout", func(s *settings) {
 		if s.cfg.MethodTimeouts == nil {
 			s.cfg.MethodTimeouts = map[string]time.Duration{}
 		}
 		s.cfg.MethodTimeouts[method] = d
-	}
+	})
 }
 
 // WithMinBudget sets the least time a call needs to be started
 // (Config.MinBudget).
 func WithMinBudget(d time.Duration) Option {
-	return func(s *settings) { s.cfg.MinBudget = d }
+	return field("WithMinBudget", func(s *settings) { s.cfg.MinBudget = d })
 }
 
-// WithMaxAttempts sets the attempts per call in total, the first included
-// (Config.Retry.MaxAttempts); n must be at least 1.
+// WithMaxAttempts sets Config.Retry.MaxAttempts: attempts per call in
+// total, the first included.
 func WithMaxAttempts(n int) Option {
-	return func(s *settings) {
-		if n < 1 {
-			s.fail("retry.max_attempts", "must be at least 1, got %d", n)
-			return
-		}
-		s.cfg.Retry.MaxAttempts = n
-	}
+	return field("WithMaxAttempts", func(s *settings) { s.cfg.Retry.MaxAttempts = n })
 }
 
-// WithoutRetries makes the chain try every call once (Config.Retry
-// MaxAttempts 1), for a caller that retries on its own: attempts are then
-// never multiplied by a second retry layer.
-func WithoutRetries() Option {
-	return func(s *settings) { s.cfg.Retry.MaxAttempts = 1 }
-}
-
-// WithAttemptTimeout bounds each attempt (Config.Retry.AttemptTimeout).
+// WithAttemptTimeout sets Config.Retry.AttemptTimeout, the bound of each
+// attempt.
 func WithAttemptTimeout(d time.Duration) Option {
-	return func(s *settings) { s.cfg.Retry.AttemptTimeout = d }
+	return field("WithAttemptTimeout", func(s *settings) { s.cfg.Retry.AttemptTimeout = d })
 }
 
-// WithRetryBudget sets the retry budget: at most ratio of the calls over
-// window may be retries, plus minPerSecond per second of window. ratio and
-// window must be positive.
+// WithRetryBudget sets the retry budget (Config.Retry BudgetRatio,
+// BudgetWindow and BudgetMinPerSecond): at most ratio of the calls over
+// window may be retries, plus minPerSecond per second of window.
 func WithRetryBudget(ratio float64, window time.Duration, minPerSecond float64) Option {
-	return func(s *settings) {
-		if !(ratio > 0 && ratio <= 1) {
-			s.fail("retry.budget_ratio", "must be in (0, 1], got %v", ratio)
-		}
-		if window <= 0 {
-			s.fail("retry.budget_window", "must be positive, got %v", window)
-		}
-		if len(s.errs) > 0 {
-			return
-		}
+	return field("WithRetryBudget", func(s *settings) {
 		s.cfg.Retry.BudgetRatio, s.cfg.Retry.BudgetWindow = ratio, window
 		s.cfg.Retry.BudgetMinPerSecond = minPerSecond
-		if minPerSecond == 0 {
-			s.cfg.Retry.BudgetMinPerSecond = -1 // an explicit zero means no floor
-		}
-	}
+	})
 }
 
 // WithBreaker sets the breaker's settings, replacing Config.Breaker (hooks
@@ -142,45 +136,30 @@ func WithBreaker(bs breaker.Settings) Option {
 	}
 }
 
-// WithBulkhead caps calls in flight at maxInFlight (at least 1), with up to
-// queue calls (0 for none) waiting at most wait (positive) for a slot.
+// WithBulkhead sets Config.Bulkhead: at most maxInFlight calls in
+// flight, with up to queue calls waiting at most wait for a slot.
 func WithBulkhead(maxInFlight, queue int, wait time.Duration) Option {
-	return func(s *settings) {
-		if maxInFlight < 1 {
-			s.fail("bulkhead.max_in_flight", "must be at least 1, got %d", maxInFlight)
-		}
-		if queue < 0 {
-			s.fail("bulkhead.queue", "must not be negative, got %d", queue)
-		}
-		if wait <= 0 && queue > 0 {
-			s.fail("bulkhead.max_wait", "must be positive with a queue, got %v", wait)
-		}
-		if len(s.errs) > 0 {
-			return
-		}
+	return field("WithBulkhead", func(s *settings) {
 		s.cfg.Bulkhead = BulkheadConfig{MaxInFlight: maxInFlight, Queue: queue, MaxWait: wait}
-		if queue == 0 {
-			s.cfg.Bulkhead.Queue = -1
-		}
-	}
+	})
 }
 
 // WithBalancer sets the load balancing policy: "round_robin" or
 // "least_request" (Config.Balancer).
 func WithBalancer(name string) Option {
-	return func(s *settings) { s.cfg.Balancer = name }
+	return field("WithBalancer", func(s *settings) { s.cfg.Balancer = name })
 }
 
 // WithHealthCheck turns on client health checking of service ("" for the
 // whole server).
 func WithHealthCheck(service string) Option {
-	return func(s *settings) { s.cfg.HealthCheck = HealthCheckConfig{Enabled: true, Service: service} }
+	return field("WithHealthCheck", func(s *settings) { s.cfg.HealthCheck = HealthCheckConfig{Enabled: new(true), Service: service} })
 }
 
 // WithAddresses serves the upstream from a static, changeable address list
 // instead of a target (Config.Addresses).
 func WithAddresses(addrs []string) Option {
-	return func(s *settings) { s.cfg.Addresses = append([]string(nil), addrs...) }
+	return field("WithAddresses", func(s *settings) { s.cfg.Addresses = append([]string(nil), addrs...) })
 }
 
 // WithMetrics sets where the chain reports. Default: nowhere.

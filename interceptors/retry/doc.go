@@ -10,9 +10,10 @@
 //     registered in the process counts as not idempotent.
 //   - The failure is transient: UNAVAILABLE; RESOURCE_EXHAUSTED only when the
 //     server sent a RetryInfo (pushback); DEADLINE_EXCEEDED only when this
-//     package's own per-attempt timeout, sooner than the caller's deadline,
-//     was set and the caller still has time (gRFC A6 calls this a
-//     per-attempt timeout; Envoy per_try_timeout).
+//     package's own per-attempt timeout was set and ran out while the
+//     caller still has time (gRFC A6 calls this a per-attempt timeout;
+//     Envoy per_try_timeout). A DEADLINE_EXCEEDED the server sends before
+//     the attempt's deadline is its answer and is not retried.
 //     Errors with the reasons CIRCUIT_OPEN, OVERLOADED or
 //     DEADLINE_BUDGET_EXHAUSTED are never retried: they are fast-fails made
 //     locally (here or on a deeper Portico hop) and repeating them only

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -53,11 +54,14 @@ func (r *retrier) intercept(ctx context.Context, method string, req, reply any, 
 }
 
 // attempt runs one attempt under the per-attempt timeout, if any, and
-// reports whether that timeout (not the caller's deadline) ended it: a
-// DEADLINE_EXCEEDED while the caller still has time, from an attempt whose
-// deadline was sooner than the caller's. Whether the client or the server
-// noticed first does not matter (grpc-timeout carries the deadline
-// truncated to its unit, so the server may give up a moment early).
+// reports whether that timeout (not the caller's deadline, not the server's
+// answer) ended it: a DEADLINE_EXCEEDED while the caller is still live,
+// after the attempt's own deadline ran out. A server's DEADLINE_EXCEEDED
+// before then is its answer (its downstream timed out, or its budget was
+// too short to start), not a timed-out attempt. grpc-timeout is rounded up,
+// so a server never gives up before the attempt's deadline; the clock is
+// read as well as actx.Err() because, at that instant, the server's answer
+// may arrive before actx's timer has cancelled it.
 func (r *retrier) attempt(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts []grpc.CallOption) (timedOut bool, err error) {
 	if r.attemptTimeout <= 0 {
 		return false, invoker(ctx, method, req, reply, cc, callOpts...)
@@ -69,8 +73,7 @@ func (r *retrier) attempt(ctx context.Context, method string, req, reply any, cc
 		return false, err
 	}
 	adl, _ := actx.Deadline()
-	dl, has := ctx.Deadline()
-	return !has || adl.Before(dl), err
+	return errors.Is(actx.Err(), context.DeadlineExceeded) || !time.Now().Before(adl), err
 }
 
 // shouldRetry decides whether retry n (1-based) may run and how long to wait

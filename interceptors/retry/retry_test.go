@@ -272,13 +272,15 @@ func TestNoRetryPastTheDeadline(t *testing.T) {
 }
 
 // TestAttemptTimeoutIsRetried: a DEADLINE_EXCEEDED is the attempt's own
-// timeout, and retried, when the attempt had a deadline sooner than the
-// caller's and the caller still has time, whether the client noticed first
-// or the server did (grpc-timeout is truncated, so a server may give up a
-// moment early). No slack constant decides it.
+// timeout, and retried, only when the attempt's deadline has run out while
+// the caller still has time. A server that answers DEADLINE_EXCEEDED before
+// then (its downstream timed out, or it had too little budget to start)
+// gave an answer, and it is not retried. grpc-timeout is rounded up, so a
+// server never gives up before the client's attempt deadline. No slack
+// constant decides it.
 func TestAttemptTimeoutIsRetried(t *testing.T) {
 	hang := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
-	early := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "server gave up first") }
+	early := func(context.Context) error { return status.Error(codes.DeadlineExceeded, "downstream timed out") }
 	tests := []struct {
 		name         string
 		first        func(context.Context) error // the first attempt's handler
@@ -287,7 +289,7 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 		wantCode     codes.Code
 	}{
 		{"first attempt hangs past its 20ms", hang, 5 * time.Second, 2, codes.OK},
-		{"server answers DEADLINE_EXCEEDED first", early, 5 * time.Second, 2, codes.OK},
+		{"server answers DEADLINE_EXCEEDED at once", early, 5 * time.Second, 1, codes.DeadlineExceeded},
 		{"caller's deadline is the attempt's", early, 20 * time.Millisecond, 1, codes.DeadlineExceeded},
 		{"caller's deadline is sooner", hang, 10 * time.Millisecond, 1, codes.DeadlineExceeded},
 	}

@@ -24,15 +24,12 @@ func first(ctx context.Context, key string) string {
 }
 
 // Outgoing returns ctx with the trace id of ctx (if any) appended to the
-// outgoing metadata as x-trace-id and traceparent.
-// It is idempotent: a ctx whose outgoing metadata already carries
-// x-trace-id is returned as is, so two trace layers never send two ids.
+// outgoing metadata as x-trace-id and traceparent. It appends every time:
+// a connection has one trace layer (the client chain's first), and a
+// second one would show as a second id rather than be hidden.
 func Outgoing(ctx context.Context) context.Context {
 	id := FromContext(ctx)
 	if id == "" {
-		return ctx
-	}
-	if md, ok := metadata.FromOutgoingContext(ctx); ok && len(md.Get(Key)) > 0 {
 		return ctx
 	}
 	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, Traceparent(id))

@@ -124,8 +124,8 @@ func TestOutgoing(t *testing.T) {
 		t.Errorf("traceparent = %v, want one", got)
 	}
 	md, _ = metadata.FromOutgoingContext(Outgoing(ctx))
-	if got := md.Get(Key); len(got) != 1 {
-		t.Errorf("a second Outgoing sent %d ids, want 1", len(got))
+	if got := md.Get(Key); len(got) != 2 {
+		t.Errorf("a second Outgoing sent %d ids, want 2: a double install must show", len(got))
 	}
 	if ctx := Outgoing(context.Background()); ctx != context.Background() {
 		md, _ := metadata.FromOutgoingContext(ctx)

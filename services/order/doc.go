@@ -8,7 +8,7 @@
 // Run serves the service from a Config (the portico order subcommand). In
 // process, New builds a Service on a Store (OpenSQLite, or any other
 // implementation) and clients of the inventory and payment services, with
-// Options for the clock, logger, saga budget and reconciler; register it on
+// Options for the logger, saga budget and reconciler; register it on
 // a grpc.Server. Reconcile runs one reconciler round (Run calls it every
 // ReconcileInterval). A Service is safe for concurrent use.
 //

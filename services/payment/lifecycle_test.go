@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,16 +57,20 @@ func TestListPayments(t *testing.T) {
 	f := newFixture(t, "")
 	var want []string
 	for i, m := range []string{MethodCardDeclined, MethodCardInsufficientFunds, MethodCardDeclined, MethodCardOK} {
-		if i == 2 {
-			f.clock.Advance(-time.Hour) // a clock step back: create_time, not insertion, orders
+		if i != 2 {
+			want = append(want, f.create(t, fmt.Sprintf("key-%d", i), charge("order-1", 100, m)).GetId())
+			continue
 		}
-		p := f.create(t, fmt.Sprintf("key-%d", i), charge("order-1", 100, m))
-		if i == 2 {
-			want = append([]string{p.GetId()}, want...)
-			f.clock.Advance(2 * time.Hour)
-		} else {
-			want = append(want, p.GetId())
+		// Stored third but created an hour earlier (as after a clock step
+		// back): create_time, not insertion, orders the list.
+		id, at := newID(), time.Now().Add(-time.Hour)
+		p := Payment{ID: id, OrderID: "order-1", Amount: Money{100, "USD"}, Method: m, Status: StatusDeclined, CreateTime: at, UpdateTime: at}
+		if err := f.store.InTx(ctx(t), func(tx Tx) error {
+			return tx.InsertPayment(ctx(t), p, Key{Key: "key-2", RequestHash: make([]byte, 32), PaymentID: id})
+		}); err != nil {
+			t.Fatal(err)
 		}
+		want = append([]string{id}, want...)
 	}
 	f.create(t, "other", charge("order-2", 100, MethodCardOK))
 	var got []string
@@ -105,32 +110,35 @@ func TestRefundPayment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, "")
-			p := f.create(t, "key-1", charge("order-1", 100, tt.method))
-			var prev *paymentv1.Payment
-			for range tt.refunds {
-				f.clock.Advance(time.Second)
-				var err error
-				if prev, err = f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: p.GetId()}); err != nil {
-					t.Fatal(err)
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, "")
+				start := time.Now()
+				p := f.create(t, "key-1", charge("order-1", 100, tt.method))
+				var prev *paymentv1.Payment
+				for range tt.refunds {
+					time.Sleep(time.Second)
+					var err error
+					if prev, err = f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: p.GetId()}); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			f.clock.Advance(time.Second)
-			got, err := f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: p.GetId()})
-			checkErr(t, "RefundPayment", err, tt.wantCode, tt.wantReason)
-			if err == nil {
-				wantUpdate := t0.Add(time.Second)
-				if prev != nil && !cmp.Equal(prev, got, protocmp.Transform()) {
-					t.Errorf("second refund = %v, want unchanged %v", got, prev)
+				time.Sleep(time.Second)
+				got, err := f.client.RefundPayment(ctx(t), &paymentv1.RefundPaymentRequest{Id: p.GetId()})
+				checkErr(t, "RefundPayment", err, tt.wantCode, tt.wantReason)
+				if err == nil {
+					wantUpdate := start.Add(time.Second)
+					if prev != nil && !cmp.Equal(prev, got, protocmp.Transform()) {
+						t.Errorf("second refund = %v, want unchanged %v", got, prev)
+					}
+					if !got.GetUpdateTime().AsTime().Equal(wantUpdate) {
+						t.Errorf("update_time = %v, want %v", got.GetUpdateTime().AsTime(), wantUpdate)
+					}
 				}
-				if !got.GetUpdateTime().AsTime().Equal(wantUpdate) {
-					t.Errorf("update_time = %v, want %v", got.GetUpdateTime().AsTime(), wantUpdate)
+				stored, err := f.client.GetPayment(ctx(t), &paymentv1.GetPaymentRequest{Id: p.GetId()})
+				if err != nil || stored.GetStatus() != tt.wantStatus {
+					t.Errorf("stored status = %v, %v; want %v", stored.GetStatus(), err, tt.wantStatus)
 				}
-			}
-			stored, err := f.client.GetPayment(ctx(t), &paymentv1.GetPaymentRequest{Id: p.GetId()})
-			if err != nil || stored.GetStatus() != tt.wantStatus {
-				t.Errorf("stored status = %v, %v; want %v", stored.GetStatus(), err, tt.wantStatus)
-			}
+			})
 		})
 	}
 	f := newFixture(t, "")

@@ -2,9 +2,7 @@ package payment
 
 import (
 	"context"
-	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
@@ -19,36 +17,15 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// t0 is the fake clock's start.
-var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// fakeClock is a settable time source.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // fixture is a Service on a SQLite store behind a real gRPC transport.
 type fixture struct {
 	client paymentv1.PaymentServiceClient
 	store  *SQLiteStore
-	clock  *fakeClock
 }
 
 // newFixture serves a Service on the database at path (sqlitedb.Memory when
-// empty).
+// empty). Tests in which time must pass build it inside a testing/synctest
+// bubble and move time with time.Sleep.
 func newFixture(t *testing.T, path string) *fixture {
 	t.Helper()
 	if path == "" {
@@ -59,14 +36,13 @@ func newFixture(t *testing.T, path string) *fixture {
 		t.Fatalf("OpenSQLite: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
-	clock := &fakeClock{now: t0}
-	svc, err := New(store, WithClock(clock.Now))
+	svc, err := New(store)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	srv := grpc.NewServer()
 	paymentv1.RegisterPaymentServiceServer(srv, svc)
-	return &fixture{client: paymentv1.NewPaymentServiceClient(grpctest.Serve(t, srv)), store: store, clock: clock}
+	return &fixture{client: paymentv1.NewPaymentServiceClient(grpctest.Serve(t, srv)), store: store}
 }
 
 // ctx returns a context for one call, bounded by grpctest.Timeout.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -89,7 +90,7 @@ func (s *Service) create(ctx context.Context, req *paymentv1.CreatePaymentReques
 
 // charge runs the request's test payment method.
 func (s *Service) charge(req *paymentv1.CreatePaymentRequest) Payment {
-	now := s.now()
+	now := time.Now()
 	o := methods[req.GetPaymentMethod()]
 	return Payment{
 		ID:            newID(),
@@ -163,7 +164,7 @@ func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymen
 		case p.Status != StatusCaptured:
 			return notCaptured(p.ID)
 		}
-		p.Status, p.UpdateTime = StatusRefunded, s.now()
+		p.Status, p.UpdateTime = StatusRefunded, time.Now()
 		return tx.SetStatus(ctx, p.ID, p.Status, p.UpdateTime)
 	})
 	if err != nil {

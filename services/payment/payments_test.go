@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,34 +86,40 @@ func TestCreatePaymentMethods(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
-			f := newFixture(t, "")
-			got := f.create(t, "key-1", charge("order-1", 4999, tt.method))
-			want := &paymentv1.Payment{
-				OrderId: "order-1", Amount: usd(4999), PaymentMethod: tt.method,
-				Status: tt.wantStatus, FailureReason: tt.wantReason,
-				CreateTime: timestamppb.New(t0), UpdateTime: timestamppb.New(t0),
-			}
-			if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreFields(&paymentv1.Payment{}, "id")); d != "" {
-				t.Errorf("CreatePayment(%s) (-want +got):\n%s", tt.method, d)
-			}
-			if !strings.HasPrefix(got.GetId(), "pay-") {
-				t.Errorf("payment id = %q, want pay-...", got.GetId())
-			}
-			stored, err := f.client.GetPayment(ctx(t), &paymentv1.GetPaymentRequest{Id: got.GetId()})
-			if d := cmp.Diff(got, stored, protocmp.Transform()); err != nil || d != "" {
-				t.Errorf("GetPayment = %v (-created +stored):\n%s", err, d)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, "")
+				got := f.create(t, "key-1", charge("order-1", 4999, tt.method))
+				want := &paymentv1.Payment{
+					OrderId: "order-1", Amount: usd(4999), PaymentMethod: tt.method,
+					Status: tt.wantStatus, FailureReason: tt.wantReason,
+					CreateTime: timestamppb.New(time.Now()), UpdateTime: timestamppb.New(time.Now()),
+				}
+				if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreFields(&paymentv1.Payment{}, "id")); d != "" {
+					t.Errorf("CreatePayment(%s) (-want +got):\n%s", tt.method, d)
+				}
+				if !strings.HasPrefix(got.GetId(), "pay-") {
+					t.Errorf("payment id = %q, want pay-...", got.GetId())
+				}
+				stored, err := f.client.GetPayment(ctx(t), &paymentv1.GetPaymentRequest{Id: got.GetId()})
+				if d := cmp.Diff(got, stored, protocmp.Transform()); err != nil || d != "" {
+					t.Errorf("GetPayment = %v (-created +stored):\n%s", err, d)
+				}
+			})
 		})
 	}
 }
 
 func TestCreatePaymentIdempotent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, "")
+		first := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined))
+		time.Sleep(time.Second)
+		if again := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined)); !cmp.Equal(first, again, protocmp.Transform()) {
+			t.Errorf("repeat a second later = %v, want the first result %v", again, first)
+		}
+	})
 	f := newFixture(t, "")
 	first := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined))
-	f.clock.Advance(1)
-	if again := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined)); !cmp.Equal(first, again, protocmp.Transform()) {
-		t.Errorf("repeat = %v, want the first result %v", again, first)
-	}
 	tests := []struct {
 		name string
 		req  *paymentv1.CreatePaymentRequest
@@ -192,49 +199,51 @@ func TestListPaymentsPages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, "")
-			var want []string
-			for i := range tt.n {
-				if i%3 == 0 {
-					f.clock.Advance(time.Second) // others share a create time
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, "")
+				var want []string
+				for i := range tt.n {
+					if i%3 == 0 {
+						time.Sleep(time.Second) // others share a create time
+					}
+					id := fmt.Sprintf("pay-%03d", tt.n-i) // ids against insertion order
+					p := Payment{ID: id, OrderID: "o1", Amount: Money{1, "USD"}, Method: tt.method, Status: StatusDeclined,
+						CreateTime: time.Now(), UpdateTime: time.Now()}
+					if err := f.store.InTx(ctx(t), func(tx Tx) error {
+						return tx.InsertPayment(ctx(t), p, Key{Key: id, RequestHash: make([]byte, 32), PaymentID: id})
+					}); err != nil {
+						t.Fatal(err)
+					}
+					want = append(want, id)
 				}
-				id := fmt.Sprintf("pay-%03d", tt.n-i) // ids against insertion order
-				p := Payment{ID: id, OrderID: "o1", Amount: Money{1, "USD"}, Method: tt.method, Status: StatusDeclined,
-					CreateTime: f.clock.Now(), UpdateTime: f.clock.Now()}
-				if err := f.store.InTx(ctx(t), func(tx Tx) error {
-					return tx.InsertPayment(ctx(t), p, Key{Key: id, RequestHash: make([]byte, 32), PaymentID: id})
-				}); err != nil {
-					t.Fatal(err)
+				var got []string
+				var pages []int
+				tok := ""
+				for range tt.n + 1 {
+					resp, err := f.client.ListPayments(ctx(t), &paymentv1.ListPaymentsRequest{OrderId: "o1", PageSize: tt.size, PageToken: tok})
+					if err != nil {
+						t.Fatalf("ListPayments(page %d) = %v", len(pages), err)
+					}
+					if n := proto.Size(resp); n > pagebudget.MaxBytes {
+						t.Errorf("page %d encodes to %d bytes, want at most %d", len(pages), n, pagebudget.MaxBytes)
+					}
+					pages = append(pages, len(resp.GetPayments()))
+					for _, p := range resp.GetPayments() {
+						got = append(got, p.GetId())
+					}
+					if tok = resp.GetNextPageToken(); tok == "" {
+						break
+					}
 				}
-				want = append(want, id)
-			}
-			var got []string
-			var pages []int
-			tok := ""
-			for range tt.n + 1 {
-				resp, err := f.client.ListPayments(ctx(t), &paymentv1.ListPaymentsRequest{OrderId: "o1", PageSize: tt.size, PageToken: tok})
-				if err != nil {
-					t.Fatalf("ListPayments(page %d) = %v", len(pages), err)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("payments across pages (-want +got):\n%s", diff)
 				}
-				if n := proto.Size(resp); n > pagebudget.MaxBytes {
-					t.Errorf("page %d encodes to %d bytes, want at most %d", len(pages), n, pagebudget.MaxBytes)
+				if tt.wantPages != nil {
+					if diff := cmp.Diff(tt.wantPages, pages); diff != "" {
+						t.Errorf("page sizes (-want +got):\n%s", diff)
+					}
 				}
-				pages = append(pages, len(resp.GetPayments()))
-				for _, p := range resp.GetPayments() {
-					got = append(got, p.GetId())
-				}
-				if tok = resp.GetNextPageToken(); tok == "" {
-					break
-				}
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("payments across pages (-want +got):\n%s", diff)
-			}
-			if tt.wantPages != nil {
-				if diff := cmp.Diff(tt.wantPages, pages); diff != "" {
-					t.Errorf("page sizes (-want +got):\n%s", diff)
-				}
-			}
+			})
 		})
 	}
 }

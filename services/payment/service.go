@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"time"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 )
@@ -40,7 +39,6 @@ type Service struct {
 	paymentv1.UnimplementedPaymentServiceServer
 
 	store Store
-	now   func() time.Time
 	log   *slog.Logger
 }
 
@@ -48,9 +46,6 @@ var _ paymentv1.PaymentServiceServer = (*Service)(nil)
 
 // Option configures a Service.
 type Option func(*Service)
-
-// WithClock sets the time source. nil means time.Now.
-func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
 // WithLogger sets where store failures are logged. nil means discard.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
@@ -63,9 +58,6 @@ func New(store Store, opts ...Option) (*Service, error) {
 	s := &Service{store: store}
 	for _, o := range opts {
 		o(s)
-	}
-	if s.now == nil {
-		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

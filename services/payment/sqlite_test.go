@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
@@ -45,7 +46,8 @@ func TestOneCaptureIndex(t *testing.T) {
 	}
 	defer store.Close()
 	insert := func(id, key string, s Status) error {
-		p := Payment{ID: id, OrderID: "order-1", Amount: Money{1, "USD"}, Method: MethodCardOK, Status: s, CreateTime: t0, UpdateTime: t0}
+		at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		p := Payment{ID: id, OrderID: "order-1", Amount: Money{1, "USD"}, Method: MethodCardOK, Status: s, CreateTime: at, UpdateTime: at}
 		return store.InTx(ctx(t), func(tx Tx) error {
 			return tx.InsertPayment(ctx(t), p, Key{Key: key, RequestHash: make([]byte, 32), PaymentID: id})
 		})
@@ -95,7 +97,7 @@ func (staleTx) Key(context.Context, string) (Key, error) { return Key{}, ErrNotF
 func TestLostKeyRaceReadsWinner(t *testing.T) {
 	f := newFixture(t, "")
 	first := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined))
-	svc, err := New(&staleStore{SQLiteStore: f.store}, WithClock(f.clock.Now))
+	svc, err := New(&staleStore{SQLiteStore: f.store})
 	if err != nil {
 		t.Fatal(err)
 	}

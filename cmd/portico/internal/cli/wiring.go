@@ -30,16 +30,14 @@ func parseFaults(spec string) (faults.Rules, error) {
 // bulkhead, breaker, retry, balancing with ejection, health checking; see
 // interceptors.Layers), with timeout for every call. addr is host:port, a
 // comma-separated list of instances, or a gRPC target such as
-// dns:///inventory:43101. opts come last, e.g. interceptors.WithoutRetries
-// for a caller that retries itself.
-func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, opts ...interceptors.Option) (*interceptors.Upstream, error) {
+// dns:///inventory:43101.
+func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
 	if list := strings.Split(addr, ","); interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection
 	} else {
 		cfg.Target = addr // e.g. dns:///inventory:43101
 	}
-	cfg.HealthCheck = interceptors.HealthCheckConfig{Enabled: true, Service: healthService}
-	all := append(interceptors.Options(cfg), interceptors.WithLogger(l))
-	return interceptors.NewUpstream("", append(all, opts...)...)
+	cfg.HealthCheck = interceptors.HealthCheckConfig{Enabled: new(true), Service: healthService}
+	return interceptors.NewUpstream("", interceptors.WithConfig(cfg), interceptors.WithLogger(l))
 }
