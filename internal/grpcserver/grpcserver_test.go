@@ -1,7 +1,6 @@
 package grpcserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -23,6 +22,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/testproc"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -34,14 +34,6 @@ type panicky struct {
 func (panicky) GetItem(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 	panic("boom")
 }
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // start serves a Server on bufconn and returns a client conn and a stop
 // func that cancels Serve and waits for it.
@@ -81,7 +73,7 @@ func start(t *testing.T, cfg Config) (*grpc.ClientConn, func() error) {
 }
 
 func TestPanicBecomesInternal(t *testing.T) {
-	logs := &syncBuf{}
+	logs := &testproc.Buffer{}
 	cc, _ := start(t, Config{Service: "svc", Logger: logging.New(logs, "test", slog.LevelInfo)})
 	c := inventoryv1.NewInventoryServiceClient(cc)
 	for range 2 { // the server survives the first panic
