@@ -80,7 +80,9 @@ func TestDev(t *testing.T) {
 		// The supervisor logs its decision not to restart; a restart,
 		// delayed or not, would replace that record.
 		inventory := func(msg string) func(map[string]any) bool {
-			return func(r map[string]any) bool { return r["msg"] == msg && r["service"] == "dev" && r["child"] == "inventory" }
+			return func(r map[string]any) bool {
+				return r["msg"] == msg && r["service"] == "dev" && r["child"] == "inventory"
+			}
 		}
 		if !dev.WaitOutput(t.Context(), 10*time.Second, func(out string) bool { return len(records(out, inventory("child not restarted"))) > 0 }) {
 			t.Fatal("the supervisor never logged that inventory is not restarted")
