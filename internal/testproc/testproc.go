@@ -128,13 +128,15 @@ func (p *Proc) Kill() {
 
 // Pause stops the process with SIGSTOP: it keeps its sockets but answers
 // nothing, like a hung service. kill(2) returns before the target has
-// stopped, so Pause waits (up to 5s) until the process shows as stopped.
+// stopped, so Pause waits (up to 5s) until the process has stopped (or
+// exited).
 func (p *Proc) Pause() {
 	_ = p.cmd.Process.Signal(syscall.SIGSTOP)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if stopped, ok := isStopped(p.Pid()); stopped || !ok {
-			return
-		}
+	stopped := make(chan struct{})
+	go func() { waitStopped(p.Pid()); close(stopped) }() // returns at the latest when the process exits
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
 	}
 }
 
