@@ -9,8 +9,10 @@ import (
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/portico-gateway/portico/internal/testproc"
+	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // This file holds how the tests observe the processes without sleeping:
@@ -70,19 +72,22 @@ const healthCheck = "/grpc.health.v1.Health/Check"
 // /metrics count retries and errors per upstream, not the calls an
 // instance received), so this counts the service's access records,
 // ordered by a marker: a service logs a call's access record before it
-// answers, on one ordered stream, so once the record of a later health
-// Check to addr is in the output, so are the records of every call
-// answered before it.
+// answers, on one ordered stream, so once the record of a later marker
+// call (a health Check to addr carrying its own trace id, so that no
+// other Check passes for it) is in the output, so are the records of
+// every call answered before it.
 func callsSeen(t testing.TB, p *testproc.Proc, addr, fullMethod string) int {
 	t.Helper()
-	before := accessCount(p.Output(), healthCheck)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	if _, err := healthpb.NewHealthClient(testproc.Dial(t, addr)).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+	id := traceid.New()
+	mctx := metadata.AppendToOutgoingContext(ctx, traceid.Key, id)
+	if _, err := healthpb.NewHealthClient(testproc.Dial(t, addr)).Check(mctx, &healthpb.HealthCheckRequest{}); err != nil {
 		t.Fatalf("marker health Check to %s: %v", p.Name, err)
 	}
+	marker := func(r map[string]any) bool { return r["path"] == healthCheck && r["traceId"] == id }
 	var out string
-	if !p.WaitOutput(ctx, 10*time.Second, func(o string) bool { out = o; return accessCount(o, healthCheck) > before }) {
+	if !p.WaitOutput(ctx, 10*time.Second, func(o string) bool { out = o; return len(records(o, marker)) > 0 }) {
 		t.Fatalf("the marker call never reached %s's log", p.Name)
 	}
 	return accessCount(out, fullMethod)

@@ -9,8 +9,9 @@
 // cut to one record marked truncatedBytes, never split into several.
 //
 // A child that exits is logged and NOT restarted, and the supervisor logs
-// that decision ("child not restarted"): failure behaviour stays visible. When the context ends, every child gets SIGTERM, then SIGKILL
-// after StopGrace. On Linux, children also get SIGKILL if the supervisor
+// that decision ("child not restarted"): failure behaviour stays visible.
+// When the context ends, every child gets SIGTERM, then SIGKILL after
+// StopGrace. On Linux, children also get SIGKILL if the supervisor
 // itself dies (the parent-death signal), so no orphan keeps a port.
 package supervisor
 
