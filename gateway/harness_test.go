@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/testproc"
 )
 
 // Demo tokens of DevConfig.
@@ -206,22 +205,7 @@ func (h *harness) do(method, path, token, body string, header ...string) respons
 }
 
 // syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer struct{ testproc.Buffer }
 
 // lines returns the JSON log lines whose msg is msg.
 func (b *syncBuffer) lines(t *testing.T, msg string) []map[string]any {

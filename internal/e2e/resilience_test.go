@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
@@ -97,6 +96,13 @@ func TestBreakerSequence(t *testing.T) {
 	if n := metric(t, e, `portico_upstream_retries_total{upstream="order"}`); n != 0 {
 		t.Errorf("order retries = %v, want 0: timeouts are not retried", n)
 	}
+	// Order logs a call the edge gave up on once its handler sees the
+	// cancellation, which may come after the edge's 504: wait for the
+	// three, then callsSeen's marker shows there is no fourth.
+	c.ord.WaitOutput(t.Context(), 10*time.Second, func(o string) bool { return accessCount(o, createOrder) >= 3 })
+	if n := callsSeen(t, c.ord, c.orderAddr, createOrder); n != 3 {
+		t.Errorf("order saw %d CreateOrder calls for %d POSTs, want 3 (two timeouts and the probe)", n, sent)
+	}
 }
 
 // TestInventoryDownOrderEntry: with inventory down, POST /api/orders fails
@@ -131,8 +137,7 @@ func TestInventoryDownOrderEntry(t *testing.T) {
 	if n := strings.Count(string(list.body), `"CONFIRMED"`); n != 1 {
 		t.Errorf("%d CONFIRMED orders, want only the baseline one: %s", n, list.body)
 	}
-	if n := callsSeen(t, c.pay, "/portico.payment.v1.PaymentService/CreatePayment", "/portico.payment.v1.PaymentService/GetPayment",
-		func(ctx ctxT) { _, _ = c.Payment.GetPayment(ctx, &paymentv1.GetPaymentRequest{Id: "pay-0"}) }); n != 1 {
+	if n := callsSeen(t, c.pay, c.payAddr, "/portico.payment.v1.PaymentService/CreatePayment"); n != 1 {
 		t.Errorf("payment saw %d CreatePayment calls, want 1 (the baseline)", n)
 	}
 }
@@ -174,7 +179,7 @@ func TestInstanceKilledUnderLoad(t *testing.T) {
 	testproc.WaitServing(t, b2, addrB)
 	back := testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
 		get()
-		return countCalls(b2, getItem) > 0
+		return accessCount(b2.Output(), getItem) > 0
 	})
 	if !back {
 		t.Error("restarted instance never received traffic again")
@@ -273,9 +278,7 @@ func TestReloadAddsInstance(t *testing.T) {
 	if err := syscall.Kill(e.proc.Pid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	if !testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
-		return strings.Contains(e.proc.Output(), "reload: upstream addresses changed")
-	}) {
+	if !waitLog(t, e.proc, "reload: upstream addresses changed") {
 		t.Fatalf("edge never applied the reload:\n%s", e.proc.Output())
 	}
 	c.inv.Kill()
@@ -295,9 +298,7 @@ func TestReloadAddsInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = syscall.Kill(e.proc.Pid(), syscall.SIGHUP)
-	if !testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
-		return strings.Contains(e.proc.Output(), "reload rejected")
-	}) {
+	if !waitLog(t, e.proc, "reload rejected; keeping the running config") {
 		t.Error("a broken config was not reported")
 	}
 	if r := call(t, "GET", e.url+"/api/inventory/keyboard-001", "demo-read-token", ""); r.status != 200 {

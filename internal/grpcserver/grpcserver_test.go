@@ -1,7 +1,6 @@
 package grpcserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -22,6 +22,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/testproc"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -33,14 +34,6 @@ type panicky struct {
 func (panicky) GetItem(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 	panic("boom")
 }
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // start serves a Server on bufconn and returns a client conn and a stop
 // func that cancels Serve and waits for it.
@@ -80,7 +73,7 @@ func start(t *testing.T, cfg Config) (*grpc.ClientConn, func() error) {
 }
 
 func TestPanicBecomesInternal(t *testing.T) {
-	logs := &syncBuf{}
+	logs := &testproc.Buffer{}
 	cc, _ := start(t, Config{Service: "svc", Logger: logging.New(logs, "test", slog.LevelInfo)})
 	c := inventoryv1.NewInventoryServiceClient(cc)
 	for range 2 { // the server survives the first panic
@@ -100,6 +93,8 @@ func TestPanicBecomesInternal(t *testing.T) {
 	}
 }
 
+// TestHealthFollowsReadyAndShutdown follows the health Watch stream: each
+// status change is an event the test waits for, never a polled Check.
 func TestHealthFollowsReadyAndShutdown(t *testing.T) {
 	var broken atomic.Bool
 	ready := func(context.Context) error {
@@ -109,30 +104,30 @@ func TestHealthFollowsReadyAndShutdown(t *testing.T) {
 		return nil
 	}
 	cc, stop := start(t, Config{Service: "svc", Logger: slog.New(slog.DiscardHandler), Ready: ready, ReadyInterval: 10 * time.Millisecond})
-	h := healthpb.NewHealthClient(cc)
-	check := func() healthpb.HealthCheckResponse_ServingStatus {
-		r, err := h.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "svc"})
-		if err != nil {
-			return healthpb.HealthCheckResponse_UNKNOWN
-		}
-		return r.GetStatus()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	watch, err := healthpb.NewHealthClient(cc).Watch(ctx, &healthpb.HealthCheckRequest{Service: "svc"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	waitStatus := func(want healthpb.HealthCheckResponse_ServingStatus) {
+	// next fails unless the next status change is want.
+	next := func(want healthpb.HealthCheckResponse_ServingStatus) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for check() != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("health never became %v", want)
-			}
-			time.Sleep(5 * time.Millisecond)
+		r, err := watch.Recv()
+		if err != nil || r.GetStatus() != want {
+			t.Fatalf("health Watch = %v, %v; want %v", r.GetStatus(), err, want)
 		}
 	}
-	waitStatus(healthpb.HealthCheckResponse_SERVING)
+	next(healthpb.HealthCheckResponse_SERVING)
 	broken.Store(true)
-	waitStatus(healthpb.HealthCheckResponse_NOT_SERVING)
+	next(healthpb.HealthCheckResponse_NOT_SERVING)
 	broken.Store(false)
-	waitStatus(healthpb.HealthCheckResponse_SERVING)
-	if err := stop(); err != nil {
+	next(healthpb.HealthCheckResponse_SERVING)
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	next(healthpb.HealthCheckResponse_NOT_SERVING) // shutdown has begun
+	cancel()                                       // a graceful stop waits for the open Watch
+	if err := <-stopped; err != nil {
 		t.Errorf("Serve() after cancel = %v, want nil", err)
 	}
 }
@@ -157,25 +152,42 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
+// TestBackgroundStopsBeforeServeReturns: once shutdown begins, Serve waits
+// for background work that is slow to return. In a synctest bubble,
+// synctest.Wait proves Serve is still blocked, with no sleep.
 func TestBackgroundStopsBeforeServeReturns(t *testing.T) {
-	started := make(chan struct{})
-	var stopped atomic.Bool
-	bg := func(ctx context.Context) {
-		close(started)
-		<-ctx.Done()
-		time.Sleep(20 * time.Millisecond) // a slow exit Serve must wait for
-		stopped.Store(true)
-	}
-	_, stop := start(t, Config{Service: "svc", Logger: slog.New(slog.DiscardHandler), Background: []func(context.Context){bg}})
-	select {
-	case <-started:
-	case <-time.After(5 * time.Second):
-		t.Fatal("background work never started")
-	}
-	if err := stop(); err != nil {
-		t.Fatalf("Serve() = %v", err)
-	}
-	if !stopped.Load() {
-		t.Error("Serve returned before its background work stopped")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		cancelled, release := make(chan struct{}), make(chan struct{})
+		var stopped atomic.Bool
+		bg := func(ctx context.Context) {
+			<-ctx.Done()
+			close(cancelled)
+			<-release // a slow exit Serve must wait for
+			stopped.Store(true)
+		}
+		s, err := New(Config{Service: "svc", Logger: slog.New(slog.DiscardHandler), Background: []func(context.Context){bg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lis := bufconn.Listen(1 << 10)
+		ctx, cancel := context.WithCancel(context.Background())
+		var returned atomic.Bool
+		errc := make(chan error, 1)
+		go func() { err := s.Serve(ctx, lis); returned.Store(true); errc <- err }()
+		synctest.Wait()
+		cancel()
+		<-cancelled
+		synctest.Wait() // every goroutine in the bubble is blocked
+		early := returned.Load()
+		close(release)
+		if early {
+			t.Fatal("Serve returned while its background work was still running")
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("Serve() = %v", err)
+		}
+		if !stopped.Load() {
+			t.Error("Serve returned before its background work stopped")
+		}
+	})
 }

@@ -1,10 +1,10 @@
 package testproc
 
 import (
-	"bytes"
-	"fmt"
-	"os"
+	"errors"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // procAttr has the kernel SIGKILL the process if the test binary dies
@@ -14,17 +14,15 @@ func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
-// isStopped reports whether process pid is stopped, from the state in
-// /proc/<pid>/stat; ok is false when that cannot be read (it has exited).
-func isStopped(pid int) (stopped, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false, false
+// waitStopped blocks until process pid is stopped or has exited. WNOWAIT
+// leaves both states to be reported again, so the exit status still goes
+// to exec.Cmd.Wait.
+func waitStopped(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return
+		}
 	}
-	// The state follows the parenthesised command name: "pid (comm) T ...".
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false, false
-	}
-	return b[i+2] == 'T' || b[i+2] == 't', true
 }

@@ -1,11 +1,12 @@
 // Package testproc runs the real portico binary in tests: it builds it once,
 // starts subcommands as separate processes on free ports, waits (bounded) for
 // them to be ready, captures their logs, and always stops them when the test
-// ends, even on failure.
+// ends, even on failure. Its Buffer, the goroutine-safe sink that captures a
+// process's output, also serves tests that capture a logger's output: they
+// wait on it for a line instead of polling.
 package testproc
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -13,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -82,7 +82,7 @@ func Addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 type Proc struct {
 	Name string
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *Buffer
 	done chan struct{}
 	err  error
 }
@@ -91,7 +91,7 @@ type Proc struct {
 // when the test ends.
 func Start(t testing.TB, bin, name string, args ...string) *Proc {
 	t.Helper()
-	p := &Proc{Name: name, out: &syncBuffer{}, done: make(chan struct{})}
+	p := &Proc{Name: name, out: &Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = procAttr()
@@ -111,6 +111,12 @@ func Start(t testing.TB, bin, name string, args ...string) *Proc {
 // Output returns everything the process has written so far.
 func (p *Proc) Output() string { return p.out.String() }
 
+// WaitOutput waits until cond holds of the process's output, re-checking
+// it after every write (see Buffer.WaitFor), and reports whether it did.
+func (p *Proc) WaitOutput(ctx context.Context, timeout time.Duration, cond func(string) bool) bool {
+	return p.out.WaitFor(ctx, timeout, cond)
+}
+
 // Pid is the process id.
 func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
@@ -122,13 +128,15 @@ func (p *Proc) Kill() {
 
 // Pause stops the process with SIGSTOP: it keeps its sockets but answers
 // nothing, like a hung service. kill(2) returns before the target has
-// stopped, so Pause waits (up to 5s) until the process shows as stopped.
+// stopped, so Pause waits (up to 5s) until the process has stopped (or
+// exited).
 func (p *Proc) Pause() {
 	_ = p.cmd.Process.Signal(syscall.SIGSTOP)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if stopped, ok := isStopped(p.Pid()); stopped || !ok {
-			return
-		}
+	stopped := make(chan struct{})
+	go func() { waitStopped(p.Pid()); close(stopped) }() // returns at the latest when the process exits
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
 	}
 }
 
@@ -190,21 +198,4 @@ func TempDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return d
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -8,9 +8,10 @@
 // stdout, ERROR from stderr), msg and service; a line longer than 64 KiB is
 // cut to one record marked truncatedBytes, never split into several.
 //
-// A child that exits is logged and NOT restarted: failure behaviour stays
-// visible. When the context ends, every child gets SIGTERM, then SIGKILL
-// after StopGrace. On Linux, children also get SIGKILL if the supervisor
+// A child that exits is logged and NOT restarted, and the supervisor logs
+// that decision ("child not restarted"): failure behaviour stays visible.
+// When the context ends, every child gets SIGTERM, then SIGKILL after
+// StopGrace. On Linux, children also get SIGKILL if the supervisor
 // itself dies (the parent-death signal), so no orphan keeps a port.
 package supervisor
 
@@ -86,9 +87,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	out := &lockedWriter{w: s.Out}
+	exited := make(chan *proc, len(s.Children)) // each child exits once: never blocks
 	var running []*proc
 	for _, c := range s.Children {
-		p, err := s.start(c, out)
+		p, err := s.start(c, out, exited)
 		if err != nil {
 			stopAll(running, grace)
 			return err
@@ -102,6 +104,8 @@ func (s *Supervisor) Run(ctx context.Context) error {
 			return nil
 		case <-hup:
 			s.forward(running, syscall.SIGHUP)
+		case p := <-exited:
+			s.Logger.Info("child not restarted", "child", p.name)
 		}
 	}
 }
@@ -122,7 +126,9 @@ type proc struct {
 	done chan struct{}
 }
 
-func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
+// start starts c and, once it has exited and its exit is logged, sends it
+// on exited.
+func (s *Supervisor) start(c Child, out *lockedWriter, exited chan<- *proc) (*proc, error) {
 	cmd := exec.Command(s.Exe, c.Args...)
 	cmd.Env = s.Env
 	// Own process group: a terminal's SIGINT or SIGHUP to our group reaches
@@ -146,6 +152,7 @@ func (s *Supervisor) start(c Child, out *lockedWriter) (*proc, error) {
 		}
 		s.Logger.Log(context.Background(), lvl, "child exited", "child", c.Name, "pid", cmd.Process.Pid, "exit", exitText(err))
 		close(p.done)
+		exited <- p
 	}()
 	return p, nil
 }

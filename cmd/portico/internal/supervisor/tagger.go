@@ -96,7 +96,7 @@ func isRecord(line []byte) bool {
 func (t *tagger) wrap(line []byte, drop int) []byte {
 	var fields []field
 	if drop > 0 || json.Valid(line) {
-		fields = objectFields(line)
+		fields = objectFields(line, drop > 0)
 	}
 	if fields == nil {
 		text, _ := json.Marshal(string(line))
@@ -139,8 +139,12 @@ type field struct {
 
 // objectFields returns the members of the JSON object line begins with that
 // are whole, in order, or nil if line does not begin with one. The first
-// member cut short and everything after it are left out.
-func objectFields(line []byte) []field {
+// member cut short and everything after it are left out. If line was cut,
+// a member whose value ends exactly at the cut counts as cut short: a
+// number or literal there may have had more digits or letters (the decoder
+// takes the end of input as the end of a number); other values there are
+// dropped too, so one rule covers every kind.
+func objectFields(line []byte, cut bool) []field {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
@@ -153,7 +157,7 @@ func objectFields(line []byte) []field {
 			break
 		}
 		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
+		if err := dec.Decode(&v); err != nil || cut && dec.InputOffset() == int64(len(line)) {
 			break
 		}
 		if _, dup := lookup(fields, key); !dup {
