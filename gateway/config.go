@@ -98,9 +98,12 @@ type UpstreamConfig struct {
 	// interceptors: bulkhead, breaker, retry, balancing, ejection, health
 	// checking, DNS refresh), with the chain's own field names and
 	// defaults (see interceptors.Config). name, target and addresses come
-	// from this upstream; timeout and method_timeouts are not allowed
-	// here, because Timeout and routes.overrides are the edge's one
-	// deadline per call. Absent means every default.
+	// from this upstream. The edge's deadline of a call is Timeout (or
+	// routes.overrides); the chain adds none of its own unless
+	// resilience.timeout or method_timeouts is written, which then also
+	// bounds the call (the shorter wins). Older configs set the chain's
+	// timeout there, so it keeps loading; new ones need neither.
+	// Absent means every default.
 	Resilience interceptors.Config `yaml:"resilience,omitempty"`
 }
 

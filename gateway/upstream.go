@@ -34,7 +34,9 @@ func (u UpstreamConfig) Chain() interceptors.Config {
 	} else if len(u.Addresses) > 0 {
 		c.Target = u.Addresses[0]
 	}
-	c.Timeout = interceptors.NoTimeout
+	if c.Timeout == 0 {
+		c.Timeout = interceptors.NoTimeout // the route's deadline alone
+	}
 	if c.HealthCheck.Enabled == nil {
 		c.HealthCheck.Enabled = new(true)
 		c.HealthCheck.Service = cmp.Or(c.HealthCheck.Service, u.HealthService)
@@ -50,12 +52,6 @@ func (u UpstreamConfig) validateResilience(v *validator, p string) {
 	p += ".resilience"
 	if r.Name != "" || r.Target != "" || len(r.Addresses) > 0 {
 		v.add(p, "name, target and addresses come from the upstream, not its resilience block")
-	}
-	if r.Timeout != 0 {
-		v.add(p+".timeout", "not allowed at the edge: the upstream's timeout (and routes.overrides) is the one deadline of a call")
-	}
-	if len(r.MethodTimeouts) > 0 {
-		v.add(p+".method_timeouts", "not allowed at the edge: use routes.overrides")
 	}
 	err := u.Chain().Validate()
 	var fe *interceptors.FieldError

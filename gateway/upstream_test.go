@@ -43,8 +43,9 @@ func TestResilienceConfig(t *testing.T) {
 		{"dns refresh off", "{dns_refresh: -1s}", ""},
 		{"unknown balancer", "{balancer: random}", "upstreams[2].resilience.balancer"},
 		{"a service named 0 is a name", `{health_check: {enabled: true, service: "0"}}`, ""},
-		{"timeout belongs to the upstream", "{timeout: 2s}", "upstreams[2].resilience.timeout: not allowed at the edge"},
-		{"method timeouts belong to routes", "{method_timeouts: {/a.B/C: 1s}}", "upstreams[2].resilience.method_timeouts: not allowed at the edge"},
+		{"an older config's chain timeout still loads", "{timeout: 2s}", ""},
+		{"an older config's method timeouts still load", "{method_timeouts: {/a.B/C: 1s}}", ""},
+		{"method timeout must be positive", "{method_timeouts: {/a.B/C: -1s}}", "upstreams[2].resilience.method_timeouts"},
 		{"addresses belong to the upstream", "{addresses: [a:1]}", "name, target and addresses come from the upstream"},
 	}
 	for _, tt := range tests {
@@ -76,6 +77,12 @@ func TestUpstreamChain(t *testing.T) {
 			"dns target",
 			UpstreamConfig{Name: "order", Addresses: []string{"dns:///order:43103"}},
 			interceptors.Config{Name: "order", Target: "dns:///order:43103", Timeout: interceptors.NoTimeout,
+				HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true)}},
+		},
+		{
+			"an explicit chain timeout is kept (older configs)",
+			UpstreamConfig{Name: "order", Addresses: []string{"a:1"}, Resilience: interceptors.Config{Timeout: 240 * time.Millisecond}},
+			interceptors.Config{Name: "order", Addresses: []string{"a:1"}, Timeout: 240 * time.Millisecond,
 				HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true)}},
 		},
 		{
