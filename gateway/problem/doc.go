@@ -12,9 +12,19 @@
 //	upstream    502/503 from the resilience chain: the upstream concerned
 //	retryAfter  seconds, the same value as the Retry-After header
 //
-// The type member is a URI per code: https://portico.dev/problems/ followed
-// by the code in lower kebab case (UPSTREAM_TIMEOUT ->
-// https://portico.dev/problems/upstream-timeout).
+// # The type URI
+//
+// The type member is a URI reference per code: /problems/ followed by the
+// code in lower kebab case (UPSTREAM_TIMEOUT -> /problems/upstream-timeout).
+// RFC 9457 section 3.1.1 resolves a relative type against the request URI
+// and asks that a relative one carry the full path, as this one does; so
+// https://edge.example/api/orders/o-1 answers a type that resolves to
+// https://edge.example/problems/upstream-timeout, a page the edge itself
+// serves without a token (Pages). An absolute base was rejected: it names
+// one host, which every deployment would have to configure and serve, and a
+// client behind any other host or port would be sent to a page that is not
+// there; the edge is the one entry every client already reaches. The type
+// stays a stable identifier: it is the same path on every deployment.
 //
 // # The status table
 //

@@ -137,7 +137,7 @@ func TestWrite(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
-	wantBody := `{"type":"https://portico.dev/problems/method-not-allowed","title":"Method not allowed","status":405,"detail":"no <b>","code":"METHOD_NOT_ALLOWED","retryAfter":2}` + "\n"
+	wantBody := `{"type":"/problems/method-not-allowed","title":"Method not allowed","status":405,"detail":"no <b>","code":"METHOD_NOT_ALLOWED","retryAfter":2}` + "\n"
 	if rec.Code != http.StatusMethodNotAllowed || rec.Body.String() != wantBody {
 		t.Errorf("Write() = %d %s, want 405 %s", rec.Code, rec.Body, wantBody)
 	}
