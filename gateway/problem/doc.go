@@ -53,7 +53,11 @@
 //	UNAVAILABLE          a live upstream answered UNAVAILABLE      503   reason or SERVICE_UNAVAILABLE, Retry-After
 //	INTERNAL, UNKNOWN, DATA_LOSS, anything else                    500   INTERNAL, generic detail
 //
-// "Reason" is the google.rpc.ErrorInfo reason when it is UPPER_SNAKE. The
+// "Reason" is the google.rpc.ErrorInfo reason when it is one of Codes (a
+// portico.type.v1.Reason or a code of the edge's catalogue); any other
+// reason (a newer service's, an injected fault's FAULT_INJECTED) leaves the
+// row's code, so every problem's code is in Codes and its type URI has a
+// page. The
 // services' reasons, and the HTTP status of the FAILED_PRECONDITION ones
 // that are not 409 (http_status), are defined once in the proto enum
 // portico.type.v1.Reason; the README's table of reasons is generated from
