@@ -155,3 +155,26 @@ func TestProblemTypesResolve(t *testing.T) {
 		})
 	}
 }
+
+// TestProblemPagesRoute: every page, known or not, is one route in the
+// access log and the metrics, so no request can add a series.
+func TestProblemPagesRoute(t *testing.T) {
+	h := newHarness(t, allDown)
+	paths := map[string]string{
+		"/problems":                 "/problems",
+		"/problems/circuit-open":    "/problems/{slug}",
+		"/problems/made-up-abc-123": "/problems/{slug}",
+	}
+	for path := range paths {
+		h.do("GET", path, "", "")
+	}
+	lines := h.logs.lines(t, "request")
+	if len(lines) != len(paths) {
+		t.Fatalf("%d access lines, want %d:\n%s", len(lines), len(paths), h.logs.String())
+	}
+	for _, l := range lines {
+		if want := paths[l["path"].(string)]; l["route"] != want {
+			t.Errorf("%v logged with route %v, want %s", l["path"], l["route"], want)
+		}
+	}
+}
