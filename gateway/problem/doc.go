@@ -26,6 +26,12 @@
 // there; the edge is the one entry every client already reaches. The type
 // stays a stable identifier: it is the same path on every deployment.
 //
+// Codes lists every code a problem can carry; Pages gives each the text of
+// its page: the catalogue's doc for the edge's own codes (codes.go), the
+// doc option of the portico.type.v1.Reason value for the services'
+// reasons. Each text says whether to retry; the tests fail for a code
+// without one, or with two.
+//
 // # The status table
 //
 // FromStatus is the only place a gRPC code becomes an HTTP status. It
