@@ -25,12 +25,3 @@ func Codes() []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// isCode reports whether s is one of Codes.
-func isCode(s string) bool {
-	if _, ok := catalogue[s]; ok {
-		return true
-	}
-	_, ok := rpcerr.ParseReason(s)
-	return ok
-}

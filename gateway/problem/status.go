@@ -237,3 +237,12 @@ func detailsOf(st *status.Status) details {
 	}
 	return d
 }
+
+// isCode reports whether s is one of Codes.
+func isCode(s string) bool {
+	if _, ok := catalogue[s]; ok {
+		return true
+	}
+	_, ok := rpcerr.ParseReason(s)
+	return ok
+}
