@@ -50,15 +50,15 @@ type entry struct {
 // catalogue gives every code above its HTTP status, title and page text.
 var catalogue = map[string]entry{
 	CodeInvalidJSON: {http.StatusBadRequest, "Malformed JSON body",
-		"The body is not well-formed JSON, or not JSON this operation takes (a duplicate key, invalid UTF-8); the detail says where. Fix the body. Do not retry unchanged."},
+		"The body is not well-formed JSON; the detail says where. Fix the body. Do not retry unchanged."},
 	CodeInvalidArgument: {http.StatusBadRequest, "Invalid argument",
-		"A field or parameter breaks a rule of the operation: errors lists each field (its JSON name and pointer) and what is wrong with it. Correct those fields. Retrying the same request gives the same answer."},
+		"A field or parameter is wrong (an unknown field, a wrong type, a value out of range, a broken rule of the operation): errors lists each field (its JSON name and pointer) and what is wrong with it. Correct those fields. Retrying the same request gives the same answer."},
 	CodeInvalidTimeout: {http.StatusBadRequest, "Invalid Grpc-Timeout header",
 		"The Grpc-Timeout header is malformed: 1 to 8 digits, not all zero, then a unit (H, M, S, m, u or n). Fix or drop the header. Do not retry unchanged."},
 	CodeIdempotencyKeyMissing: {http.StatusBadRequest, "Idempotency-Key header required",
 		"This operation creates something and needs an Idempotency-Key header, so that a repeated request is not carried out twice. Send a new unique key (a UUID) with each new request, and retry a request with the same key it first had."},
 	CodeIdempotencyKeyInvalid: {http.StatusBadRequest, "Invalid Idempotency-Key header",
-		"The Idempotency-Key header is malformed; the detail says how. Send a valid key. Do not retry unchanged."},
+		"The Idempotency-Key header is sent more than once, or is not 1 to a limited number of printable ASCII characters; the detail gives the limit. Send one valid key. Do not retry unchanged."},
 	CodeOutOfRange: {http.StatusBadRequest, "Out of range",
 		"A value is outside the range the operation accepts (a page size, a page token past the end). Correct it. Do not retry unchanged."},
 	CodeUnauthenticated: {http.StatusUnauthorized, "Authentication required",
