@@ -30,7 +30,8 @@
 //
 //	trace id     a valid W3C traceparent wins, else X-Trace-Id, else a new id (trace.go)
 //	header size  431 over http.max_header_bytes
-//	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json
+//	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json,
+//	             /problems and /problems/{slug} (problems.go): GET and HEAD, no token
 //	authenticate 401 (package auth)
 //	authorize    403: role x method x path (package auth)
 //	route        404, 405 + Allow (package route)

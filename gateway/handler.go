@@ -13,8 +13,8 @@ import (
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
-// serveHTTP is the edge's handler: trace id, then the operational endpoints
-// or the /api pipeline, then one access line and the metrics.
+// serveHTTP is the edge's handler: trace id, then the operational endpoints,
+// the problem types' pages or the /api pipeline, then one access line and the metrics.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{start: time.Now(), traceID: requestTraceID(r), route: "unmatched"}
 	r = r.WithContext(withExchange(traceid.NewContext(r.Context(), ex.traceID), ex))
@@ -32,6 +32,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if h, ok := s.ops[r.URL.Path]; ok {
 		ex.route = r.URL.Path
 		s.serveOps(rw, r, h)
+		return
+	}
+	if route, ok := isProblemsPath(r.URL.Path); ok {
+		ex.route = route
+		s.serveOps(rw, r, s.serveProblemPage)
 		return
 	}
 	if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {

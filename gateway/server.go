@@ -43,6 +43,7 @@ type Server struct {
 	health    *health.Checker
 	openAPI   []byte
 	ops       map[string]http.HandlerFunc
+	problems  problemPages
 	handler   http.Handler
 	ready     atomic.Bool
 	// drainWait waits out the drain delay; nil waits on a timer. Tests
@@ -104,6 +105,9 @@ func (s *Server) build(o options) error {
 		return err
 	}
 	s.ops = s.opsHandlers()
+	if s.problems, err = renderProblemPages(); err != nil {
+		return fmt.Errorf("gateway: problem pages: %w", err)
+	}
 	return nil
 }
 

@@ -65,7 +65,8 @@ func problemSchema() object {
 		"description": "RFC 9457 problem details with Portico's extension members.",
 		"required":    []any{"type", "title", "status", "code"},
 		"properties": object{
-			"type":       object{"type": "string", "format": "uri", "example": "https://portico.dev/problems/upstream-timeout"},
+			"type": object{"type": "string", "format": "uri-reference", "example": "/problems/upstream-timeout",
+				"description": "The problem type: a path on the edge (resolve it against the request URL) whose page says what the problem means and whether to retry."},
 			"title":      str("Short summary of the problem type."),
 			"status":     object{"type": "integer", "format": "int32", "example": 504},
 			"detail":     str("Explanation specific to this occurrence."),

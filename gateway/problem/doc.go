@@ -12,9 +12,25 @@
 //	upstream    502/503 from the resilience chain: the upstream concerned
 //	retryAfter  seconds, the same value as the Retry-After header
 //
-// The type member is a URI per code: https://portico.dev/problems/ followed
-// by the code in lower kebab case (UPSTREAM_TIMEOUT ->
-// https://portico.dev/problems/upstream-timeout).
+// # The type URI
+//
+// The type member is a URI reference per code: /problems/ followed by the
+// code in lower kebab case (UPSTREAM_TIMEOUT -> /problems/upstream-timeout).
+// RFC 9457 section 3.1.1 resolves a relative type against the request URI
+// and asks that a relative one carry the full path, as this one does; so
+// https://edge.example/api/orders/o-1 answers a type that resolves to
+// https://edge.example/problems/upstream-timeout, a page the edge itself
+// serves without a token (Pages). An absolute base was rejected: it names
+// one host, which every deployment would have to configure and serve, and a
+// client behind any other host or port would be sent to a page that is not
+// there; the edge is the one entry every client already reaches. The type
+// stays a stable identifier: it is the same path on every deployment.
+//
+// Codes lists every code a problem can carry; Pages gives each the text of
+// its page: the catalogue's doc for the edge's own codes (codes.go), the
+// doc option of the portico.type.v1.Reason value for the services'
+// reasons. Each text says whether to retry; the tests fail for a code
+// without one, or with two.
 //
 // # The status table
 //
@@ -43,7 +59,11 @@
 //	UNAVAILABLE          a live upstream answered UNAVAILABLE      503   reason or SERVICE_UNAVAILABLE, Retry-After
 //	INTERNAL, UNKNOWN, DATA_LOSS, anything else                    500   INTERNAL, generic detail
 //
-// "Reason" is the google.rpc.ErrorInfo reason when it is UPPER_SNAKE. The
+// "Reason" is the google.rpc.ErrorInfo reason when it is one of Codes (a
+// portico.type.v1.Reason or a code of the edge's catalogue); any other
+// reason (a newer service's, an injected fault's FAULT_INJECTED) leaves the
+// row's code, so every problem's code is in Codes and its type URI has a
+// page. The
 // services' reasons, and the HTTP status of the FAILED_PRECONDITION ones
 // that are not 409 (http_status), are defined once in the proto enum
 // portico.type.v1.Reason; the README's table of reasons is generated from

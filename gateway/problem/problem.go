@@ -12,8 +12,10 @@ import (
 // ContentType is the media type of every problem body (RFC 9457 section 3).
 const ContentType = "application/problem+json"
 
-// TypeBase prefixes every problem type URI.
-const TypeBase = "https://portico.dev/problems/"
+// TypeBase prefixes every problem type URI: a path-absolute reference that
+// a client resolves against the request URI, so it names the edge's own
+// page of the problem type (package doc: The type URI).
+const TypeBase = "/problems/"
 
 // FieldViolation is one bad field of a request.
 type FieldViolation struct {
@@ -68,9 +70,15 @@ func build(code string, status int, title, detail string) *Problem {
 	}
 }
 
-// TypeURI returns the problem type URI of code.
+// TypeURI returns the problem type URI of code: TypeBase and Slug(code).
 func TypeURI(code string) string {
-	return TypeBase + strings.ToLower(strings.ReplaceAll(code, "_", "-"))
+	return TypeBase + Slug(code)
+}
+
+// Slug returns code in lower kebab case, the last segment of its type URI
+// (UPSTREAM_TIMEOUT -> upstream-timeout).
+func Slug(code string) string {
+	return strings.ToLower(strings.ReplaceAll(code, "_", "-"))
 }
 
 // Write sends p as the response: Content-Type application/problem+json,

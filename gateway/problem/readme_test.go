@@ -24,14 +24,6 @@ const (
 	errorTableTop = "| gRPC status (upstream or local)"
 )
 
-// reasonStatus is the HTTP status the edge answers for reason r.
-func reasonStatus(r typev1.Reason) int {
-	if s := rpcerr.ReasonHTTPStatus(r); s != 0 {
-		return s
-	}
-	return table[rpcerr.ReasonCode(r)].status
-}
-
 // reasonComments reads each Reason value's leading comment from the proto.
 func reasonComments(t *testing.T) map[string]string {
 	t.Helper()

@@ -35,7 +35,7 @@ func (f Facts) Answered() bool { return f.Header || f.Trailer }
 type row struct {
 	status int
 	code   string // the problem code, unless the reason replaces it
-	reason bool   // an UPPER_SNAKE ErrorInfo reason becomes the code
+	reason bool   // an ErrorInfo reason that is one of Codes becomes the code
 	refine func(p *Problem, d details, f Facts)
 }
 
@@ -69,7 +69,7 @@ func FromStatus(st *status.Status, f Facts) *Problem {
 	}
 	d := detailsOf(st)
 	code := r.code
-	if r.reason && validCode(d.reason) {
+	if r.reason && isCode(d.reason) {
 		code = d.reason
 	}
 	p := build(code, r.status, "", st.Message())
@@ -168,7 +168,7 @@ func unavailable(p *Problem, d details, f Facts) {
 	case !f.Answered():
 		*p = *build(CodeUpstreamUnavailable, http.StatusBadGateway, "",
 			fmt.Sprintf("The gateway could not reach the %s service.", upstream))
-	case d.reason != "":
+	case isCode(d.reason):
 		// A live upstream said why: something behind it is down (the order
 		// service's INVENTORY_UNAVAILABLE). Name that, not the upstream.
 		p.Detail = fmt.Sprintf("The %s service is up but a service it depends on is unavailable (%s).", f.Upstream, d.reason)
@@ -238,16 +238,11 @@ func detailsOf(st *status.Status) details {
 	return d
 }
 
-// validCode reports whether s is UPPER_SNAKE, 1-64 characters.
-func validCode(s string) bool {
-	if s == "" || len(s) > 64 || s[0] < 'A' || s[0] > 'Z' {
-		return false
+// isCode reports whether s is one of Codes.
+func isCode(s string) bool {
+	if _, ok := catalogue[s]; ok {
+		return true
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
+	_, ok := rpcerr.ParseReason(s)
+	return ok
 }

@@ -68,11 +68,12 @@ func TestFromStatus(t *testing.T) {
 		{"invalid total", st(codes.FailedPrecondition, info("INVALID_TOTAL")), trailersOnly, 422, "INVALID_TOTAL", 0, "", false},
 		{"key missing", st(codes.InvalidArgument, info("IDEMPOTENCY_KEY_MISSING")), trailersOnly, 400, "IDEMPOTENCY_KEY_MISSING", 0, "", false},
 		{"order not cancellable", st(codes.FailedPrecondition, info("ORDER_NOT_CANCELLABLE")), trailersOnly, 409, "ORDER_NOT_CANCELLABLE", 0, "", false},
-		{"unknown reason", st(codes.FailedPrecondition, info("SOMETHING_NEW")), trailersOnly, 409, "SOMETHING_NEW", 0, "", false},
+		{"unknown reason", st(codes.FailedPrecondition, info("SOMETHING_NEW")), trailersOnly, 409, "FAILED_PRECONDITION", 0, "", false},
+		{"injected fault stands for the bare code", st(codes.NotFound, info("FAULT_INJECTED")), trailersOnly, 404, "NOT_FOUND", 0, "", false},
 		{"failed precondition default", st(codes.FailedPrecondition), trailersOnly, 409, "FAILED_PRECONDITION", 0, "", false},
 		{"quota with retry info", st(codes.ResourceExhausted, retry(1100*time.Millisecond)), answered, 429, "RESOURCE_EXHAUSTED", 2, "", false},
 		{"quota failure", st(codes.ResourceExhausted, quota()), trailersOnly, 429, "RESOURCE_EXHAUSTED", 1, "", false},
-		{"quota failure with reason", st(codes.ResourceExhausted, info("DAILY_LIMIT"), quota()), trailersOnly, 429, "DAILY_LIMIT", 1, "", false},
+		{"quota failure with unknown reason", st(codes.ResourceExhausted, info("DAILY_LIMIT"), quota()), trailersOnly, 429, "RESOURCE_EXHAUSTED", 1, "", false},
 		{"upstream refused to send, trailers-only", st(codes.ResourceExhausted), trailersOnly, 503, "MESSAGE_TOO_LARGE", 0, "", true},
 		{"response too large", st(codes.ResourceExhausted), Facts{Upstream: "order", Header: true}, 503, "MESSAGE_TOO_LARGE", 0, "", true},
 		{"request too large", st(codes.ResourceExhausted), silent, 503, "MESSAGE_TOO_LARGE", 0, "", true},
@@ -137,7 +138,7 @@ func TestWrite(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
-	wantBody := `{"type":"https://portico.dev/problems/method-not-allowed","title":"Method not allowed","status":405,"detail":"no <b>","code":"METHOD_NOT_ALLOWED","retryAfter":2}` + "\n"
+	wantBody := `{"type":"/problems/method-not-allowed","title":"Method not allowed","status":405,"detail":"no <b>","code":"METHOD_NOT_ALLOWED","retryAfter":2}` + "\n"
 	if rec.Code != http.StatusMethodNotAllowed || rec.Body.String() != wantBody {
 		t.Errorf("Write() = %d %s, want 405 %s", rec.Code, rec.Body, wantBody)
 	}

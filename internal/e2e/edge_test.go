@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -83,6 +84,7 @@ func startEdge(t testing.TB, c *cluster, upstreamYAML string, perUpstream map[st
 
 // reply is one HTTP exchange's outcome.
 type reply struct {
+	url     string // the request's
 	status  int
 	header  http.Header
 	body    []byte
@@ -120,7 +122,7 @@ func call(t testing.TB, method, url, token, body string, headers ...string) repl
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	r := reply{status: resp.StatusCode, header: resp.Header, body: b}
+	r := reply{url: url, status: resp.StatusCode, header: resp.Header, body: b}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
 		if err := json.Unmarshal(b, &r.problem); err != nil {
 			t.Errorf("%s %s: problem body is not JSON: %q", method, url, b)
@@ -148,6 +150,26 @@ func checkProblem(t testing.TB, r reply, path string) {
 	}
 	if tid := r.header.Get("X-Trace-Id"); tid == "" || r.problem["traceId"] != tid {
 		t.Errorf("traceId %v does not match X-Trace-Id %q", r.problem["traceId"], tid)
+	}
+	checkTypeResolves(t, r)
+}
+
+// checkTypeResolves asserts that the problem's type, resolved against the
+// request URL (RFC 9457 section 3.1.1), is a page the edge serves to anyone.
+func checkTypeResolves(t testing.TB, r reply) {
+	t.Helper()
+	typ, _ := r.problem["type"].(string)
+	base, err := neturl.Parse(r.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := neturl.Parse(typ)
+	if err != nil || !strings.HasPrefix(typ, "/problems/") {
+		t.Fatalf("type %q, want /problems/<slug>", typ)
+	}
+	page := call(t, http.MethodGet, base.ResolveReference(ref).String(), "", "")
+	if page.status != http.StatusOK || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") {
+		t.Errorf("type %q: GET %s = %d %q, want 200 text/html", typ, base.ResolveReference(ref), page.status, page.header.Get("Content-Type"))
 	}
 }
 

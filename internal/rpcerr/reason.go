@@ -47,6 +47,14 @@ func ReasonHTTPStatus(r typev1.Reason) int {
 	return int(s)
 }
 
+// ReasonDoc returns r's doc option: what r means to a client, what to do
+// and whether to retry; "" for a Reason whose text the edge's own catalogue
+// holds.
+func ReasonDoc(r typev1.Reason) string {
+	s, _ := proto.GetExtension(reasonOptions(r), typev1.E_Doc).(string)
+	return s
+}
+
 // reasonOptions returns r's options; none for a number outside the enum.
 func reasonOptions(r typev1.Reason) proto.Message {
 	v := r.Descriptor().Values().ByNumber(r.Number())

@@ -30,8 +30,9 @@ const (
 //
 // Each value states the gRPC code it is sent with (grpc_code) and, where the
 // REST edge does not answer that code's usual HTTP status, the status it
-// answers instead (http_status). The README's table of reasons is generated
-// from this enum.
+// answers instead (http_status), and what a client should make of it (doc,
+// shown on the edge's /problems pages). The README's table of reasons is
+// generated from this enum.
 type Reason int32
 
 const (
@@ -199,6 +200,14 @@ var file_portico_type_v1_reason_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "varint,50702,opt,name=http_status",
 		Filename:      "portico/type/v1/reason.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         50703,
+		Name:          "portico.type.v1.doc",
+		Tag:           "bytes,50703,opt,name=doc",
+		Filename:      "portico/type/v1/reason.proto",
+	},
 }
 
 // Extension fields to descriptorpb.EnumValueOptions.
@@ -213,44 +222,52 @@ var (
 	//
 	// optional int32 http_status = 50702;
 	E_HttpStatus = &file_portico_type_v1_reason_proto_extTypes[1]
+	// The client's explanation of a Reason, shown on the edge's page of its
+	// problem type (/problems/<reason in kebab case>): what it means, what to
+	// do, and whether to retry. A Reason that is also one of the edge's own
+	// codes (PERMISSION_DENIED, IDEMPOTENCY_KEY_MISSING) leaves it empty:
+	// the edge's catalogue holds that text.
+	//
+	// optional string doc = 50703;
+	E_Doc = &file_portico_type_v1_reason_proto_extTypes[2]
 )
 
 var File_portico_type_v1_reason_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xbd\n" +
-	"\n" +
+	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xf8!\n" +
 	"\x06Reason\x12\x16\n" +
-	"\x12REASON_UNSPECIFIED\x10\x00\x12(\n" +
-	"\x15REASON_ITEM_NOT_FOUND\x10\x01\x1a\r\xea\xe0\x18\tNOT_FOUND\x122\n" +
-	"\x1aREASON_ITEM_ALREADY_EXISTS\x10\x02\x1a\x12\xea\xe0\x18\x0eALREADY_EXISTS\x126\n" +
-	"\x19REASON_INSUFFICIENT_STOCK\x10\x03\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION\x12/\n" +
-	"\x1cREASON_RESERVATION_NOT_FOUND\x10\x04\x1a\r\xea\xe0\x18\tNOT_FOUND\x128\n" +
-	"\x1bREASON_RESERVATION_RELEASED\x10\x05\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION\x129\n" +
-	"\x1cREASON_RESERVATION_COMMITTED\x10\x06\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION\x12?\n" +
-	"\x1dREASON_IDEMPOTENCY_KEY_REUSED\x10\a\x1a\x1c\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\x120\n" +
-	"\x15REASON_ADMIN_REQUIRED\x10\b\x1a\x15\xea\xe0\x18\x11PERMISSION_DENIED\x12+\n" +
-	"\x18REASON_PAYMENT_NOT_FOUND\x10\t\x1a\r\xea\xe0\x18\tNOT_FOUND\x128\n" +
+	"\x12REASON_UNSPECIFIED\x10\x00\x12\xd2\x01\n" +
+	"\x15REASON_ITEM_NOT_FOUND\x10\x01\x1a\xb6\x01\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18\xa4\x01No inventory item has the SKU (in the path, or in an order line: the order is then stored FAILED). Check the SKU against GET /api/inventory. Do not retry unchanged.\x12\xb8\x01\n" +
+	"\x1aREASON_ITEM_ALREADY_EXISTS\x10\x02\x1a\x97\x01\xea\xe0\x18\x0eALREADY_EXISTS\xfa\xe0\x18\x80\x01An item with this SKU exists already. Change it with PATCH /api/inventory/{sku} instead. Retrying the create fails the same way.\x12\xce\x01\n" +
+	"\x19REASON_INSUFFICIENT_STOCK\x10\x03\x1a\xae\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\x92\x01Not enough stock is available for a line of the order; the detail names the SKU. Order less. Retrying unchanged succeeds only once stock is added.\x12y\n" +
+	"\x1cREASON_RESERVATION_NOT_FOUND\x10\x04\x1aW\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18FNo stock reservation has the id. Check the id. Do not retry unchanged.\x12\xc4\x01\n" +
+	"\x1bREASON_RESERVATION_RELEASED\x10\x05\x1a\xa2\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\x86\x01The reservation was released (explicitly, or its time to live ran out) and cannot be committed. Reserve again. Do not retry unchanged.\x12\x94\x01\n" +
+	"\x1cREASON_RESERVATION_COMMITTED\x10\x06\x1ar\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18WThe reservation was committed (the stock is sold) and cannot be released. Do not retry.\x12\x85\x02\n" +
+	"\x1dREASON_IDEMPOTENCY_KEY_REUSED\x10\a\x1a\xe1\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xc0\x01The Idempotency-Key was used before for a different request. Send a new key with a new request; resend the same body with the same key only to replay the first outcome. Do not retry unchanged.\x12\x95\x01\n" +
+	"\x15REASON_ADMIN_REQUIRED\x10\b\x1az\xea\xe0\x18\x11PERMISSION_DENIED\xfa\xe0\x18aOnly an admin may change the inventory. Use an admin token. Retrying with this token fails again.\x12k\n" +
+	"\x18REASON_PAYMENT_NOT_FOUND\x10\t\x1aM\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18<No payment has the id. Check the id. Do not retry unchanged.\x128\n" +
 	"\x1eREASON_IDEMPOTENCY_KEY_MISSING\x10\n" +
-	"\x1a\x14\xea\xe0\x18\x10INVALID_ARGUMENT\x128\n" +
-	"\x1bREASON_PAYMENT_NOT_CAPTURED\x10\v\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION\x127\n" +
-	"\x1dREASON_UNKNOWN_PAYMENT_METHOD\x10\f\x1a\x14\xea\xe0\x18\x10INVALID_ARGUMENT\x126\n" +
-	"\x19REASON_ORDER_ALREADY_PAID\x10\r\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION\x126\n" +
-	"\x1dREASON_UNAUTHENTICATED_CALLER\x10\x0e\x1a\x13\xea\xe0\x18\x0fUNAUTHENTICATED\x12)\n" +
-	"\x16REASON_ORDER_NOT_FOUND\x10\x0f\x1a\r\xea\xe0\x18\tNOT_FOUND\x129\n" +
-	"\x1cREASON_ORDER_NOT_CANCELLABLE\x10\x10\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION\x123\n" +
-	"\x18REASON_PERMISSION_DENIED\x10\x11\x1a\x15\xea\xe0\x18\x11PERMISSION_DENIED\x121\n" +
-	"\x1cREASON_INVENTORY_UNAVAILABLE\x10\x12\x1a\x0f\xea\xe0\x18\vUNAVAILABLE\x12/\n" +
-	"\x1aREASON_PAYMENT_UNAVAILABLE\x10\x13\x1a\x0f\xea\xe0\x18\vUNAVAILABLE\x129\n" +
-	"\x17REASON_PAYMENT_DECLINED\x10\x14\x1a\x1c\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\x127\n" +
-	"\x1aREASON_RESERVATION_EXPIRED\x10\x15\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION\x126\n" +
-	"\x14REASON_INVALID_TOTAL\x10\x16\x1a\x1c\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\x12@\n" +
-	"\x1eREASON_INVALID_PAYMENT_REQUEST\x10\x17\x1a\x1c\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\x125\n" +
-	"\x18REASON_UPSTREAM_REJECTED\x10\x18\x1a\x17\xea\xe0\x18\x13FAILED_PRECONDITION:@\n" +
+	"\x1a\x14\xea\xe0\x18\x10INVALID_ARGUMENT\x12\x97\x01\n" +
+	"\x1bREASON_PAYMENT_NOT_CAPTURED\x10\v\x1av\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18[Only a captured payment can be refunded. Read the payment's status. Do not retry unchanged.\x12\xa8\x01\n" +
+	"\x1dREASON_UNKNOWN_PAYMENT_METHOD\x10\f\x1a\x84\x01\xea\xe0\x18\x10INVALID_ARGUMENT\xfa\xe0\x18lThe payment method is not one the payment service knows. Use another payment method. Do not retry unchanged.\x12\xa2\x01\n" +
+	"\x19REASON_ORDER_ALREADY_PAID\x10\r\x1a\x82\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18gThe order has a captured payment already; nothing was charged. Read the order's payments. Do not retry.\x12\xa8\x01\n" +
+	"\x1dREASON_UNAUTHENTICATED_CALLER\x10\x0e\x1a\x84\x01\xea\xe0\x18\x0fUNAUTHENTICATED\xfa\xe0\x18mThe call reached the order service without a caller identity. Send a valid bearer token; retry only with one.\x12\x84\x01\n" +
+	"\x16REASON_ORDER_NOT_FOUND\x10\x0f\x1ah\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18WNo order has the id, or it is another customer's. Check the id. Do not retry unchanged.\x12\xe1\x01\n" +
+	"\x1cREASON_ORDER_NOT_CANCELLABLE\x10\x10\x1a\xbe\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xa2\x01The order cannot be cancelled in its status: a FAILED order never, a PENDING one not yet. Read the order; if it is PENDING, retry the cancel once it is CONFIRMED.\x123\n" +
+	"\x18REASON_PERMISSION_DENIED\x10\x11\x1a\x15\xea\xe0\x18\x11PERMISSION_DENIED\x12\xe4\x01\n" +
+	"\x1cREASON_INVENTORY_UNAVAILABLE\x10\x12\x1a\xc1\x01\xea\xe0\x18\vUNAVAILABLE\xfa\xe0\x18\xad\x01The order service is up but the inventory service behind it did not answer; nothing changed. Retry after the Retry-After seconds, with the same Idempotency-Key for a create.\x12\xe3\x01\n" +
+	"\x1aREASON_PAYMENT_UNAVAILABLE\x10\x13\x1a\xc2\x01\xea\xe0\x18\vUNAVAILABLE\xfa\xe0\x18\xae\x01The order service is up but the payment service behind it did not answer. Retry after the Retry-After seconds with the same Idempotency-Key, so the order is not placed twice.\x12\xec\x01\n" +
+	"\x17REASON_PAYMENT_DECLINED\x10\x14\x1a\xce\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xad\x01The payment was declined; the order is stored FAILED. Place a new order (a new Idempotency-Key) with another payment method. Retrying the same request gives the same answer.\x12\xc1\x01\n" +
+	"\x1aREASON_RESERVATION_EXPIRED\x10\x15\x1a\xa0\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\x84\x01The stock reservation expired before the order was confirmed; the order is FAILED. Retry as a new order, with a new Idempotency-Key.\x12\xe2\x01\n" +
+	"\x14REASON_INVALID_TOTAL\x10\x16\x1a\xc7\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xa6\x01The order's lines give no chargeable total (mixed currencies, an unpriced item, zero, an overflow, above the payment limit). Change the lines. Do not retry unchanged.\x12\xd0\x01\n" +
+	"\x1eREASON_INVALID_PAYMENT_REQUEST\x10\x17\x1a\xab\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\x8a\x01The payment service refused the charge as invalid (for example an unknown payment method). Fix the payment method. Do not retry unchanged.\x12\xe7\x01\n" +
+	"\x18REASON_UPSTREAM_REJECTED\x10\x18\x1a\xc8\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xac\x01A service behind the order service refused a step with an error the order has no rule for; the detail names it. Do not retry unchanged; quote the traceId when reporting it.:@\n" +
 	"\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\x8d\x8c\x03 \x01(\tR\bgrpcCode:D\n" +
 	"\vhttp_status\x12!.google.protobuf.EnumValueOptions\x18\x8e\x8c\x03 \x01(\x05R\n" +
-	"httpStatusB?Z=github.com/portico-gateway/portico/gen/portico/type/v1;typev1b\x06proto3"
+	"httpStatus:5\n" +
+	"\x03doc\x12!.google.protobuf.EnumValueOptions\x18\x8f\x8c\x03 \x01(\tR\x03docB?Z=github.com/portico-gateway/portico/gen/portico/type/v1;typev1b\x06proto3"
 
 var (
 	file_portico_type_v1_reason_proto_rawDescOnce sync.Once
@@ -272,10 +289,11 @@ var file_portico_type_v1_reason_proto_goTypes = []any{
 var file_portico_type_v1_reason_proto_depIdxs = []int32{
 	1, // 0: portico.type.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
 	1, // 1: portico.type.v1.http_status:extendee -> google.protobuf.EnumValueOptions
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	0, // [0:2] is the sub-list for extension extendee
+	1, // 2: portico.type.v1.doc:extendee -> google.protobuf.EnumValueOptions
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	0, // [0:3] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -291,7 +309,7 @@ func file_portico_type_v1_reason_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_portico_type_v1_reason_proto_rawDesc), len(file_portico_type_v1_reason_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   0,
-			NumExtensions: 2,
+			NumExtensions: 3,
 			NumServices:   0,
 		},
 		GoTypes:           file_portico_type_v1_reason_proto_goTypes,
