@@ -72,7 +72,7 @@ func addShared(doc *openapi3.T) {
 		},
 	})
 	c.Headers = openapi3.Headers{
-		"XTraceId": header("The request's trace id, also the problem's traceId.", "string"),
+		"XTraceId":   header("The request's trace id, also the problem's traceId.", "string"),
 		"RetryAfter": header("Seconds to wait before retrying.", "integer"),
 		"Location":   header("Path of the created resource.", "string"),
 		"IdempotentReplayed": {Value: &openapi3.Header{Parameter: openapi3.Parameter{

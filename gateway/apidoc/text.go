@@ -5,12 +5,13 @@ import (
 	"unicode"
 )
 
-// clean undoes the proto comment's indentation that the generator keeps:
-// every line is trimmed, blank lines stay as paragraph breaks.
+// clean drops the space after "//" that the generator keeps at the start
+// of every comment line but the first; deeper indentation (a table in a
+// comment) stays.
 func clean(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
+		lines[i] = strings.TrimRight(strings.TrimPrefix(l, " "), " ")
 	}
 	return strings.Join(lines, "\n")
 }
