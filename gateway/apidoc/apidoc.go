@@ -23,8 +23,10 @@ type Options struct {
 	// License is the SPDX identifier of the API's license and LicenseURL
 	// its text.
 	License, LicenseURL string
-	// Server is the base URL a client calls.
-	Server string
+	// Contact names who answers for the API and where (a URL).
+	Contact, ContactURL string
+	// Host is the default of the server URL's {host} variable.
+	Host string
 }
 
 // Build returns the finished document, as indented JSON, from the OpenAPI 3
@@ -43,8 +45,16 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	doc.Info = &openapi3.Info{
 		Title: o.Title, Version: o.Version, Description: o.Description,
 		License: &openapi3.License{Name: o.License, URL: o.LicenseURL},
+		Contact: &openapi3.Contact{Name: o.Contact, URL: o.ContactURL},
 	}
-	doc.Servers = openapi3.Servers{{URL: o.Server, Description: "portico dev (the default edge port)"}}
+	doc.Servers = openapi3.Servers{{
+		URL:         "{scheme}://{host}",
+		Description: "The edge; `portico dev` listens on " + o.Host + ".",
+		Variables: map[string]*openapi3.ServerVariable{
+			"scheme": {Enum: []string{"http", "https"}, Default: "http"},
+			"host":   {Default: o.Host, Description: "Host and port of the edge."},
+		},
+	}}
 	if doc.Components == nil {
 		doc.Components = &openapi3.Components{}
 	}
@@ -208,7 +218,9 @@ var Defaults = Options{
 	Description: "The REST/JSON edge of Portico. Every /api operation needs a bearer token; every error is an RFC 9457 problem (application/problem+json) with a stable code and the traceId.",
 	License:     "Apache-2.0",
 	LicenseURL:  "https://www.apache.org/licenses/LICENSE-2.0",
-	Server:      "http://localhost:43100",
+	Contact:     "Portico maintainers",
+	ContactURL:  "https://github.com/portico-gateway/portico",
+	Host:        "localhost:43100",
 }
 
 // Validate loads doc, resolving every $ref, and validates it as OpenAPI 3.0.
