@@ -25,7 +25,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files) error {
 		return fmt.Errorf("%s has no row in apidoc.Operations", fullName(md))
 	}
 	op.OperationID = lowerCamel(string(md.Name()))
-	op.Description = clean(op.Description)
+	op.Description = restText(fullName(md), clean(op.Description))
 	op.Summary = summary(op.Description)
 	for _, p := range op.Parameters {
 		if p.Value == nil {
