@@ -169,10 +169,10 @@ func TestGenerated(t *testing.T) {
 
 func TestBuildRejects(t *testing.T) {
 	for name, in := range map[string]string{
-		"not a document": "{",
-		"swagger 2":      `{"swagger":"2.0","info":{"title":"x","version":"1"},"paths":{}}`,
-		"no paths":       `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{}}`,
-		"unknown rpc": `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{"/x":{"get":{"operationId":"NoService_Nothing","responses":{"200":{"description":"OK"}}}}}}`,
+		"not a document":  "{",
+		"swagger 2":       `{"swagger":"2.0","info":{"title":"x","version":"1"},"paths":{}}`,
+		"no paths":        `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{}}`,
+		"unknown rpc":     `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{"/x":{"get":{"operationId":"NoService_Nothing","responses":{"200":{"description":"OK"}}}}}}`,
 		"bad operationId": `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{"/x":{"get":{"operationId":"nounderscore","responses":{"200":{"description":"OK"}}}}}}`,
 	} {
 		if _, err := Build([]byte(in), protoregistry.GlobalFiles, Defaults); err == nil {
