@@ -3,11 +3,13 @@ package apidoc
 import (
 	"bytes"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -177,6 +179,34 @@ func TestBuildRejects(t *testing.T) {
 	} {
 		if _, err := Build([]byte(in), protoregistry.GlobalFiles, Defaults); err == nil {
 			t.Errorf("Build(%s) = nil error", name)
+		}
+	}
+}
+
+// TestProblemSchema: the problems the edge writes, for every code it has,
+// are valid under the published Problem schema.
+func TestProblemSchema(t *testing.T) {
+	_, out := build(t)
+	doc, err := openapi3.NewLoader().LoadFromData(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := doc.Components.Schemas["Problem"].Value
+	for code := range problem.Catalogue() {
+		p := problem.New(code, "detail")
+		p.TraceID = "abc"
+		p.Errors = []problem.FieldViolation{{Field: "lines[0].sku", Pointer: "#/lines/0/sku", Detail: "bad"}}
+		rec := httptest.NewRecorder()
+		p.Write(rec)
+		if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, problemMedia) {
+			t.Errorf("%s: Content-Type %q", code, ct)
+		}
+		var v any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.VisitJSON(v); err != nil {
+			t.Errorf("%s: problem %s does not fit the schema: %v", code, rec.Body, err)
 		}
 	}
 }

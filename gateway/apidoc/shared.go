@@ -115,7 +115,7 @@ func problemSchema() *openapi3.Schema {
 	return &openapi3.Schema{
 		Type:        &openapi3.Types{"object"},
 		Description: "RFC 9457 problem details with Portico's extension members.",
-		Required:    []string{"type", "title", "status", "code", "traceId"},
+		Required:    []string{"type", "title", "status", "code"},
 		Properties: openapi3.Schemas{
 			"type":     {Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, Format: "uri", Description: "URI of the problem type.", Example: "https://portico.dev/problems/upstream-timeout"}},
 			"title":    str("Short summary of the problem type."),
