@@ -95,6 +95,7 @@ func TestBuild(t *testing.T) {
 		{"problem json absent", []string{"components", "responses", "NotFound", "content", "application/json"}, nil},
 		{"retry after 503", []string{"components", "responses", "ServiceUnavailable", "headers", "Retry-After", "$ref"}, "#/components/headers/RetryAfter"},
 		{"retry after 429", []string{"components", "responses", "TooManyRequests", "headers", "Retry-After", "$ref"}, "#/components/headers/RetryAfter"},
+		{"challenge on 401", []string{"components", "responses", "Unauthorized", "headers", "WWW-Authenticate", "$ref"}, "#/components/headers/WWWAuthenticate"},
 		{"no retry after 504", []string{"components", "responses", "GatewayTimeout", "headers", "Retry-After"}, nil},
 		{"bearer", []string{"components", "securitySchemes", "bearer", "scheme"}, "bearer"},
 	}

@@ -72,9 +72,10 @@ func addShared(doc *openapi3.T) {
 		},
 	})
 	c.Headers = openapi3.Headers{
-		"XTraceId":   header("The request's trace id, also the problem's traceId.", "string"),
-		"RetryAfter": header("Seconds to wait before retrying.", "integer"),
-		"Location":   header("Path of the created resource.", "string"),
+		"XTraceId":        header("The request's trace id, also the problem's traceId.", "string"),
+		"RetryAfter":      header("Seconds to wait before retrying.", "integer"),
+		"WWWAuthenticate": header(`The challenge: Bearer realm="portico".`, "string"),
+		"Location":        header("Path of the created resource.", "string"),
 		"IdempotentReplayed": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
 			Description: "true when the answer replays an earlier request with the same Idempotency-Key.",
 			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"true"}}),
@@ -85,6 +86,9 @@ func addShared(doc *openapi3.T) {
 		h := openapi3.Headers{"X-Trace-Id": {Ref: "#/components/headers/XTraceId"}}
 		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 			h["Retry-After"] = &openapi3.HeaderRef{Ref: "#/components/headers/RetryAfter"}
+		}
+		if status == http.StatusUnauthorized {
+			h["WWW-Authenticate"] = &openapi3.HeaderRef{Ref: "#/components/headers/WWWAuthenticate"}
 		}
 		c.Responses[responseName(status)] = &openapi3.ResponseRef{Value: &openapi3.Response{
 			Description: openapi3.Ptr(text),
