@@ -1,12 +1,12 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -21,7 +21,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/gateway/apidoc"
 	"github.com/portico-gateway/portico/gateway/health"
+	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
 
@@ -208,54 +210,54 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestOpenAPI: /openapi.json serves the generated document as is.
 func TestOpenAPI(t *testing.T) {
 	h := newHarness(t, setup{})
 	r := h.do("GET", "/openapi.json", "", "")
 	if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("/openapi.json = %d %s", r.status, r.header.Get("Content-Type"))
 	}
+	if !bytes.Equal(r.body, genopenapi.JSON) {
+		t.Errorf("/openapi.json differs from gen/openapi/openapi.json: the edge must not rewrite it")
+	}
 	var doc struct {
-		Paths map[string]map[string]struct {
-			Responses map[string]struct {
-				Ref     string         `json:"$ref"`
-				Headers map[string]any `json:"headers"`
-			} `json:"responses"`
+		OpenAPI string `json:"openapi"`
+		Paths   map[string]map[string]struct {
+			OperationID string `json:"operationId"`
 		} `json:"paths"`
-		Definitions map[string]struct {
-			Enum []string `json:"enum"`
-		} `json:"definitions"`
-		SecurityDefinitions map[string]any `json:"securityDefinitions"`
-		Security            []any          `json:"security"`
 	}
 	if err := json.Unmarshal(r.body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if out := os.Getenv("PORTICO_OPENAPI_OUT"); out != "" { // for npx @redocly/cli lint
-		if err := os.WriteFile(out, r.body, 0o644); err != nil {
-			t.Fatal(err)
+	if doc.OpenAPI != "3.0.3" || doc.Paths["/api/orders"]["post"].OperationID != "createOrder" {
+		t.Errorf("/openapi.json: openapi %q, POST /api/orders operationId %q", doc.OpenAPI, doc.Paths["/api/orders"]["post"].OperationID)
+	}
+}
+
+// TestOpenAPIOperations: every route the edge serves has its row in
+// apidoc.Operations, and the row says what the edge does: 201 with
+// Location exactly where behaviours has a location, Idempotency-Key
+// exactly where the edge requires it.
+func TestOpenAPIOperations(t *testing.T) {
+	h := newHarness(t, setup{})
+	seen := map[string]bool{}
+	for _, r := range h.srv.table.Routes() {
+		seen[r.RPC] = true
+		row, ok := apidoc.Operations[r.RPC]
+		if !ok {
+			t.Errorf("%s has no row in apidoc.Operations", r.RPC)
+			continue
+		}
+		b := behaviours[r.RPC]
+		if row.Created != (b.location != "") || row.IdempotencyKey != b.idempotencyKey {
+			t.Errorf("%s: apidoc row created=%v idempotencyKey=%v, edge location=%q idempotencyKey=%v",
+				r.RPC, row.Created, row.IdempotencyKey, b.location, b.idempotencyKey)
 		}
 	}
-	create := doc.Paths["/api/orders"]["post"].Responses
-	if _, ok := create["201"].Headers["Location"]; !ok {
-		t.Errorf("POST /api/orders 201 has no Location header: %v", create)
-	}
-	if _, ok := create["200"]; ok {
-		t.Errorf("POST /api/orders still documents 200")
-	}
-	if create["401"].Ref != "#/responses/Unauthorized" || create["default"].Ref != "#/responses/Problem" {
-		t.Errorf("POST /api/orders problem responses = %v", create)
-	}
-	if _, ok := doc.Paths["/api/inventory/{item.sku}"]; ok {
-		t.Errorf("/api/inventory/{item.sku} not merged into /api/inventory/{sku}")
-	}
-	if _, ok := doc.Paths["/api/inventory/{sku}"]["patch"]; !ok {
-		t.Errorf("PATCH /api/inventory/{sku} missing")
-	}
-	if _, ok := doc.Definitions["Problem"]; !ok || doc.SecurityDefinitions["bearer"] == nil || len(doc.Security) != 1 {
-		t.Errorf("Problem schema or bearer security missing")
-	}
-	if got := doc.Definitions["v1OrderStatus"].Enum; len(got) == 0 || got[0] != "PENDING" {
-		t.Errorf("v1OrderStatus enum = %v, want short names", got)
+	for rpc := range apidoc.Operations {
+		if !seen[rpc] {
+			t.Errorf("apidoc.Operations row %s is not a route", rpc)
+		}
 	}
 }
 

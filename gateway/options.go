@@ -63,8 +63,8 @@ func WithRegistry(r *prometheus.Registry) Option { return func(o *options) { o.r
 // WithAuthenticator replaces the static tokens of Config.Auth.
 func WithAuthenticator(a Authenticator) Option { return func(o *options) { o.authenticator = a } }
 
-// WithOpenAPI sets the generated OpenAPI v2 document served, post-processed,
-// at /openapi.json; the default is gen/openapi.JSON.
+// WithOpenAPI sets the OpenAPI document served as is at /openapi.json; the
+// default is gen/openapi.JSON, finished by make generate.
 func WithOpenAPI(doc []byte) Option { return func(o *options) { o.openAPI = doc } }
 
 // DialOptions are what every upstream connection needs besides its

@@ -17,10 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc"
 
-	"github.com/portico-gateway/portico/gateway/apidoc"
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/health"
-	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
@@ -101,8 +99,8 @@ func (s *Server) build(o options) error {
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
 	}
-	if s.openAPI, err = s.buildOpenAPI(o.openAPI); err != nil {
-		return err
+	if s.openAPI = o.openAPI; s.openAPI == nil {
+		s.openAPI = genopenapi.JSON
 	}
 	s.ops = s.opsHandlers()
 	if s.problems, err = renderProblemPages(); err != nil {
@@ -155,42 +153,6 @@ func (s *Server) dial(ctx context.Context, o options) error {
 	}
 	s.health = health.NewChecker("api-gateway", deps, s.cfg.Health.Timeout)
 	return nil
-}
-
-// buildOpenAPI post-processes the generated document for /openapi.json.
-func (s *Server) buildOpenAPI(doc []byte) ([]byte, error) {
-	if doc == nil {
-		doc = genopenapi.JSON
-	}
-	o := apidoc.Options{
-		Title:       "Portico API",
-		Version:     "v1",
-		Description: "The REST/JSON edge of Portico. Every /api operation needs a bearer token; every error is an RFC 9457 problem (application/problem+json) with a stable code and the traceId.",
-	}
-	for _, r := range s.table.Routes() {
-		ep := s.endpoints[r]
-		o.Operations = append(o.Operations, apidoc.Operation{
-			Method: r.Method, Path: r.Pattern, Created: ep.location != nil, IdempotencyKey: ep.idempotencyKey,
-		})
-		if ep.output != nil {
-			o.Renames = merge(o.Renames, jsonwire.Renames(r.Input, ep.output))
-		}
-	}
-	out, err := apidoc.Build(doc, o)
-	if err != nil {
-		return nil, fmt.Errorf("gateway: openapi: %w", err)
-	}
-	return out, nil
-}
-
-func merge(a, b map[string]string) map[string]string {
-	if a == nil {
-		a = map[string]string{}
-	}
-	for k, v := range b {
-		a[k] = v
-	}
-	return a
 }
 
 // Handler returns the edge's HTTP handler.

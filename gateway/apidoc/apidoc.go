@@ -1,230 +1,236 @@
 package apidoc
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/portico-gateway/portico/gateway/apidoc/rules"
+	"github.com/portico-gateway/portico/gateway/jsonwire"
 )
 
-// Operation describes what the edge does to one HTTP binding.
-type Operation struct {
-	// Method and Path identify the binding as the proto declares it, e.g.
-	// "POST" and "/api/orders".
-	Method, Path string
-	// Created: the edge answers 201 with a Location header.
-	Created bool
-	// IdempotencyKey: the edge requires and forwards Idempotency-Key and
-	// may answer Idempotent-Replayed: true.
-	IdempotencyKey bool
-}
-
-// Options says what to add.
+// Options says what goes into info and servers.
 type Options struct {
-	// Title and Version go into info; empty keeps the generated ones.
 	Title, Version, Description string
-	// Operations lists the bindings that differ from plain 200 JSON.
-	Operations []Operation
-	// Renames maps full enum value names to the names on the wire.
-	Renames map[string]string
+	// License is the SPDX identifier of the API's license and LicenseURL
+	// its text.
+	License, LicenseURL string
+	// Contact names who answers for the API and where (a URL).
+	Contact, ContactURL string
+	// Host is the default of the server URL's {host} variable.
+	Host string
 }
 
-type object = map[string]any
-
-// Build returns the document to serve.
-func Build(swagger []byte, o Options) ([]byte, error) {
-	var doc object
-	dec := json.NewDecoder(bytes.NewReader(swagger))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("apidoc: generated document is not JSON: %w", err)
+// Build returns the finished document, as indented JSON, from the OpenAPI 3
+// document (YAML or JSON) protoc-gen-openapi generated from the protos whose
+// descriptors files holds. It fails when the result is not a valid OpenAPI
+// 3.0 document or an operation has no row in Operations.
+func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(generated)
+	if err != nil {
+		return nil, fmt.Errorf("apidoc: generated document: %w", err)
 	}
-	if doc["swagger"] != "2.0" {
-		return nil, errors.New("apidoc: want an OpenAPI (swagger) 2.0 document")
+	if !strings.HasPrefix(doc.OpenAPI, "3.0") || doc.Paths == nil || doc.Paths.Len() == 0 {
+		return nil, errors.New("apidoc: want an OpenAPI 3.0 document with paths")
 	}
-	paths, _ := doc["paths"].(object)
-	if paths == nil {
-		return nil, errors.New("apidoc: document has no paths")
+	doc.OpenAPI = "3.0.3"
+	doc.Info = &openapi3.Info{
+		Title: o.Title, Version: o.Version, Description: o.Description,
+		License: &openapi3.License{Name: o.License, URL: o.LicenseURL},
+		Contact: &openapi3.Contact{Name: o.Contact, URL: o.ContactURL},
 	}
-	addInfo(doc, o)
+	doc.Servers = openapi3.Servers{{
+		URL:         "{scheme}://{host}",
+		Description: "The edge; `portico dev` listens on " + o.Host + ".",
+		Variables: map[string]*openapi3.ServerVariable{
+			"scheme": {Enum: []string{"http", "https"}, Default: "http"},
+			"host":   {Default: o.Host, Description: "Host and port of the edge."},
+		},
+	}}
+	if doc.Components == nil {
+		doc.Components = &openapi3.Components{}
+	}
+	if doc.Components.Schemas == nil {
+		doc.Components.Schemas = openapi3.Schemas{}
+	}
+	for _, tag := range doc.Tags {
+		tag.Description = clean(tag.Description)
+	}
 	addShared(doc)
-	ops := map[string]Operation{}
-	for _, op := range o.Operations {
-		ops[strings.ToLower(op.Method)+" "+op.Path] = op
+	if err := schemas(doc, files); err != nil {
+		return nil, err
 	}
-	for path, item := range paths {
-		for method, op := range item.(object) {
-			if m, ok := op.(object); ok {
-				decorate(m, path, ops[method+" "+path])
+	if err := paths(doc, files); err != nil {
+		return nil, err
+	}
+	raw, err := doc.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	if err := Validate(raw); err != nil {
+		return nil, err
+	}
+	var v any // re-encode: sorted keys, indented, stable
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	out, err := json.MarshalIndent(v, "", "  ")
+	return append(out, '\n'), err
+}
+
+// schemas applies the rules and enum spellings of each component schema's
+// message.
+func schemas(doc *openapi3.T, files *protoregistry.Files) error {
+	byName := messages(files)
+	for name, ref := range doc.Components.Schemas {
+		mds := byName[name]
+		if len(mds) > 1 {
+			return fmt.Errorf("apidoc: schema %s names %d messages; give them distinct names", name, len(mds))
+		}
+		if len(mds) == 0 || ref.Value == nil {
+			continue
+		}
+		ref.Value.Description = clean(ref.Value.Description)
+		rules.Message(mds[0], ref.Value)
+		fields := mds[0].Fields()
+		for i := 0; i < fields.Len(); i++ {
+			fd := fields.Get(i)
+			if p := ref.Value.Properties[fd.JSONName()]; p != nil && p.Value != nil {
+				p.Value.Description = clean(p.Value.Description)
+				shortEnum(fd, p.Value)
 			}
 		}
+		sort.Strings(ref.Value.Required)
 	}
-	doc["paths"] = mergePaths(paths)
-	renameEnums(doc, o.Renames)
-	refSiblings(doc)
-	return json.MarshalIndent(doc, "", "  ")
+	return nil
 }
 
-func addInfo(doc object, o Options) {
-	info, _ := doc["info"].(object)
-	if info == nil {
-		info = object{}
+// shortEnum rewrites an enum property's values as the edge writes them.
+func shortEnum(fd protoreflect.FieldDescriptor, s *openapi3.Schema) {
+	ed := fd.Enum()
+	if ed == nil {
+		return
 	}
-	for k, v := range map[string]string{"title": o.Title, "version": o.Version, "description": o.Description} {
-		if v != "" {
-			info[k] = v
+	if fd.IsList() && s.Items != nil && s.Items.Value != nil {
+		s = s.Items.Value
+	}
+	for i, v := range s.Enum {
+		if n, ok := v.(string); ok {
+			s.Enum[i] = jsonwire.Short(ed, n)
 		}
 	}
-	doc["info"] = info
-	doc["produces"] = []any{"application/json", "application/problem+json"}
-	doc["consumes"] = []any{"application/json"}
+	if s.Format == "enum" {
+		s.Format = ""
+	}
 }
 
-// decorate adds security-independent responses and headers to one
-// operation.
-func decorate(op object, path string, x Operation) {
-	responses, _ := op["responses"].(object)
-	if responses == nil {
-		responses = object{}
-	}
-	if ok, has := responses["200"].(object); has && x.Created {
-		delete(responses, "200")
-		ok["description"] = "Created; Location names the new resource."
-		ok["headers"] = createdHeaders(x.IdempotencyKey)
-		responses["201"] = ok
-	}
-	for _, code := range []string{"400", "401", "403", "404", "502", "503", "504", "default"} {
-		if _, has := responses[code]; !has && (code != "404" || strings.Contains(path, "{")) {
-			responses[code] = object{"$ref": "#/responses/" + responseName[code]}
-		}
-	}
-	op["responses"] = responses
-	params, _ := op["parameters"].([]any)
-	params = append(params, object{"$ref": "#/parameters/TraceId"}, object{"$ref": "#/parameters/GrpcTimeout"})
-	if x.IdempotencyKey {
-		params = append(params, object{"$ref": "#/parameters/IdempotencyKey"})
-	}
-	op["parameters"] = params
-}
-
-func createdHeaders(idempotent bool) object {
-	h := object{"Location": object{"type": "string", "description": "Path of the created resource."}}
-	if idempotent {
-		h["Idempotent-Replayed"] = object{"type": "string", "enum": []any{"true"},
-			"description": "Present when the answer replays an earlier request with the same Idempotency-Key."}
-	}
-	return h
-}
-
-var variable = regexp.MustCompile(`\{[^}]*\}`)
-
-// mergePaths merges paths that differ only in variable names, keeping the
-// name with the fewest dots ({sku} over {item.sku}) and renaming the path
-// parameters of the moved operations.
-func mergePaths(paths object) object {
-	groups := map[string][]string{}
-	for p := range paths {
-		k := variable.ReplaceAllString(p, "{}")
-		groups[k] = append(groups[k], p)
-	}
-	out := object{}
-	for _, ps := range groups {
-		sort.Slice(ps, func(i, j int) bool {
-			di, dj := strings.Count(ps[i], "."), strings.Count(ps[j], ".")
-			return di < dj || di == dj && ps[i] < ps[j]
-		})
-		target := ps[0]
-		merged := object{}
-		for _, p := range ps {
-			for method, op := range paths[p].(object) {
-				if m, ok := op.(object); ok && p != target {
-					renamePathParams(m, variable.FindAllString(p, -1), variable.FindAllString(target, -1))
-				}
-				merged[method] = op
+// messages indexes every message in files by its short name.
+func messages(files *protoregistry.Files) map[string][]protoreflect.MessageDescriptor {
+	out := map[string][]protoreflect.MessageDescriptor{}
+	var walk func(ms protoreflect.MessageDescriptors)
+	walk = func(ms protoreflect.MessageDescriptors) {
+		for i := 0; i < ms.Len(); i++ {
+			md := ms.Get(i)
+			if !strings.HasPrefix(string(md.FullName()), "google.") && !strings.HasPrefix(string(md.FullName()), "buf.") {
+				out[string(md.Name())] = append(out[string(md.Name())], md)
 			}
+			walk(md.Messages())
 		}
-		out[target] = merged
 	}
+	files.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		walk(f.Messages())
+		return true
+	})
 	return out
 }
 
-func renamePathParams(op object, from, to []string) {
-	params, _ := op["parameters"].([]any)
-	for _, p := range params {
-		m, ok := p.(object)
-		if !ok || m["in"] != "path" {
-			continue
-		}
-		for i := range from {
-			if "{"+fmt.Sprint(m["name"])+"}" == from[i] && i < len(to) {
-				m["name"] = strings.Trim(to[i], "{}")
+// method finds the RPC of a generated operationId, "OrderService_CreateOrder".
+func method(files *protoregistry.Files, opID string) (protoreflect.MethodDescriptor, error) {
+	svc, name, ok := strings.Cut(opID, "_")
+	if !ok {
+		return nil, fmt.Errorf("apidoc: operationId %q is not Service_Method", opID)
+	}
+	var found []protoreflect.MethodDescriptor
+	files.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		if sd := f.Services().ByName(protoreflect.Name(svc)); sd != nil {
+			if md := sd.Methods().ByName(protoreflect.Name(name)); md != nil {
+				found = append(found, md)
 			}
 		}
+		return true
+	})
+	if len(found) != 1 {
+		return nil, fmt.Errorf("apidoc: operationId %q matches %d RPCs", opID, len(found))
 	}
+	return found[0], nil
 }
 
-// renameEnums rewrites every all-string enum whose values are all renamed.
-func renameEnums(v any, renames map[string]string) {
-	switch t := v.(type) {
-	case object:
-		if vals, ok := t["enum"].([]any); ok && allRenamed(vals, renames) {
-			for i, x := range vals {
-				vals[i] = renames[x.(string)]
+// fullName is the RPC's key in Operations: "/pkg.Service/Method".
+func fullName(md protoreflect.MethodDescriptor) string {
+	return "/" + string(md.Parent().FullName()) + "/" + string(md.Name())
+}
+
+var dotted = regexp.MustCompile(`\{([A-Za-z0-9_]+\.)+([A-Za-z0-9_]+)\}`)
+
+// paths renames dotted path variables ({item.sku} -> {sku}), merging the
+// path items that then coincide, and finishes every operation.
+func paths(doc *openapi3.T, files *protoregistry.Files) error {
+	out := openapi3.NewPaths()
+	keys := doc.Paths.InMatchingOrder()
+	sort.Strings(keys)
+	for _, p := range keys {
+		item := doc.Paths.Value(p)
+		target := dotted.ReplaceAllString(p, "{$2}")
+		for method, op := range item.Operations() {
+			if err := operation(op, files); err != nil {
+				return fmt.Errorf("apidoc: %s %s: %w", method, p, err)
 			}
-			if d, ok := t["description"].(string); ok {
-				t["description"] = renameText(d, renames)
+			for _, pr := range op.Parameters {
+				if pr.Value != nil && pr.Value.In == "path" {
+					pr.Value.Name = dotted.ReplaceAllString("{"+pr.Value.Name+"}", "$2")
+					pr.Value.Name = strings.Trim(pr.Value.Name, "{}")
+				}
 			}
-		}
-		for _, x := range t {
-			renameEnums(x, renames)
-		}
-	case []any:
-		for _, x := range t {
-			renameEnums(x, renames)
-		}
-	}
-}
-
-func allRenamed(vals []any, renames map[string]string) bool {
-	for _, x := range vals {
-		s, ok := x.(string)
-		if _, known := renames[s]; !ok || !known {
-			return false
-		}
-	}
-	return len(vals) > 0
-}
-
-// renameText rewrites " - STATUS_X:" lines of a generated enum description.
-func renameText(d string, renames map[string]string) string {
-	for full, short := range renames {
-		d = strings.ReplaceAll(d, " - "+full+":", " - "+short+":")
-	}
-	return d
-}
-
-// refSiblings rewrites schemas that put keys next to "$ref", which
-// OpenAPI 2 ignores (protoc-gen-openapiv2 emits them for field comments):
-// "type" is dropped, anything else moves next to an allOf holding the ref.
-func refSiblings(v any) {
-	switch t := v.(type) {
-	case object:
-		if ref, ok := t["$ref"]; ok && len(t) > 1 {
-			delete(t, "type")
-			if len(t) > 1 {
-				delete(t, "$ref")
-				t["allOf"] = []any{object{"$ref": ref}}
+			merged := out.Value(target)
+			if merged == nil {
+				merged = &openapi3.PathItem{}
+				out.Set(target, merged)
 			}
-		}
-		for _, x := range t {
-			refSiblings(x)
-		}
-	case []any:
-		for _, x := range t {
-			refSiblings(x)
+			merged.SetOperation(method, op)
 		}
 	}
+	doc.Paths = out
+	return nil
+}
+
+// Defaults are the info and servers of Portico's document.
+var Defaults = Options{
+	Title:       "Portico API",
+	Version:     "v1",
+	Description: "The REST/JSON edge of Portico. Every /api operation needs a bearer token; every error is an RFC 9457 problem (application/problem+json) with a stable code and the traceId.",
+	License:     "Apache-2.0",
+	LicenseURL:  "https://www.apache.org/licenses/LICENSE-2.0",
+	Contact:     "Portico maintainers",
+	ContactURL:  "https://github.com/portico-gateway/portico",
+	Host:        "localhost:43100",
+}
+
+// Validate loads doc, resolving every $ref, and validates it as OpenAPI 3.0.
+func Validate(doc []byte) error {
+	t, err := openapi3.NewLoader().LoadFromData(doc)
+	if err != nil {
+		return fmt.Errorf("apidoc: result does not load: %w", err)
+	}
+	if err := t.Validate(context.Background()); err != nil {
+		return fmt.Errorf("apidoc: result is not valid OpenAPI: %w", err)
+	}
+	return nil
 }

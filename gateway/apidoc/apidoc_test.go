@@ -1,25 +1,32 @@
 package apidoc
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
-	genopenapi "github.com/portico-gateway/portico/gen/openapi"
+	"github.com/getkin/kin-openapi/openapi3"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/portico-gateway/portico/gateway/problem"
+	_ "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	_ "github.com/portico-gateway/portico/gen/portico/order/v1"
+	_ "github.com/portico-gateway/portico/gen/portico/payment/v1"
 )
 
-func build(t *testing.T) map[string]any {
+const generated = "../../gen/openapi/gnostic/openapi.yaml"
+
+func build(t *testing.T) (map[string]any, []byte) {
 	t.Helper()
-	out, err := Build(genopenapi.JSON, Options{
-		Title: "Portico API", Version: "v1",
-		Operations: []Operation{
-			{Method: "POST", Path: "/api/orders", Created: true, IdempotencyKey: true},
-			{Method: "POST", Path: "/api/inventory", Created: true},
-		},
-		Renames: map[string]string{
-			"STATUS_PENDING": "PENDING", "STATUS_CONFIRMED": "CONFIRMED", "STATUS_FAILED": "FAILED", "STATUS_CANCELLED": "CANCELLED",
-		},
-	})
+	in, err := os.ReadFile(generated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Build(in, protoregistry.GlobalFiles, Defaults)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,72 +34,180 @@ func build(t *testing.T) map[string]any {
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
 	}
-	return doc
+	return doc, out
 }
 
 func at(v any, path ...string) any {
 	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
+		switch t := v.(type) {
+		case map[string]any:
+			v = t[p]
+		case []any:
+			i := 0
+			for _, c := range p {
+				i = i*10 + int(c-'0')
+			}
+			if i >= len(t) {
+				return nil
+			}
+			v = t[i]
+		default:
 			return nil
 		}
-		v = m[p]
 	}
 	return v
 }
 
 func TestBuild(t *testing.T) {
-	doc := build(t)
+	doc, out := build(t)
+	if err := Validate(out); err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"paths", "/api/orders", "post"}
+	op := func(p ...string) []string { return append(slices.Clone(order), p...) }
 	tests := []struct {
 		name string
 		path []string
 		want any
 	}{
-		{"title", []string{"info", "title"}, "Portico API"},
-		{"201 location", []string{"paths", "/api/orders", "post", "responses", "201", "headers", "Location", "type"}, "string"},
-		{"201 replayed", []string{"paths", "/api/orders", "post", "responses", "201", "headers", "Idempotent-Replayed", "type"}, "string"},
-		{"create item 201", []string{"paths", "/api/inventory", "post", "responses", "201", "description"}, "Created; Location names the new resource."},
-		{"get stays 200", []string{"paths", "/api/orders/{id}", "get", "responses", "200", "description"}, "A successful response."},
-		{"404 only with variables", []string{"paths", "/api/orders", "get", "responses", "404"}, nil},
-		{"404 ref", []string{"paths", "/api/orders/{id}", "get", "responses", "404", "$ref"}, "#/responses/NotFound"},
-		{"problem response", []string{"responses", "GatewayTimeout", "schema", "$ref"}, "#/definitions/Problem"},
-		{"bearer", []string{"securityDefinitions", "bearer", "name"}, "Authorization"},
+		{"version", []string{"openapi"}, "3.0.3"},
+		{"license", []string{"info", "license", "name"}, "Apache-2.0"},
+		{"operationId", op("operationId"), "createOrder"},
+		{"summary", op("summary"), "CreateOrder places an order."},
+		{"201 json only", op("responses", "201", "content", "application/json", "schema", "$ref"), "#/components/schemas/Order"},
+		{"201 location", op("responses", "201", "headers", "Location", "$ref"), "#/components/headers/Location"},
+		{"201 replayed", op("responses", "201", "headers", "Idempotent-Replayed", "$ref"), "#/components/headers/IdempotentReplayed"},
+		{"201 trace id", op("responses", "201", "headers", "X-Trace-Id", "$ref"), "#/components/headers/XTraceId"},
+		{"no 200 on create", op("responses", "200"), nil},
+		{"no default", op("responses", "default"), nil},
+		{"422", op("responses", "422", "$ref"), "#/components/responses/UnprocessableEntity"},
+		{"idempotency key", op("parameters", "2", "$ref"), "#/components/parameters/IdempotencyKey"},
+		{"get 200", []string{"paths", "/api/orders/{id}", "get", "responses", "200", "description"}, "OK"},
+		{"no 404 on list", []string{"paths", "/api/orders", "get", "responses", "404"}, nil},
+		{"no 409 on get", []string{"paths", "/api/orders/{id}", "get", "responses", "409"}, nil},
 		{"merged path", []string{"paths", "/api/inventory/{item.sku}"}, nil},
-		{"problem code", []string{"definitions", "Problem", "properties", "code", "type"}, "string"},
+		{"patch moved", []string{"paths", "/api/inventory/{sku}", "patch", "parameters", "0", "name"}, "sku"},
+		{"path param rule", []string{"paths", "/api/orders/{id}", "get", "parameters", "0", "schema", "maxLength"}, 64.0},
+		{"schema name", []string{"components", "schemas", "Order", "type"}, "object"},
+		{"enum short", []string{"components", "schemas", "Order", "properties", "status", "enum", "2"}, "CONFIRMED"},
+		{"minItems", []string{"components", "schemas", "CreateOrderRequest", "properties", "lines", "minItems"}, 1.0},
+		{"problem media", []string{"components", "responses", "NotFound", "content", "application/problem+json", "schema", "$ref"}, "#/components/schemas/Problem"},
+		{"problem json absent", []string{"components", "responses", "NotFound", "content", "application/json"}, nil},
+		{"retry after 503", []string{"components", "responses", "ServiceUnavailable", "headers", "Retry-After", "$ref"}, "#/components/headers/RetryAfter"},
+		{"retry after 429", []string{"components", "responses", "TooManyRequests", "headers", "Retry-After", "$ref"}, "#/components/headers/RetryAfter"},
+		{"challenge on 401", []string{"components", "responses", "Unauthorized", "headers", "WWW-Authenticate", "$ref"}, "#/components/headers/WWWAuthenticate"},
+		{"no retry after 504", []string{"components", "responses", "GatewayTimeout", "headers", "Retry-After"}, nil},
+		{"bearer", []string{"components", "securitySchemes", "bearer", "scheme"}, "bearer"},
 	}
 	for _, tt := range tests {
 		if got := at(doc, tt.path...); got != tt.want {
 			t.Errorf("%s: %v = %v, want %v", tt.name, tt.path, got, tt.want)
 		}
 	}
-	price := at(doc, "definitions", "v1ReservedLine", "properties", "unitPrice")
-	if at(price, "$ref") != nil || at(price, "description") != "Unit price when reserved." {
-		t.Errorf("unitPrice = %v, want its $ref moved into allOf next to the description", price)
+	codes, _ := at(doc, "components", "schemas", "Problem", "properties", "code", "enum").([]any)
+	var got []string
+	for _, c := range codes {
+		got = append(got, c.(string))
 	}
-	patch, _ := at(doc, "paths", "/api/inventory/{sku}", "patch", "parameters").([]any)
-	if len(patch) == 0 || at(patch[0], "name") != "sku" {
-		t.Errorf("PATCH parameters = %v, want the path variable renamed to sku", patch)
+	if !slices.Equal(got, problem.Codes()) {
+		t.Errorf("Problem.code enum = %v, want problem.Codes()", got)
 	}
-	enum, _ := at(doc, "definitions", "v1OrderStatus", "enum").([]any)
-	if len(enum) != 4 || enum[0] != "PENDING" {
-		t.Errorf("v1OrderStatus enum = %v", enum)
+	if strings.Contains(string(out), `\n `) && !strings.Contains(string(out), `\n  pm_card_ok`) {
+		t.Errorf("a description keeps the comment's leading space on a continuation line")
 	}
-	if d, _ := at(doc, "definitions", "v1OrderStatus", "description").(string); strings.Contains(d, "STATUS_PENDING") {
-		t.Errorf("enum description still names STATUS_PENDING: %s", d)
+	if d, _ := at(doc, "paths", "/api/inventory/{sku}", "patch", "description").(string); !strings.Contains(d, "only the fields sent in the body change") {
+		t.Errorf("PATCH description = %q, want the REST note on the derived mask", d)
 	}
-	if pay, _ := at(doc, "definitions", "v1PaymentStatus", "enum").([]any); len(pay) == 0 || pay[0] != "STATUS_CAPTURED" {
-		t.Errorf("v1PaymentStatus = %v; values not in Renames must stay", pay)
+	for _, v := range []string{"OrderService_", "STATUS_CONFIRMED", "v1Order", "google.rpc.Status", "x-portico-replayed"} {
+		if strings.Contains(string(out), v) {
+			t.Errorf("document still names %s", v)
+		}
+	}
+}
+
+// TestEveryOperation: every operation declares its success status with
+// application/json only, X-Trace-Id, and a problem response for each
+// status of Common.
+func TestEveryOperation(t *testing.T) {
+	doc, _ := build(t)
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, o := range item.(map[string]any) {
+			resp := at(o, "responses").(map[string]any)
+			ok := resp["200"]
+			if ok == nil {
+				ok = resp["201"]
+			}
+			if c, _ := at(ok, "content").(map[string]any); len(c) != 1 || c["application/json"] == nil {
+				t.Errorf("%s %s: success content = %v, want application/json only", method, path, c)
+			}
+			if at(ok, "headers", "X-Trace-Id") == nil {
+				t.Errorf("%s %s: success has no X-Trace-Id", method, path)
+			}
+			for _, s := range Common {
+				if resp[itoa(s)] == nil {
+					t.Errorf("%s %s: no %d", method, path, s)
+				}
+			}
+			if s, _ := at(o, "summary").(string); s == "" || strings.Contains(s, "\n") {
+				t.Errorf("%s %s: summary %q, want one line", method, path, s)
+			}
+		}
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestGenerated: gen/openapi/openapi.json is what Build makes now (make
+// check-generated checks the same from a fresh buf generate).
+func TestGenerated(t *testing.T) {
+	_, out := build(t)
+	served, err := os.ReadFile("../../gen/openapi/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, served) {
+		t.Errorf("gen/openapi/openapi.json is stale: run make generate")
 	}
 }
 
 func TestBuildRejects(t *testing.T) {
 	for name, in := range map[string]string{
-		"not json":  "{",
-		"openapi 3": `{"openapi":"3.0.0","paths":{}}`,
-		"no paths":  `{"swagger":"2.0"}`,
+		"not a document":  "{",
+		"swagger 2":       `{"swagger":"2.0","info":{"title":"x","version":"1"},"paths":{}}`,
+		"no paths":        `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{}}`,
+		"unknown rpc":     `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{"/x":{"get":{"operationId":"NoService_Nothing","responses":{"200":{"description":"OK"}}}}}}`,
+		"bad operationId": `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{"/x":{"get":{"operationId":"nounderscore","responses":{"200":{"description":"OK"}}}}}}`,
 	} {
-		if _, err := Build([]byte(in), Options{}); err == nil {
+		if _, err := Build([]byte(in), protoregistry.GlobalFiles, Defaults); err == nil {
 			t.Errorf("Build(%s) = nil error", name)
+		}
+	}
+}
+
+// TestProblemSchema: the problems the edge writes, for every code it has,
+// are valid under the published Problem schema.
+func TestProblemSchema(t *testing.T) {
+	_, out := build(t)
+	doc, err := openapi3.NewLoader().LoadFromData(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := doc.Components.Schemas["Problem"].Value
+	for code := range problem.Catalogue() {
+		p := problem.New(code, "detail")
+		p.TraceID = "abc"
+		p.Errors = []problem.FieldViolation{{Field: "lines[0].sku", Pointer: "#/lines/0/sku", Detail: "bad"}}
+		rec := httptest.NewRecorder()
+		p.Write(rec)
+		if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, problemMedia) {
+			t.Errorf("%s: Content-Type %q", code, ct)
+		}
+		var v any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.VisitJSON(v); err != nil {
+			t.Errorf("%s: problem %s does not fit the schema: %v", code, rec.Body, err)
 		}
 	}
 }

@@ -1,20 +1,23 @@
-// Package apidoc turns the OpenAPI v2 document protoc-gen-openapiv2
-// generates from the protos (gen/openapi) into the one the edge serves at
-// GET /openapi.json, describing what the edge adds on top of the protos:
+// Package apidoc turns the OpenAPI 3 document protoc-gen-openapi (gnostic)
+// generates from the protos into the finished document the edge serves as
+// is at GET /openapi.json. cmd/openapigen runs it in `make generate`.
 //
-//   - security: every operation needs "Authorization: Bearer <token>"
-//     (securityDefinitions.bearer, applied globally);
-//   - errors: a Problem schema (RFC 9457 plus code, traceId, errors, hop,
-//     upstream, retryAfter) and problem+json responses 400, 401, 403, 404,
-//     502, 503, 504 and default on every operation;
-//   - creates: 201 with a Location header instead of 200, and the
-//     Idempotency-Key header (required) and Idempotent-Replayed response
-//     header where the edge enforces them;
-//   - headers every operation accepts: X-Trace-Id and Grpc-Timeout;
-//   - enum values without their type prefix, as package jsonwire renders
-//     them ("CONFIRMED", not "STATUS_CONFIRMED");
-//   - paths that differ only in a variable's name (/api/inventory/{sku} and
-//     /api/inventory/{item.sku}) merged into one, which OpenAPI requires.
+// On top of the generated paths and schemas it adds what the edge does:
 //
-// Build is a pure function of its inputs; the edge runs it once in New.
+//   - clean names: operationIds are the lowerCamel RPC names (createOrder),
+//     schemas keep the message name (Order), paths use the plain variable
+//     name ({sku}, not {item.sku});
+//   - summary (the comment's first sentence) and description (the comment);
+//   - the protovalidate rules and field_behavior as JSON Schema (package
+//     rules), on component schemas and on query and path parameters;
+//   - enum values as the edge writes them (CONFIRMED, not STATUS_CONFIRMED);
+//   - per operation the statuses it can answer (table Operations): 201 with
+//     Location for creates, else 200, as application/json; every error as
+//     application/problem+json with one Problem schema whose code is an enum
+//     of problem.Codes();
+//   - headers: Idempotency-Key (request) and Idempotent-Replayed where the
+//     edge requires the key, Location on creates, Retry-After on 429 and 503,
+//     X-Trace-Id on every response, Grpc-Timeout (request) with the pattern
+//     package deadline accepts;
+//   - bearer security on every operation, info with the license.
 package apidoc

@@ -1,102 +1,191 @@
 package apidoc
 
-// responseName names the shared problem responses by status.
-var responseName = map[string]string{
-	"400":     "BadRequest",
-	"401":     "Unauthorized",
-	"403":     "Forbidden",
-	"404":     "NotFound",
-	"502":     "BadGateway",
-	"503":     "ServiceUnavailable",
-	"504":     "GatewayTimeout",
-	"default": "Problem",
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/portico-gateway/portico/gateway/problem"
+)
+
+// problemMedia is the media type of every error answer (RFC 9457).
+const problemMedia = "application/problem+json"
+
+// responseText describes the shared problem response of each status.
+var responseText = map[int]string{
+	400: "Malformed JSON (INVALID_JSON), a body or parameter that breaks a field rule (INVALID_ARGUMENT, with errors), a bad Grpc-Timeout (INVALID_TIMEOUT) or Idempotency-Key (IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID).",
+	401: "No or unknown bearer token (UNAUTHENTICATED); WWW-Authenticate: Bearer.",
+	403: "The token's role may not call this operation (FORBIDDEN, PERMISSION_DENIED, ADMIN_REQUIRED).",
+	404: "The resource does not exist; code names it, e.g. ORDER_NOT_FOUND.",
+	409: "Conflicts with the current state: ALREADY_EXISTS or a FAILED_PRECONDITION reason such as INSUFFICIENT_STOCK or ORDER_NOT_CANCELLABLE.",
+	422: "Understood but refused: PAYMENT_DECLINED, or IDEMPOTENCY_KEY_REUSED (the same key with a different body).",
+	429: "An upstream is shedding load (RESOURCE_EXHAUSTED); Retry-After says when to retry.",
+	502: "The upstream service could not be reached (UPSTREAM_UNAVAILABLE).",
+	503: "Temporarily unavailable: CIRCUIT_OPEN, OVERLOADED, SERVICE_UNAVAILABLE or a reason such as INVENTORY_UNAVAILABLE; Retry-After says when to retry. MESSAGE_TOO_LARGE (a message passed a size limit) has no Retry-After: the same call meets the same limit.",
+	504: "The upstream did not answer within the deadline (UPSTREAM_TIMEOUT); hop names it. The outcome is unknown.",
 }
 
-var responseText = map[string]string{
-	"BadRequest":         "Malformed JSON (INVALID_JSON), a body or parameter that does not fit the request (INVALID_ARGUMENT, with errors), a bad Grpc-Timeout (INVALID_TIMEOUT) or Idempotency-Key (IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID).",
-	"Unauthorized":       "No or unknown bearer token (UNAUTHENTICATED); WWW-Authenticate: Bearer.",
-	"Forbidden":          "The token's role may not call this operation (FORBIDDEN).",
-	"NotFound":           "The resource does not exist; code names it, e.g. ORDER_NOT_FOUND.",
-	"BadGateway":         "The upstream service could not be reached (UPSTREAM_UNAVAILABLE).",
-	"ServiceUnavailable": "Temporarily unavailable: CIRCUIT_OPEN, OVERLOADED, SERVICE_UNAVAILABLE or a reason such as INVENTORY_UNAVAILABLE; Retry-After says when to retry. MESSAGE_TOO_LARGE (a message passed a size limit) has no Retry-After: the same call meets the same limit.",
-	"GatewayTimeout":     "The upstream did not answer within the deadline (UPSTREAM_TIMEOUT); hop names it. The outcome is unknown.",
-	"Problem":            "Any other error, as RFC 9457 problem details: 405 METHOD_NOT_ALLOWED, 409 conflicts, 413 CONTENT_TOO_LARGE, 415 UNSUPPORTED_MEDIA_TYPE, 431 REQUEST_HEADER_FIELDS_TOO_LARGE, 422 (PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED), 429, 500 INTERNAL, 501 NOT_IMPLEMENTED.",
+// responseName names the shared response of a status: "NotFound".
+func responseName(status int) string {
+	n := ""
+	for _, w := range splitWords(http.StatusText(status)) {
+		n += w
+	}
+	return n
 }
 
-// addShared adds the Problem schema, the shared responses and parameters
-// and the bearer security scheme.
-func addShared(doc object) {
-	defs, _ := doc["definitions"].(object)
-	if defs == nil {
-		defs = object{}
-	}
-	defs["Problem"] = problemSchema()
-	defs["FieldViolation"] = object{
-		"type":     "object",
-		"required": []any{"field", "detail"},
-		"properties": object{
-			"field":   object{"type": "string", "example": "lines[0].quantity", "description": "Field path in the request's JSON names."},
-			"pointer": object{"type": "string", "example": "#/lines/0/quantity", "description": "The same location as a JSON Pointer (RFC 6901) fragment."},
-			"detail":  object{"type": "string", "description": "What is wrong with the field."},
-		},
-	}
-	doc["definitions"] = defs
-	responses := object{}
-	for name, text := range responseText {
-		responses[name] = object{
-			"description": text,
-			"schema":      object{"$ref": "#/definitions/Problem"},
-			"headers":     object{"X-Trace-Id": object{"type": "string"}},
+func splitWords(s string) []string {
+	var out []string
+	w := ""
+	for _, r := range s {
+		if r == ' ' || r == '-' {
+			out, w = append(out, w), ""
+			continue
 		}
+		w += string(r)
 	}
-	doc["responses"] = responses
-	doc["parameters"] = sharedParameters()
-	doc["securityDefinitions"] = object{"bearer": object{
-		"type": "apiKey", "in": "header", "name": "Authorization",
-		"description": "A bearer token: `Authorization: Bearer <token>` (RFC 6750).",
-	}}
-	doc["security"] = []any{object{"bearer": []any{}}}
+	return append(out, w)
 }
 
-func problemSchema() object {
-	str := func(desc string) object { return object{"type": "string", "description": desc} }
-	return object{
-		"type":        "object",
-		"description": "RFC 9457 problem details with Portico's extension members.",
-		"required":    []any{"type", "title", "status", "code"},
-		"properties": object{
-			"type": object{"type": "string", "format": "uri-reference", "example": "/problems/upstream-timeout",
-				"description": "The problem type: a path on the edge (resolve it against the request URL) whose page says what the problem means and whether to retry."},
-			"title":      str("Short summary of the problem type."),
-			"status":     object{"type": "integer", "format": "int32", "example": 504},
-			"detail":     str("Explanation specific to this occurrence."),
-			"instance":   str("The request path."),
-			"code":       object{"type": "string", "example": "UPSTREAM_TIMEOUT", "description": "Stable UPPER_SNAKE identifier to branch on."},
+func str(desc string) *openapi3.SchemaRef {
+	return openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Description: desc})
+}
+
+func integer(desc string) *openapi3.SchemaRef {
+	return openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"integer"}, Format: "int32", Description: desc})
+}
+
+// addShared adds the Problem schema, the shared responses, headers and
+// parameters and the bearer security scheme.
+func addShared(doc *openapi3.T) {
+	c := doc.Components
+	c.Schemas["Problem"] = openapi3.NewSchemaRef("", problemSchema())
+	c.Schemas["FieldViolation"] = openapi3.NewSchemaRef("", &openapi3.Schema{
+		Type:        &openapi3.Types{"object"},
+		Description: "One field that breaks a rule.",
+		Required:    []string{"field", "detail"},
+		Properties: openapi3.Schemas{
+			"field":   str("Field path in the request's JSON names, e.g. lines[0].quantity."),
+			"pointer": str("The same location as a JSON Pointer (RFC 6901) fragment, e.g. #/lines/0/quantity."),
+			"detail":  str("What is wrong with the field."),
+		},
+	})
+	c.Headers = openapi3.Headers{
+		"XTraceId":        header("The request's trace id, also the problem's traceId.", "string"),
+		"RetryAfter":      header("Seconds to wait before retrying.", "integer"),
+		"WWWAuthenticate": header(`The challenge: Bearer realm="portico".`, "string"),
+		"Location":        header("Path of the created resource.", "string"),
+		"IdempotentReplayed": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
+			Description: "true when the answer replays an earlier request with the same Idempotency-Key.",
+			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"true"}}),
+		}}},
+	}
+	c.Responses = openapi3.ResponseBodies{}
+	for status, text := range responseText {
+		h := openapi3.Headers{"X-Trace-Id": {Ref: "#/components/headers/XTraceId"}}
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			h["Retry-After"] = &openapi3.HeaderRef{Ref: "#/components/headers/RetryAfter"}
+		}
+		if status == http.StatusUnauthorized {
+			h["WWW-Authenticate"] = &openapi3.HeaderRef{Ref: "#/components/headers/WWWAuthenticate"}
+		}
+		c.Responses[responseName(status)] = &openapi3.ResponseRef{Value: &openapi3.Response{
+			Description: openapi3.Ptr(text),
+			Headers:     h,
+			Content:     openapi3.Content{problemMedia: openapi3.NewMediaType().WithSchemaRef(openapi3.NewSchemaRef("#/components/schemas/Problem", nil))},
+		}}
+	}
+	c.Parameters = sharedParameters()
+	c.SecuritySchemes = openapi3.SecuritySchemes{"bearer": {Value: &openapi3.SecurityScheme{
+		Type: "http", Scheme: "bearer",
+		Description: "A bearer token: `Authorization: Bearer <token>` (RFC 6750).",
+	}}}
+	doc.Security = openapi3.SecurityRequirements{{"bearer": []string{}}}
+}
+
+func header(desc, typ string) *openapi3.HeaderRef {
+	return &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+		Description: desc,
+		Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{typ}}),
+	}}}
+}
+
+func problemSchema() *openapi3.Schema {
+	codes := []any{}
+	for _, c := range problem.Codes() {
+		codes = append(codes, c)
+	}
+	return &openapi3.Schema{
+		Type:        &openapi3.Types{"object"},
+		Description: "RFC 9457 problem details with Portico's extension members.",
+		Required:    []string{"type", "title", "status", "code"},
+		Properties: openapi3.Schemas{
+			"type": {Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, Format: "uri-reference", Example: "/problems/upstream-timeout",
+				Description: "The problem type: a path on the edge (resolve it against the request URL) whose page says what the problem means and whether to retry."}},
+			"title":    str("Short summary of the problem type."),
+			"status":   integer("The HTTP status."),
+			"detail":   str("Explanation specific to this occurrence."),
+			"instance": str("The request path."),
+			"code": {Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: codes,
+				Description: "Stable UPPER_SNAKE identifier to branch on: the edge's own codes and the services' reasons."}},
 			"traceId":    str("The request's trace id, also in the X-Trace-Id header."),
-			"errors":     object{"type": "array", "items": object{"$ref": "#/definitions/FieldViolation"}},
+			"errors":     {Value: &openapi3.Schema{Type: &openapi3.Types{"array"}, Description: "400 INVALID_ARGUMENT: every field that breaks a rule.", Items: openapi3.NewSchemaRef("#/components/schemas/FieldViolation", nil)}},
 			"hop":        str("504: the upstream that did not answer in time."),
 			"upstream":   str("503 CIRCUIT_OPEN and OVERLOADED: the upstream concerned."),
-			"retryAfter": object{"type": "integer", "format": "int32", "description": "Seconds to wait; the same as Retry-After."},
+			"retryAfter": integer("Seconds to wait; the same as Retry-After."),
 		},
 	}
 }
 
-func sharedParameters() object {
-	return object{
-		"TraceId": object{
-			"name": "X-Trace-Id", "in": "header", "required": false, "type": "string", "maxLength": 64,
-			"pattern":     "^[A-Za-z0-9._-]{1,64}$",
-			"description": "Trace id to use for this request; an invalid one is replaced. W3C traceparent is accepted too. Echoed on every response.",
-		},
-		"GrpcTimeout": object{
-			"name": "Grpc-Timeout", "in": "header", "required": false, "type": "string",
-			"pattern":     "^[0-9]{1,8}[HMSmun]$",
-			"description": "How long to wait, in gRPC's format (500m = 500 ms); clamped to the route's maximum.",
-		},
-		"IdempotencyKey": object{
-			"name": "Idempotency-Key", "in": "header", "required": true, "type": "string",
-			"minLength": 1, "maxLength": 255,
-			"description": "Client-chosen key, 1-255 printable ASCII characters. Repeating a request with the same key replays the first answer; the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED.",
-		},
+// Parameter names in components.parameters.
+const (
+	paramTraceID        = "TraceId"
+	paramGrpcTimeout    = "GrpcTimeout"
+	paramIdempotencyKey = "IdempotencyKey"
+)
+
+func sharedParameters() openapi3.ParametersMap {
+	maxTrace, maxKey := uint64(64), uint64(255)
+	return openapi3.ParametersMap{
+		paramTraceID: {Value: &openapi3.Parameter{
+			Name: "X-Trace-Id", In: "header",
+			Description: "Trace id to use for this request; an invalid one is replaced. W3C traceparent is accepted too. Echoed on every response.",
+			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, MinLength: 1, MaxLength: &maxTrace, Pattern: "^[A-Za-z0-9._-]{1,64}$"}),
+		}},
+		paramGrpcTimeout: {Value: &openapi3.Parameter{
+			Name: "Grpc-Timeout", In: "header",
+			Description: "How long to wait, in gRPC's format: 1-8 digits, not all zero, and a unit H, M, S, m (ms), u (µs) or n (ns), e.g. 500m; clamped to the route's maximum.",
+			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Pattern: GrpcTimeoutPattern}),
+		}},
+		paramIdempotencyKey: {Value: &openapi3.Parameter{
+			Name: "Idempotency-Key", In: "header", Required: true,
+			Description: "Client-chosen key, 1-255 printable ASCII characters. Repeating a request with the same key replays the first answer (Idempotent-Replayed: true); the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED.",
+			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, MinLength: 1, MaxLength: &maxKey, Pattern: "^[ -~]{1,255}$"}),
+		}},
 	}
+}
+
+// GrpcTimeoutPattern is what package deadline accepts: 1-8 digits with at
+// least one non-zero digit, then a unit. Written without lookahead (Go's
+// regexp has none): k leading zeros, a non-zero digit, at most 7-k more.
+var GrpcTimeoutPattern = func() string {
+	p := "^(?:"
+	for k := 0; k < 8; k++ {
+		if k > 0 {
+			p += "|"
+		}
+		p += zeros(k) + "[1-9]"
+		if rest := 7 - k; rest > 0 {
+			p += "[0-9]{0," + strconv.Itoa(rest) + "}"
+		}
+	}
+	return p + ")[HMSmun]$"
+}()
+
+func zeros(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return "0{" + strconv.Itoa(k) + "}"
 }

@@ -1,0 +1,91 @@
+package apidoc
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/portico-gateway/portico/gateway/apidoc/rules"
+)
+
+// operation finishes one generated operation: names, texts, parameters
+// with their rules, responses and headers.
+func operation(op *openapi3.Operation, files *protoregistry.Files) error {
+	md, err := method(files, op.OperationID)
+	if err != nil {
+		return err
+	}
+	row, ok := Operations[fullName(md)]
+	if !ok {
+		return fmt.Errorf("%s has no row in apidoc.Operations", fullName(md))
+	}
+	op.OperationID = lowerCamel(string(md.Name()))
+	op.Description = restText(fullName(md), clean(op.Description))
+	op.Summary = summary(op.Description)
+	for _, p := range op.Parameters {
+		if p.Value == nil {
+			continue
+		}
+		p.Value.Description = clean(p.Value.Description)
+		if fd := fieldByPath(md.Input(), p.Value.Name); fd != nil && p.Value.Schema != nil && p.Value.Schema.Value != nil {
+			rules.Field(fd, p.Value.Schema.Value)
+			shortEnum(fd, p.Value.Schema.Value)
+		}
+	}
+	op.Parameters = append(op.Parameters,
+		&openapi3.ParameterRef{Ref: "#/components/parameters/" + paramTraceID},
+		&openapi3.ParameterRef{Ref: "#/components/parameters/" + paramGrpcTimeout})
+	if row.IdempotencyKey {
+		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramIdempotencyKey})
+	}
+	op.Responses = responses(op.Responses, row)
+	return nil
+}
+
+// responses keeps the generated success body under 200 or 201 and adds
+// the operation's problem responses.
+func responses(gen *openapi3.Responses, row Operation) *openapi3.Responses {
+	var content openapi3.Content
+	if ok := gen.Value("200"); ok != nil && ok.Value != nil {
+		content = openapi3.Content{"application/json": ok.Value.Content.Get("application/json")}
+	}
+	out := openapi3.NewResponses()
+	out.Delete("default")
+	headers := openapi3.Headers{"X-Trace-Id": {Ref: "#/components/headers/XTraceId"}}
+	status, text := http.StatusOK, "OK"
+	if row.Created {
+		status, text = http.StatusCreated, "Created; Location names the new resource."
+		headers["Location"] = &openapi3.HeaderRef{Ref: "#/components/headers/Location"}
+	}
+	if row.IdempotencyKey {
+		headers["Idempotent-Replayed"] = &openapi3.HeaderRef{Ref: "#/components/headers/IdempotentReplayed"}
+	}
+	out.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: &openapi3.Response{
+		Description: openapi3.Ptr(text), Headers: headers, Content: content,
+	}})
+	for _, s := range append(append([]int{}, Common...), row.Errors...) {
+		out.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
+	}
+	return out
+}
+
+// fieldByPath finds the field a parameter names by its JSON path: "pageSize",
+// "item.sku".
+func fieldByPath(md protoreflect.MessageDescriptor, path string) protoreflect.FieldDescriptor {
+	var fd protoreflect.FieldDescriptor
+	for _, part := range strings.Split(path, ".") {
+		if md == nil {
+			return nil
+		}
+		if fd = md.Fields().ByJSONName(part); fd == nil {
+			return nil
+		}
+		md = fd.Message()
+	}
+	return fd
+}
