@@ -1,0 +1,36 @@
+// Package rules carries the buf.validate rules declared in the protos into
+// OpenAPI 3.0 schemas (kin-openapi), so a published schema accepts what the
+// services' rules (internal/protocheck) accept.
+//
+// Field maps one field's rules onto its schema; Message does it for every
+// field of a message's component schema and adds the required list. The
+// mapping:
+//
+//	string min_len, max_len, len        minLength, maxLength
+//	string pattern                      pattern (the patterns are RE2 and ECMA alike)
+//	string prefix, suffix, contains     pattern (allOf when a pattern is already set)
+//	string in, const / not_in           enum / not.enum
+//	string email, hostname, uri, uuid,  format
+//	  ipv4, ipv6
+//	numbers gt, gte, lt, lte            minimum, maximum, exclusiveMinimum/Maximum (3.0 booleans)
+//	64-bit integers on a string schema  pattern of the decimal range (protojson writes them as strings)
+//	numbers in, const / not_in          enum / not.enum
+//	enum defined_only, in, const        enum of the value names
+//	bool const                          enum
+//	repeated min_items, max_items,      minItems, maxItems, uniqueItems, and items' rules on items
+//	  unique, items
+//	map min_pairs, max_pairs            minProperties, maxProperties
+//	required, field_behavior REQUIRED   the message schema's required
+//	field_behavior OUTPUT_ONLY          readOnly
+//
+// Rules with no JSON Schema equivalent leave the schema as it is: CEL
+// expressions (field and message cel), byte lengths of strings, bytes
+// rules, duration and timestamp rules, message oneof rules and ignore
+// conditions. Field appends each CEL rule's message to the schema's
+// description, so a reader still sees it.
+//
+// Field never changes a schema shared through a $ref: Message wraps such a
+// property in allOf when its field adds something (readOnly, a CEL note).
+// Both functions are pure apart from writing to s and safe for concurrent
+// use on distinct schemas.
+package rules
