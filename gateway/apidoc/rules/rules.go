@@ -121,9 +121,18 @@ func note(s *openapi3.Schema, r *validate.Rule) {
 	s.Description += "Rule: " + text + "."
 }
 
-// required reports whether a client must send fd.
+// required reports whether a client must send fd: the field is marked
+// required, or it has no presence and its rules refuse its zero value (an
+// absent field reads as zero, so absent is as bad as zero).
 func required(fd protoreflect.FieldDescriptor) bool {
-	return fieldRules(fd).GetRequired() || slices.Contains(behaviors(fd), annotations.FieldBehavior_REQUIRED)
+	r := fieldRules(fd)
+	if r.GetRequired() || slices.Contains(behaviors(fd), annotations.FieldBehavior_REQUIRED) {
+		return true
+	}
+	if r == nil || fd.HasPresence() || r.GetIgnore() == validate.Ignore_IGNORE_IF_ZERO_VALUE || r.GetIgnore() == validate.Ignore_IGNORE_ALWAYS {
+		return false
+	}
+	return refusesZero(fd, r)
 }
 
 func fieldRules(fd protoreflect.FieldDescriptor) *validate.FieldRules {
