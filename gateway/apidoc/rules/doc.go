@@ -21,13 +21,23 @@
 //	  unique, items
 //	map min_pairs, max_pairs            minProperties, maxProperties
 //	required, field_behavior REQUIRED   the message schema's required
+//	rules that refuse a zero value      required, for a field without presence:
+//	                                    protojson reads an absent field as zero
 //	field_behavior OUTPUT_ONLY          readOnly
 //
 // Rules with no JSON Schema equivalent leave the schema as it is: CEL
 // expressions (field and message cel), byte lengths of strings, bytes
-// rules, duration and timestamp rules, message oneof rules and ignore
-// conditions. Field appends each CEL rule's message to the schema's
-// description, so a reader still sees it.
+// rules, duration and timestamp rules, float finite, message oneof rules
+// and ignore conditions. Field appends each CEL rule's message to the
+// schema's description, so a reader still sees it. In Portico's protos
+// those are a unit price's cap (Item.unit_price, 1e12 minor units, tighter
+// than Money's own 1e15), a charge's minimum (CreatePaymentRequest.amount,
+// at least 1), each SKU once in an order's or reservation's lines, and an
+// update mask's size.
+//
+// A 64-bit integer's pattern accepts the canonical decimal string
+// protojson writes; protojson also reads a JSON number or an exponent
+// ("1e3") there, which a string schema refuses.
 //
 // Field never changes a schema shared through a $ref: Message wraps such a
 // property in allOf when its field adds something (readOnly, a CEL note).

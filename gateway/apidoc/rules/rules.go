@@ -29,7 +29,7 @@ func Message(md protoreflect.MessageDescriptor, s *openapi3.Schema) {
 			// only when the field adds something to it.
 			own := &openapi3.Schema{}
 			Field(fd, own)
-			if !own.IsEmpty() {
+			if !own.IsEmpty() || own.Description != "" {
 				own.AllOf = openapi3.SchemaRefs{ref}
 				s.Properties[name] = &openapi3.SchemaRef{Value: own}
 			}

@@ -74,7 +74,9 @@ const (
 	tBytes  = descriptorpb.FieldDescriptorProto_TYPE_BYTES
 )
 
-func str(r *validate.StringRules) *validate.FieldRules { return validate.FieldRules_builder{String: r}.Build() }
+func str(r *validate.StringRules) *validate.FieldRules {
+	return validate.FieldRules_builder{String: r}.Build()
+}
 
 func typed(t string) *openapi3.Schema { return &openapi3.Schema{Type: &openapi3.Types{t}} }
 
