@@ -71,6 +71,7 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	if err := paths(doc, files); err != nil {
 		return nil, err
 	}
+	patchBodies(doc)
 	raw, err := doc.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -233,4 +234,33 @@ func Validate(doc []byte) error {
 		return fmt.Errorf("apidoc: result is not valid OpenAPI: %w", err)
 	}
 	return nil
+}
+
+// patchBodies gives every PATCH body that refers to a resource schema with
+// required members a schema of its own, <Name>Update, without them: a PATCH
+// sends only the fields that change (the key comes from the path), so a
+// generated client must not demand the rest.
+func patchBodies(doc *openapi3.T) {
+	for _, item := range doc.Paths.Map() {
+		op := item.Patch
+		if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
+			continue
+		}
+		for _, mt := range op.RequestBody.Value.Content {
+			ref := mt.Schema
+			if ref == nil || !strings.HasPrefix(ref.Ref, "#/components/schemas/") {
+				continue
+			}
+			name := strings.TrimPrefix(ref.Ref, "#/components/schemas/")
+			s := doc.Components.Schemas[name]
+			if s == nil || s.Value == nil || len(s.Value.Required) == 0 {
+				continue
+			}
+			update := *s.Value
+			update.Required = nil
+			update.Description = "The fields of " + name + " to change; every member is optional."
+			doc.Components.Schemas[name+"Update"] = openapi3.NewSchemaRef("", &update)
+			mt.Schema = openapi3.NewSchemaRef("#/components/schemas/"+name+"Update", nil)
+		}
+	}
 }

@@ -33,7 +33,7 @@
 // price is at most MaxUnitPriceMinor (1e12 minor units, 10 billion in major
 // units of a two-decimal currency) and the available stock an admin sets is
 // at most MaxAvailable (1e9 units); beyond them CreateItem and UpdateItem are
-// INVALID_ARGUMENT naming the field. Reservation ids and order ids are 1-64
+// INVALID_ARGUMENT naming the field (rules in inventory.proto). Reservation ids and order ids are 1-64
 // characters of [A-Za-z0-9_-] (INVALID_ARGUMENT naming the field otherwise),
 // checked before any lookup, so a NOT_FOUND echoes at most 64 safe
 // characters.

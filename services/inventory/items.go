@@ -39,7 +39,7 @@ func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsReque
 	}
 	size := pagebudget.Size(req.GetPageSize(), defaultPage, maxPage)
 	after, ok := pagetoken.Decode(req.GetPageToken())
-	if !ok || after != "" && !protocheck.Valid(&inventoryv1.GetItemRequest{Sku: after}) {
+	if (!ok || after != "" && !protocheck.Valid(&inventoryv1.GetItemRequest{Sku: after})) && !v.Has("page_token") { // one answer for a token too long for its rule
 		v.Add("page_token", "is not a token from a previous ListItems response")
 	}
 	if err := v.Err(); err != nil {

@@ -161,9 +161,9 @@ func TestCreateItem(t *testing.T) {
 		{name: "price at the cap", item: with(func(it *inventoryv1.Item) { it.UnitPrice.AmountMinor = MaxUnitPriceMinor })},
 		{name: "stock at the cap", item: with(func(it *inventoryv1.Item) { it.Available = MaxAvailable })},
 		{name: "price above the cap", item: with(func(it *inventoryv1.Item) { it.UnitPrice.AmountMinor = MaxUnitPriceMinor + 1 }),
-			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price"}},
 		{name: "max int64 price", item: with(func(it *inventoryv1.Item) { it.UnitPrice.AmountMinor = math.MaxInt64 }),
-			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price", "item.unit_price.amount_minor"}},
 		{name: "stock above the cap", item: with(func(it *inventoryv1.Item) { it.Available = MaxAvailable + 1 }),
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
 		{name: "max int64 stock", item: with(func(it *inventoryv1.Item) { it.Available = math.MaxInt64 }),
@@ -187,7 +187,7 @@ func TestCreateItem(t *testing.T) {
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.currency"}},
 		{name: "every field bad", item: &inventoryv1.Item{Sku: "", Name: "", UnitPrice: &typev1.Money{AmountMinor: -1, Currency: "US"}, Available: -1},
 			wantCode: codes.InvalidArgument, wantFields: []string{
-				"item.sku", "item.unit_price.currency", "item.name", "item.unit_price.amount_minor", "item.available"}},
+				"item.sku", "item.unit_price.amount_minor", "item.unit_price.currency", "item.available", "item.name"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,12 +266,12 @@ func TestUpdateItem(t *testing.T) {
 		{name: "unknown and output-only paths", paths: []string{"name", "sold", "colour"}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
 			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask.paths[1]", "update_mask.paths[2]"}},
 		{name: "bad path and bad field", paths: []string{"sku", "available"}, item: &inventoryv1.Item{Sku: "keyboard-001", Available: -1},
-			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask.paths[0]", "item.available"}},
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.available", "update_mask.paths[0]"}},
 		{name: "no item", paths: []string{"name"}, wantCode: codes.InvalidArgument, wantFields: []string{"item"}},
 		{name: "restock above the cap", paths: []string{"available"}, item: &inventoryv1.Item{Sku: "keyboard-001", Available: MaxAvailable + 1},
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.available"}},
 		{name: "price above the cap", paths: []string{"unit_price"}, item: &inventoryv1.Item{Sku: "keyboard-001", UnitPrice: usd(math.MaxInt64)},
-			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.amount_minor"}},
+			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price", "item.unit_price.amount_minor"}},
 		// A mask is bounded by its rules before any path is echoed: the
 		// answer stays small however much the mask holds.
 		{name: "a path of almost 1 MiB", paths: []string{strings.Repeat("n", 1<<20-100)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},

@@ -20,7 +20,7 @@ const sweepBatch = 500
 // ReserveStock holds stock for every line or for none; see the package doc
 // for its idempotency by order_id.
 func (s *Service) ReserveStock(ctx context.Context, req *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
-	if err := validateReserve(req); err != nil {
+	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
 	lines := make([]Line, len(req.GetLines()))

@@ -34,7 +34,7 @@ func TestReserveStockValidation(t *testing.T) {
 		{"zero quantity", &inventoryv1.ReserveStockRequest{OrderId: "o1", Lines: []*inventoryv1.Line{line("keyboard-001", 0)}}, []string{"lines[0].quantity"}},
 		{"quantity 1001", &inventoryv1.ReserveStockRequest{OrderId: "o1", Lines: []*inventoryv1.Line{line("keyboard-001", 1001)}}, []string{"lines[0].quantity"}},
 		{"repeated sku", &inventoryv1.ReserveStockRequest{OrderId: "o1", Lines: []*inventoryv1.Line{
-			line("keyboard-001", 1), line("mouse-001", 1), line("keyboard-001", 2)}}, []string{"lines[2].sku"}},
+			line("keyboard-001", 1), line("mouse-001", 1), line("keyboard-001", 2)}}, []string{"lines"}},
 		{"every field bad", &inventoryv1.ReserveStockRequest{Lines: []*inventoryv1.Line{line("", -1), line("mouse-001", 2000)}},
 			[]string{"order_id", "lines[0].sku", "lines[0].quantity", "lines[1].quantity"}},
 	}

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
@@ -26,8 +25,10 @@ const (
 	maskAvailable = "available"
 )
 
-// Value limits. They keep every sum the order saga makes far from int64
-// overflow: 1000 units × 50 lines × MaxUnitPriceMinor is 5e16.
+// Value limits, declared in inventory.proto's rules and repeated here for
+// the code that needs them as numbers. They keep every sum the order saga
+// makes far from int64 overflow: 1000 units × 50 lines × MaxUnitPriceMinor
+// is 5e16.
 const (
 	// MaxUnitPriceMinor caps Item.unit_price.amount_minor: 1e12 minor units,
 	// 10 billion in major units of a two-decimal currency (USD 10,000,000,000.00).
@@ -39,36 +40,15 @@ const (
 
 var settablePaths = []string{maskName, maskUnitPrice, maskAvailable}
 
-func checkPrice(v *rpcerr.Violations, field string, m *typev1.Money) {
-	if m == nil {
-		v.Add(field, "is required")
-		return
-	}
-	switch a := m.GetAmountMinor(); {
-	case a < 0:
-		v.Add(field+".amount_minor", "must not be negative")
-	case a > MaxUnitPriceMinor:
-		v.Add(field+".amount_minor", fmt.Sprintf("must be at most %d (10 billion in major units)", int64(MaxUnitPriceMinor)))
-	}
-}
-
-// checkItem validates the fields of it named in paths beyond their rules:
-// a name that is set is not empty, a price that is set is there and in range,
-// stock is in range.
+// checkItem checks what the rules cannot say because it depends on the
+// mask: a name it names is not empty, a price it names is there. Ranges
+// and alphabets are rules of Item.
 func checkItem(v *rpcerr.Violations, it *inventoryv1.Item, paths []string) {
 	if slices.Contains(paths, maskName) && it.GetName() == "" {
 		v.Add("item.name", "is required")
 	}
-	if slices.Contains(paths, maskUnitPrice) {
-		checkPrice(v, "item.unit_price", it.GetUnitPrice())
-	}
-	if slices.Contains(paths, maskAvailable) {
-		switch a := it.GetAvailable(); {
-		case a < 0:
-			v.Add("item.available", "must not be negative")
-		case a > MaxAvailable:
-			v.Add("item.available", fmt.Sprintf("must be at most %d", MaxAvailable))
-		}
+	if slices.Contains(paths, maskUnitPrice) && it.GetUnitPrice() == nil {
+		v.Add("item.unit_price", "is required")
 	}
 }
 
@@ -128,28 +108,24 @@ func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	if len(req.GetUpdateMask().GetPaths()) == 0 {
 		paths = settablePaths
 	}
+	v = unmasked(v, paths)
 	if req.GetItem() != nil {
 		checkItem(&v, req.GetItem(), paths)
 	}
 	return paths, v.Err()
 }
 
-// validateReserve checks the request's rules, then that each SKU appears
-// once.
-func validateReserve(req *inventoryv1.ReserveStockRequest) error {
-	var v rpcerr.Violations
-	if err := protocheck.Check(&v, req); err != nil {
-		return err
-	}
-	first := map[string]int{}
-	for i, l := range req.GetLines() {
-		if j, dup := first[l.GetSku()]; dup {
-			v.Add(fmt.Sprintf("lines[%d].sku", i), fmt.Sprintf("repeats lines[%d].sku; name each SKU once", j))
-		} else {
-			first[l.GetSku()] = i
+// unmasked drops the violations of settable item fields that paths does not
+// name: an update ignores those fields, so it does not judge them either.
+func unmasked(v rpcerr.Violations, paths []string) rpcerr.Violations {
+	return slices.DeleteFunc(v, func(x rpcerr.Violation) bool {
+		f, ok := strings.CutPrefix(x.Field, "item.")
+		if !ok {
+			return false
 		}
-	}
-	return v.Err()
+		f, _, _ = strings.Cut(f, ".")
+		return slices.Contains(settablePaths, f) && !slices.Contains(paths, f)
+	})
 }
 
 // requireAdmin refuses a call that carries principal metadata without the

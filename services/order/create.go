@@ -13,6 +13,7 @@ import (
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -28,7 +29,7 @@ func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderReque
 	if err != nil {
 		return nil, err
 	}
-	if err := validateCreate(req, &v); err != nil {
+	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
 	}
 	if err := v.Err(); err != nil {

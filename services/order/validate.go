@@ -12,7 +12,6 @@ import (
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
-	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -36,23 +35,6 @@ func idempotencyKey(ctx context.Context, v *rpcerr.Violations) (string, error) {
 		v.Add("idempotency_key", fmt.Sprintf("must be 1-%d printable ASCII characters", callmeta.MaxIdempotencyKeyLen))
 	}
 	return key, nil
-}
-
-// validateCreate records every bad field of req in v: the proto's rules
-// (protocheck), then what they cannot say, that each SKU appears once.
-func validateCreate(req *orderv1.CreateOrderRequest, v *rpcerr.Violations) error {
-	if err := protocheck.Check(v, req); err != nil {
-		return err
-	}
-	first := make(map[string]int, len(req.GetLines()))
-	for i, l := range req.GetLines() {
-		if j, dup := first[l.GetSku()]; dup {
-			v.Add(fmt.Sprintf("lines[%d].sku", i), fmt.Sprintf("duplicates lines[%d].sku; each SKU at most once", j))
-		} else {
-			first[l.GetSku()] = i
-		}
-	}
-	return nil
 }
 
 // hashRequest is the SHA-256 of the deterministic marshalling of req with

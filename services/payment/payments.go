@@ -130,7 +130,7 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 	}
 	size := pagebudget.Size(req.GetPageSize(), defaultPageSize, maxPageSize)
 	after, ok := pagetoken.Decode(req.GetPageToken())
-	if !ok || after != "" && !protocheck.Valid(&paymentv1.GetPaymentRequest{Id: after}) {
+	if (!ok || after != "" && !protocheck.Valid(&paymentv1.GetPaymentRequest{Id: after})) && !v.Has("page_token") { // one answer for a token too long for its rule
 		v.Add("page_token", "is not a token from a previous ListPayments response")
 	}
 	if err := v.Err(); err != nil {

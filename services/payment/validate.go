@@ -9,7 +9,8 @@ import (
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-// MaxAmountMinor caps CreatePayment's amount.amount_minor: 1e15 minor units,
+// MaxAmountMinor caps CreatePayment's amount.amount_minor (Money's rule in
+// money.proto; repeated here for the order service's total check): 1e15 minor units,
 // 10 trillion in major units of a two-decimal currency. It sits above the
 // largest unit price inventory accepts (1e12) times the most units of one
 // order line (1000), but an order of many such lines can exceed it, so the
@@ -23,22 +24,14 @@ const (
 )
 
 // validateCreate checks the request against its proto rules (protocheck),
-// then what they cannot say: the amount's range, that the method is one of
-// the test methods, and the idempotency key. The ErrorInfo reason names the
+// then what they cannot say: that the method is one of the test methods
+// (a business rule with its own reason), and the idempotency key. The ErrorInfo reason names the
 // most basic problem: a missing key, then an unknown method.
 func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	var v rpcerr.Violations
 	reason, msg := "", ""
 	if err := protocheck.Check(&v, req); err != nil {
 		return err
-	}
-	if m := req.GetAmount(); m != nil {
-		switch a := m.GetAmountMinor(); {
-		case a < 1:
-			v.Add("amount.amount_minor", "must be 1 or more")
-		case a > MaxAmountMinor:
-			v.Add("amount.amount_minor", fmt.Sprintf("must be at most %d (10 trillion in major units)", int64(MaxAmountMinor)))
-		}
 	}
 	// A method that breaks its rules (empty, too long) is reported by them
 	// and never echoed; a well-formed one must be a known method.

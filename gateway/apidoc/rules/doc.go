@@ -1,9 +1,46 @@
-// Package rules carries a proto message's protovalidate (buf.validate)
-// rules and google.api.field_behavior into its OpenAPI 3 JSON Schema, so
-// the published document admits exactly what the services accept.
+// Package rules carries the buf.validate rules declared in the protos into
+// OpenAPI 3.0 schemas (kin-openapi), so a published schema accepts what the
+// services' rules (internal/protocheck) accept.
 //
-// Mapped: required (buf.validate required and field_behavior REQUIRED),
-// string min_len/max_len/len/pattern/const/in, numeric gt/gte/lt/lte/const/in,
-// repeated min_items/max_items/unique, enum in/const, and OUTPUT_ONLY as
-// readOnly. CEL rules have no JSON Schema form and are left to the service.
+// Field maps one field's rules onto its schema; Message does it for every
+// field of a message's component schema and adds the required list. The
+// mapping:
+//
+//	string min_len, max_len, len        minLength, maxLength
+//	string pattern                      pattern (the patterns are RE2 and ECMA alike)
+//	string prefix, suffix, contains     pattern (allOf when a pattern is already set)
+//	string in, const / not_in           enum / not.enum
+//	string email, hostname, uri, uuid,  format
+//	  ipv4, ipv6
+//	numbers gt, gte, lt, lte            minimum, maximum, exclusiveMinimum/Maximum (3.0 booleans)
+//	64-bit integers on a string schema  pattern of the decimal range (protojson writes them as strings)
+//	numbers in, const / not_in          enum / not.enum
+//	enum defined_only, in, const        enum of the value names
+//	bool const                          enum
+//	repeated min_items, max_items,      minItems, maxItems, uniqueItems, and items' rules on items
+//	  unique, items
+//	map min_pairs, max_pairs            minProperties, maxProperties
+//	required, field_behavior REQUIRED   the message schema's required
+//	rules that refuse a zero value      required, for a field without presence:
+//	                                    protojson reads an absent field as zero
+//	field_behavior OUTPUT_ONLY          readOnly
+//
+// Rules with no JSON Schema equivalent leave the schema as it is: CEL
+// expressions (field and message cel), byte lengths of strings, bytes
+// rules, duration and timestamp rules, float finite, message oneof rules
+// and ignore conditions. Field appends each CEL rule's message to the
+// schema's description, so a reader still sees it. In Portico's protos
+// those are a unit price's cap (Item.unit_price, 1e12 minor units, tighter
+// than Money's own 1e15), a charge's minimum (CreatePaymentRequest.amount,
+// at least 1), each SKU once in an order's or reservation's lines, and an
+// update mask's size.
+//
+// A 64-bit integer's pattern accepts the canonical decimal string
+// protojson writes; protojson also reads a JSON number or an exponent
+// ("1e3") there, which a string schema refuses.
+//
+// Field never changes a schema shared through a $ref: Message wraps such a
+// property in allOf when its field adds something (readOnly, a CEL note).
+// Both functions are pure apart from writing to s and safe for concurrent
+// use on distinct schemas.
 package rules

@@ -8,160 +8,170 @@ import (
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
-// Message applies md's rules to s, the component schema of md: required
-// (from buf.validate required and google.api.field_behavior REQUIRED), and
-// every field's rules on s.Properties[<json name>] via Field.
+// Message applies md's rules to s, the component schema of md: required (from buf.validate required and
+// google.api.field_behavior REQUIRED), and every field's rules on s.Properties[<json name>] via Field.
 func Message(md protoreflect.MessageDescriptor, s *openapi3.Schema) {
-	if md == nil || s == nil {
-		return
-	}
 	fields := md.Fields()
-	for i := 0; i < fields.Len(); i++ {
+	for i := range fields.Len() {
 		fd := fields.Get(i)
 		name := fd.JSONName()
 		if required(fd) && !slices.Contains(s.Required, name) {
 			s.Required = append(s.Required, name)
 		}
-		if p := s.Properties[name]; p != nil && p.Value != nil && p.Ref == "" {
-			Field(fd, p.Value)
+		ref := s.Properties[name]
+		switch {
+		case ref == nil:
+		case ref.Ref != "":
+			// The target is shared: give this property its own schema
+			// only when the field adds something to it.
+			own := &openapi3.Schema{}
+			Field(fd, own)
+			if !own.IsEmpty() || own.Description != "" {
+				own.AllOf = openapi3.SchemaRefs{ref}
+				s.Properties[name] = &openapi3.SchemaRef{Value: own}
+			}
+		case ref.Value != nil:
+			Field(fd, ref.Value)
 		}
+	}
+	for _, r := range messageRules(md).GetCel() {
+		note(s, r)
 	}
 }
 
-// Field applies fd's buf.validate rules to s (a property or a query/path
-// parameter schema): maxLength, minLength, pattern, minimum/maximum
-// (exclusive too), minItems/maxItems, uniqueItems, enum `in`, const;
-// OUTPUT_ONLY -> readOnly.
+// Field applies fd's buf.validate rules to s (a property or a query/path parameter schema): maxLength, minLength,
+// pattern, minimum/maximum (exclusive too), minItems/maxItems, uniqueItems, enum `in`, const; OUTPUT_ONLY -> readOnly.
 func Field(fd protoreflect.FieldDescriptor, s *openapi3.Schema) {
-	if fd == nil || s == nil {
-		return
-	}
-	if behaves(fd, annotations.FieldBehavior_OUTPUT_ONLY) {
+	if slices.Contains(behaviors(fd), annotations.FieldBehavior_OUTPUT_ONLY) {
 		s.ReadOnly = true
 	}
-	fr := fieldRules(fd)
-	if fr == nil {
+	r := fieldRules(fd)
+	if r == nil {
 		return
 	}
-	if r := fr.GetRepeated(); r != nil {
-		s.MinItems = r.GetMinItems()
-		if r.HasMaxItems() {
-			s.MaxItems = openapi3.Uint64Ptr(r.GetMaxItems())
+	for _, c := range r.GetCel() {
+		note(s, c)
+	}
+	switch {
+	case fd.IsList():
+		list(fd, r.GetRepeated(), s)
+	case fd.IsMap():
+		if m := r.GetMap(); m != nil {
+			s.MinProps = m.GetMinPairs()
+			if m.HasMaxPairs() {
+				s.MaxProps = ptr(m.GetMaxPairs())
+			}
 		}
-		s.UniqueItems = r.GetUnique()
-		if s.Items != nil && s.Items.Value != nil && s.Items.Ref == "" && r.GetItems() != nil {
-			apply(r.GetItems(), s.Items.Value)
-		}
-		return
-	}
-	apply(fr, s)
-}
-
-// apply maps the scalar rules of fr (the type oneof) onto s.
-func apply(fr *validate.FieldRules, s *openapi3.Schema) {
-	if str := fr.GetString(); str != nil {
-		strings(str, s)
-		return
-	}
-	if e := fr.GetEnum(); e != nil {
-		return // enum values are named on the wire; `in` on numbers is left to the service
-	}
-	typ := fr.ProtoReflect().WhichOneof(fr.ProtoReflect().Descriptor().Oneofs().ByName("type"))
-	if typ == nil || typ.Kind() != protoreflect.MessageKind {
-		return
-	}
-	numbers(fr.ProtoReflect().Get(typ).Message(), s)
-}
-
-func strings(r *validate.StringRules, s *openapi3.Schema) {
-	if r.HasLen() {
-		s.MinLength, s.MaxLength = r.GetLen(), openapi3.Uint64Ptr(r.GetLen())
-	}
-	if r.HasMinLen() {
-		s.MinLength = r.GetMinLen()
-	}
-	if r.HasMaxLen() {
-		s.MaxLength = openapi3.Uint64Ptr(r.GetMaxLen())
-	}
-	if r.HasPattern() {
-		s.Pattern = r.GetPattern()
-	}
-	if r.HasConst() {
-		s.Enum = []any{r.GetConst()}
-	}
-	if in := r.GetIn(); len(in) > 0 {
-		s.Enum = nil
-		for _, v := range in {
-			s.Enum = append(s.Enum, v)
-		}
+	default:
+		scalar(fd, r, s)
 	}
 }
 
-// numbers maps the bounds of any numeric rules message (Int32Rules,
-// UInt64Rules, DoubleRules, ...): they share the field names.
-func numbers(m protoreflect.Message, s *openapi3.Schema) {
-	get := func(name protoreflect.Name) (float64, bool) {
-		fd := m.Descriptor().Fields().ByName(name)
-		if fd == nil || !m.Has(fd) || fd.IsList() {
-			return 0, false
+// list applies repeated rules to s, and the item rules to s.Items when it
+// is inline.
+func list(fd protoreflect.FieldDescriptor, r *validate.RepeatedRules, s *openapi3.Schema) {
+	if r == nil {
+		return
+	}
+	s.MinItems = r.GetMinItems()
+	if r.HasMaxItems() {
+		s.MaxItems = ptr(r.GetMaxItems())
+	}
+	if r.GetUnique() {
+		s.UniqueItems = true
+	}
+	if it := r.GetItems(); it != nil && s.Items != nil && s.Items.Ref == "" && s.Items.Value != nil {
+		for _, c := range it.GetCel() {
+			note(s.Items.Value, c)
 		}
-		return toFloat(m.Get(fd)), true
-	}
-	if v, ok := get("gte"); ok {
-		s.Min = &v
-	}
-	if v, ok := get("gt"); ok {
-		s.Min, s.ExclusiveMin = &v, openapi3.ExclusiveBound{Bool: openapi3.Ptr(true)}
-	}
-	if v, ok := get("lte"); ok {
-		s.Max = &v
-	}
-	if v, ok := get("lt"); ok {
-		s.Max, s.ExclusiveMax = &v, openapi3.ExclusiveBound{Bool: openapi3.Ptr(true)}
-	}
-	if v, ok := get("const"); ok {
-		s.Min, s.Max = &v, &v
+		scalar(fd, it, s.Items.Value)
 	}
 }
 
-func toFloat(v protoreflect.Value) float64 {
-	switch x := v.Interface().(type) {
-	case int32:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case uint32:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	case float32:
-		return float64(x)
-	case float64:
-		return x
+// scalar applies the rules of one value of fd's kind.
+func scalar(fd protoreflect.FieldDescriptor, r *validate.FieldRules, s *openapi3.Schema) {
+	switch {
+	case r.GetString() != nil:
+		stringRules(r.GetString(), s)
+	case r.GetEnum() != nil:
+		enumRules(fd.Enum(), r.GetEnum(), s)
+	case r.GetBool() != nil && r.GetBool().HasConst():
+		s.Enum = []any{r.GetBool().GetConst()}
+	default:
+		numberRules(fd, r, s)
 	}
-	return 0
+}
+
+// note appends a CEL rule's message (or expression) to s's description: the
+// rule has no JSON Schema form, but a reader should see it.
+func note(s *openapi3.Schema, r *validate.Rule) {
+	text := r.GetMessage()
+	if text == "" {
+		text = r.GetExpression()
+	}
+	if text == "" {
+		return
+	}
+	if s.Description != "" {
+		s.Description += "\n\n"
+	}
+	s.Description += "Rule: " + text + "."
+}
+
+// required reports whether a client must send fd: the field is marked
+// required, or it has no presence and its rules refuse its zero value (an
+// absent field reads as zero, so absent is as bad as zero).
+func required(fd protoreflect.FieldDescriptor) bool {
+	r := fieldRules(fd)
+	if r.GetRequired() || slices.Contains(behaviors(fd), annotations.FieldBehavior_REQUIRED) {
+		return true
+	}
+	if r == nil || fd.HasPresence() || r.GetIgnore() == validate.Ignore_IGNORE_IF_ZERO_VALUE || r.GetIgnore() == validate.Ignore_IGNORE_ALWAYS {
+		return false
+	}
+	return refusesZero(fd, r)
 }
 
 func fieldRules(fd protoreflect.FieldDescriptor) *validate.FieldRules {
-	opts := fd.Options()
-	if opts == nil || !proto.HasExtension(opts, validate.E_Field) {
+	r, _ := extension(fd.Options(), validate.E_Field).(*validate.FieldRules)
+	return r
+}
+
+func messageRules(md protoreflect.MessageDescriptor) *validate.MessageRules {
+	r, _ := extension(md.Options(), validate.E_Message).(*validate.MessageRules)
+	return r
+}
+
+func behaviors(fd protoreflect.FieldDescriptor) []annotations.FieldBehavior {
+	b, _ := extension(fd.Options(), annotations.E_FieldBehavior).([]annotations.FieldBehavior)
+	return b
+}
+
+// extension returns xt's value in opts. Options of a descriptor built at run
+// time (protodesc) hold extensions as unknown fields; they are parsed with
+// the global registry, where the generated rule packages are linked.
+func extension(opts proto.Message, xt protoreflect.ExtensionType) any {
+	if opts == nil || !opts.ProtoReflect().IsValid() {
 		return nil
 	}
-	fr, _ := proto.GetExtension(opts, validate.E_Field).(*validate.FieldRules)
-	return fr
-}
-
-func required(fd protoreflect.FieldDescriptor) bool {
-	return fieldRules(fd).GetRequired() || behaves(fd, annotations.FieldBehavior_REQUIRED)
-}
-
-func behaves(fd protoreflect.FieldDescriptor, want annotations.FieldBehavior) bool {
-	opts := fd.Options()
-	if opts == nil || !proto.HasExtension(opts, annotations.E_FieldBehavior) {
-		return false
+	if len(opts.ProtoReflect().GetUnknown()) > 0 {
+		b, err := proto.Marshal(opts)
+		if err != nil {
+			return nil
+		}
+		c := opts.ProtoReflect().New().Interface()
+		if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, c); err != nil {
+			return nil
+		}
+		opts = c
 	}
-	fb, _ := proto.GetExtension(opts, annotations.E_FieldBehavior).([]annotations.FieldBehavior)
-	return slices.Contains(fb, want)
+	if !proto.HasExtension(opts, xt) {
+		return nil
+	}
+	return proto.GetExtension(opts, xt)
 }
+
+func ptr[T any](v T) *T { return &v }

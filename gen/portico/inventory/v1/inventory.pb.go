@@ -91,7 +91,8 @@ type Item struct {
 	// Display name, 1-200 characters: CreateItem, and UpdateItem when its
 	// mask names it, refuse an empty one.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// Price of one unit; amount_minor at most 1e12.
+	// Price of one unit; amount_minor at most 1e12 (10 billion in major
+	// units), which keeps every order total far from int64 overflow.
 	UnitPrice *v1.Money `protobuf:"bytes,3,opt,name=unit_price,json=unitPrice,proto3" json:"unit_price,omitempty"`
 	// Units that can be reserved now, 0 to 1e9.
 	Available int64 `protobuf:"varint,4,opt,name=available,proto3" json:"available,omitempty"`
@@ -238,6 +239,7 @@ type ListItemsRequest struct {
 	// may hold fewer items than asked for while next_page_token is set.
 	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// Opaque token from a previous response; empty starts at the beginning.
+	// At most 1024 characters.
 	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -863,23 +865,25 @@ var File_portico_inventory_v1_inventory_proto protoreflect.FileDescriptor
 
 const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\n" +
-	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xa3\x02\n" +
+	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x9b\x03\n" +
 	"\x04Item\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x05\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12\x1c\n" +
-	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x04name\x125\n" +
+	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x04name\x12\x9d\x01\n" +
 	"\n" +
-	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyR\tunitPrice\x12\x1c\n" +
-	"\tavailable\x18\x04 \x01(\x03R\tavailable\x12\x1f\n" +
+	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyBf\xbaHc\xba\x01`\n" +
+	"\x0eunit_price.max\x12*amount_minor must be at most 1000000000000\x1a\"this.amount_minor <= 1000000000000R\tunitPrice\x12+\n" +
+	"\tavailable\x18\x04 \x01(\x03B\r\xbaH\n" +
+	"\"\b\x18\x80\x94\xeb\xdc\x03(\x00R\tavailable\x12\x1f\n" +
 	"\breserved\x18\x05 \x01(\x03B\x03\xe0A\x03R\breserved\x12\x17\n" +
 	"\x04sold\x18\x06 \x01(\x03B\x03\xe0A\x03R\x04sold\x12@\n" +
 	"\vupdate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
 	"updateTime\">\n" +
 	"\x0eGetItemRequest\x12,\n" +
-	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\"W\n" +
+	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\"a\n" +
 	"\x10ListItemsRequest\x12$\n" +
-	"\tpage_size\x18\x01 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12\x1d\n" +
+	"\tpage_size\x18\x01 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12'\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tR\tpageToken\"m\n" +
+	"page_token\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\tpageToken\"m\n" +
 	"\x11ListItemsResponse\x120\n" +
 	"\x05items\x18\x01 \x03(\v2\x1a.portico.inventory.v1.ItemR\x05items\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"N\n" +
@@ -893,20 +897,21 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"updateMask\"_\n" +
 	"\x04Line\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
-	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\"\x91\x01\n" +
+	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\"\xe7\x01\n" +
 	"\x13ReserveStockRequest\x129\n" +
-	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x12?\n" +
-	"\x05lines\x18\x02 \x03(\v2\x1a.portico.inventory.v1.LineB\r\xe0A\x02\xbaH\a\x92\x01\x04\b\x01\x102R\x05lines\"\xc8\x03\n" +
+	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x12\x94\x01\n" +
+	"\x05lines\x18\x02 \x03(\v2\x1a.portico.inventory.v1.LineBb\xe0A\x02\xbaH\\\xba\x01R\n" +
+	"\x10lines.unique_sku\x12!each SKU must appear at most once\x1a\x1bthis.map(l, l.sku).unique()\x92\x01\x04\b\x01\x102R\x05lines\"\xee\x03\n" +
 	"\vReservation\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x19\n" +
-	"\border_id\x18\x02 \x01(\tR\aorderId\x128\n" +
-	"\x05lines\x18\x03 \x03(\v2\".portico.inventory.v1.ReservedLineR\x05lines\x12=\n" +
-	"\x05state\x18\x04 \x01(\x0e2'.portico.inventory.v1.Reservation.StateR\x05state\x12;\n" +
-	"\vexpire_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expireTime\x12;\n" +
-	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\x12;\n" +
-	"\vupdate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1e\n" +
+	"\border_id\x18\x02 \x01(\tB\x03\xe0A\x03R\aorderId\x12=\n" +
+	"\x05lines\x18\x03 \x03(\v2\".portico.inventory.v1.ReservedLineB\x03\xe0A\x03R\x05lines\x12J\n" +
+	"\x05state\x18\x04 \x01(\x0e2'.portico.inventory.v1.Reservation.StateB\v\xe0A\x03\xbaH\x05\x82\x01\x02\x10\x01R\x05state\x12@\n" +
+	"\vexpire_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
+	"expireTime\x12@\n" +
+	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
+	"createTime\x12@\n" +
+	"\vupdate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
 	"updateTime\"Y\n" +
 	"\x05State\x12\x15\n" +
 	"\x11STATE_UNSPECIFIED\x10\x00\x12\x10\n" +

@@ -399,6 +399,7 @@ type ListOrdersRequest struct {
 	// may hold fewer orders than asked for while next_page_token is set.
 	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// Opaque token from a previous response; empty starts at the newest.
+	// At most 1024 characters.
 	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -553,13 +554,13 @@ var File_portico_order_v1_order_proto protoreflect.FileDescriptor
 
 const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xfc\x04\n" +
+	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x84\x05\n" +
 	"\x05Order\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1f\n" +
 	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x121\n" +
 	"\x05lines\x18\x03 \x03(\v2\x1b.portico.order.v1.OrderLineR\x05lines\x121\n" +
-	"\x05total\x18\x04 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\x05total\x12;\n" +
-	"\x06status\x18\x05 \x01(\x0e2\x1e.portico.order.v1.Order.StatusB\x03\xe0A\x03R\x06status\x12*\n" +
+	"\x05total\x18\x04 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\x05total\x12C\n" +
+	"\x06status\x18\x05 \x01(\x0e2\x1e.portico.order.v1.Order.StatusB\v\xe0A\x03\xbaH\x05\x82\x01\x02\x10\x01R\x06status\x12*\n" +
 	"\x0ereservation_id\x18\x06 \x01(\tB\x03\xe0A\x03R\rreservationId\x12\"\n" +
 	"\n" +
 	"payment_id\x18\a \x01(\tB\x03\xe0A\x03R\tpaymentId\x12*\n" +
@@ -580,16 +581,17 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
 	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\x12:\n" +
 	"\n" +
-	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\tunitPrice\"\x8b\x01\n" +
-	"\x12CreateOrderRequest\x12@\n" +
-	"\x05lines\x18\x01 \x03(\v2\x1b.portico.order.v1.OrderLineB\r\xe0A\x02\xbaH\a\x92\x01\x04\b\x01\x102R\x05lines\x123\n" +
+	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\tunitPrice\"\xe1\x01\n" +
+	"\x12CreateOrderRequest\x12\x95\x01\n" +
+	"\x05lines\x18\x01 \x03(\v2\x1b.portico.order.v1.OrderLineBb\xe0A\x02\xbaH\\\xba\x01R\n" +
+	"\x10lines.unique_sku\x12!each SKU must appear at most once\x1a\x1bthis.map(l, l.sku).unique()\x92\x01\x04\b\x01\x102R\x05lines\x123\n" +
 	"\x0epayment_method\x18\x02 \x01(\tB\f\xe0A\x02\xbaH\x06r\x04\x10\x01\x18@R\rpaymentMethod\"A\n" +
 	"\x0fGetOrderRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"X\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"b\n" +
 	"\x11ListOrdersRequest\x12$\n" +
-	"\tpage_size\x18\x01 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12\x1d\n" +
+	"\tpage_size\x18\x01 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12'\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tR\tpageToken\"m\n" +
+	"page_token\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\tpageToken\"m\n" +
 	"\x12ListOrdersResponse\x12/\n" +
 	"\x06orders\x18\x01 \x03(\v2\x17.portico.order.v1.OrderR\x06orders\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"D\n" +

@@ -311,6 +311,7 @@ type ListPaymentsRequest struct {
 	// may hold fewer payments than asked for while next_page_token is set.
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// Opaque token from a previous response; empty starts at the oldest.
+	// At most 1024 characters.
 	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -472,34 +473,35 @@ var File_portico_payment_v1_payment_proto protoreflect.FileDescriptor
 
 const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\n" +
-	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xce\x03\n" +
+	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xf9\x03\n" +
 	"\aPayment\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x19\n" +
-	"\border_id\x18\x02 \x01(\tR\aorderId\x12.\n" +
-	"\x06amount\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyR\x06amount\x12%\n" +
-	"\x0epayment_method\x18\x04 \x01(\tR\rpaymentMethod\x12:\n" +
-	"\x06status\x18\x05 \x01(\x0e2\".portico.payment.v1.Payment.StatusR\x06status\x12%\n" +
-	"\x0efailure_reason\x18\x06 \x01(\tR\rfailureReason\x12;\n" +
-	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\x12;\n" +
-	"\vupdate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1e\n" +
+	"\border_id\x18\x02 \x01(\tB\x03\xe0A\x03R\aorderId\x123\n" +
+	"\x06amount\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\x06amount\x12*\n" +
+	"\x0epayment_method\x18\x04 \x01(\tB\x03\xe0A\x03R\rpaymentMethod\x12G\n" +
+	"\x06status\x18\x05 \x01(\x0e2\".portico.payment.v1.Payment.StatusB\v\xe0A\x03\xbaH\x05\x82\x01\x02\x10\x01R\x06status\x12*\n" +
+	"\x0efailure_reason\x18\x06 \x01(\tB\x03\xe0A\x03R\rfailureReason\x12@\n" +
+	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
+	"createTime\x12@\n" +
+	"\vupdate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
 	"updateTime\"_\n" +
 	"\x06Status\x12\x16\n" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fSTATUS_CAPTURED\x10\x01\x12\x13\n" +
 	"\x0fSTATUS_DECLINED\x10\x02\x12\x13\n" +
-	"\x0fSTATUS_REFUNDED\x10\x03\"\xc1\x01\n" +
+	"\x0fSTATUS_REFUNDED\x10\x03\"\x8f\x02\n" +
 	"\x14CreatePaymentRequest\x129\n" +
-	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x129\n" +
-	"\x06amount\x18\x02 \x01(\v2\x16.portico.type.v1.MoneyB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x06amount\x123\n" +
+	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x12\x86\x01\n" +
+	"\x06amount\x18\x02 \x01(\v2\x16.portico.type.v1.MoneyBV\xe0A\x02\xbaHP\xba\x01J\n" +
+	"\x0famount.positive\x12\x1famount_minor must be at least 1\x1a\x16this.amount_minor >= 1\xc8\x01\x01R\x06amount\x123\n" +
 	"\x0epayment_method\x18\x03 \x01(\tB\f\xe0A\x02\xbaH\x06r\x04\x10\x01\x18@R\rpaymentMethod\"C\n" +
 	"\x11GetPaymentRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"\x95\x01\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"\x9f\x01\n" +
 	"\x13ListPaymentsRequest\x129\n" +
 	"\border_id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\aorderId\x12$\n" +
-	"\tpage_size\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12\x1d\n" +
+	"\tpage_size\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bpageSize\x12'\n" +
 	"\n" +
-	"page_token\x18\x03 \x01(\tR\tpageToken\"w\n" +
+	"page_token\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\tpageToken\"w\n" +
 	"\x14ListPaymentsResponse\x127\n" +
 	"\bpayments\x18\x01 \x03(\v2\x1b.portico.payment.v1.PaymentR\bpayments\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"F\n" +

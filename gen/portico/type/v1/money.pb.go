@@ -8,6 +8,7 @@ package typev1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -26,8 +27,9 @@ const (
 // arithmetic is exact and no floating point ever touches a price.
 type Money struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Amount in minor units, for example 4999 for 49.99 USD. Never negative
-	// for prices; totals are sums of line prices.
+	// Amount in minor units, for example 4999 for 49.99 USD: 0 to 1e15 (10
+	// trillion in major units of a two-decimal currency). The fields that
+	// hold a Money may bound it further (a unit price, a charge).
 	AmountMinor int64 `protobuf:"varint,1,opt,name=amount_minor,json=amountMinor,proto3" json:"amount_minor,omitempty"`
 	// ISO 4217 currency code, for example "USD": 3 upper-case letters.
 	Currency      string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
@@ -83,10 +85,10 @@ var File_portico_type_v1_money_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_money_proto_rawDesc = "" +
 	"\n" +
-	"\x1bportico/type/v1/money.proto\x12\x0fportico.type.v1\x1a\x1bbuf/validate/validate.proto\"Y\n" +
-	"\x05Money\x12!\n" +
-	"\famount_minor\x18\x01 \x01(\x03R\vamountMinor\x12-\n" +
-	"\bcurrency\x18\x02 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"\x1bportico/type/v1/money.proto\x12\x0fportico.type.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/api/field_behavior.proto\"n\n" +
+	"\x05Money\x123\n" +
+	"\famount_minor\x18\x01 \x01(\x03B\x10\xbaH\r\"\v\x18\x80\x80\x9a\xa6\xea\xaf\xe3\x01(\x00R\vamountMinor\x120\n" +
+	"\bcurrency\x18\x02 \x01(\tB\x14\xe0A\x02\xbaH\x0er\f2\n" +
 	"^[A-Z]{3}$R\bcurrencyB?Z=github.com/portico-gateway/portico/gen/portico/type/v1;typev1b\x06proto3"
 
 var (

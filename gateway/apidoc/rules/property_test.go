@@ -1,0 +1,364 @@
+package rules_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	"buf.build/go/protovalidate"
+	"github.com/getkin/kin-openapi/openapi3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/portico-gateway/portico/gateway/apidoc/rules"
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/protocheck"
+)
+
+// bodies is how many bodies TestSchemaAgreesWithRules generates per message
+// (a tenth under -short).
+const bodies = 600
+
+// TestSchemaAgreesWithRules: for every request body a client sends, bodies
+// generated from its JSON Schema (valid ones, and ones pushed just past a
+// bound: a length at max+1, a count at min-1, a character outside a
+// pattern, a number past a range, a required field left out) are accepted
+// by the schema exactly when protojson and the services' rules
+// (internal/protocheck) accept them. CEL rules have no JSON Schema form;
+// a body the schema accepts that only a CEL rule refuses is counted, not
+// failed, and every CEL rule is named in the report of this package's doc.
+func TestSchemaAgreesWithRules(t *testing.T) {
+	n := bodies
+	if testing.Short() {
+		n /= 10
+	}
+	tests := []struct {
+		name string
+		md   protoreflect.MessageDescriptor
+		// check decodes a body and checks it as its RPC's request.
+		check func(body []byte) (proto.Message, error)
+	}{
+		{"CreateOrderRequest", (&orderv1.CreateOrderRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+			m := &orderv1.CreateOrderRequest{}
+			return m, protojson.Unmarshal(b, m)
+		}},
+		{"CreateItemRequest.item", (&inventoryv1.Item{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+			it := &inventoryv1.Item{}
+			return &inventoryv1.CreateItemRequest{Item: it}, protojson.Unmarshal(b, it)
+		}},
+		{"ReserveStockRequest", (&inventoryv1.ReserveStockRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+			m := &inventoryv1.ReserveStockRequest{}
+			return m, protojson.Unmarshal(b, m)
+		}},
+		{"CreatePaymentRequest", (&paymentv1.CreatePaymentRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+			m := &paymentv1.CreatePaymentRequest{}
+			return m, protojson.Unmarshal(b, m)
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := schemaOf(tt.md)
+			if err := s.Validate(context.Background()); err != nil {
+				t.Fatalf("schema of %s is not a valid OpenAPI 3.0 schema: %v", tt.name, err)
+			}
+			cel := celRules(tt.md, 0)
+			g := &gen{rng: rand.New(rand.NewPCG(uint64(i), 8))}
+			var accepted, rejected, celOnly, failures int
+			for range n {
+				g.bad = []float64{0, 0, 0.02, 0.1, 0.3}[g.rng.IntN(5)]
+				body, _ := json.Marshal(g.value(s))
+				var doc any
+				if err := json.Unmarshal(body, &doc); err != nil {
+					t.Fatal(err)
+				}
+				schemaErr := s.VisitJSON(doc, openapi3.VisitAsRequest())
+				msg, decodeErr := tt.check(body)
+				rulesErr := decodeErr
+				if rulesErr == nil {
+					rulesErr = protocheck.Request(msg)
+				}
+				switch {
+				case schemaErr == nil && rulesErr == nil:
+					accepted++
+				case schemaErr != nil && rulesErr != nil:
+					rejected++
+				case schemaErr == nil && decodeErr == nil && onlyCEL(msg, cel):
+					celOnly++
+				default:
+					failures++
+					if failures <= 5 {
+						t.Errorf("body %s:\nschema says %v\nrules say %v", clip(body), schemaErr, rulesErr)
+					}
+				}
+			}
+			t.Logf("%s: %d bodies, %d accepted by both, %d refused by both, %d refused only by a CEL rule %v",
+				tt.name, n, accepted, rejected, celOnly, slices.Sorted(mapKeys(cel)))
+			if accepted < n/10 || rejected < n/10 {
+				t.Errorf("accepted %d, rejected %d of %d: the generator should produce at least a tenth of each", accepted, rejected, n)
+			}
+		})
+	}
+}
+
+// schemaOf derives md's schema the way an OpenAPI generator does (types by
+// field kind; 64-bit integers as strings, enums by name, as protojson
+// writes them), inline rather than by $ref, then applies the rules.
+func schemaOf(md protoreflect.MessageDescriptor) *openapi3.Schema {
+	s := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		v := kindSchema(fd)
+		if fd.IsList() {
+			v = &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeArray}, Items: openapi3.NewSchemaRef("", v)}
+		}
+		s.Properties[fd.JSONName()] = openapi3.NewSchemaRef("", v)
+	}
+	rules.Message(md, s)
+	return s
+}
+
+func kindSchema(fd protoreflect.FieldDescriptor) *openapi3.Schema {
+	typed := func(t, format string) *openapi3.Schema {
+		return &openapi3.Schema{Type: &openapi3.Types{t}, Format: format}
+	}
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return typed(openapi3.TypeString, "")
+	case protoreflect.BytesKind:
+		return typed(openapi3.TypeString, "byte")
+	case protoreflect.BoolKind:
+		return typed(openapi3.TypeBoolean, "")
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind, protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return typed(openapi3.TypeInteger, "int32")
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return typed(openapi3.TypeString, "int64")
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return typed(openapi3.TypeNumber, "double")
+	case protoreflect.EnumKind:
+		s := typed(openapi3.TypeString, "enum")
+		for i := range fd.Enum().Values().Len() {
+			s.Enum = append(s.Enum, string(fd.Enum().Values().Get(i).Name()))
+		}
+		return s
+	}
+	switch fd.Message().FullName() {
+	case "google.protobuf.Timestamp":
+		return typed(openapi3.TypeString, "date-time")
+	case "google.protobuf.FieldMask":
+		return typed(openapi3.TypeString, "")
+	}
+	return schemaOf(fd.Message())
+}
+
+// celRules returns the ids of the CEL rules on md and the messages under
+// it: the rules the schema cannot carry.
+func celRules(md protoreflect.MessageDescriptor, depth int) map[string]bool {
+	ids := map[string]bool{}
+	if depth > 4 {
+		return ids
+	}
+	if r, ok := proto.GetExtension(md.Options(), validate.E_Message).(*validate.MessageRules); ok {
+		for _, c := range r.GetCel() {
+			ids[c.GetId()] = true
+		}
+	}
+	for i := range md.Fields().Len() {
+		fd := md.Fields().Get(i)
+		if r, ok := proto.GetExtension(fd.Options(), validate.E_Field).(*validate.FieldRules); ok {
+			for _, c := range r.GetCel() {
+				ids[c.GetId()] = true
+			}
+		}
+		if fd.Message() != nil {
+			for id := range celRules(fd.Message(), depth+1) {
+				ids[id] = true
+			}
+		}
+	}
+	return ids
+}
+
+// onlyCEL reports whether every rule msg breaks is a CEL rule of cel.
+func onlyCEL(msg proto.Message, cel map[string]bool) bool {
+	var ve *protovalidate.ValidationError
+	if !errors.As(protovalidate.Validate(msg), &ve) {
+		return false
+	}
+	for _, v := range ve.Violations {
+		if !cel[v.Proto.GetRuleId()] {
+			return false
+		}
+	}
+	return true
+}
+
+// gen writes JSON values for a schema. Each choice is valid, or with
+// probability bad, just outside the schema: one past a length, count or
+// range bound, a character outside the pattern, a required member missing.
+type gen struct {
+	rng *rand.Rand
+	bad float64
+}
+
+func (g *gen) wrong() bool { return g.rng.Float64() < g.bad }
+
+func (g *gen) value(s *openapi3.Schema) any {
+	switch {
+	case s.Type.Is(openapi3.TypeObject):
+		return g.object(s)
+	case s.Type.Is(openapi3.TypeArray):
+		n := g.size(int(s.MinItems), s.MaxItems, 4, 51)
+		out := make([]any, n)
+		for i := range out {
+			out[i] = g.value(s.Items.Value)
+		}
+		return out
+	case s.Type.Is(openapi3.TypeInteger):
+		return g.integer(s)
+	case s.Type.Is(openapi3.TypeBoolean):
+		return g.rng.IntN(2) == 0
+	case s.Format == "int64":
+		return g.int64(s)
+	case s.Format == "date-time":
+		return "2026-11-30T12:00:00Z"
+	}
+	return g.string(s)
+}
+
+func (g *gen) object(s *openapi3.Schema) map[string]any {
+	out := map[string]any{}
+	for _, name := range slices.Sorted(mapKeys(s.Properties)) {
+		p := s.Properties[name].Value
+		if p.ReadOnly {
+			continue
+		}
+		if slices.Contains(s.Required, name) && !g.wrong() || g.rng.IntN(3) > 0 {
+			out[name] = g.value(p)
+		}
+	}
+	return out
+}
+
+// interesting are lengths, counts and numbers where bounds usually sit.
+// The generator tries them whatever the schema says, so a bound the schema
+// forgot is probed too.
+var interesting = []int{0, 1, 2, 3, 4, 49, 50, 51, 63, 64, 65, 199, 200, 201, 999, 1000, 1001, 1024, 1025}
+
+// size picks a length or count: a bound, next to one, or any in between;
+// one past a bound when wrong; sometimes an interesting one up to limit.
+// soft caps an unbounded maximum.
+func (g *gen) size(lo int, maxp *uint64, soft, limit int) int {
+	if g.rng.IntN(8) == 0 {
+		if v := interesting[g.rng.IntN(len(interesting))]; v <= limit {
+			return v
+		}
+	}
+	hi := soft
+	if maxp != nil {
+		hi = int(*maxp)
+	}
+	if g.wrong() {
+		if lo > 0 && g.rng.IntN(2) == 0 {
+			return lo - 1
+		}
+		return hi + 1
+	}
+	// Values between the bounds are drawn near the lower one: they are all
+	// alike to a rule, and short values keep the test fast.
+	c := []int{lo, hi, lo + 1, hi - 1, lo + g.rng.IntN(min(hi-lo, 8)+1)}
+	return min(max(c[g.rng.IntN(len(c))], lo), hi)
+}
+
+func (g *gen) integer(s *openapi3.Schema) any {
+	lo, hi := float64(math.MinInt32), float64(math.MaxInt32)
+	if s.Min != nil {
+		lo = *s.Min
+	}
+	if s.Max != nil {
+		hi = *s.Max
+	}
+	var v float64
+	switch {
+	case g.rng.IntN(8) == 0:
+		v = float64(interesting[g.rng.IntN(len(interesting))] * (1 - 2*g.rng.IntN(2)))
+	case g.wrong():
+		v = []float64{lo - 1, hi + 1}[g.rng.IntN(2)]
+	default:
+		v = []float64{lo, hi, lo + 1, hi - 1, lo + math.Floor(g.rng.Float64()*(hi-lo))}[g.rng.IntN(5)]
+	}
+	return int64(min(max(v, math.MinInt32), math.MaxInt32))
+}
+
+// int64 writes a 64-bit integer as protojson does, a decimal string: from
+// the schema's pattern, or one of the values around powers of ten (where
+// Portico's bounds sit), in or out of range.
+func (g *gen) int64(s *openapi3.Schema) any {
+	if s.Pattern != "" && !g.wrong() && g.rng.IntN(2) == 0 {
+		if v, ok := (regexGen{rng: g.rng, min: 1, max: 19}).gen(s.Pattern); ok {
+			return v
+		}
+	}
+	p := int64(1)
+	for range g.rng.IntN(19) {
+		p *= 10
+	}
+	return strconv.FormatInt(p+int64(g.rng.IntN(3))-1, 10)
+}
+
+// outside are characters that break Portico's patterns or count as one
+// character but several bytes.
+var outside = []string{"!", " ", "é", "日", "A", "a", "_", "-", "0", "/"}
+
+func (g *gen) string(s *openapi3.Schema) any {
+	if len(s.Enum) > 0 {
+		if g.wrong() {
+			return "NOT_A_VALUE"
+		}
+		return s.Enum[g.rng.IntN(len(s.Enum))]
+	}
+	n := g.size(int(s.MinLength), s.MaxLength, 12, 1025)
+	var v string
+	if s.Pattern != "" {
+		v, _ = (regexGen{rng: g.rng, min: n, max: n}).gen(s.Pattern)
+	} else {
+		var b strings.Builder
+		for range n {
+			b.WriteString([]string{"a", "z", "Q", "é", "日", "_", "9"}[g.rng.IntN(7)])
+		}
+		v = b.String()
+	}
+	if g.wrong() {
+		r := []rune(v)
+		i := g.rng.IntN(len(r) + 1)
+		v = string(r[:i]) + outside[g.rng.IntN(len(outside))] + string(r[i:])
+	}
+	return v
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "..."
+	}
+	return string(b)
+}
