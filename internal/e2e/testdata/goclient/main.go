@@ -1,0 +1,210 @@
+// Command porticoclientflow runs Portico's client flow with the Go client
+// that oapi-codegen generated into ./portico from the edge's /openapi.json:
+// list the inventory, create an order with an Idempotency-Key, replay it,
+// read it, cancel it, and decode a 404 and a 422 problem into the typed
+// Problem. internal/e2e TestClients generates the client, builds this
+// program and runs it against a real `portico dev`:
+//
+//	porticoclientflow BASE_URL IDEMPOTENCY_KEY
+//
+// It prints one line per step and exits 1 at the first step that fails.
+// Everything it reads comes through the generated types: a flow that no
+// longer compiles against the document is a failure too.
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"porticoclientflow/portico"
+)
+
+// token is portico dev's demo customer alice.
+const token = "demo-alice-token"
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: porticoclientflow BASE_URL IDEMPOTENCY_KEY")
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := run(ctx, os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, base, key string) error {
+	c, err := portico.NewClientWithResponses(base, portico.WithRequestEditorFn(
+		func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+token)
+			return nil
+		}))
+	if err != nil {
+		return err
+	}
+	f := &flow{c: c, key: key}
+	for _, step := range []struct {
+		name string
+		do   func(context.Context) (string, error)
+	}{
+		{"listItems", f.listItems},
+		{"createOrder", f.createOrder},
+		{"createOrder replayed", f.replay},
+		{"getOrder", f.getOrder},
+		{"cancelOrder", f.cancelOrder},
+		{"getOrder 404 problem", f.notFound},
+		{"createOrder 422 problem", f.declined},
+	} {
+		got, err := step.do(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", step.name, err)
+		}
+		fmt.Printf("ok %s: %s\n", step.name, got)
+	}
+	return nil
+}
+
+// flow is the state the steps share: the key and the order they create.
+type flow struct {
+	c     *portico.ClientWithResponses
+	key   string
+	order portico.Order
+}
+
+func (f *flow) listItems(ctx context.Context) (string, error) {
+	r, err := f.c.ListItemsWithResponse(ctx, &portico.ListItemsParams{})
+	if err != nil {
+		return "", err
+	}
+	if r.JSON200 == nil || r.JSON200.Items == nil {
+		return "", unexpected(r.HTTPResponse, r.Body)
+	}
+	for _, it := range *r.JSON200.Items {
+		if it.Sku != nil && *it.Sku == "keyboard-001" {
+			return fmt.Sprintf("%d items, keyboard-001 among them", len(*r.JSON200.Items)), nil
+		}
+	}
+	return "", fmt.Errorf("keyboard-001 not listed: %s", r.Body)
+}
+
+func (f *flow) orderBody(method string) portico.CreateOrderJSONRequestBody {
+	return portico.CreateOrderJSONRequestBody{
+		Lines:         []portico.OrderLine{{Sku: "keyboard-001", Quantity: 1}},
+		PaymentMethod: method,
+	}
+}
+
+func (f *flow) createOrder(ctx context.Context) (string, error) {
+	r, err := f.c.CreateOrderWithResponse(ctx, &portico.CreateOrderParams{IdempotencyKey: f.key}, f.orderBody("pm_card_ok"))
+	if err != nil {
+		return "", err
+	}
+	if r.JSON201 == nil || r.JSON201.Id == nil || r.Headers201 == nil {
+		return "", unexpected(r.HTTPResponse, r.Body)
+	}
+	f.order = *r.JSON201
+	id := *f.order.Id
+	switch h := r.Headers201; {
+	case f.order.Status == nil || *f.order.Status != portico.CONFIRMED:
+		return "", fmt.Errorf("status %v, want CONFIRMED: %s", f.order.Status, r.Body)
+	case h.Location == nil || *h.Location != "/api/orders/"+id:
+		return "", fmt.Errorf("Location %v, want /api/orders/%s", deref(h.Location), id)
+	case h.IdempotentReplayed != nil:
+		return "", fmt.Errorf("first answer has Idempotent-Replayed %q", *h.IdempotentReplayed)
+	}
+	return "201 " + id + " CONFIRMED", nil
+}
+
+func (f *flow) replay(ctx context.Context) (string, error) {
+	r, err := f.c.CreateOrderWithResponse(ctx, &portico.CreateOrderParams{IdempotencyKey: f.key}, f.orderBody("pm_card_ok"))
+	if err != nil {
+		return "", err
+	}
+	if r.JSON201 == nil || r.JSON201.Id == nil || r.Headers201 == nil {
+		return "", unexpected(r.HTTPResponse, r.Body)
+	}
+	if got := deref(r.Headers201.IdempotentReplayed); got != "true" {
+		return "", fmt.Errorf("Idempotent-Replayed %q, want true", got)
+	}
+	if *r.JSON201.Id != *f.order.Id {
+		return "", fmt.Errorf("replay answered order %s, want %s", *r.JSON201.Id, *f.order.Id)
+	}
+	return "Idempotent-Replayed: true, same order " + *r.JSON201.Id, nil
+}
+
+func (f *flow) getOrder(ctx context.Context) (string, error) {
+	r, err := f.c.GetOrderWithResponse(ctx, *f.order.Id, &portico.GetOrderParams{})
+	if err != nil {
+		return "", err
+	}
+	if r.JSON200 == nil || r.JSON200.Id == nil {
+		return "", unexpected(r.HTTPResponse, r.Body)
+	}
+	if *r.JSON200.Id != *f.order.Id || r.JSON200.Status == nil || *r.JSON200.Status != portico.CONFIRMED {
+		return "", fmt.Errorf("got %s, want %s CONFIRMED", r.Body, *f.order.Id)
+	}
+	return *r.JSON200.Id + " CONFIRMED", nil
+}
+
+func (f *flow) cancelOrder(ctx context.Context) (string, error) {
+	r, err := f.c.CancelOrderWithResponse(ctx, *f.order.Id, &portico.CancelOrderParams{}, portico.CancelOrderJSONRequestBody{})
+	if err != nil {
+		return "", err
+	}
+	if r.JSON200 == nil || r.JSON200.Status == nil {
+		return "", unexpected(r.HTTPResponse, r.Body)
+	}
+	if *r.JSON200.Status != portico.CANCELLED {
+		return "", fmt.Errorf("status %s, want CANCELLED", *r.JSON200.Status)
+	}
+	return *f.order.Id + " CANCELLED", nil
+}
+
+func (f *flow) notFound(ctx context.Context) (string, error) {
+	r, err := f.c.GetOrderWithResponse(ctx, "ord-missing", &portico.GetOrderParams{})
+	if err != nil {
+		return "", err
+	}
+	if r.ApplicationproblemJSON404 == nil {
+		return "", unexpected(r.HTTPResponse, r.Body)
+	}
+	return checkProblem(*r.ApplicationproblemJSON404, 404, "ORDER_NOT_FOUND", "/api/orders/ord-missing")
+}
+
+func (f *flow) declined(ctx context.Context) (string, error) {
+	r, err := f.c.CreateOrderWithResponse(ctx, &portico.CreateOrderParams{IdempotencyKey: f.key + "-declined"}, f.orderBody("pm_card_declined"))
+	if err != nil {
+		return "", err
+	}
+	if r.ApplicationproblemJSON422 == nil {
+		return "", unexpected(r.HTTPResponse, r.Body)
+	}
+	return checkProblem(*r.ApplicationproblemJSON422, 422, "PAYMENT_DECLINED", "/api/orders")
+}
+
+// checkProblem checks the typed problem's members against what the edge
+// must have sent.
+func checkProblem(p portico.Problem, status int, code, instance string) (string, error) {
+	if p.Status != int32(status) || p.Code != code || deref(p.Instance) != instance || deref(p.TraceId) == "" || p.Type == "" || p.Title == "" {
+		return "", fmt.Errorf("problem %+v, want status %d code %s instance %s with type, title and traceId", p, status, code, instance)
+	}
+	return fmt.Sprintf("Problem{status: %d, code: %s, traceId: %s}", p.Status, p.Code, *p.TraceId), nil
+}
+
+// unexpected reports an answer that fits none of the fields the step reads.
+func unexpected(r *http.Response, body []byte) error {
+	return fmt.Errorf("unexpected answer %s (%s): %s", r.Status, r.Header.Get("Content-Type"), body)
+}
+
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
