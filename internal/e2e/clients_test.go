@@ -19,8 +19,8 @@ import (
 )
 
 // Bounds of the client steps. The first run compiles oapi-codegen and
-// fills npm's cache (-prefer-offline reuses it after); the flows themselves
-// are a dozen calls on loopback.
+// installs the npm packages; the flows themselves are a dozen calls on
+// loopback.
 const (
 	buildTimeout = 5 * time.Minute
 	flowTimeout  = time.Minute
@@ -33,9 +33,8 @@ const (
 // the same order), read it, cancel it, and decode a 404 and a 422 problem
 // into the typed Problem. The Go client comes from oapi-codegen (pinned in
 // tools/go.mod), the TypeScript one from openapi-typescript and
-// openapi-fetch (pinned in testdata/tsclient/package-lock.json, installed
-// with npm ci from npm's cache when it can); the TypeScript half skips
-// without npx.
+// openapi-fetch (pinned in testdata/tsclient/package-lock.json; see
+// nodeModules); the TypeScript half skips without npx.
 func TestClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes and generates clients")
