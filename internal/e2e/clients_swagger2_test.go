@@ -18,7 +18,8 @@ import (
 // written against the final names: operationIds without the service
 // (createOrder, listItems), schemas without the package (Order), 2xx as
 // application/json only, every error as application/problem+json only with
-// the shared Problem schema, and 409, 422 and 429 declared.
+// the shared Problem schema, 409, 422 and 429 declared, and the body of a
+// POST to /api/.../{id}:verb the whole request message, id included.
 func openAPI3FromSwagger2(t testing.TB, doc []byte) []byte {
 	t.Helper()
 	var v2 openapi2.T
@@ -60,6 +61,10 @@ func openAPI3FromSwagger2(t testing.TB, doc []byte) []byte {
 	}
 	schemas := openapi3.Schemas{}
 	for name, s := range v3.Components.Schemas {
+		if strings.HasSuffix(name, "Body") { // the body of POST /api/.../{id}:verb
+			s.Value.Properties = openapi3.Schemas{"id": openapi3.NewStringSchema().NewRef()}
+			s.Value.Required = []string{"id"}
+		}
 		schemas[strings.TrimPrefix(name, "v1")] = s
 	}
 	v3.Components.Schemas = schemas

@@ -87,7 +87,8 @@ const steps: [string, () => Promise<string>][] = [
   }],
   ["cancelOrder", async () => {
     const id = order?.id ?? "";
-    const { data, response } = await client.POST("/api/orders/{id}:cancel", { params: { path: { id } }, body: {} });
+    // The document's body is the whole CancelOrderRequest, id included (the path's wins).
+    const { data, response } = await client.POST("/api/orders/{id}:cancel", { params: { path: { id } }, body: { id } });
     check(response.status === 200 && data?.status === "CANCELLED", `status ${response.status}: ${JSON.stringify(data)}`);
     return `${id} CANCELLED`;
   }],
