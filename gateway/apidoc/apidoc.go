@@ -1,11 +1,14 @@
 package apidoc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,9 +75,14 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 		return nil, err
 	}
 	patchBodies(doc)
+	pathlessBodies(doc)
+	renames := listPages(doc)
 	raw, err := doc.MarshalJSON()
 	if err != nil {
 		return nil, err
+	}
+	for old, name := range renames {
+		raw = bytes.ReplaceAll(raw, []byte(`"#/components/schemas/`+old+`"`), []byte(`"#/components/schemas/`+name+`"`))
 	}
 	if err := Validate(raw); err != nil {
 		return nil, err
@@ -258,9 +266,57 @@ func patchBodies(doc *openapi3.T) {
 			}
 			update := *s.Value
 			update.Required = nil
+			update.Properties = maps.Clone(s.Value.Properties) // pathlessBodies edits it
 			update.Description = "The fields of " + name + " to change; every member is optional."
 			doc.Components.Schemas[name+"Update"] = openapi3.NewSchemaRef("", &update)
 			mt.Schema = openapi3.NewSchemaRef("#/components/schemas/"+name+"Update", nil)
 		}
 	}
+}
+
+// pathlessBodies drops from each request body the members its path already
+// binds (the id of :cancel, :commit, :release, :refund; the sku of a
+// PATCH): the edge takes them from the path, so a generated client must
+// not be asked for them twice.
+func pathlessBodies(doc *openapi3.T) {
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.RequestBody == nil || op.RequestBody.Value == nil {
+				continue
+			}
+			for _, p := range append(item.Parameters, op.Parameters...) {
+				if p.Value == nil || p.Value.In != openapi3.ParameterInPath {
+					continue
+				}
+				for _, mt := range op.RequestBody.Value.Content {
+					if mt.Schema == nil {
+						continue
+					}
+					s := doc.Components.Schemas[strings.TrimPrefix(mt.Schema.Ref, "#/components/schemas/")]
+					if s == nil || s.Value == nil {
+						continue
+					}
+					delete(s.Value.Properties, p.Value.Name)
+					s.Value.Required = slices.DeleteFunc(s.Value.Required, func(r string) bool { return r == p.Value.Name })
+				}
+			}
+		}
+	}
+}
+
+// listPages renames the List<X>Response schemas to <X>Page and returns the
+// renames: oapi-codegen names the wrapper of operation listItems
+// ListItemsResponse, so a schema of that name makes a client that does not
+// compile.
+func listPages(doc *openapi3.T) map[string]string {
+	renames := map[string]string{}
+	for name, ref := range doc.Components.Schemas {
+		if x, ok := strings.CutPrefix(name, "List"); ok && strings.HasSuffix(x, "Response") {
+			page := strings.TrimSuffix(x, "Response") + "Page"
+			doc.Components.Schemas[page] = ref
+			delete(doc.Components.Schemas, name)
+			renames[name] = page
+		}
+	}
+	return renames
 }

@@ -88,7 +88,7 @@ const steps: [string, () => Promise<string>][] = [
   ["cancelOrder", async () => {
     const id = order?.id ?? "";
     // The document's body is the whole CancelOrderRequest, id included (the path's wins).
-    const { data, response } = await client.POST("/api/orders/{id}:cancel", { params: { path: { id } }, body: { id } });
+    const { data, response } = await client.POST("/api/orders/{id}:cancel", { params: { path: { id } }, body: {} });
     check(response.status === 200 && data?.status === "CANCELLED", `status ${response.status}: ${JSON.stringify(data)}`);
     return `${id} CANCELLED`;
   }],
