@@ -3,9 +3,13 @@
 GO    ?= go
 BUF   := $(GO) tool -modfile=tools/go.mod buf
 PKGS  := ./...
+# TESTP: a test binary that waits (real processes, real timers) holds one of
+# go test's -p slots, one per CPU by default, while the CPU idles; twice the
+# CPUs keeps compiling and linking the next packages meanwhile.
+TESTP ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) * 2 )))
 # -vet=off: the vet target has already run every analyzer on every package,
 # so go test does not type-check and vet them a second time.
-TESTFLAGS ?= -race -count=1 -vet=off -timeout 15m
+TESTFLAGS ?= -race -count=1 -vet=off -p $(TESTP) -timeout 15m
 # GORACE: a -race binary sleeps 1s before it exits (atexit_sleep_ms) so that
 # goroutines still running may yet race; every test binary paid it, and the
 # packages that start goroutines check with goleak that none still run.
