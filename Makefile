@@ -3,11 +3,20 @@
 GO    ?= go
 BUF   := $(GO) tool -modfile=tools/go.mod buf
 PKGS  := ./...
+# TESTP: a test binary that waits (real processes, real timers) holds one of
+# go test's -p slots, one per CPU by default, while the CPU idles; twice the
+# CPUs keeps compiling and linking the next packages meanwhile.
+TESTP ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) * 2 )))
 # -vet=off: the vet target has already run every analyzer on every package,
 # so go test does not type-check and vet them a second time.
+TESTFLAGS ?= -race -count=1 -vet=off -p $(TESTP) -timeout 15m
+# GORACE: a -race binary sleeps 1s before it exits (atexit_sleep_ms) so that
+# goroutines still running may yet race; every test binary paid it, and the
+# packages that start goroutines check with goleak that none still run.
+# Races are still reported as they happen.
+GORACE ?= atexit_sleep_ms=0
 # SPECTRAL_VERSION pins @stoplight/spectral-cli for lint-openapi.
 SPECTRAL_VERSION := 6.16.3
-TESTFLAGS ?= -race -count=1 -vet=off -timeout 15m
 
 # openapi_embed writes gen/openapi/openapi.go so the finished OpenAPI
 # document can be embedded (go:embed cannot reach a file outside its package).
@@ -42,7 +51,7 @@ run: build
 ## test: vet, the macOS cross-build, generated-code check, proto lint, then
 ## every test with -race
 test: vet cross check-generated lint
-	$(GO) test $(TESTFLAGS) $(PKGS)
+	GORACE='$(GORACE)' $(GO) test $(TESTFLAGS) $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)

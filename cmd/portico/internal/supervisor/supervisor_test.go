@@ -70,6 +70,11 @@ func waitFor(t *testing.T, b *testproc.Buffer, what string, cond func(string) bo
 	return true
 }
 
+// childRace keeps a -race child from sleeping 1s before it exits
+// (atexit_sleep_ms): every stop would wait for it. The child still reports
+// a race when it happens.
+var childRace = "GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=0"
+
 // supervised is one Run of a Supervisor over the test binary's children.
 type supervised struct {
 	out, log *testproc.Buffer // the merged stream and the supervisor's own log
@@ -86,7 +91,7 @@ func start(t *testing.T, mode string, grace time.Duration) *supervised {
 		Out:       r.out,
 		Logger:    slog.New(slog.NewJSONHandler(r.log, nil)),
 		StopGrace: grace,
-		Env:       append(os.Environ(), "SUPERVISOR_CHILD="+mode),
+		Env:       append(os.Environ(), "SUPERVISOR_CHILD="+mode, childRace),
 		Reload:    mode,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
