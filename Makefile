@@ -3,10 +3,11 @@
 GO    ?= go
 BUF   := $(GO) tool -modfile=tools/go.mod buf
 PKGS  := ./...
-# TESTP: a test binary that waits (real processes, real timers) holds one of
-# go test's -p slots, one per CPU by default, while the CPU idles; twice the
-# CPUs keeps compiling and linking the next packages meanwhile.
-TESTP ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) * 2 )))
+# TESTP is go test's -p: how many test binaries run at once. The default is
+# the CPU count, as go test's own; a test that waits (real processes, real
+# timers) holds a slot while the CPU idles, so TESTP=4 on 2 cores finishes a
+# little sooner, at the price of timing-sensitive tests sharing a busier CPU.
+TESTP ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 # -vet=off: the vet target has already run every analyzer on every package,
 # so go test does not type-check and vet them a second time.
 TESTFLAGS ?= -race -count=1 -vet=off -p $(TESTP) -timeout 15m
