@@ -30,7 +30,7 @@ func Message(md protoreflect.MessageDescriptor, s *openapi3.Schema) {
 			own := &openapi3.Schema{}
 			Field(fd, own)
 			if !own.IsEmpty() || own.Description != "" {
-				own.AllOf = openapi3.SchemaRefs{ref}
+				own.AllOf = append(openapi3.SchemaRefs{ref}, own.AllOf...)
 				s.Properties[name] = &openapi3.SchemaRef{Value: own}
 			}
 		case ref.Value != nil:
@@ -54,6 +54,11 @@ func Field(fd protoreflect.FieldDescriptor, s *openapi3.Schema) {
 	}
 	for _, c := range r.GetCel() {
 		note(s, c)
+		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
+			if b, ok := recognize(fd.Message(), c.GetExpression()); ok {
+				b.apply(s)
+			}
+		}
 	}
 	switch {
 	case fd.IsList():
@@ -105,8 +110,8 @@ func scalar(fd protoreflect.FieldDescriptor, r *validate.FieldRules, s *openapi3
 	}
 }
 
-// note appends a CEL rule's message (or expression) to s's description: the
-// rule has no JSON Schema form, but a reader should see it.
+// note appends a CEL rule's message (or expression) to s's description, so
+// a reader sees the rule in words (a mapped rule's pattern is hard to read).
 func note(s *openapi3.Schema, r *validate.Rule) {
 	text := r.GetMessage()
 	if text == "" {
