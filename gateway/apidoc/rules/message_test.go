@@ -14,6 +14,10 @@ import (
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 )
 
+// oneTo1e15 matches the decimal strings of 1 to 1e15: Money's own range
+// (0 to 1e15) and the charge's CEL rule (at least 1).
+const oneTo1e15 = `^(?:[1-9]|[1-9][0-9]{1}|[1-9][0-9]{2}|[1-9][0-9]{3}|[1-9][0-9]{4}|[1-9][0-9]{5}|[1-9][0-9]{6}|[1-9][0-9]{7}|[1-9][0-9]{8}|[1-9][0-9]{9}|[1-9][0-9]{10}|[1-9][0-9]{11}|[1-9][0-9]{12}|[1-9][0-9]{13}|[1-9][0-9]{14}|1000000000000000)$`
+
 // TestMessage: required comes from buf.validate required, field_behavior
 // REQUIRED and rules that refuse an absent (zero) value; a property that is
 // a $ref keeps its shared target untouched and is wrapped in allOf only when
@@ -37,7 +41,9 @@ func TestMessage(t *testing.T) {
 		{name: "create payment: a $ref with a CEL rule is wrapped", md: (&paymentv1.CreatePaymentRequest{}).ProtoReflect().Descriptor(),
 			props: openapi3.Schemas{"amount": ref("Money")},
 			want: `{"required":["orderId","amount","paymentMethod"],"properties":{
-				"amount":{"allOf":[{"$ref":"#/components/schemas/Money"}],"description":"Rule: amount_minor must be at least 1."}}}`},
+				"amount":{"allOf":[{"$ref":"#/components/schemas/Money"},
+					{"type":"object","required":["amountMinor"],"properties":{"amountMinor":{"type":"string","pattern":"` + oneTo1e15 + `"}}}],
+					"description":"Rule: amount_minor must be at least 1."}}}`},
 		{name: "item: output only, the sku's rules refuse absent", md: (&inventoryv1.Item{}).ProtoReflect().Descriptor(),
 			props: openapi3.Schemas{"sku": str(), "reserved": openapi3.NewStringSchema().WithFormat("int64").NewRef(), "updateTime": ref("Timestamp")},
 			want: `{"required":["sku"],"properties":{
@@ -69,7 +75,7 @@ func TestMessage(t *testing.T) {
 	// The shared targets are untouched.
 	m := ref("Money")
 	rules.Message((&paymentv1.CreatePaymentRequest{}).ProtoReflect().Descriptor(), &openapi3.Schema{Properties: openapi3.Schemas{"amount": m}})
-	if m.Value.Description != "" || m.Value.ReadOnly {
+	if m.Value.Description != "" || m.Value.ReadOnly || len(m.Value.AllOf) > 0 || len(m.Value.Properties) > 0 || len(m.Value.Required) > 0 {
 		t.Errorf("Message changed the shared Money schema: %+v", m.Value)
 	}
 }
