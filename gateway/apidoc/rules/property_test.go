@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -14,9 +15,11 @@ import (
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"buf.build/go/protovalidate"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/portico-gateway/portico/gateway/apidoc/rules"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -34,9 +37,12 @@ const bodies = 600
 // bound: a length at max+1, a count at min-1, a character outside a
 // pattern, a number past a range, a required field left out) are accepted
 // by the schema exactly when protojson and the services' rules
-// (internal/protocheck) accept them. CEL rules have no JSON Schema form;
-// a body the schema accepts that only a CEL rule refuses is counted, not
-// failed, and every CEL rule is named in the report of this package's doc.
+// (internal/protocheck) accept them. Message fields are $refs, as in the
+// published document, so a CEL bound on a sub-field (a Money's
+// amount_minor) is checked in the allOf wrapper Message builds, and bodies
+// past each such bound are refused by both. A body the schema accepts that
+// only a schema-blind CEL rule refuses (TestSchemaBlindCEL names them) is
+// counted, not failed.
 func TestSchemaAgreesWithRules(t *testing.T) {
 	n := bodies
 	if testing.Short() {
@@ -72,8 +78,15 @@ func TestSchemaAgreesWithRules(t *testing.T) {
 				t.Fatalf("schema of %s is not a valid OpenAPI 3.0 schema: %v", tt.name, err)
 			}
 			cel := celRules(tt.md, 0)
+			blind := map[string]bool{}
+			for id, mapped := range cel {
+				if !mapped {
+					blind[id] = true
+				}
+			}
 			g := &gen{rng: rand.New(rand.NewPCG(uint64(i), 8))}
 			var accepted, rejected, celOnly, failures int
+			probed := map[string]int{} // mapped CEL rule id -> bodies both refuse for it
 			for range n {
 				g.bad = []float64{0, 0, 0.02, 0.1, 0.3}[g.rng.IntN(5)]
 				body, _ := json.Marshal(g.value(s))
@@ -92,7 +105,14 @@ func TestSchemaAgreesWithRules(t *testing.T) {
 					accepted++
 				case schemaErr != nil && rulesErr != nil:
 					rejected++
-				case schemaErr == nil && decodeErr == nil && onlyCEL(msg, cel):
+					if decodeErr == nil {
+						for _, id := range ruleIDs(msg) {
+							if cel[id] {
+								probed[id]++
+							}
+						}
+					}
+				case schemaErr == nil && decodeErr == nil && onlyCEL(msg, blind):
 					celOnly++
 				default:
 					failures++
@@ -101,12 +121,46 @@ func TestSchemaAgreesWithRules(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d bodies, %d accepted by both, %d refused by both, %d refused only by a CEL rule %v",
-				tt.name, n, accepted, rejected, celOnly, slices.Sorted(mapKeys(cel)))
+			t.Logf("%s: %d bodies, %d accepted by both, %d refused by both (for a mapped CEL rule: %v), %d refused only by a schema-blind CEL rule %v",
+				tt.name, n, accepted, rejected, probed, celOnly, slices.Sorted(mapKeys(blind)))
+			for id, mapped := range cel {
+				if mapped && probed[id] == 0 {
+					t.Errorf("no body broke the mapped CEL rule %s: the generator does not probe its bound", id)
+				}
+			}
 			if accepted < n/10 || rejected < n/10 {
 				t.Errorf("accepted %d, rejected %d of %d: the generator should produce at least a tenth of each", accepted, rejected, n)
 			}
 		})
+	}
+}
+
+// TestSchemaBlindCEL: of the CEL rules in Portico's protos, Field maps the
+// sub-field bounds to the schema, and only the rules JSON Schema cannot
+// say stay schema-blind: each SKU once in lines (uniqueness by a member),
+// and an update mask's path count and path lengths (the mask is a query
+// parameter or derived from the PATCH body, and its JSON form is one
+// comma-separated string of camelCase paths, while the rules count and
+// measure snake_case paths).
+func TestSchemaBlindCEL(t *testing.T) {
+	got := map[string]bool{}
+	protoregistry.GlobalFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		if strings.HasPrefix(string(f.Package()), "portico.") {
+			for i := range f.Messages().Len() {
+				maps.Copy(got, celRules(f.Messages().Get(i), 0))
+			}
+		}
+		return true
+	})
+	want := map[string]bool{
+		"amount.positive":          true,
+		"unit_price.max":           true,
+		"lines.unique_sku":         false,
+		"update_mask.max_paths":    false,
+		"update_mask.path_max_len": false,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CEL rule ids -> mapped to the schema (-want +got):\n%s", diff)
 	}
 }
 
@@ -122,7 +176,11 @@ func schemaOf(md protoreflect.MessageDescriptor) *openapi3.Schema {
 		if fd.IsList() {
 			v = &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeArray}, Items: openapi3.NewSchemaRef("", v)}
 		}
-		s.Properties[fd.JSONName()] = openapi3.NewSchemaRef("", v)
+		ref := openapi3.NewSchemaRef("", v)
+		if fd.Message() != nil && !fd.IsList() && v.Type.Is(openapi3.TypeObject) {
+			ref.Ref = "#/components/schemas/" + string(fd.Message().Name())
+		}
+		s.Properties[fd.JSONName()] = ref
 	}
 	rules.Message(md, s)
 	return s
@@ -162,7 +220,7 @@ func kindSchema(fd protoreflect.FieldDescriptor) *openapi3.Schema {
 }
 
 // celRules returns the ids of the CEL rules on md and the messages under
-// it: the rules the schema cannot carry.
+// it, each with whether Field maps it to the schema (false: schema-blind).
 func celRules(md protoreflect.MessageDescriptor, depth int) map[string]bool {
 	ids := map[string]bool{}
 	if depth > 4 {
@@ -170,14 +228,14 @@ func celRules(md protoreflect.MessageDescriptor, depth int) map[string]bool {
 	}
 	if r, ok := proto.GetExtension(md.Options(), validate.E_Message).(*validate.MessageRules); ok {
 		for _, c := range r.GetCel() {
-			ids[c.GetId()] = true
+			ids[c.GetId()] = false
 		}
 	}
 	for i := range md.Fields().Len() {
 		fd := md.Fields().Get(i)
 		if r, ok := proto.GetExtension(fd.Options(), validate.E_Field).(*validate.FieldRules); ok {
 			for _, c := range r.GetCel() {
-				ids[c.GetId()] = true
+				ids[c.GetId()] = fd.Message() != nil && !fd.IsList() && !fd.IsMap() && rules.Maps(fd.Message(), c.GetExpression())
 			}
 		}
 		if fd.Message() != nil {
@@ -185,6 +243,19 @@ func celRules(md protoreflect.MessageDescriptor, depth int) map[string]bool {
 				ids[id] = true
 			}
 		}
+	}
+	return ids
+}
+
+// ruleIDs are the ids of the rules msg breaks.
+func ruleIDs(msg proto.Message) []string {
+	var ve *protovalidate.ValidationError
+	if !errors.As(protovalidate.Validate(msg), &ve) {
+		return nil
+	}
+	ids := make([]string, len(ve.Violations))
+	for i, v := range ve.Violations {
+		ids[i] = v.Proto.GetRuleId()
 	}
 	return ids
 }
@@ -215,6 +286,8 @@ func (g *gen) wrong() bool { return g.rng.Float64() < g.bad }
 
 func (g *gen) value(s *openapi3.Schema) any {
 	switch {
+	case s.Type == nil && len(s.AllOf) > 0:
+		return g.allOf(s.AllOf)
 	case s.Type.Is(openapi3.TypeObject):
 		return g.object(s)
 	case s.Type.Is(openapi3.TypeArray):
@@ -234,6 +307,25 @@ func (g *gen) value(s *openapi3.Schema) any {
 		return "2026-11-30T12:00:00Z"
 	}
 	return g.string(s)
+}
+
+// allOf writes a value of the first schema (a $ref's target) and, half
+// the time each, members of the other (object) schemas from their own
+// property schemas: a wrapper's bound is probed from both sides.
+func (g *gen) allOf(all openapi3.SchemaRefs) any {
+	v := g.value(all[0].Value)
+	out, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for _, o := range all[1:] {
+		for _, name := range slices.Sorted(mapKeys(o.Value.Properties)) {
+			if g.rng.IntN(2) == 0 {
+				out[name] = g.value(o.Value.Properties[name].Value)
+			}
+		}
+	}
+	return out
 }
 
 func (g *gen) object(s *openapi3.Schema) map[string]any {
@@ -304,8 +396,17 @@ func (g *gen) integer(s *openapi3.Schema) any {
 // the schema's pattern, or one of the values around powers of ten (where
 // Portico's bounds sit), in or out of range.
 func (g *gen) int64(s *openapi3.Schema) any {
-	if s.Pattern != "" && !g.wrong() && g.rng.IntN(2) == 0 {
-		if v, ok := (regexGen{rng: g.rng, min: 1, max: 19}).gen(s.Pattern); ok {
+	var patterns []string
+	if s.Pattern != "" {
+		patterns = append(patterns, s.Pattern)
+	}
+	for _, a := range s.AllOf {
+		if a.Value != nil && a.Value.Pattern != "" {
+			patterns = append(patterns, a.Value.Pattern)
+		}
+	}
+	if len(patterns) > 0 && !g.wrong() && g.rng.IntN(2) == 0 {
+		if v, ok := (regexGen{rng: g.rng, min: 1, max: 19}).gen(patterns[g.rng.IntN(len(patterns))]); ok {
 			return v
 		}
 	}
