@@ -24,23 +24,33 @@
 //	rules that refuse a zero value      required, for a field without presence:
 //	                                    protojson reads an absent field as zero
 //	field_behavior OUTPUT_ONLY          readOnly
+//	CEL on a message field:             the sub-property's bound (a pattern of the
+//	  this.<integer field> <op> <int>   decimal range for a 64-bit one, minimum and
+//	  with op <, <=, >, >=, ==          maximum otherwise), required when the bound
+//	                                    refuses zero
 //
-// Rules with no JSON Schema equivalent leave the schema as it is: CEL
-// expressions (field and message cel), byte lengths of strings, bytes
-// rules, duration and timestamp rules, float finite, message oneof rules
-// and ignore conditions. Field appends each CEL rule's message to the
-// schema's description, so a reader still sees it. In Portico's protos
-// those are a unit price's cap (Item.unit_price, 1e12 minor units, tighter
-// than Money's own 1e15), a charge's minimum (CreatePaymentRequest.amount,
-// at least 1), each SKU once in an order's or reservation's lines, and an
-// update mask's size.
+// Field appends every CEL rule's message to the schema's description, so a
+// reader sees it in words. Rules with no JSON Schema equivalent leave the
+// schema as it is otherwise: other CEL expressions (field and message
+// cel; an expression is mapped only when it is exactly the form above),
+// byte lengths of strings, bytes rules, duration and timestamp rules,
+// float finite, message oneof rules and ignore conditions. In Portico's
+// protos the mapped CEL rules are a unit price's cap (Item.unit_price,
+// 1e12 minor units, tighter than Money's own 1e15) and a charge's minimum
+// (CreatePaymentRequest.amount, at least 1); the schema-blind ones are
+// each SKU once in an order's or reservation's lines (uniqueness by a
+// member) and an update mask's path count and path lengths (its JSON form
+// is one comma-separated string of camelCase paths; the rules count and
+// measure the snake_case paths).
 //
 // A 64-bit integer's pattern accepts the canonical decimal string
 // protojson writes; protojson also reads a JSON number or an exponent
 // ("1e3") there, which a string schema refuses.
 //
 // Field never changes a schema shared through a $ref: Message wraps such a
-// property in allOf when its field adds something (readOnly, a CEL note).
+// property in allOf when its field adds something (readOnly, a CEL note, a
+// CEL bound as a second allOf member: an object schema whose property
+// carries the bound, intersected with the target's own rule).
 // Both functions are pure apart from writing to s and safe for concurrent
 // use on distinct schemas.
 package rules
