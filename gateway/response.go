@@ -41,7 +41,7 @@ func (s *Server) newMux() *runtime.ServeMux {
 
 // replayedKey is the response header metadata the order service sets on an
 // idempotent replay.
-const replayedKey = "x-portico-replayed"
+const replayedKey = callmeta.ReplayedKey
 
 // outgoingHeader maps upstream response metadata to HTTP headers: only the
 // replay marker passes, as Idempotent-Replayed.

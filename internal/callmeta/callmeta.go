@@ -22,6 +22,10 @@ const (
 	RoleKey = "x-portico-role"
 	// IdempotencyKey carries the client's idempotency key for a write.
 	IdempotencyKey = "idempotency-key"
+	// ReplayedKey is the response header a service sets to "true" when it
+	// answers a write from an earlier call with the same idempotency key.
+	// The REST edge turns it into Idempotent-Replayed: true.
+	ReplayedKey = "x-portico-replayed"
 )
 
 // Roles a principal can hold.

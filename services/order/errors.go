@@ -12,6 +12,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -94,9 +95,9 @@ const (
 )
 
 // ReplayedHeader is the response header CreateOrder sets to "true" when it
-// answers from an earlier call with the same idempotency key. The REST edge
-// turns it into Idempotent-Replayed: true.
-const ReplayedHeader = "x-portico-replayed"
+// answers from an earlier call with the same idempotency key
+// (callmeta.ReplayedKey).
+const ReplayedHeader = callmeta.ReplayedKey
 
 // retryAfter is the RetryInfo delay on UNAVAILABLE and on cancelling a
 // PENDING order.

@@ -18,7 +18,8 @@
 // and the payment id are stored in the same transaction as the payment, so:
 //
 //   - the same key with the same request returns the first result (same id,
-//     same status as now stored);
+//     same status as now stored) with the response header
+//     x-portico-replayed: true (callmeta.ReplayedKey);
 //   - the same key with another request is FAILED_PRECONDITION,
 //     IDEMPOTENCY_KEY_REUSED;
 //   - concurrent calls with one key create exactly one payment: the key's

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -34,13 +36,17 @@ func (s *Service) CreatePayment(ctx context.Context, req *paymentv1.CreatePaymen
 		return nil, s.toStatus(ctx, err)
 	}
 	var p Payment
+	var replayed bool
 	for range createAttempts {
-		if p, err = s.create(ctx, req, Key{Key: key, RequestHash: hash}); !errors.Is(err, ErrKeyExists) {
+		if p, replayed, err = s.create(ctx, req, Key{Key: key, RequestHash: hash}); !errors.Is(err, ErrKeyExists) {
 			break
 		}
 	}
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
+	}
+	if replayed {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(callmeta.ReplayedKey, "true")) // fails only outside a gRPC server
 	}
 	return paymentProto(p), nil
 }
@@ -55,16 +61,17 @@ func requestHash(req *paymentv1.CreatePaymentRequest) ([]byte, error) {
 	return sum[:], nil
 }
 
-// create returns the payment stored under key, or charges and stores a new
-// one. It returns ErrKeyExists when a concurrent call stored key first.
-func (s *Service) create(ctx context.Context, req *paymentv1.CreatePaymentRequest, key Key) (Payment, error) {
-	var p Payment
-	err := s.store.InTx(ctx, func(tx Tx) error {
+// create returns the payment stored under key (replayed), or charges and
+// stores a new one. It returns ErrKeyExists when a concurrent call stored
+// key first.
+func (s *Service) create(ctx context.Context, req *paymentv1.CreatePaymentRequest, key Key) (p Payment, replayed bool, err error) {
+	err = s.store.InTx(ctx, func(tx Tx) error {
 		prev, err := tx.Key(ctx, key.Key)
 		switch {
 		case err == nil && !bytes.Equal(prev.RequestHash, key.RequestHash):
 			return keyReused()
 		case err == nil:
+			replayed = true
 			p, err = tx.Payment(ctx, prev.PaymentID)
 			return err
 		case !errors.Is(err, ErrNotFound):
@@ -85,7 +92,7 @@ func (s *Service) create(ctx context.Context, req *paymentv1.CreatePaymentReques
 		}
 		return err
 	})
-	return p, err
+	return p, replayed, err
 }
 
 // charge runs the request's test payment method.

@@ -9,13 +9,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
 )
 
@@ -268,5 +271,20 @@ func TestListPaymentsInvalid(t *testing.T) {
 				t.Errorf("bad fields (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCreatePaymentReplayHeader: only a repeat with the same key answers
+// with the replay marker, which the edge turns into Idempotent-Replayed.
+func TestCreatePaymentReplayHeader(t *testing.T) {
+	f := newFixture(t, "")
+	for i, want := range []string{"", "true"} {
+		var hdr metadata.MD
+		if _, err := f.client.CreatePayment(keyed(t, "key-r"), charge("order-r", 100, MethodCardOK), grpc.Header(&hdr)); err != nil {
+			t.Fatalf("CreatePayment #%d: %v", i+1, err)
+		}
+		if got := strings.Join(hdr.Get(callmeta.ReplayedKey), ","); got != want {
+			t.Errorf("call #%d: %s = %q, want %q", i+1, callmeta.ReplayedKey, got, want)
+		}
 	}
 }
