@@ -34,6 +34,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files) error {
 		p.Value.Description = clean(p.Value.Description)
 		if fd := fieldByPath(md.Input(), p.Value.Name); fd != nil && p.Value.Schema != nil && p.Value.Schema.Value != nil {
 			rules.Field(fd, p.Value.Schema.Value)
+			p.Value.Required = p.Value.Required || rules.Required(fd)
 			shortEnum(fd, p.Value.Schema.Value)
 		}
 	}
@@ -44,6 +45,11 @@ func operation(op *openapi3.Operation, files *protoregistry.Files) error {
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramIdempotencyKey})
 	}
 	op.Responses = responses(op.Responses, row)
+	if op.RequestBody != nil {
+		for _, s := range []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType} {
+			op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
+		}
+	}
 	return nil
 }
 

@@ -19,6 +19,8 @@ var responseText = map[int]string{
 	403: "The token's role may not call this operation (FORBIDDEN, PERMISSION_DENIED, ADMIN_REQUIRED).",
 	404: "The resource does not exist; code names it, e.g. ORDER_NOT_FOUND.",
 	409: "Conflicts with the current state: ALREADY_EXISTS or a FAILED_PRECONDITION reason such as INSUFFICIENT_STOCK or ORDER_NOT_CANCELLABLE.",
+	413: "The body is over the route's limit, as sent or once gzip-decoded (CONTENT_TOO_LARGE).",
+	415: "The body is not application/json, or its Content-Encoding is not gzip (UNSUPPORTED_MEDIA_TYPE); Accept-Encoding names gzip.",
 	422: "Understood but refused: PAYMENT_DECLINED, or IDEMPOTENCY_KEY_REUSED (the same key with a different body).",
 	429: "An upstream is shedding load (RESOURCE_EXHAUSTED); Retry-After says when to retry.",
 	502: "The upstream service could not be reached (UPSTREAM_UNAVAILABLE).",

@@ -126,6 +126,10 @@ func note(s *openapi3.Schema, r *validate.Rule) {
 	s.Description += "Rule: " + text + "."
 }
 
+// Required reports whether a client must send fd (a body member or a query
+// parameter): see required.
+func Required(fd protoreflect.FieldDescriptor) bool { return required(fd) }
+
 // required reports whether a client must send fd: the field is marked
 // required, or it has no presence and its rules refuse its zero value (an
 // absent field reads as zero, so absent is as bad as zero).
