@@ -116,6 +116,7 @@ func schemas(doc *openapi3.T, files *protoregistry.Files) error {
 				p.Value.Description = clean(p.Value.Description)
 				shortEnum(fd, p.Value)
 			}
+			nullable(ref.Value, fd)
 		}
 		sort.Strings(ref.Value.Required)
 	}
@@ -319,4 +320,27 @@ func listPages(doc *openapi3.T) map[string]string {
 		}
 	}
 	return renames
+}
+
+// nullable marks a singular message field that a client need not send as
+// nullable: the edge writes an unset message as null (protojson's
+// EmitUnpopulated), e.g. the total of an order still PENDING, and reads a
+// null as unset. A $ref cannot carry nullable beside it in OpenAPI 3.0, so
+// it is wrapped in allOf.
+func nullable(s *openapi3.Schema, fd protoreflect.FieldDescriptor) {
+	p := s.Properties[fd.JSONName()]
+	if p == nil || fd.Kind() != protoreflect.MessageKind || fd.IsList() || fd.IsMap() || slices.Contains(s.Required, fd.JSONName()) {
+		return
+	}
+	if p.Ref != "" {
+		p = openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{p}})
+		s.Properties[fd.JSONName()] = p
+	}
+	if p.Value == nil {
+		return
+	}
+	p.Value.Nullable = true
+	if p.Value.Type == nil || len(*p.Value.Type) == 0 {
+		p.Value.Type = &openapi3.Types{"object"} // nullable needs a type beside it
+	}
 }
