@@ -15,6 +15,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -56,7 +57,7 @@ func TestRequest(t *testing.T) {
 		{"long order id", &orderv1.GetOrderRequest{Id: strings.Repeat("a", 65)}, []string{"id"}},
 		{"negative page size", &orderv1.ListOrdersRequest{PageSize: -1}, []string{"page_size"}},
 		{"long payment method", &paymentv1.CreatePaymentRequest{OrderId: "ord-1", PaymentMethod: big}, []string{"amount", "payment_method"}},
-		{"long item name", &inventoryv1.CreateItemRequest{Item: &inventoryv1.Item{Sku: "a", Name: big}}, []string{"item.name"}},
+		{"long item name", &inventoryv1.CreateItemRequest{Item: &inventoryv1.Item{Sku: "a", Name: big, UnitPrice: &typev1.Money{AmountMinor: 1, Currency: "USD"}}}, []string{"item.name"}},
 		{"missing item", &inventoryv1.CreateItemRequest{}, []string{"item"}},
 		{"reservation id alphabet", &inventoryv1.GetReservationRequest{Id: "res/1"}, []string{"id"}},
 	}

@@ -187,7 +187,7 @@ func TestCreateItem(t *testing.T) {
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price.currency"}},
 		{name: "every field bad", item: &inventoryv1.Item{Sku: "", Name: "", UnitPrice: &typev1.Money{AmountMinor: -1, Currency: "US"}, Available: -1},
 			wantCode: codes.InvalidArgument, wantFields: []string{
-				"item.sku", "item.unit_price.amount_minor", "item.unit_price.currency", "item.available", "item.name"}},
+				"item.sku", "item.name", "item.unit_price.amount_minor", "item.unit_price.currency", "item.available"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -274,11 +274,11 @@ func TestUpdateItem(t *testing.T) {
 			wantCode: codes.InvalidArgument, wantFields: []string{"item.unit_price", "item.unit_price.amount_minor"}},
 		// A mask is bounded by its rules before any path is echoed: the
 		// answer stays small however much the mask holds.
-		{name: "a path of almost 1 MiB", paths: []string{strings.Repeat("n", 1<<20-100)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+		{name: "a path of almost 1 MiB", paths: []string{strings.Repeat("n", 1<<20-100)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x", UnitPrice: usd(100)},
 			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
-		{name: "17 paths", paths: slices.Repeat([]string{"name"}, 17), item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+		{name: "17 paths", paths: slices.Repeat([]string{"name"}, 17), item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x", UnitPrice: usd(100)},
 			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
-		{name: "a 65 character path", paths: []string{strings.Repeat("n", 65)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x"},
+		{name: "a 65 character path", paths: []string{strings.Repeat("n", 65)}, item: &inventoryv1.Item{Sku: "keyboard-001", Name: "x", UnitPrice: usd(100)},
 			wantCode: codes.InvalidArgument, wantFields: []string{"update_mask"}},
 		{name: "unknown sku", paths: []string{"name"}, item: &inventoryv1.Item{Sku: "nope-001", Name: "x"},
 			wantCode: codes.NotFound, wantReason: reasonItemNotFound},

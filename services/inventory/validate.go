@@ -40,25 +40,10 @@ const (
 
 var settablePaths = []string{maskName, maskUnitPrice, maskAvailable}
 
-// checkItem checks what the rules cannot say because it depends on the
-// mask: a name it names is not empty, a price it names is there. Ranges
-// and alphabets are rules of Item.
-func checkItem(v *rpcerr.Violations, it *inventoryv1.Item, paths []string) {
-	if slices.Contains(paths, maskName) && it.GetName() == "" {
-		v.Add("item.name", "is required")
-	}
-	if slices.Contains(paths, maskUnitPrice) && it.GetUnitPrice() == nil {
-		v.Add("item.unit_price", "is required")
-	}
-}
-
 func validateCreate(req *inventoryv1.CreateItemRequest) error {
 	var v rpcerr.Violations
 	if err := protocheck.Check(&v, req); err != nil {
 		return err
-	}
-	if req.GetItem() != nil {
-		checkItem(&v, req.GetItem(), settablePaths)
 	}
 	return v.Err()
 }
@@ -74,6 +59,7 @@ func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 	if v.Has("update_mask") {
 		// Too many or too long paths: each would be a violation of its own,
 		// repeating what may be megabytes; the rule's one answer is enough.
+		// Without a usable mask the item is judged whole.
 		return nil, v.Err()
 	}
 	var paths []string
@@ -109,9 +95,6 @@ func validateUpdate(req *inventoryv1.UpdateItemRequest) ([]string, error) {
 		paths = settablePaths
 	}
 	v = unmasked(v, paths)
-	if req.GetItem() != nil {
-		checkItem(&v, req.GetItem(), paths)
-	}
 	return paths, v.Err()
 }
 

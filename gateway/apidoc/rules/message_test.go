@@ -44,10 +44,11 @@ func TestMessage(t *testing.T) {
 				"amount":{"allOf":[{"$ref":"#/components/schemas/Money"},
 					{"type":"object","required":["amountMinor"],"properties":{"amountMinor":{"type":"string","pattern":"` + oneTo1e15 + `"}}}],
 					"description":"Rule: amount_minor must be at least 1."}}}`},
-		{name: "item: output only, the sku's rules refuse absent", md: (&inventoryv1.Item{}).ProtoReflect().Descriptor(),
-			props: openapi3.Schemas{"sku": str(), "reserved": openapi3.NewStringSchema().WithFormat("int64").NewRef(), "updateTime": ref("Timestamp")},
-			want: `{"required":["sku"],"properties":{
+		{name: "item: output only, the sku's rules refuse absent, a required name is not empty", md: (&inventoryv1.Item{}).ProtoReflect().Descriptor(),
+			props: openapi3.Schemas{"sku": str(), "name": str(), "reserved": openapi3.NewStringSchema().WithFormat("int64").NewRef(), "updateTime": ref("Timestamp")},
+			want: `{"required":["sku","name","unitPrice"],"properties":{
 				"sku":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z0-9-]*$"},
+				"name":{"type":"string","minLength":1,"maxLength":200},
 				"reserved":{"type":"string","format":"int64","readOnly":true},
 				"updateTime":{"allOf":[{"$ref":"#/components/schemas/Timestamp"}],"readOnly":true}}}`},
 		{name: "a $ref with nothing to add stays a $ref", md: (&orderv1.OrderLine{}).ProtoReflect().Descriptor(),

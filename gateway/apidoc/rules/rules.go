@@ -72,6 +72,11 @@ func Field(fd protoreflect.FieldDescriptor, s *openapi3.Schema) {
 		}
 	default:
 		scalar(fd, r, s)
+		// required on a string without presence means not empty: an
+		// absent string and "" read alike.
+		if r.GetRequired() && !fd.HasPresence() && (fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind) && s.MinLength < 1 {
+			s.MinLength = 1
+		}
 	}
 }
 

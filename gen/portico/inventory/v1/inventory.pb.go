@@ -88,11 +88,12 @@ type Item struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Stock keeping unit: 1-64 characters of [a-z0-9-]. Immutable.
 	Sku string `protobuf:"bytes,1,opt,name=sku,proto3" json:"sku,omitempty"`
-	// Display name, 1-200 characters: CreateItem, and UpdateItem when its
-	// mask names it, refuse an empty one.
+	// Display name, 1-200 characters. UpdateItem judges it only when its
+	// mask names it.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// Price of one unit; amount_minor at most 1e12 (10 billion in major
 	// units), which keeps every order total far from int64 overflow.
+	// UpdateItem judges it only when its mask names it.
 	UnitPrice *v1.Money `protobuf:"bytes,3,opt,name=unit_price,json=unitPrice,proto3" json:"unit_price,omitempty"`
 	// Units that can be reserved now, 0 to 1e9.
 	Available int64 `protobuf:"varint,4,opt,name=available,proto3" json:"available,omitempty"`
@@ -865,13 +866,13 @@ var File_portico_inventory_v1_inventory_proto protoreflect.FileDescriptor
 
 const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\n" +
-	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x9b\x03\n" +
+	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xa7\x03\n" +
 	"\x04Item\x12,\n" +
-	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x05\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12\x1c\n" +
-	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x04name\x12\x9d\x01\n" +
+	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x05\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12\"\n" +
+	"\x04name\x18\x02 \x01(\tB\x0e\xe0A\x02\xbaH\b\xc8\x01\x01r\x03\x18\xc8\x01R\x04name\x12\xa3\x01\n" +
 	"\n" +
-	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyBf\xbaHc\xba\x01`\n" +
-	"\x0eunit_price.max\x12*amount_minor must be at most 1000000000000\x1a\"this.amount_minor <= 1000000000000R\tunitPrice\x12+\n" +
+	"unit_price\x18\x03 \x01(\v2\x16.portico.type.v1.MoneyBl\xe0A\x02\xbaHf\xba\x01`\n" +
+	"\x0eunit_price.max\x12*amount_minor must be at most 1000000000000\x1a\"this.amount_minor <= 1000000000000\xc8\x01\x01R\tunitPrice\x12+\n" +
 	"\tavailable\x18\x04 \x01(\x03B\r\xbaH\n" +
 	"\"\b\x18\x80\x94\xeb\xdc\x03(\x00R\tavailable\x12\x1f\n" +
 	"\breserved\x18\x05 \x01(\x03B\x03\xe0A\x03R\breserved\x12\x17\n" +
