@@ -133,8 +133,8 @@ func TestBuild(t *testing.T) {
 	if strings.Contains(string(out), `\n `) && !strings.Contains(string(out), `\n  pm_card_ok`) {
 		t.Errorf("a description keeps the comment's leading space on a continuation line")
 	}
-	if d, _ := at(doc, "paths", "/api/inventory/{sku}", "patch", "description").(string); !strings.Contains(d, "only the fields sent in the body change") {
-		t.Errorf("PATCH description = %q, want the REST note on the derived mask", d)
+	if d, _ := at(doc, "paths", "/api/inventory/{sku}", "patch", "description").(string); !strings.Contains(d, "only the fields sent in the body change") || !strings.Contains(d, "set to its zero value") {
+		t.Errorf("PATCH description = %q, want the REST note on the derived and the explicit mask", d)
 	}
 	for _, v := range []string{"OrderService_", "STATUS_CONFIRMED", "v1Order", "google.rpc.Status", "x-portico-replayed"} {
 		if strings.Contains(string(out), v) {

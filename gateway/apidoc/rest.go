@@ -19,7 +19,7 @@ var restWords = []struct {
 // restNotes are paragraphs added to an operation's description (keyed by
 // RPC name) where the edge behaves differently from a direct gRPC call.
 var restNotes = map[string]string{
-	"/portico.inventory.v1.InventoryService/UpdateItem": "Over REST, only the fields sent in the body change: without an updateMask parameter the edge derives the mask from the body's fields.",
+	"/portico.inventory.v1.InventoryService/UpdateItem": "Over REST, only the fields sent in the body change: without an updateMask parameter the edge derives the mask from the body's fields. With updateMask, the fields it names are set from the body, and a named field the body leaves out is set to its zero value (updateMask=available with no available in the body sets the stock to 0).",
 }
 
 // restText applies restWords to a description and appends the RPC's note.
