@@ -554,18 +554,18 @@ var File_portico_order_v1_order_proto protoreflect.FileDescriptor
 
 const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x84\x05\n" +
+	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x8e\x05\n" +
 	"\x05Order\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1f\n" +
-	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x121\n" +
-	"\x05lines\x18\x03 \x03(\v2\x1b.portico.order.v1.OrderLineR\x05lines\x121\n" +
+	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x126\n" +
+	"\x05lines\x18\x03 \x03(\v2\x1b.portico.order.v1.OrderLineB\x03\xe0A\x03R\x05lines\x121\n" +
 	"\x05total\x18\x04 \x01(\v2\x16.portico.type.v1.MoneyB\x03\xe0A\x03R\x05total\x12C\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x1e.portico.order.v1.Order.StatusB\v\xe0A\x03\xbaH\x05\x82\x01\x02\x10\x01R\x06status\x12*\n" +
 	"\x0ereservation_id\x18\x06 \x01(\tB\x03\xe0A\x03R\rreservationId\x12\"\n" +
 	"\n" +
 	"payment_id\x18\a \x01(\tB\x03\xe0A\x03R\tpaymentId\x12*\n" +
-	"\x0efailure_reason\x18\b \x01(\tB\x03\xe0A\x03R\rfailureReason\x12%\n" +
-	"\x0epayment_method\x18\t \x01(\tR\rpaymentMethod\x12@\n" +
+	"\x0efailure_reason\x18\b \x01(\tB\x03\xe0A\x03R\rfailureReason\x12*\n" +
+	"\x0epayment_method\x18\t \x01(\tB\x03\xe0A\x03R\rpaymentMethod\x12@\n" +
 	"\vcreate_time\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
 	"createTime\x12@\n" +
