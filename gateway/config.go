@@ -52,6 +52,8 @@ type Config struct {
 	Auth AuthConfig `yaml:"auth,omitempty"`
 	// Health configures GET /health.
 	Health HealthConfig `yaml:"health,omitempty"`
+	// Redis, when set, is where edge instances share state.
+	Redis RedisConfig `yaml:"redis,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

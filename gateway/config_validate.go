@@ -37,6 +37,7 @@ func (c Config) Validate() error {
 	c.validateUpstreams(v)
 	c.validateRoutes(v)
 	c.validateTokens(v)
+	c.Redis.validate(v)
 	return v.err()
 }
 

@@ -2,7 +2,7 @@
 // flags into the owning package's Config and calls its Run; the only logic
 // here is wiring and signal handling.
 //
-//	portico dev [--base-port N] [--data DIR]     all four processes, embedded defaults
+//	portico dev [--base-port N] [--data DIR] [--redis URL]  all four processes, embedded defaults
 //	portico gateway --config FILE                the REST/JSON edge
 //	portico inventory|payment [--listen A] [--db P]
 //	portico order [--listen A] [--db P] [--inventory A] [--payment A]
@@ -44,7 +44,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"dev", "[--base-port N] [--data DIR]", "run inventory, payment, order and the edge with embedded defaults", runDev},
+		{"dev", "[--base-port N] [--data DIR] [--redis URL]", "run inventory, payment, order and the edge with embedded defaults", runDev},
 		{"gateway", "--config FILE", "run the REST/JSON edge", runGateway},
 		{"inventory", "[--listen ADDR] [--db PATH]", "run the inventory service", runInventory},
 		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},

@@ -21,6 +21,7 @@ func runDev(ctx context.Context, e env, args []string) error {
 	fs, lvl := newFlags("dev")
 	base := fs.Int("base-port", 43100, "edge port `N`; inventory, payment and order take the next three")
 	data := fs.String("data", "var", "`DIR` for the SQLite databases and the generated edge config")
+	redisURL := fs.String("redis", "", "redis://host:port `URL` the edge shares rate limits, bans and nonces through (default: in memory)")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func runDev(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfgPath, err := writeDevConfig(*data, *base)
+	cfgPath, err := writeDevConfig(*data, *base, *redisURL)
 	if err != nil {
 		return err
 	}
@@ -61,11 +62,16 @@ func devChildren(base int, data, cfgPath, level string) []supervisor.Child {
 
 // writeDevConfig writes the dev profile's edge config (it holds the demo
 // tokens, so it is private to the user) and returns its path.
-func writeDevConfig(data string, base int) (string, error) {
+func writeDevConfig(data string, base int, redisURL string) (string, error) {
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return "", err
 	}
-	b, err := yaml.Marshal(gateway.DevConfig(base))
+	cfg := gateway.DevConfig(base)
+	cfg.Redis.URL = redisURL
+	if err := cfg.Validate(); err != nil {
+		return "", err
+	}
+	b, err := yaml.Marshal(cfg)
 	if err != nil {
 		return "", err
 	}
