@@ -3,6 +3,8 @@
 // here is wiring and signal handling.
 //
 //	portico dev [--base-port N] [--data DIR] [--redis URL]  all four processes, embedded defaults
+//	portico dev --replicas N --postgres URL --redis URL      a local cluster: N edges, N of each service
+//	portico migrate --from DIR --to URL          copy SQLite databases into PostgreSQL
 //	portico gateway --config FILE                the REST/JSON edge
 //	portico inventory|payment [--listen A] [--db P]
 //	portico order [--listen A] [--db P] [--inventory A] [--payment A]
@@ -44,7 +46,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"dev", "[--base-port N] [--data DIR] [--redis URL]", "run inventory, payment, order and the edge with embedded defaults", runDev},
+		{"dev", "[--base-port N] [--data DIR] [--redis URL] [--replicas N --postgres URL]", "run inventory, payment, order and the edge with embedded defaults, or a local cluster of N of each", runDev},
 		{"gateway", "--config FILE", "run the REST/JSON edge", runGateway},
 		{"inventory", "[--listen ADDR] [--db PATH]", "run the inventory service", runInventory},
 		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},
