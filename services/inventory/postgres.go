@@ -256,3 +256,7 @@ func pgOneRow(tag pgconn.CommandTag, err error) error {
 	}
 	return nil
 }
+
+// Tables returns the inventory tables, parents first: what `portico
+// migrate` copies from SQLite.
+func Tables() []string { return []string{"items", "reservations", "reservation_lines"} }

@@ -248,3 +248,7 @@ func (s *PostgresStore) query(ctx context.Context, query string, args ...any) (o
 	}
 	return slices.Clip(out), nil
 }
+
+// Tables returns the order tables, parents first: what `portico migrate`
+// copies from SQLite.
+func Tables() []string { return []string{"orders"} }

@@ -156,3 +156,7 @@ func pgOneRow(tag pgconn.CommandTag, err error) error {
 	}
 	return nil
 }
+
+// Tables returns the payment tables, parents first: what `portico migrate`
+// copies from SQLite.
+func Tables() []string { return []string{"payments", "idempotency_keys"} }

@@ -4,7 +4,7 @@
 //
 //	portico dev [--base-port N] [--data DIR] [--redis URL]  all four processes, embedded defaults
 //	portico dev --replicas N --postgres URL --redis URL      a local cluster: N edges, N of each service
-//	portico migrate --from DIR --to URL          copy SQLite databases into PostgreSQL
+//	portico migrate --to URL [--data DIR]        copy the SQLite databases into PostgreSQL
 //	portico gateway --config FILE                the REST/JSON edge
 //	portico inventory|payment [--listen A] [--db P]
 //	portico order [--listen A] [--db P] [--inventory A] [--payment A]
@@ -51,6 +51,7 @@ func commands() []command {
 		{"inventory", "[--listen ADDR] [--db PATH]", "run the inventory service", runInventory},
 		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},
 		{"order", "[--listen ADDR] [--db PATH] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
+		{"migrate", "--to URL [--data DIR] [--only SERVICE]", "copy the services' SQLite databases into PostgreSQL (idempotent)", runMigrate},
 		{"check-config", "FILE", "validate a gateway config file", runCheckConfig},
 		{"version", "", "print the module version, commit and Go version", runVersion},
 	}
