@@ -64,7 +64,7 @@ func newReplicaSet(t testing.TB, service string, n int, args func(k int, addr st
 	return r
 }
 
-func startPGCluster(t *testing.T, invN, payN, ordN int) *pgCluster {
+func startPGCluster(t testing.TB, invN, payN, ordN int) *pgCluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts real processes")
@@ -99,7 +99,7 @@ func startPGCluster(t *testing.T, invN, payN, ordN int) *pgCluster {
 }
 
 // setStock sets sku's available units through the inventory service.
-func (c *pgCluster) setStock(t *testing.T, sku string, units int64) {
+func (c *pgCluster) setStock(t testing.TB, sku string, units int64) {
 	t.Helper()
 	_, err := c.Inventory.UpdateItem(as(t, "admin", "admin", ""), &inventoryv1.UpdateItemRequest{
 		Item: &inventoryv1.Item{Sku: sku, Available: units}, UpdateMask: fieldMask("available"),
