@@ -92,9 +92,9 @@ func TestCheckCatches(t *testing.T) {
 	ports := contractPorts(t)
 	i64 := func(v int64) *int64 { return &v }
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(r *rendered)
-		want  string
+		want   string
 	}{
 		{"edge grace too short", func(r *rendered) { r.Deployments["edge"].Spec.Template.Spec.TerminationGracePeriodSeconds = i64(25) }, "edge: terminationGracePeriodSeconds"},
 		{"service grace too short", func(r *rendered) { r.Deployments["payment"].Spec.Template.Spec.TerminationGracePeriodSeconds = i64(10) }, "payment: terminationGracePeriodSeconds"},
@@ -109,12 +109,16 @@ func TestCheckCatches(t *testing.T) {
 			s := "portico.order.v1.OrderService"
 			r.Deployments["inventory"].Spec.Template.Spec.Containers[0].StartupProbe.GRPC.Service = &s
 		}, "inventory: startup probe"},
-		{"wrong container port", func(r *rendered) { r.Deployments["order"].Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 8080 }, "order: container port"},
+		{"wrong container port", func(r *rendered) {
+			r.Deployments["order"].Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 8080
+		}, "order: container port"},
 		{"service not headless", func(r *rendered) { r.Services["payment"].Spec.ClusterIP = "" }, "Service payment: clusterIP"},
 		{"service wrong target", func(r *rendered) { r.Services["edge"].Spec.Ports[0].TargetPort = intstr.FromInt32(8080) }, "Service edge: ports"},
 		{"root pod", func(r *rendered) { r.Deployments["order"].Spec.Template.Spec.SecurityContext.RunAsUser = i64(0) }, "order: pod securityContext"},
 		{"no requests", func(r *rendered) { r.Deployments["edge"].Spec.Template.Spec.Containers[0].Resources.Requests = nil }, "edge/edge: want cpu and memory requests"},
-		{"pdb selects nothing", func(r *rendered) { r.PDBs["payment"].Spec.Selector.MatchLabels["app.kubernetes.io/component"] = "paymnet" }, "PDB payment"},
+		{"pdb selects nothing", func(r *rendered) {
+			r.PDBs["payment"].Spec.Selector.MatchLabels["app.kubernetes.io/component"] = "paymnet"
+		}, "PDB payment"},
 		{"order upstream other namespace", func(r *rendered) {
 			a := r.Deployments["order"].Spec.Template.Spec.Containers[0].Args
 			for i := range a {
@@ -131,7 +135,9 @@ func TestCheckCatches(t *testing.T) {
 				cm.Data["gateway.yaml"] = strings.Replace(cm.Data["gateway.yaml"], "max_timeout: 10s", "max_timeout: 20s", 1)
 			}
 		}, "shorter than the longest call"},
-		{"config by subPath", func(r *rendered) { r.Deployments["edge"].Spec.Template.Spec.Containers[0].VolumeMounts[0].SubPath = "gateway.yaml" }, "subPath"},
+		{"config by subPath", func(r *rendered) {
+			r.Deployments["edge"].Spec.Template.Spec.Containers[0].VolumeMounts[0].SubPath = "gateway.yaml"
+		}, "subPath"},
 		{"no HPA", func(r *rendered) { delete(r.HPAs, "edge") }, "no HPA for the edge"},
 		{"missing secret", func(r *rendered) { clear(r.Secrets) }, "refers to an object not in the overlay"},
 	}
