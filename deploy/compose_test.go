@@ -121,6 +121,21 @@ func checkComposeEdge(c composeFile, readConfig func(string) ([]byte, error), po
 	if need := cfg.DrainDelay + cfg.ShutdownGrace; err != nil || grace <= need {
 		bad = append(bad, fmt.Sprintf("edge: stop_grace_period %q, want more than drain_delay + shutdown_grace = %v", edge.StopGracePeriod, need))
 	}
+	longest := cfg.Routes.MaxTimeout
+	for _, u := range cfg.Upstreams {
+		longest = max(longest, u.Timeout)
+	}
+	for _, o := range cfg.Routes.Overrides {
+		longest = max(longest, o.Timeout, o.MaxTimeout)
+	}
+	if cfg.ShutdownGrace < longest {
+		bad = append(bad, fmt.Sprintf("edge config: shutdown_grace %v is shorter than the longest call %v", cfg.ShutdownGrace, longest))
+	}
+	for _, name := range []string{"inventory", "payment", "order"} {
+		if g, err := time.ParseDuration(c.Services[name].StopGracePeriod); err != nil || g <= longest {
+			bad = append(bad, fmt.Sprintf("%s: stop_grace_period %q, want more than the longest call %v", name, c.Services[name].StopGracePeriod, longest))
+		}
+	}
 	return bad
 }
 
@@ -167,6 +182,7 @@ func TestCheckComposeCatches(t *testing.T) {
 		{"short stop grace", "stop_grace_period: 20s", "stop_grace_period: 15s", "stop_grace_period"},
 		{"not published", `ports: ["127.0.0.1:43100:43100"]`, `ports: []`, "do not publish"},
 		{"missing service", "  payment:\n", "  payments:\n", "service payment missing"},
+		{"service stop grace under the longest call", "  stop_grace_period: 15s\n", "  stop_grace_period: 5s\n", "order: stop_grace_period"},
 	}
 	ports := contractPorts(t)
 	for _, tt := range tests {
@@ -189,6 +205,16 @@ func TestCheckComposeCatches(t *testing.T) {
 		got := strings.Join(checkCompose(good, read, ports), "\n")
 		if !strings.Contains(got, "upstream payment") {
 			t.Errorf("checkCompose = %q, want the payment upstream flagged", got)
+		}
+	})
+	t.Run("edge grace under a route's timeout", func(t *testing.T) {
+		cfg, _ := os.ReadFile("compose.gateway.yaml")
+		read := func(string) ([]byte, error) {
+			return []byte(strings.Replace(string(cfg), "max_timeout: 10s", "max_timeout: 20s", 1)), nil
+		}
+		got := strings.Join(checkCompose(good, read, ports), "\n")
+		if !strings.Contains(got, "shorter than the longest call") {
+			t.Errorf("checkCompose = %q, want the short shutdown_grace flagged", got)
 		}
 	})
 }
