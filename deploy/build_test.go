@@ -37,6 +37,8 @@ func TestBuildAsDockerfile(t *testing.T) {
 	if !strings.Contains(string(out), "commit "+commit+" ") {
 		t.Errorf("portico version = %q, want commit %s", out, commit)
 	}
+	// Every subcommand and flag compose and the manifests pass exists.
+	checkAssetFlags(t, bin)
 }
 
 // checkBuildSettings reads the flags the binary was built with.
