@@ -28,7 +28,7 @@ func TestTokens(t *testing.T) {
 		{"tab separator", []string{"Bearer\talice-secret"}, Principal{}, ErrNoCredentials},
 		{"whitespace inside token", []string{"Bearer alice-secret x"}, Principal{}, ErrNoCredentials},
 		{"no header", nil, Principal{}, ErrNoCredentials},
-				{"basic", []string{"Basic YWxpY2U6cHc="}, Principal{}, ErrNoCredentials},
+		{"basic", []string{"Basic YWxpY2U6cHc="}, Principal{}, ErrNoCredentials},
 		{"no token", []string{"Bearer"}, Principal{}, ErrNoCredentials},
 		{"unknown", []string{"Bearer alice-secreT"}, Principal{}, ErrInvalidCredentials},
 		{"prefix of a token", []string{"Bearer alice"}, Principal{}, ErrInvalidCredentials},
