@@ -6,6 +6,8 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +165,43 @@ func x509PublicPEM(t *testing.T, iss *authtest.Issuer) []byte {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+}
+
+// TestPolicyFromConfig: a configured policy replaces the built-in roles;
+// what no rule covers is denied to everyone (403), and keys come from
+// files too.
+func TestPolicyFromConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(path, []byte("file-key-0001\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		c.Auth.Tokens = nil
+		c.Auth.SignedApps = SignedAppsConfig{}
+		c.Auth.APIKeys = []APIKeyConfig{{Key: "file:" + path, Subject: "acme", Roles: []string{"partner"}}}
+		c.Auth.Policy = []PolicyRuleConfig{
+			{Roles: []string{"partner"}, Allow: []string{"GET /api/inventory/**", "portico.order.v1.OrderService/CreateOrder"}},
+		}
+	}})
+	okStubs(h)
+	for _, tt := range []struct {
+		method, path, body string
+		want               int
+	}{
+		{"GET", "/api/inventory", "", 200},
+		{"HEAD", "/api/inventory/a", "", 200},
+		{"POST", "/api/orders", orderBody, 201},
+		{"GET", "/api/orders", "", 403},
+		{"PATCH", "/api/inventory/a", `{"name":"A"}`, 403},
+		{"GET", "/api/nowhere", "", 404},
+	} {
+		r := h.do(tt.method, tt.path, "file-key-0001", tt.body, "Idempotency-Key: p1")
+		if r.status != tt.want {
+			t.Errorf("%s %s = %d %s, want %d", tt.method, tt.path, r.status, r.body, tt.want)
+		}
+	}
+	warnings := strings.Join(h.cfg.Warnings(), "\n")
+	if !strings.Contains(warnings, "no rule covers GET /api/orders (") || strings.Contains(warnings, "no rule covers POST /api/orders (") {
+		t.Errorf("Warnings() = %s", warnings)
+	}
 }
