@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/MicahParks/jwkset"
@@ -55,9 +56,9 @@ type JWKS struct {
 	url  string
 	opts JWKSOptions
 
-	mu          sync.Mutex // serialises fetches
-	lastAttempt time.Time  // guarded by mu
-	lastSuccess time.Time  // guarded by mu
+	fetching    sync.Mutex   // held during a fetch
+	lastAttempt atomic.Int64 // Unix nanoseconds of the last fetch started; 0 = never
+	lastSuccess atomic.Int64 // Unix nanoseconds of the last fetch that replaced the keys
 }
 
 var _ jwkset.Storage = (*JWKS)(nil)
@@ -97,15 +98,12 @@ func NewJWKSURL(url string, opts JWKSOptions) *JWKS {
 }
 
 // KeyRead returns the key kid; for a URL set, an unknown kid or stale
-// keys first refetch the set when MinRefresh allows.
+// keys first refetch the set when MinRefresh allows. Only the first fetch
+// is waited for by concurrent requests; later ones never hold up a
+// request that another fetch is already serving: it uses the cached keys.
 func (j *JWKS) KeyRead(ctx context.Context, kid string) (jwkset.JWK, error) {
-	if j.url != "" {
-		j.mu.Lock()
-		stale := j.opts.Now().Sub(j.lastSuccess) >= j.opts.RefreshInterval
-		j.mu.Unlock()
-		if stale {
-			j.refresh(ctx)
-		}
+	if j.url != "" && j.opts.Now().UnixNano()-j.lastSuccess.Load() >= int64(j.opts.RefreshInterval) {
+		j.refresh(ctx)
 	}
 	k, err := j.MemoryJWKSet.KeyRead(ctx, kid)
 	if errors.Is(err, jwkset.ErrKeyNotFound) && j.url != "" && j.refresh(ctx) {
@@ -118,13 +116,17 @@ func (j *JWKS) KeyRead(ctx context.Context, kid string) (jwkset.JWK, error) {
 // ago; it reports whether it replaced the keys. A failed fetch keeps the
 // keys.
 func (j *JWKS) refresh(ctx context.Context) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
+	if j.lastSuccess.Load() == 0 {
+		j.fetching.Lock() // no keys yet: wait for the fetch in flight
+	} else if !j.fetching.TryLock() {
+		return false // another request is fetching; the cached keys serve
+	}
+	defer j.fetching.Unlock()
 	now := j.opts.Now()
-	if !j.lastAttempt.IsZero() && now.Sub(j.lastAttempt) < j.opts.MinRefresh {
+	if last := j.lastAttempt.Load(); last != 0 && now.UnixNano()-last < int64(j.opts.MinRefresh) {
 		return false
 	}
-	j.lastAttempt = now
+	j.lastAttempt.Store(now.UnixNano())
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), j.opts.Timeout)
 	defer cancel()
 	data, err := j.fetch(ctx)
@@ -134,7 +136,7 @@ func (j *JWKS) refresh(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	j.lastSuccess = now
+	j.lastSuccess.Store(now.UnixNano())
 	return true
 }
 

@@ -42,8 +42,11 @@ func NewPrincipal(subject string, roles []string, tenant, plan, via string) Prin
 	return p
 }
 
-// HasRole reports whether p holds role.
-func (p Principal) HasRole(role string) bool { return slices.Contains(p.Roles, role) }
+// HasRole reports whether p holds role: Role, or one of Roles (so a
+// Principal{Subject, Role} literal works too).
+func (p Principal) HasRole(role string) bool {
+	return role != "" && (p.Role == role || slices.Contains(p.Roles, role))
+}
 
 // Equal reports whether p and q are the same principal.
 func (p Principal) Equal(q Principal) bool {
