@@ -177,7 +177,7 @@ func (s SignedAppsConfig) validate(v *validator, describe func(p, subject, tenan
 		} else if len(sec.value) < 16 {
 			v.add(p+".secret", "at least 16 bytes")
 		}
-		if len(a.ID) == 0 || len(a.ID) > 64 {
+		if !auth.ValidAppID(a.ID) {
 			v.add(p+".id", "want 1-64 of [A-Za-z0-9._~-]")
 		}
 		describe(p, a.Subject, a.Tenant, a.Plan)

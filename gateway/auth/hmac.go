@@ -299,3 +299,7 @@ func validToken(s string, min, max int) bool {
 	}
 	return true
 }
+
+// ValidAppID reports whether id can be an X-App-Id: 1-64 of
+// [A-Za-z0-9._~-].
+func ValidAppID(id string) bool { return validToken(id, 1, 64) }
