@@ -103,10 +103,18 @@ type JWTConfig struct {
 
 // ClaimsConfig names the claims a JWT principal is read from.
 type ClaimsConfig struct {
+	// Subject is the claim holding the principal's subject (a string).
+	// Empty means "sub".
 	Subject string `yaml:"subject,omitempty"`
-	Roles   string `yaml:"roles,omitempty"`
-	Tenant  string `yaml:"tenant,omitempty"`
-	Plan    string `yaml:"plan,omitempty"`
+	// Roles is the claim holding the roles: an array of strings or one
+	// space-separated string. Empty means "roles".
+	Roles string `yaml:"roles,omitempty"`
+	// Tenant is the claim holding the tenant (a string). Empty means
+	// "tenant"; a token without it has no tenant.
+	Tenant string `yaml:"tenant,omitempty"`
+	// Plan is the claim holding the plan rate limits key on (a string).
+	// Empty means "plan"; a token without it has the default plan.
+	Plan string `yaml:"plan,omitempty"`
 }
 
 // SignedAppsConfig accepts HMAC-SHA256 signed requests (X-App-Id,
@@ -144,6 +152,9 @@ type AppConfig struct {
 // or a service ("portico.order.v1.OrderService/*"). A GET route serves
 // HEAD too.
 type PolicyRuleConfig struct {
+	// Roles are the roles the rule grants; required, each a known role.
 	Roles []string `yaml:"roles"`
+	// Allow are the selectors of the routes granted; required. A route no
+	// rule selects is refused to everyone (403).
 	Allow []string `yaml:"allow"`
 }
