@@ -89,12 +89,23 @@ func TestBuild(t *testing.T) {
 		{"patch moved", []string{"paths", "/api/inventory/{sku}", "patch", "parameters", "0", "name"}, "sku"},
 		{"patch body has its own schema", []string{"paths", "/api/inventory/{sku}", "patch", "requestBody", "content", "application/json", "schema", "$ref"}, "#/components/schemas/ItemUpdate"},
 		{"patch schema requires nothing", []string{"components", "schemas", "ItemUpdate", "required"}, nil},
-		{"create requires the name", []string{"components", "schemas", "Item", "required", "0"}, "name"},
-		{"create still requires the sku", []string{"components", "schemas", "Item", "required", "1"}, "sku"},
-		{"create requires the price", []string{"components", "schemas", "Item", "required", "2"}, "unitPrice"},
-		{"a required name is not empty", []string{"components", "schemas", "Item", "properties", "name", "minLength"}, 1.0},
+		{"create body has the input schema", []string{"paths", "/api/inventory", "post", "requestBody", "content", "application/json", "schema", "$ref"}, "#/components/schemas/ItemInput"},
+		{"create requires the name", []string{"components", "schemas", "ItemInput", "required", "0"}, "name"},
+		{"create still requires the sku", []string{"components", "schemas", "ItemInput", "required", "1"}, "sku"},
+		{"create requires the price", []string{"components", "schemas", "ItemInput", "required", "2"}, "unitPrice"},
+		{"create requires no more", []string{"components", "schemas", "ItemInput", "required", "3"}, nil},
+		{"a request is closed", []string{"components", "schemas", "ItemInput", "additionalProperties"}, false},
+		{"a request's money is closed too", []string{"components", "schemas", "MoneyInput", "additionalProperties"}, false},
+		{"an input refers to inputs", []string{"components", "schemas", "ItemInput", "properties", "unitPrice", "allOf", "0", "$ref"}, "#/components/schemas/MoneyInput"},
+		{"an order's lines are inputs", []string{"components", "schemas", "CreateOrderRequest", "properties", "lines", "items", "$ref"}, "#/components/schemas/OrderLineInput"},
+		{"a response is open", []string{"components", "schemas", "Item", "additionalProperties"}, nil},
+		{"a response requires what is always written", []string{"components", "schemas", "Item", "required", "0"}, "available"},
+		{"a response's null total is required", []string{"components", "schemas", "Order", "required", "9"}, "total"},
+		{"a response's money is complete", []string{"components", "schemas", "Money", "required", "0"}, "amountMinor"},
+		{"a required name is not empty", []string{"components", "schemas", "ItemInput", "properties", "name", "minLength"}, 1.0},
 		{"patch body leaves the path's sku out", []string{"components", "schemas", "ItemUpdate", "properties", "sku"}, nil},
-		{"create body keeps the sku", []string{"components", "schemas", "Item", "properties", "sku", "type"}, "string"},
+		{"patch body is closed", []string{"components", "schemas", "ItemUpdate", "additionalProperties"}, false},
+		{"create body keeps the sku", []string{"components", "schemas", "ItemInput", "properties", "sku", "type"}, "string"},
 		{"413 where there is a body", op("responses", "413", "$ref"), "#/components/responses/RequestEntityTooLarge"},
 		{"415 where there is a body", op("responses", "415", "$ref"), "#/components/responses/UnsupportedMediaType"},
 		{"no 413 without a body", []string{"paths", "/api/orders/{id}", "get", "responses", "413"}, nil},
@@ -116,11 +127,19 @@ func TestBuild(t *testing.T) {
 		{"challenge on 401", []string{"components", "responses", "Unauthorized", "headers", "WWW-Authenticate", "$ref"}, "#/components/headers/WWWAuthenticate"},
 		{"no retry after 504", []string{"components", "responses", "GatewayTimeout", "headers", "Retry-After"}, nil},
 		{"bearer", []string{"components", "securitySchemes", "bearer", "scheme"}, "bearer"},
+		{"signed app scheme", []string{"components", "securitySchemes", "signedApp", "name"}, "X-Signature"},
+		{"roles of createOrder", []string{"paths", "/api/orders", "post", "x-portico-roles", "1"}, "customer"},
+		{"roles of createItem", []string{"paths", "/api/inventory", "post", "x-portico-roles", "0"}, "admin"},
+		{"createItem is admin only", []string{"paths", "/api/inventory", "post", "x-portico-roles", "1"}, nil},
+		{"roles of getPayment", []string{"paths", "/api/payments/{id}", "get", "x-portico-roles", "1"}, "reader"},
 	}
 	for _, tt := range tests {
 		if got := at(doc, tt.path...); got != tt.want {
 			t.Errorf("%s: %v = %v, want %v", tt.name, tt.path, got, tt.want)
 		}
+	}
+	if sec, _ := at(doc, "paths", "/api/orders", "post", "security").([]any); len(sec) != 2 {
+		t.Errorf("createOrder's security = %v, want bearer or signedApp", sec)
 	}
 	codes, _ := at(doc, "components", "schemas", "Problem", "properties", "code", "enum").([]any)
 	var got []string
