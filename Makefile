@@ -36,7 +36,7 @@ define openapi_finish
 $(GO) run ./cmd/openapigen -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json
 endef
 
-.PHONY: all build run test test-k8s vet cross tools lint lint-openapi generate check-generated bench fmt clean
+.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench fmt clean
 
 all: build
 
@@ -44,6 +44,12 @@ all: build
 ## version` even where Go's own VCS stamp is off (GOFLAGS=-buildvcs=false)
 build:
 	$(GO) build -ldflags "-X github.com/portico-gateway/portico/cmd/portico/internal/cli.commit=$$(git rev-parse --short=12 HEAD 2>/dev/null)" -o bin/portico ./cmd/portico
+
+## image: the container image portico:dev from deploy/Dockerfile (needs a
+## Docker engine; make test checks the Dockerfile and builds its binary
+## without one)
+image:
+	docker build -f deploy/Dockerfile --build-arg COMMIT=$$(git rev-parse --short=12 HEAD 2>/dev/null) -t portico:dev .
 
 ## run: all four processes with embedded defaults (portico dev); Ctrl-C stops them
 run: build

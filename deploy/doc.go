@@ -2,7 +2,8 @@
 // container image (Dockerfile, build.sh), a compose file running the four
 // processes, Kubernetes manifests (k8s/, a separate Go module so
 // kustomize and the Kubernetes API types stay out of the product's
-// go.mod), the operator's page and the API consumers' onboarding page.
+// go.mod), and under docs/ the operator's page and the API consumers'
+// onboarding page.
 //
 // The package has no code of its own. Its tests are the proof that the
 // assets match the product: the binary builds the way the image builds it

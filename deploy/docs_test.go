@@ -12,11 +12,11 @@ import (
 	"github.com/portico-gateway/portico/gateway/problem"
 )
 
-var update = flag.Bool("update", false, "rewrite the generated blocks of docs/operations.md and docs/onboarding.md")
+var update = flag.Bool("update", false, "rewrite the generated blocks of deploy/docs/operations.md and deploy/docs/onboarding.md")
 
 const (
-	operationsPage = "../docs/operations.md"
-	onboardingPage = "../docs/onboarding.md"
+	operationsPage = "docs/operations.md"
+	onboardingPage = "docs/onboarding.md"
 )
 
 // checkBlock compares the block between "<!-- name:begin" and

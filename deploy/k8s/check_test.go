@@ -38,6 +38,8 @@ func check(r *rendered, ports map[string]int32) []string {
 	for name, h := range r.HPAs {
 		if d, ok := r.Deployments[h.Spec.ScaleTargetRef.Name]; !ok || h.Spec.ScaleTargetRef.Kind != "Deployment" {
 			bad = append(bad, fmt.Sprintf("HPA %s scales %s %q, not a Deployment here", name, h.Spec.ScaleTargetRef.Kind, h.Spec.ScaleTargetRef.Name))
+		} else if d.Spec.Replicas != nil {
+			bad = append(bad, fmt.Sprintf("Deployment %s sets replicas while HPA %s scales it: every apply would reset the count", d.Name, name))
 		} else if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 1 || d.Spec.Template.Spec.Containers[0].Resources.Requests.Cpu().IsZero() {
 			bad = append(bad, fmt.Sprintf("HPA %s: want minReplicas >= 1 and a CPU request to scale on", name))
 		}
@@ -216,8 +218,10 @@ func checkPod(r *rendered, name string, d *appsv1.Deployment) []string {
 			bad = append(bad, fmt.Sprintf("%s/%s: want cpu and memory requests, got %v", name, c.Name, c.Resources.Requests))
 		}
 		for _, e := range c.Env {
-			if ref := e.ValueFrom; ref != nil && ref.SecretKeyRef != nil && r.Secrets[ref.SecretKeyRef.Name] == nil {
-				bad = append(bad, fmt.Sprintf("%s/%s: env %s reads Secret %q, not in the overlay", name, c.Name, e.Name, ref.SecretKeyRef.Name))
+			if ref := e.ValueFrom; ref != nil && ref.SecretKeyRef != nil {
+				if s := r.Secrets[ref.SecretKeyRef.Name]; s == nil || s.Data[ref.SecretKeyRef.Key] == nil {
+					bad = append(bad, fmt.Sprintf("%s/%s: env %s reads Secret %q key %q, not in the overlay", name, c.Name, e.Name, ref.SecretKeyRef.Name, ref.SecretKeyRef.Key))
+				}
 			}
 		}
 	}

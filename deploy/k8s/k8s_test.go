@@ -54,9 +54,18 @@ func TestDevUsesSQLiteOnVolumes(t *testing.T) {
 }
 
 // TestProdReadsDatabaseFromSecret: prod's services take --db from a
-// Secret through $(DATABASE_URL), never a literal URL.
+// Secret through $(DATABASE_URL), never a literal URL; check reports a
+// Secret without the key.
 func TestProdReadsDatabaseFromSecret(t *testing.T) {
 	r := renderOverlay(t, "prod")
+	defer func() {
+		for _, s := range r.Secrets {
+			delete(s.Data, "database-url")
+		}
+		if got := strings.Join(check(r, contractPorts(t)), "\n"); !strings.Contains(got, `key "database-url"`) {
+			t.Errorf("check without database-url = %q, want it reported", got)
+		}
+	}()
 	for _, name := range []string{"inventory", "payment", "order"} {
 		c := r.Deployments[name].Spec.Template.Spec.Containers[0]
 		if db := flagValue(c.Args, "db"); db != "$(DATABASE_URL)" {
@@ -140,6 +149,7 @@ func TestCheckCatches(t *testing.T) {
 		}, "subPath"},
 		{"no HPA", func(r *rendered) { delete(r.HPAs, "edge") }, "no HPA for the edge"},
 		{"missing secret", func(r *rendered) { clear(r.Secrets) }, "refers to an object not in the overlay"},
+		{"replicas beside the HPA", func(r *rendered) { r.Deployments["edge"].Spec.Replicas = new(int32(3)) }, "sets replicas while HPA"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
