@@ -54,6 +54,8 @@ type Config struct {
 	Health HealthConfig `yaml:"health,omitempty"`
 	// Redis, when set, is where edge instances share state.
 	Redis RedisConfig `yaml:"redis,omitempty"`
+	// Telemetry configures tracing and log sampling; zero exports nothing.
+	Telemetry TelemetryConfig `yaml:"telemetry,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

@@ -15,6 +15,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
@@ -44,6 +45,7 @@ type options struct {
 	registry      *prometheus.Registry
 	authenticator Authenticator
 	openAPI       []byte
+	telemetry     *telemetry.Provider
 	registrations []registration // tests only
 }
 
@@ -62,6 +64,10 @@ func WithRegistry(r *prometheus.Registry) Option { return func(o *options) { o.r
 
 // WithAuthenticator replaces the static tokens of Config.Auth.
 func WithAuthenticator(a Authenticator) Option { return func(o *options) { o.authenticator = a } }
+
+// WithTelemetry sets the tracer provider of the edge's spans (built from
+// Config.Tracing by the process); the default records none.
+func WithTelemetry(p *telemetry.Provider) Option { return func(o *options) { o.telemetry = p } }
 
 // WithOpenAPI sets the OpenAPI document served as is at /openapi.json; the
 // default is gen/openapi.JSON, finished by make generate.

@@ -41,9 +41,9 @@ type Config struct {
 	// Protocol is "grpc" or "http/protobuf"; "" means http/protobuf.
 	// OTEL_EXPORTER_OTLP_PROTOCOL overrides it.
 	Protocol string
-	// SampleRatio is the share of new traces recorded, in [0, 1]: 0 means
-	// DefaultSampleRatio. Negative or above 1 is an error.
-	SampleRatio float64
+	// SampleRatio is the share of new traces recorded, in [0, 1]; nil
+	// means DefaultSampleRatio. Outside [0, 1] is an error.
+	SampleRatio *float64
 	// Edge makes this process decide for requests with a remote parent
 	// (the edge), instead of following the caller's sampled flag.
 	Edge bool
@@ -58,8 +58,8 @@ func (c Config) Validate() error {
 	if c.Service == "" {
 		errs = append(errs, errors.New("telemetry: Service is required"))
 	}
-	if c.SampleRatio < 0 || c.SampleRatio > 1 {
-		errs = append(errs, fmt.Errorf("telemetry: sample ratio %g: want 0 to 1", c.SampleRatio))
+	if r := c.SampleRatio; r != nil && (*r < 0 || *r > 1) {
+		errs = append(errs, fmt.Errorf("telemetry: sample ratio %g: want 0 to 1", *r))
 	}
 	switch c.Protocol {
 	case "", "grpc", "http/protobuf":
@@ -86,8 +86,9 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.SampleRatio == 0 {
-		cfg.SampleRatio = DefaultSampleRatio
+	ratio := DefaultSampleRatio
+	if cfg.SampleRatio != nil {
+		ratio = *cfg.SampleRatio
 	}
 	exp, sync, err := exporter(ctx, cfg)
 	if err != nil {
@@ -102,7 +103,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 		opts = append(opts, sdktrace.WithSampler(sdktrace.NeverSample()))
 	} else {
 		if os.Getenv("OTEL_TRACES_SAMPLER") == "" { // the variable wins: the SDK reads it itself
-			opts = append(opts, sdktrace.WithSampler(newSampler(cfg.SampleRatio, cfg.Edge)))
+			opts = append(opts, sdktrace.WithSampler(newSampler(ratio, cfg.Edge)))
 		}
 		var sp sdktrace.SpanProcessor
 		if sync {
