@@ -288,6 +288,15 @@ func TestRetryAttemptSpans(t *testing.T) {
 	if attempts < 2 {
 		t.Errorf("%d attempt spans under the edge span, want one per attempt (>= 2):\n%s", attempts, dump(spans))
 	}
+	retries := 0
+	for _, ev := range edge.Events() {
+		if ev.Name == "retry" {
+			retries++
+		}
+	}
+	if retries != attempts-1 {
+		t.Errorf("edge span has %d retry events for %d attempts, want one per retry", retries, attempts)
+	}
 	if edge.Status().Code.String() != "Error" {
 		t.Errorf("edge span status %v, want Error", edge.Status())
 	}
