@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"bytes"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/portico-gateway/portico/internal/testproc"
+)
+
+// labelSets are the label names every Portico series may carry, by metric
+// family (go_*, process_* and the gRPC families come from libraries and
+// are checked by prefix below). A new family must be listed here, with
+// labels whose values are bounded: never an order id, a user id or a raw
+// path.
+var labelSets = map[string][]string{
+	"portico_gateway_requests_total":                 {"code", "method", "route", "status", "upstream"},
+	"portico_gateway_request_duration_seconds":       {"method", "route", "status", "upstream"},
+	"portico_gateway_requests_in_flight":             {"route"},
+	"portico_gateway_upstream_errors_total":          {"code", "upstream"},
+	"portico_upstream_retries_total":                 {"upstream"},
+	"portico_upstream_retry_budget_exhausted_total":  {"upstream"},
+	"portico_upstream_breaker_state":                 {"breaker"},
+	"portico_upstream_breaker_transitions_total":     {"breaker", "from", "to"},
+	"portico_upstream_bulkhead_rejections_total":     {"upstream"},
+	"portico_upstream_in_flight":                     {"upstream"},
+	"portico_upstream_ejections_total":               {"upstream"},
+	"portico_upstream_ejected":                       {"upstream"},
+	"portico_order_reconcile_rounds_total":           {"result"},
+	"portico_order_reconcile_settled_total":          {},
+	"portico_order_reconcile_pending":                {},
+	"portico_order_reconcile_oldest_pending_seconds": {},
+	"portico_order_reconcile_backing_off":            {},
+	"grpc_server_started_total":                      {"grpc_method", "grpc_service", "grpc_type"},
+	"grpc_server_handled_total":                      {"grpc_code", "grpc_method", "grpc_service", "grpc_type"},
+	"grpc_server_msg_received_total":                 {"grpc_method", "grpc_service", "grpc_type"},
+	"grpc_server_msg_sent_total":                     {"grpc_method", "grpc_service", "grpc_type"},
+	"grpc_server_handling_seconds":                   {"grpc_method", "grpc_service", "grpc_type"},
+	"grpc_client_started_total":                      {"grpc_method", "grpc_service", "grpc_type"},
+	"grpc_client_handled_total":                      {"grpc_code", "grpc_method", "grpc_service", "grpc_type"},
+	"grpc_client_msg_received_total":                 {"grpc_method", "grpc_service", "grpc_type"},
+	"grpc_client_msg_sent_total":                     {"grpc_method", "grpc_service", "grpc_type"},
+	"grpc_client_handling_seconds":                   {"grpc_method", "grpc_service", "grpc_type"},
+}
+
+// histogramSuffix label: le on buckets.
+func labelNames(m *model.Sample) []string {
+	var out []string
+	for k := range m.Metric {
+		if k != model.MetricNameLabel && k != "le" {
+			out = append(out, string(k))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// seriesKey spells a sample's series as the exposition format does:
+// name{k="v",...}, labels in name order.
+func seriesKey(s *model.Sample) string {
+	var parts []string
+	for _, k := range labelNames(s) {
+		parts = append(parts, k+"="+strconv.Quote(string(s.Metric[model.LabelName(k)])))
+	}
+	return string(s.Metric[model.MetricNameLabel]) + "{" + strings.Join(parts, ",") + "}"
+}
+
+// family strips a histogram's _bucket, _sum and _count suffix.
+func family(name string) string {
+	for _, suf := range []string{"_bucket", "_sum", "_count"} {
+		if f, ok := strings.CutSuffix(name, suf); ok {
+			if _, known := labelSets[f]; known {
+				return f
+			}
+		}
+	}
+	return name
+}
+
+// scrape fetches a /metrics body and decodes it.
+func scrape(t *testing.T, url, token string) ([]byte, model.Vector) {
+	t.Helper()
+	r := call(t, "GET", url, token, "")
+	if r.status != 200 {
+		t.Fatalf("GET %s = %d", url, r.status)
+	}
+	dec := expfmt.SampleDecoder{Dec: expfmt.NewDecoder(bytes.NewReader(r.body), expfmt.NewFormat(expfmt.TypeTextPlain)),
+		Opts: &expfmt.DecodeOptions{Timestamp: model.Now()}}
+	var all model.Vector
+	for {
+		var v model.Vector
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		all = append(all, v...)
+	}
+	return r.body, all
+}
+
+// TestMetricsEveryProcess scrapes the edge (admin token) and the three
+// services' admin addresses under `portico dev`, before any API request:
+// every Portico and gRPC series has exactly its listed label names, the
+// runtime, process and build-info collectors are there, the resilience
+// and gRPC series already exist at zero, and promtool check metrics
+// accepts each output (when promtool is installed).
+func TestMetricsEveryProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	base := testproc.FreePortRange(t, 8)
+	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
+	edgeURL := "http://" + testproc.Addr(base)
+	testproc.WaitHTTP(t, dev, edgeURL+"/health")
+	if r := call(t, "GET", edgeURL+"/metrics", "", ""); r.status != 401 {
+		t.Errorf("GET /metrics without a token = %d, want 401", r.status)
+	}
+	if r := call(t, "GET", edgeURL+"/metrics", "demo-read-token", ""); r.status != 403 {
+		t.Errorf("GET /metrics as a reader = %d, want 403", r.status)
+	}
+	processes := []struct {
+		name, url, token string
+		zero             []string // series that must exist at 0 before any request
+	}{
+		{"gateway", edgeURL + "/metrics", "demo-admin-token", []string{
+			`portico_upstream_retries_total{upstream="inventory"}`,
+			`portico_upstream_breaker_transitions_total{breaker="order",from="closed",to="open"}`,
+			`portico_gateway_requests_total{code="CIRCUIT_OPEN",method="POST",route="/api/orders",status="503",upstream="order"}`,
+			`portico_gateway_requests_total{code="",method="GET",route="/api/inventory/{sku}",status="200",upstream="inventory"}`,
+		}},
+		{"inventory", "http://" + testproc.Addr(base+5) + "/metrics", "", []string{
+			`grpc_server_handled_total{grpc_code="Unavailable",grpc_method="ReserveStock",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`,
+		}},
+		{"payment", "http://" + testproc.Addr(base+6) + "/metrics", "", []string{
+			`grpc_server_started_total{grpc_method="CreatePayment",grpc_service="portico.payment.v1.PaymentService",grpc_type="unary"}`,
+		}},
+		{"order", "http://" + testproc.Addr(base+7) + "/metrics", "", []string{
+			`portico_upstream_retries_total{upstream="payment"}`,
+			`portico_upstream_breaker_state{breaker="inventory"}`,
+			`portico_order_reconcile_rounds_total{result="error"}`,
+		}},
+	}
+	for _, p := range processes {
+		t.Run(p.name, func(t *testing.T) {
+			body, samples := scrape(t, p.url, p.token)
+			seen := map[string]float64{}
+			families := map[string]bool{}
+			for _, s := range samples {
+				name := string(s.Metric[model.MetricNameLabel])
+				families[name] = true
+				seen[seriesKey(s)] = float64(s.Value)
+				f := family(name)
+				want, ok := labelSets[f]
+				if !ok {
+					if strings.HasPrefix(name, "portico_") || strings.HasPrefix(name, "grpc_") {
+						t.Errorf("%s: family %s is not in labelSets", p.name, f)
+					}
+					continue
+				}
+				if got := labelNames(s); !slices.Equal(got, want) {
+					t.Errorf("%s: %s has labels %v, want %v", p.name, s.Metric, got, want)
+				}
+			}
+			for _, f := range []string{"go_goroutines", "process_cpu_seconds_total", "go_build_info"} {
+				if !families[f] {
+					t.Errorf("%s: no %s", p.name, f)
+				}
+			}
+			for _, z := range p.zero {
+				if v, ok := seen[z]; !ok || v != 0 {
+					t.Errorf("%s: %s = %v (present %v), want 0 before any request", p.name, z, v, ok)
+				}
+			}
+			promtool(t, body)
+		})
+	}
+}
+
+// promtool runs `promtool check metrics` on body, or says it is skipped.
+func promtool(t *testing.T, body []byte) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Log("promtool not installed (apt-get install prometheus): skipping promtool check metrics")
+		return
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
