@@ -50,8 +50,8 @@ func (o *observeFlags) setup(ctx context.Context, service string, l *slog.Logger
 	}
 	rate := o.logRate
 	return observed{
-		observe: grpcserver.Observe{Tracing: tp, Registry: procmetrics.NewRegistry(), AdminListen: o.admin},
-		logger:  logging.Sample(l, logging.Sampling{Rate: &rate, Slow: o.slow}),
+		observe:  grpcserver.Observe{Tracing: tp, Registry: procmetrics.NewRegistry(), AdminListen: o.admin},
+		logger:   logging.Sample(l, logging.Sampling{Rate: &rate, Slow: o.slow}),
 		shutdown: func() { flush(tp, l) },
 	}, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/procmetrics"
 	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/services/inventory"
@@ -33,15 +35,46 @@ import (
 type stack struct {
 	url   string
 	spans *tracetest.InMemoryExporter
+	logs  map[string]*lockedBuffer // each process's log lines, by service
 }
 
-// startStack starts inventory (with invFaults), payment, order and the
-// edge in-process on free ports, tracing every request (ratio 1).
-func startStack(t *testing.T, invFaults faults.Rules) *stack {
+// lockedBuffer is a log destination safe for concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// stackOptions varies a stack: inventory's faults and every process's log
+// sampling rate (nil: keep every line).
+type stackOptions struct {
+	invFaults faults.Rules
+	logRate   *float64
+}
+
+// startStack starts inventory, payment, order and the edge in-process on
+// free ports, tracing every request (ratio 1).
+func startStack(t *testing.T, so stackOptions) *stack {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	exp := tracetest.NewInMemoryExporter()
 	dir := t.TempDir()
+	logs := map[string]*lockedBuffer{}
+	logger := func(service string) *slog.Logger {
+		logs[service] = &lockedBuffer{}
+		return logging.Sample(logging.New(logs[service], service, slog.LevelInfo), logging.Sampling{Rate: so.logRate})
+	}
 	l := slog.New(slog.DiscardHandler)
 	var wg sync.WaitGroup
 	t.Cleanup(cancel)
@@ -65,18 +98,19 @@ func startStack(t *testing.T, invFaults faults.Rules) *stack {
 	}
 	run := func(f func() error) {
 		wg.Go(func() {
-			if err := f(); err != nil {
+			if err := f(); err != nil && ctx.Err() == nil { // a server still starting when the test ends fails with its context
 				t.Error(err)
 			}
 		})
 	}
 	invLis, payLis, ordLis, gwLis := listen(), listen(), listen(), listen()
+	invLog, payLog, ordLog, gwLog := logger("inventory"), logger("payment"), logger("order"), logger("gateway")
 	run(func() error {
-		return inventory.Run(ctx, inventory.Config{Listener: invLis, DB: filepath.Join(dir, "inv.db"), Logger: l,
-			Faults: invFaults, Observe: observe(telemetry.ServiceInventory)})
+		return inventory.Run(ctx, inventory.Config{Listener: invLis, DB: filepath.Join(dir, "inv.db"), Logger: invLog,
+			Faults: so.invFaults, Observe: observe(telemetry.ServiceInventory)})
 	})
 	run(func() error {
-		return payment.Run(ctx, payment.Config{Listener: payLis, DB: filepath.Join(dir, "pay.db"), Logger: l,
+		return payment.Run(ctx, payment.Config{Listener: payLis, DB: filepath.Join(dir, "pay.db"), Logger: payLog,
 			Observe: observe(telemetry.ServicePayment)})
 	})
 	ordObs := observed{observe: observe(telemetry.ServiceOrder)}
@@ -94,14 +128,14 @@ func startStack(t *testing.T, invFaults faults.Rules) *stack {
 	}
 	t.Cleanup(func() { inv.Close(); pay.Close() })
 	run(func() error {
-		return order.Run(ctx, order.Config{Listener: ordLis, DB: filepath.Join(dir, "ord.db"), Logger: l,
+		return order.Run(ctx, order.Config{Listener: ordLis, DB: filepath.Join(dir, "ord.db"), Logger: ordLog,
 			Inventory: inv.Conn(), Payment: pay.Conn(), Observe: ordObs.observe})
 	})
 	cfg := gateway.DevConfig(0)
 	for i, lis := range []net.Listener{invLis, payLis, ordLis} {
 		cfg.Upstreams[i].Addresses = []string{lis.Addr().String()}
 	}
-	opts, ups, err := gatewayOptions(l, cfg, provider(telemetry.ServiceGateway, true))
+	opts, ups, err := gatewayOptions(gwLog, cfg, provider(telemetry.ServiceGateway, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +146,7 @@ func startStack(t *testing.T, invFaults faults.Rules) *stack {
 	}
 	run(func() error { return srv.Serve(ctx, gwLis) })
 	t.Cleanup(func() { cancel(); wg.Wait() }) // first: stop the servers before their connections close
-	return &stack{url: "http://" + gwLis.Addr().String(), spans: exp}
+	return &stack{url: "http://" + gwLis.Addr().String(), spans: exp, logs: logs}
 }
 
 func (s *stack) do(t *testing.T, method, path, body string, header ...string) *http.Response {
@@ -133,25 +167,44 @@ func (s *stack) do(t *testing.T, method, path, body string, header ...string) *h
 }
 
 // trace returns the ended spans of trace id, waiting (bounded) until the
-// edge's server span, the last to end, is among them.
-func (s *stack) trace(t *testing.T, id string) []sdktrace.ReadOnlySpan {
+// edge's server span is among them and every span's parent has ended too
+// (a server span may end just after its caller's: the answer is sent
+// first).
+func (s *stack) trace(t *testing.T, id string, services ...string) []sdktrace.ReadOnlySpan {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var out []sdktrace.ReadOnlySpan
 		edge := false
+		seen := map[string]bool{}
 		for _, ss := range s.spans.GetSpans().Snapshots() {
 			if ss.SpanContext().TraceID().String() != id {
 				continue
 			}
 			out = append(out, ss)
+			seen[serviceName(ss)] = true
 			edge = edge || serviceName(ss) == telemetry.ServiceGateway && ss.SpanKind() == trace.SpanKindServer
 		}
-		if edge || time.Now().After(deadline) {
+		all := true
+		for _, svc := range services {
+			all = all && seen[svc]
+		}
+		if edge && all && roots(out) == 1 || time.Now().After(deadline) {
 			return out
 		}
 		time.Sleep(10 * time.Millisecond) // the span processor is synchronous: this waits for the handler to return
 	}
+}
+
+// roots counts the spans whose parent is not among spans.
+func roots(spans []sdktrace.ReadOnlySpan) int {
+	n := 0
+	for _, sp := range spans {
+		if !contains(spans, sp.Parent().SpanID()) {
+			n++
+		}
+	}
+	return n
 }
 
 func serviceName(s sdktrace.ReadOnlySpan) string {
@@ -205,7 +258,7 @@ func TestOrderTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts four servers")
 	}
-	s := startStack(t, nil)
+	s := startStack(t, stackOptions{})
 	resp := s.do(t, "POST", "/api/orders", orderBody, "Idempotency-Key", "trace-test-1")
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("POST /api/orders = %d", resp.StatusCode)
@@ -214,7 +267,7 @@ func TestOrderTrace(t *testing.T) {
 	if tp := resp.Header.Get("traceparent"); !strings.HasPrefix(tp, "00-"+id+"-") {
 		t.Errorf("response traceparent %q, want one of trace %s", tp, id)
 	}
-	spans := s.trace(t, id)
+	spans := s.trace(t, id, telemetry.ServiceOrder, telemetry.ServiceInventory, telemetry.ServicePayment)
 	roots, services := 0, map[string]bool{}
 	for _, sp := range spans {
 		services[serviceName(sp)] = true
@@ -264,7 +317,7 @@ func TestRetryAttemptSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startStack(t, rules)
+	s := startStack(t, stackOptions{invFaults: rules})
 	resp := s.do(t, "GET", "/api/inventory/keyboard-001", "")
 	if resp.StatusCode < 500 {
 		t.Fatalf("GET with every attempt failing = %d, want a 5xx", resp.StatusCode)
@@ -310,7 +363,7 @@ func TestClientTraceparentContinued(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts four servers")
 	}
-	s := startStack(t, nil)
+	s := startStack(t, stackOptions{})
 	const tid, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	resp := s.do(t, "GET", "/api/inventory/keyboard-001", "", "traceparent", "00-"+tid+"-"+parent+"-00", "tracestate", "vendor=abc")
 	if got := resp.Header.Get("X-Trace-Id"); got != tid {
@@ -319,7 +372,7 @@ func TestClientTraceparentContinued(t *testing.T) {
 	if got := resp.Header.Get("tracestate"); got != "vendor=abc" {
 		t.Errorf("response tracestate = %q, want vendor=abc", got)
 	}
-	spans := s.trace(t, tid)
+	spans := s.trace(t, tid, telemetry.ServiceInventory)
 	var inv bool
 	for _, sp := range spans {
 		if serviceName(sp) == telemetry.ServiceGateway && sp.SpanKind() == trace.SpanKindServer && sp.Parent().SpanID().String() != parent {
