@@ -174,6 +174,10 @@ func (s *Server) dial(ctx context.Context, o options) error {
 	return nil
 }
 
+// ReloadResult counts a config reload in /metrics: applied, or rejected
+// when err is set (the caller keeps the running config).
+func (s *Server) ReloadResult(err error) { s.metrics.Reload(err) }
+
 // Handler returns the edge's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 

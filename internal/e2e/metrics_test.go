@@ -2,7 +2,11 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/internal/testproc"
 )
@@ -24,6 +29,7 @@ var labelSets = map[string][]string{
 	"portico_gateway_request_duration_seconds":       {"method", "route", "status", "upstream"},
 	"portico_gateway_requests_in_flight":             {"route"},
 	"portico_gateway_upstream_errors_total":          {"code", "upstream"},
+	"portico_gateway_config_reloads_total":           {"result"},
 	"portico_upstream_retries_total":                 {"upstream"},
 	"portico_upstream_retry_budget_exhausted_total":  {"upstream"},
 	"portico_upstream_breaker_state":                 {"breaker"},
@@ -145,6 +151,7 @@ func TestMetricsEveryProcess(t *testing.T) {
 			`portico_order_reconcile_rounds_total{result="error"}`,
 		}},
 	}
+	exported := map[string]bool{}
 	for _, p := range processes {
 		t.Run(p.name, func(t *testing.T) {
 			body, samples := scrape(t, p.url, p.token)
@@ -176,22 +183,116 @@ func TestMetricsEveryProcess(t *testing.T) {
 					t.Errorf("%s: %s = %v (present %v), want 0 before any request", p.name, z, v, ok)
 				}
 			}
-			promtool(t, body)
+			promtool(t, body, "check", "metrics")
 		})
 	}
+	// The deploy files may read series that appear with the first call
+	// (the gRPC client metrics): make one, then collect every family.
+	if r := call(t, "POST", edgeURL+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: metrics-1"); r.status != 201 {
+		t.Fatalf("POST /api/orders = %d %s", r.status, r.body)
+	}
+	for _, p := range processes {
+		_, samples := scrape(t, p.url, p.token)
+		for _, s := range samples {
+			exported[string(s.Metric[model.MetricNameLabel])] = true
+		}
+	}
+	t.Run("deploy queries name exported metrics", func(t *testing.T) { checkDeployQueries(t, exported) })
 }
 
-// promtool runs `promtool check metrics` on body, or says it is skipped.
-func promtool(t *testing.T, body []byte) {
+// metricName finds the metric names in a PromQL expression: Portico's,
+// gRPC's and the runtime's, the only ones the deploy files read.
+var metricName = regexp.MustCompile(`\b(?:portico|grpc|go|process)_[a-z0-9_]+`)
+
+// labelsOut matches what holds label names, not metrics: by (...),
+// without (...) and {matchers}.
+var labelsOut = regexp.MustCompile(`\b(?:by|without)\s*\([^)]*\)|\{[^}]*\}`)
+
+// checkDeployQueries: every alert rule's and every dashboard panel's
+// query names only metrics some process exported (histogram suffixes
+// allowed), and promtool check rules accepts the rules.
+func checkDeployQueries(t *testing.T, exported map[string]bool) {
+	root := filepath.Join("..", "..", "deploy")
+	var exprs []string
+	rulesFile := filepath.Join(root, "prometheus", "alerts.yaml")
+	b, err := os.ReadFile(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules struct {
+		Groups []struct {
+			Rules []struct{ Alert, Expr string }
+		}
+	}
+	if err := yaml.Unmarshal(b, &rules); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			exprs = append(exprs, r.Expr)
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(root, "grafana", "portico.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range dash.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, q := range p.Targets {
+			exprs = append(exprs, q.Expr)
+		}
+	}
+	if len(exprs) < 10 {
+		t.Fatalf("only %d queries found in deploy/", len(exprs))
+	}
+	for _, e := range exprs {
+		names := metricName.FindAllString(labelsOut.ReplaceAllString(e, ""), -1)
+		if len(names) == 0 {
+			t.Errorf("query %q names no metric", e)
+		}
+		for _, n := range names {
+			f := n
+			for _, suf := range []string{"_bucket", "_sum", "_count"} {
+				if base, ok := strings.CutSuffix(n, suf); ok && exported[base] {
+					f = base
+				}
+			}
+			if !exported[f] {
+				t.Errorf("query %q reads %s, which no process exports", e, n)
+			}
+		}
+	}
+	promtoolFile(t, "check", "rules", rulesFile)
+}
+
+// promtool runs promtool with args and body on stdin, or logs that it
+// is skipped when promtool is not installed (Debian: apt-get install
+// prometheus).
+func promtool(t *testing.T, body []byte, args ...string) {
 	t.Helper()
 	path, err := exec.LookPath("promtool")
 	if err != nil {
-		t.Log("promtool not installed (apt-get install prometheus): skipping promtool check metrics")
+		t.Logf("promtool not installed (apt-get install prometheus): skipping promtool %s", strings.Join(args, " "))
 		return
 	}
-	cmd := exec.Command(path, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(body)
+	cmd := exec.Command(path, args...)
+	if body != nil {
+		cmd.Stdin = bytes.NewReader(body)
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
+		t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
+
+func promtoolFile(t *testing.T, args ...string) { t.Helper(); promtool(t, nil, args...) }

@@ -47,6 +47,7 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, runn
 			return
 		case <-hup:
 			next, err := gateway.LoadConfig(path)
+			srv.ReloadResult(err)
 			if err != nil {
 				l.Error("reload rejected; keeping the running config", "err", err.Error())
 				continue
