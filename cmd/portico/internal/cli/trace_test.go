@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/logging"
@@ -61,11 +62,17 @@ func (l *lockedBuffer) String() string {
 type stackOptions struct {
 	invFaults faults.Rules
 	logRate   *float64
+	// bench: logs go to io.Discard; ratio (nil: 1) is the trace sample
+	// ratio, spans going to a discarding exporter; off leaves out tracing,
+	// the services' metrics and every log line.
+	bench bool
+	ratio *float64
+	off   bool
 }
 
 // startStack starts inventory, payment, order and the edge in-process on
 // free ports, tracing every request (ratio 1).
-func startStack(t *testing.T, so stackOptions) *stack {
+func startStack(t testing.TB, so stackOptions) *stack {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	exp := tracetest.NewInMemoryExporter()
@@ -73,20 +80,41 @@ func startStack(t *testing.T, so stackOptions) *stack {
 	logs := map[string]*lockedBuffer{}
 	logger := func(service string) *slog.Logger {
 		logs[service] = &lockedBuffer{}
-		return logging.Sample(logging.New(logs[service], service, slog.LevelInfo), logging.Sampling{Rate: so.logRate})
+		var w io.Writer = logs[service]
+		level := slog.LevelInfo
+		if so.bench {
+			w = io.Discard
+		}
+		if so.off {
+			level = slog.LevelError + 1
+		}
+		return logging.Sample(logging.New(w, service, level), logging.Sampling{Rate: so.logRate})
 	}
 	l := slog.New(slog.DiscardHandler)
 	var wg sync.WaitGroup
 	t.Cleanup(cancel)
 	provider := func(service string, edge bool) *telemetry.Provider {
-		one := 1.0
-		tp, err := telemetry.New(ctx, telemetry.Config{Service: service, Exporter: exp, SampleRatio: &one, Edge: edge})
+		ratio := 1.0
+		if so.ratio != nil {
+			ratio = *so.ratio
+		}
+		var e sdktrace.SpanExporter = exp
+		if so.bench {
+			e = tracetest.NewNoopExporter()
+		}
+		if so.off {
+			return telemetry.Disabled(service)
+		}
+		tp, err := telemetry.New(ctx, telemetry.Config{Service: service, Exporter: e, SampleRatio: &ratio, Edge: edge})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tp
 	}
 	observe := func(service string) grpcserver.Observe {
+		if so.off {
+			return grpcserver.Observe{}
+		}
 		return grpcserver.Observe{Tracing: provider(service, false), Registry: procmetrics.NewRegistry()}
 	}
 	listen := func() net.Listener {
@@ -114,9 +142,12 @@ func startStack(t *testing.T, so stackOptions) *stack {
 			Observe: observe(telemetry.ServicePayment)})
 	})
 	ordObs := observed{observe: observe(telemetry.ServiceOrder)}
-	chain, err := clientObservers(ordObs, "inventory", "payment")
-	if err != nil {
-		t.Fatal(err)
+	var chain []interceptors.Option
+	if !so.off {
+		var err error
+		if chain, err = clientObservers(ordObs, "inventory", "payment"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	inv, err := dialService("inventory", invLis.Addr().String(), "portico.inventory.v1.InventoryService", 5*time.Second, l, chain...)
 	if err != nil {
@@ -149,7 +180,7 @@ func startStack(t *testing.T, so stackOptions) *stack {
 	return &stack{url: "http://" + gwLis.Addr().String(), spans: exp, logs: logs}
 }
 
-func (s *stack) do(t *testing.T, method, path, body string, header ...string) *http.Response {
+func (s *stack) do(t testing.TB, method, path, body string, header ...string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer demo-admin-token")
