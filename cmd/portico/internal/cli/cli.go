@@ -4,8 +4,8 @@
 //
 //	portico dev [--base-port N] [--data DIR] [--redis URL]  all four processes, embedded defaults
 //	portico gateway --config FILE                the REST/JSON edge
-//	portico inventory|payment [--listen A] [--db P]
-//	portico order [--listen A] [--db P] [--inventory A] [--payment A]
+//	portico inventory|payment [--listen A] [--db P] [--admin-listen A]
+//	portico order [--listen A] [--db P] [--admin-listen A] [--inventory A] [--payment A]
 //	portico check-config FILE                    validate a gateway config
 //	portico version                              module version, commit, Go version
 //	portico help [COMMAND]                       this list, or one command's flags
@@ -46,9 +46,9 @@ func commands() []command {
 	return []command{
 		{"dev", "[--base-port N] [--data DIR] [--redis URL]", "run inventory, payment, order and the edge with embedded defaults", runDev},
 		{"gateway", "--config FILE", "run the REST/JSON edge", runGateway},
-		{"inventory", "[--listen ADDR] [--db PATH]", "run the inventory service", runInventory},
-		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},
-		{"order", "[--listen ADDR] [--db PATH] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
+		{"inventory", "[--listen ADDR] [--db PATH] [--admin-listen ADDR]", "run the inventory service", runInventory},
+		{"payment", "[--listen ADDR] [--db PATH] [--admin-listen ADDR]", "run the payment service", runPayment},
+		{"order", "[--listen ADDR] [--db PATH] [--admin-listen ADDR] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
 		{"check-config", "FILE", "validate a gateway config file", runCheckConfig},
 		{"version", "", "print the module version, commit and Go version", runVersion},
 	}
