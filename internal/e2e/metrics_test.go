@@ -154,6 +154,14 @@ func TestMetricsEveryProcess(t *testing.T) {
 	exported := map[string]bool{}
 	for _, p := range processes {
 		t.Run(p.name, func(t *testing.T) {
+			if p.token == "" { // a service's admin address answers its probes too
+				for _, probe := range []string{"/healthz/live", "/healthz/ready"} {
+					u := strings.TrimSuffix(p.url, "/metrics") + probe
+					if r := call(t, "GET", u, "", ""); r.status != 200 || !strings.Contains(string(r.body), `"UP"`) {
+						t.Errorf("GET %s = %d %s, want 200 UP", u, r.status, r.body)
+					}
+				}
+			}
 			body, samples := scrape(t, p.url, p.token)
 			seen := map[string]float64{}
 			families := map[string]bool{}
