@@ -30,11 +30,11 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.auth.Authenticate(r)
 		if err != nil {
-			s.writeProblem(w, r, unauthenticated(err))
+			s.writeProblem(w, r, authProblem(err))
 			return
 		}
 		exchangeFrom(r.Context()).principal = p
-		if p.Role != callmeta.RoleAdmin {
+		if !p.HasRole(callmeta.RoleAdmin) {
 			s.writeProblem(w, r, problem.New(problem.CodeForbidden, "Role "+p.Role+" may not read "+r.URL.Path+"."))
 			return
 		}

@@ -34,6 +34,8 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	auth      Authenticator
+	policy    *auth.Policy
+	cors      *cors
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
 	tracer    trace.Tracer
@@ -64,6 +66,9 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.nonces == nil { // the process's: a reload must not forget nonces
+		o.nonces = &auth.MemoryNonces{}
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -91,13 +96,8 @@ func (s *Server) build(o options) error {
 	if s.table, s.endpoints, err = buildRoutes(s.cfg, o.registrations); err != nil {
 		return err
 	}
-	if s.auth == nil {
-		if len(s.cfg.Auth.Tokens) == 0 {
-			s.log.Warn("no auth.tokens configured: every /api request will be 401")
-		}
-		if s.auth, err = staticTokens(s.cfg.Auth.Tokens); err != nil {
-			return err
-		}
+	if err = s.buildAccess(o); err != nil {
+		return err
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
@@ -126,14 +126,6 @@ func (s *Server) knownRoutes() []metrics.Route {
 		out = append(out, metrics.Route{Route: rt.Template, Method: rt.Method, Upstream: rt.Upstream})
 	}
 	return out
-}
-
-func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
-	toks := make([]auth.Token, len(ts))
-	for i, t := range ts {
-		toks[i] = auth.Token{Token: t.Token, Subject: t.Subject, Role: t.Role}
-	}
-	return auth.NewTokens(toks)
 }
 
 // dial connects every upstream, registers the generated handlers on a new

@@ -10,7 +10,10 @@
 // span, so any log call made with a request context carries them. Sample
 // thins out the lines of successful requests, by trace id. Every
 // string a record holds is capped at MaxValueBytes, so each record stays one
-// bounded line.
+// bounded line. Secrets are redacted at the same choke point: the value of
+// a secret-named attribute (authorization, x-signature, idempotency-key,
+// token, secret, ...) and any bearer credential, JWT or credential query
+// parameter inside a string become "[REDACTED]", whoever logs them.
 package logging
 
 import (
@@ -65,9 +68,9 @@ func (h traceHandler) WithGroup(name string) slog.Handler {
 	return traceHandler{h.Handler.WithGroup(name)}
 }
 
-// cutLong is the handler's ReplaceAttr: it applies MaxValueBytes. The JSON
-// handler calls it for msg and for every attribute, those of With and of
-// groups included.
+// cutLong is the handler's ReplaceAttr: it redacts secrets (redact) and
+// applies MaxValueBytes. The JSON handler calls it for msg and for every
+// attribute, those of With and of groups included.
 func cutLong(_ []string, a slog.Attr) slog.Attr {
 	var s string
 	switch v := a.Value; v.Kind() {
@@ -76,11 +79,21 @@ func cutLong(_ []string, a slog.Attr) slog.Attr {
 	case slog.KindAny:
 		err, ok := v.Any().(error)
 		if !ok {
+			if isSecretKey(a.Key) {
+				a.Value = slog.StringValue(Redacted)
+			}
 			return a
 		}
 		s = err.Error()
 	default:
+		if isSecretKey(a.Key) {
+			a.Value = slog.StringValue(Redacted)
+		}
 		return a
+	}
+	if r, changed := redact(a.Key, s); changed {
+		s = r
+		a.Value = slog.StringValue(s)
 	}
 	if len(s) > MaxValueBytes {
 		a.Value = slog.StringValue(truncate(s))
