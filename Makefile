@@ -36,7 +36,7 @@ define openapi_finish
 $(GO) run ./cmd/openapigen -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json
 endef
 
-.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench fmt clean
+.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench fmt clean check-deploy promtool
 
 all: build
 
@@ -57,7 +57,7 @@ run: build
 
 ## test: vet, the macOS cross-build, generated-code check, proto lint, then
 ## every test with -race, and the Kubernetes manifests' test (test-k8s)
-test: vet cross check-generated lint
+test: vet cross check-generated lint check-deploy
 	GORACE='$(GORACE)' $(GO) test $(TESTFLAGS) $(PKGS)
 	$(MAKE) test-k8s
 
@@ -66,6 +66,18 @@ test: vet cross check-generated lint
 ## out of go.mod
 test-k8s:
 	cd deploy/k8s && $(GO) vet ./... && GORACE='$(GORACE)' $(GO) test $(TESTFLAGS) ./...
+
+## check-deploy: promtool check rules on deploy/prometheus (skipped, with a
+## message, without promtool; `make promtool` installs it). The e2e tests
+## also check every rule's and panel's query against the exported series.
+check-deploy:
+	@if command -v promtool >/dev/null 2>&1; then promtool check rules deploy/prometheus/alerts.yaml; \
+	else echo "promtool not found: skipping promtool check rules (make promtool, or apt-get install prometheus)"; fi
+
+## promtool: install promtool from Debian's prometheus package if missing
+promtool:
+	@command -v promtool >/dev/null 2>&1 || apt-get install -y --no-install-recommends prometheus || \
+	  echo "could not install prometheus (promtool); the promtool checks will be skipped"
 
 vet:
 	$(GO) vet $(PKGS)

@@ -23,7 +23,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	ex := w.ex
 	rt, allow := s.table.Match(r.Method, r.URL.Path)
 	if rt != nil { // label 401s and 403s by route too; the answer order is unchanged
-		ex.route = rt.Pattern
+		ex.route = rt.Template
 	}
 	p, ok := s.authenticate(w, r)
 	if !ok {
@@ -39,7 +39,8 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	ep := s.endpoints[rt]
-	ex.ep, ex.route, ex.upstream = ep, rt.Pattern, rt.Upstream
+	ex.ep, ex.route, ex.upstream = ep, rt.Template, rt.Upstream
+	ex.inFlightDone = s.metrics.InFlight(rt.Template)
 	fwd, cancel, prob := s.prepare(w, r, ep)
 	if prob != nil {
 		s.writeProblem(w, r, prob)

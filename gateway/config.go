@@ -56,6 +56,8 @@ type Config struct {
 	Redis RedisConfig `yaml:"redis,omitempty"`
 	// CORS answers browsers' cross-origin requests; absent means none.
 	CORS CORSConfig `yaml:"cors,omitempty"`
+	// Telemetry configures tracing and log sampling; zero exports nothing.
+	Telemetry TelemetryConfig `yaml:"telemetry,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

@@ -37,6 +37,7 @@ func (c Config) Validate() error {
 	c.Auth.validate(v)
 	c.CORS.validate(v)
 	c.Redis.validate(v)
+	c.Telemetry.validate(v)
 	return v.err()
 }
 

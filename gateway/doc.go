@@ -28,11 +28,14 @@
 // Every request runs through these steps in order; each rejection happens
 // before any upstream call:
 //
-//	trace id     a valid W3C traceparent wins, else X-Trace-Id, else a new id (trace.go)
+//	trace        the server span: a valid W3C traceparent (and tracestate) is
+//	             continued, else X-Trace-Id names the trace, else a new one;
+//	             the edge decides sampling; traceparent on the answer (trace.go)
 //	header size  431 over http.max_header_bytes
 //	CORS         preflights answered, 204 or 403, before any credential (cors.go)
-//	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json,
-//	             /problems and /problems/{slug} (problems.go): GET and HEAD, no token
+//	ops          /health, /healthz/live, /healthz/ready, /openapi.json,
+//	             /problems and /problems/{slug} (problems.go): GET and HEAD, no
+//	             token; /metrics needs the admin role (ops.go)
 //	authenticate 400, 401 (package auth's Chain: API key, JWT or signed app; authn.go)
 //	route        404, 405 + Allow (package route)
 //	authorize    403: the policy, the caller's roles x the route (package auth)

@@ -197,7 +197,7 @@ func TestUpstreamErrorMetric(t *testing.T) {
 	h := newHarness(t, setup{})
 	getOrderFails(status.Error(codes.Unavailable, "down"))(h)
 	h.do("GET", "/api/orders/ord-1", adminToken, "")
-	m := h.do("GET", "/metrics", "", "")
+	m := h.do("GET", "/metrics", adminToken, "")
 	want := `portico_gateway_upstream_errors_total{code="Unavailable",upstream="order"} 1`
 	if !strings.Contains(string(m.body), want) {
 		t.Errorf("/metrics lacks %s", want)

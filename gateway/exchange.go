@@ -2,8 +2,11 @@ package gateway
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
@@ -29,6 +32,23 @@ type exchange struct {
 	logErr    string // what went wrong behind a 5xx; logged, never sent
 	byClient  bool   // the deadline is the client's Grpc-Timeout, shorter than the route's
 	writeErr  error  // the first failed write of the response: the client went away
+
+	span         trace.Span    // the request's server span
+	inFlightDone func()        // ends the route's in-flight count; nil before routing
+	bodyCount    *countingBody // nil when the request has no body
+	respBytes    int64         // response body bytes written
+}
+
+// countingBody counts the request body bytes read, for the access line.
+type countingBody struct {
+	io.ReadCloser
+	n int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	return n, err
 }
 
 type exchangeKey struct{}
@@ -79,7 +99,9 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	if w.ex.writeErr != nil {
 		return len(b), nil
 	}
-	if _, err := w.ResponseWriter.Write(b); err != nil {
+	n, err := w.ResponseWriter.Write(b)
+	w.ex.respBytes += int64(n)
+	if err != nil {
 		w.ex.writeErr = err
 	}
 	return len(b), nil
@@ -87,3 +109,11 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// requestBytes is the request body bytes read so far.
+func (ex *exchange) requestBytes() int64 {
+	if ex.bodyCount == nil {
+		return 0
+	}
+	return ex.bodyCount.n
+}

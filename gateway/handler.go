@@ -3,23 +3,35 @@ package gateway
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // serveHTTP is the edge's handler: trace id, then the operational endpoints,
 // the problem types' pages or the /api pipeline, then one access line and the metrics.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	ex := &exchange{start: time.Now(), traceID: requestTraceID(r), route: "unmatched"}
-	r = r.WithContext(withExchange(traceid.NewContext(r.Context(), ex.traceID), ex))
+	ex := &exchange{start: time.Now(), route: "unmatched"}
+	ctx, span, id := s.startSpan(r)
+	ex.span, ex.traceID = span, id
+	r = r.WithContext(withExchange(traceid.NewContext(ctx, ex.traceID), ex))
+	if r.Body != nil && r.Body != http.NoBody {
+		ex.bodyCount = &countingBody{ReadCloser: r.Body}
+		r.Body = ex.bodyCount
+	}
 	rw := &responseWriter{ResponseWriter: w, ex: ex}
 	rw.Header().Set(traceHeader, ex.traceID)
+	telemetry.Propagator().Inject(ctx, propagation.HeaderCarrier(rw.Header())) // traceparent of the edge's span
 	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) {
 		closeAfter(rw)
 	}
@@ -99,8 +111,16 @@ func (s *Server) finish(w *responseWriter, r *http.Request, ex *exchange) {
 		status = http.StatusOK
 	}
 	d := time.Since(ex.start)
-	s.metrics.Request(ex.route, r.Method, status, d)
+	if ex.inFlightDone != nil {
+		ex.inFlightDone()
+	}
+	a := metrics.Answer{Route: ex.route, Method: r.Method, Upstream: ex.upstream, Status: status, Code: ex.code, Duration: d}
+	if sc := ex.span.SpanContext(); sc.IsSampled() {
+		a.TraceID = sc.TraceID().String()
+	}
+	s.metrics.Request(a)
 	s.logAccess(r, ex, status, d)
+	endSpan(ex.span, r, ex, status)
 }
 
 // logAccess writes the one access line of a request. It never logs
@@ -125,6 +145,11 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 		slog.String("code", ex.code),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
 		slog.String("upstream", ex.upstream),
+		slog.String("client", clientAddr(r)),
+		slog.String("userAgent", cap256(r.UserAgent())),
+		slog.String("subject", ex.principal.Subject),
+		slog.Int64("requestBytes", ex.requestBytes()),
+		slog.Int64("responseBytes", ex.respBytes),
 	}
 	if ex.logErr != "" {
 		attrs = append(attrs, slog.String("error", ex.logErr))
@@ -133,6 +158,23 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 		attrs = append(attrs, slog.String("clientGone", ex.writeErr.Error()))
 	}
 	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// clientAddr is the client's IP address (the connection's peer; a
+// forwarded-for header is not trusted here).
+func clientAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// cap256 bounds a client-chosen string in the access line.
+func cap256(s string) string {
+	if len(s) > 256 {
+		return strings.ToValidUTF8(s[:256], "") + "…"
+	}
+	return s
 }
 
 // serveOps serves an operational endpoint: GET and HEAD only, no token.

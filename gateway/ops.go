@@ -7,11 +7,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/portico-gateway/portico/gateway/health"
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
-// opsHandlers are the operational endpoints; none needs a token.
+// opsHandlers are the operational endpoints; only /metrics needs a token
+// (admin role), since its series describe the whole deployment.
 func (s *Server) opsHandlers() map[string]http.HandlerFunc {
-	metrics := promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})
+	metrics := s.adminOnly(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	return map[string]http.HandlerFunc{
 		"/health":        s.serveHealth,
 		"/healthz/live":  serveLive,
@@ -19,6 +22,24 @@ func (s *Server) opsHandlers() map[string]http.HandlerFunc {
 		"/metrics":       metrics.ServeHTTP,
 		"/openapi.json":  s.serveOpenAPI,
 	}
+}
+
+// adminOnly serves h to a caller with the admin role: 401 without valid
+// credentials, 403 for any other role.
+func (s *Server) adminOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.auth.Authenticate(r)
+		if err != nil {
+			s.writeProblem(w, r, authProblem(err))
+			return
+		}
+		exchangeFrom(r.Context()).principal = p
+		if !p.HasRole(callmeta.RoleAdmin) {
+			s.writeProblem(w, r, problem.New(problem.CodeForbidden, "Role "+p.Role+" may not read "+r.URL.Path+"."))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // serveHealth reports the edge and every upstream's grpc.health.v1 status;

@@ -197,12 +197,14 @@ func TestMetrics(t *testing.T) {
 	h.do("GET", "/api/orders/ord-2", adminToken, "")
 	h.do("GET", "/api/orders/ord-1", "", "")
 	h.do("GET", "/api/nope/"+strings.Repeat("x", 10), adminToken, "")
-	r := h.do("GET", "/metrics", "", "")
+	r := h.do("GET", "/metrics", adminToken, "")
 	for _, want := range []string{
-		`portico_gateway_requests_total{class="2xx",method="GET",route="/api/orders/{id}"} 2`,
-		`portico_gateway_requests_total{class="4xx",method="GET",route="/api/orders/{id}"} 1`,
-		`portico_gateway_requests_total{class="4xx",method="GET",route="unmatched"} 1`,
-		`portico_gateway_request_duration_seconds_count{method="GET",route="/api/orders/{id}"} 3`,
+		`portico_gateway_requests_total{code="",method="GET",route="/api/orders/{id}",status="200",upstream="order"} 2`,
+		`portico_gateway_requests_total{code="UNAUTHENTICATED",method="GET",route="/api/orders/{id}",status="401",upstream=""} 1`,
+		`portico_gateway_requests_total{code="ROUTE_NOT_FOUND",method="GET",route="unmatched",status="404",upstream=""} 1`,
+		`portico_gateway_request_duration_seconds_count{method="GET",route="/api/orders/{id}",status="200",upstream="order"} 2`,
+		`portico_gateway_requests_total{code="CIRCUIT_OPEN",method="POST",route="/api/orders",status="503",upstream="order"} 0`,
+		`portico_gateway_requests_in_flight{route="/api/orders/{id}"} 0`,
 	} {
 		if !strings.Contains(string(r.body), want) {
 			t.Errorf("/metrics lacks %s", want)

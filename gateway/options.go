@@ -15,6 +15,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
@@ -45,6 +46,7 @@ type options struct {
 	authenticator Authenticator
 	nonces        auth.NonceStore
 	openAPI       []byte
+	telemetry     *telemetry.Provider
 	registrations []registration // tests only
 }
 
@@ -64,6 +66,10 @@ func WithRegistry(r *prometheus.Registry) Option { return func(o *options) { o.r
 // WithAuthenticator replaces the credentials of Config.Auth (the policy
 // still applies).
 func WithAuthenticator(a Authenticator) Option { return func(o *options) { o.authenticator = a } }
+
+// WithTelemetry sets the tracer provider of the edge's spans (built from
+// Config.Tracing by the process); the default records none.
+func WithTelemetry(p *telemetry.Provider) Option { return func(o *options) { o.telemetry = p } }
 
 // WithNonceStore sets where signed requests' nonces are remembered; the
 // default is one auth.MemoryNonces per New, enough for a single edge.

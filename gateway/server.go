@@ -14,15 +14,18 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/procmetrics"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // Server is the REST/JSON edge. Build it with New; it is safe for
@@ -35,6 +38,7 @@ type Server struct {
 	cors      *cors
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
+	tracer    trace.Tracer
 	table     *route.Table
 	endpoints map[*route.Route]*endpoint
 	conns     map[string]*grpc.ClientConn // API calls, through the DialFunc
@@ -87,8 +91,7 @@ func (s *Server) build(o options) error {
 		s.log = logging.New(os.Stderr, "gateway", slog.LevelInfo)
 	}
 	if s.registry == nil {
-		s.registry = prometheus.NewRegistry()
-		s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		s.registry = procmetrics.NewRegistry()
 	}
 	if s.table, s.endpoints, err = buildRoutes(s.cfg, o.registrations); err != nil {
 		return err
@@ -99,6 +102,12 @@ func (s *Server) build(o options) error {
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
 	}
+	s.metrics.Init(s.knownRoutes(), problem.Catalogue())
+	tp := o.telemetry
+	if tp == nil {
+		tp = telemetry.Disabled(telemetry.ServiceGateway)
+	}
+	s.tracer = tp.TracerProvider().Tracer(telemetry.Scope)
 	if s.openAPI = o.openAPI; s.openAPI == nil {
 		s.openAPI = genopenapi.JSON
 	}
@@ -107,6 +116,16 @@ func (s *Server) build(o options) error {
 		return fmt.Errorf("gateway: problem pages: %w", err)
 	}
 	return nil
+}
+
+// knownRoutes lists every route the edge serves, for the metrics' zero
+// series.
+func (s *Server) knownRoutes() []metrics.Route {
+	out := make([]metrics.Route, 0, len(s.endpoints))
+	for rt := range s.endpoints {
+		out = append(out, metrics.Route{Route: rt.Template, Method: rt.Method, Upstream: rt.Upstream})
+	}
+	return out
 }
 
 // dial connects every upstream, registers the generated handlers on a new
@@ -146,6 +165,10 @@ func (s *Server) dial(ctx context.Context, o options) error {
 	s.health = health.NewChecker("api-gateway", deps, s.cfg.Health.Timeout)
 	return nil
 }
+
+// ReloadResult counts a config reload in /metrics: applied, or rejected
+// when err is set (the caller keeps the running config).
+func (s *Server) ReloadResult(err error) { s.metrics.Reload(err) }
 
 // Handler returns the edge's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }

@@ -1,24 +1,88 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
+	"strconv"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // traceHeader carries the trace id on every request and response.
 const traceHeader = "X-Trace-Id"
 
-// requestTraceID returns the request's trace id, chosen by traceid.Choose
-// from a single X-Trace-Id and a single W3C traceparent: a valid
-// traceparent wins (W3C Trace Context: the caller's trace continues), then
-// a valid X-Trace-Id, else a new id. An invalid id is replaced, never
-// echoed, so a header cannot inject log lines.
-func requestTraceID(r *http.Request) string {
-	if id, ok := traceid.Choose(single(r, traceHeader), single(r, traceid.TraceparentKey)); ok {
-		return id
+// tracestateKey is the W3C tracestate header.
+const tracestateKey = "tracestate"
+
+// startSpan starts the request's server span and returns it with the
+// request's trace id, chosen by traceid.Choose from a single X-Trace-Id and
+// a single W3C traceparent: a valid traceparent wins (W3C Trace Context:
+// the caller's trace continues, tracestate with it, but the edge decides
+// whether to sample, whatever its flag says), then a valid X-Trace-Id
+// (the span's trace id is derived from it, traceid.TraceID), else the
+// span's new trace id. An invalid header is ignored, never echoed, so a
+// header cannot inject log lines.
+func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string) {
+	ctx := r.Context()
+	tp := single(r, traceid.TraceparentKey)
+	id, ok := traceid.Choose(single(r, traceHeader), tp)
+	if _, valid := traceid.ParseTraceparent(tp); valid {
+		carrier := propagation.MapCarrier{traceid.TraceparentKey: tp}
+		if ts := single(r, tracestateKey); ts != "" {
+			carrier[tracestateKey] = ts
+		}
+		ctx = telemetry.Propagator().Extract(ctx, carrier)
+	} else if ok {
+		tid, _ := trace.TraceIDFromHex(traceid.TraceID(id))
+		ctx = telemetry.WithTraceID(ctx, tid)
 	}
-	return traceid.New()
+	ctx, span := s.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
+	if !ok {
+		id = span.SpanContext().TraceID().String()
+	}
+	return ctx, span, id
+}
+
+// endSpan names the span after the route and records the answer: a 5xx
+// is an error; the problem code, and the resilience decisions behind it
+// (breaker open, bulkhead full, rate limited) as events.
+func endSpan(span trace.Span, r *http.Request, ex *exchange, status int) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
+	span.SetName(r.Method + " " + ex.route)
+	span.SetAttributes(
+		attribute.String("http.request.method", r.Method),
+		attribute.String("http.route", ex.route),
+		attribute.Int("http.response.status_code", status),
+		attribute.String("portico.upstream", ex.upstream),
+	)
+	if ex.code != "" {
+		span.SetAttributes(attribute.String("portico.problem.code", ex.code))
+		if decision[ex.code] {
+			span.AddEvent(ex.code)
+		}
+	}
+	if ex.principal.Subject != "" {
+		span.SetAttributes(attribute.String("enduser.id", ex.principal.Subject))
+	}
+	if status >= 500 {
+		span.SetStatus(codes.Error, strconv.Itoa(status)+" "+ex.code)
+	}
+	span.End()
+}
+
+// decision are the problem codes that report a resilience decision rather
+// than an upstream's answer; the edge span gets one event for each.
+var decision = map[string]bool{
+	"CIRCUIT_OPEN": true, "OVERLOADED": true, "RATE_LIMITED": true, "RETRY_BUDGET_EXHAUSTED": true,
 }
 
 // single returns the header's value when it was sent exactly once.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
@@ -85,8 +86,11 @@ func TestTracePropagation(t *testing.T) {
 
 // FuzzRequestTraceID: the edge's trace id is always valid; a valid
 // traceparent wins unless it was derived from the X-Trace-Id sent with
-// it; else a valid X-Trace-Id is kept verbatim.
+// it; else a valid X-Trace-Id is kept verbatim; and the span's W3C trace
+// id is always the one the id stands for (traceid.TraceID), so X-Trace-Id
+// and the trace agree.
 func FuzzRequestTraceID(f *testing.F) {
+	s := &Server{tracer: telemetry.Disabled("t").TracerProvider().Tracer("t")}
 	f.Add("trace-demo-2026", "")
 	f.Add("", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	f.Add("bad id", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
@@ -99,17 +103,20 @@ func FuzzRequestTraceID(f *testing.F) {
 		if traceparent != "" {
 			r.Header.Set("Traceparent", traceparent)
 		}
-		id := requestTraceID(r)
+		_, span, id := s.startSpan(r)
+		if got := span.SpanContext().TraceID().String(); got != traceid.TraceID(id) {
+			t.Fatalf("startSpan(%q, %q): span trace id %s, want %s (from id %q)", xTraceID, traceparent, got, traceid.TraceID(id), id)
+		}
 		if !traceid.Valid(id) {
-			t.Fatalf("requestTraceID(%q, %q) = %q, not a valid id", xTraceID, traceparent, id)
+			t.Fatalf("startSpan(%q, %q) = %q, not a valid id", xTraceID, traceparent, id)
 		}
 		tp, tpOK := traceid.ParseTraceparent(traceparent)
 		ownTP := tpOK && traceid.Valid(xTraceID) && tp == traceid.TraceID(xTraceID)
 		switch {
 		case tpOK && !ownTP && id != tp:
-			t.Fatalf("requestTraceID(%q, %q) = %q, want the traceparent's id", xTraceID, traceparent, id)
+			t.Fatalf("startSpan(%q, %q) = %q, want the traceparent's id", xTraceID, traceparent, id)
 		case (!tpOK || ownTP) && traceid.Valid(xTraceID) && id != xTraceID:
-			t.Fatalf("requestTraceID(%q, %q) = %q, want the X-Trace-Id", xTraceID, traceparent, id)
+			t.Fatalf("startSpan(%q, %q) = %q, want the X-Trace-Id", xTraceID, traceparent, id)
 		}
 	})
 }

@@ -1,11 +1,21 @@
-// Package metrics defines the edge's Prometheus metrics:
+// Package metrics defines the edge's own Prometheus metrics:
 //
-//	portico_gateway_requests_total{route,method,class}          counter, class is 2xx..5xx
-//	portico_gateway_request_duration_seconds{route,method}       histogram
-//	portico_gateway_upstream_errors_total{upstream,code}         counter, code is the gRPC code name
+//	portico_gateway_requests_total{route,method,upstream,status,code}         counter
+//	portico_gateway_request_duration_seconds{route,method,upstream,status}    histogram, trace exemplars
+//	portico_gateway_requests_in_flight{route}                                  gauge
+//	portico_gateway_upstream_errors_total{upstream,code}                      counter, gRPC code name
+//	portico_gateway_config_reloads_total{result}                              counter, applied or rejected
 //
-// route is the matched path template ("/api/orders/{id}"), an operational
-// path ("/health"), or "unmatched", never the raw path, and method is one of
-// the standard methods or "OTHER", so label cardinality stays bounded
-// whatever clients send. Metrics is safe for concurrent use.
+// route is the OpenAPI path template ("/api/inventory/{sku}"), an
+// operational path ("/health"), a problem page route, or "unmatched", never
+// the raw path; method is a standard method or "OTHER"; upstream is a
+// configured upstream or ""; status is the HTTP status (or "other"); code is
+// the problem code answered, "" for a success. Every label's values are a
+// bounded set, whatever clients send. Latency buckets are
+// procmetrics.Buckets (0.5 ms to 30 s), and the histograms are native too.
+//
+// Init creates at zero every series a dashboard or alert reads, for every
+// route the edge serves, so they show 0, not "No data", before the first
+// event: the one place a new edge series gets its zero. Metrics is safe for
+// concurrent use.
 package metrics

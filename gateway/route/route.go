@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"google.golang.org/genproto/googleapis/api/annotations"
@@ -16,6 +17,10 @@ type Route struct {
 	Method string
 	// Pattern is the path template, e.g. "/api/orders/{id}:cancel".
 	Pattern string
+	// Template is Pattern as the OpenAPI document writes it, a dotted
+	// variable named by its last part ("/api/inventory/{sku}", not
+	// "{item.sku}"): the route's label in metrics, logs and spans.
+	Template string
 	// RPC is the full gRPC method name, e.g.
 	// "/portico.order.v1.OrderService/CancelOrder".
 	RPC string
@@ -105,6 +110,9 @@ func FromService(sd protoreflect.ServiceDescriptor, upstream string) ([]*Route, 
 	return out, nil
 }
 
+// dotted matches a dotted path variable, as gateway/apidoc renames it.
+var dotted = regexp.MustCompile(`\{([A-Za-z0-9_]+\.)+([A-Za-z0-9_]+)\}`)
+
 func fromRule(m protoreflect.MethodDescriptor, rule *annotations.HttpRule, upstream string) (*Route, error) {
 	method, pattern := methodAndPath(rule)
 	if method == "" {
@@ -113,6 +121,7 @@ func fromRule(m protoreflect.MethodDescriptor, rule *annotations.HttpRule, upstr
 	r := &Route{
 		Method:   method,
 		Pattern:  pattern,
+		Template: dotted.ReplaceAllString(pattern, "{$2}"),
 		RPC:      "/" + string(m.Parent().FullName()) + "/" + string(m.Name()),
 		Upstream: upstream,
 		Input:    m.Input(),

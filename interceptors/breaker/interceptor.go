@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
@@ -53,6 +54,7 @@ func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error)
 		}
 		t, err := b.Admit()
 		if err != nil {
+			trace.SpanFromContext(ctx).AddEvent("breaker open")
 			return open(o.upstream, b)
 		}
 		err = invoker(ctx, method, req, reply, cc, callOpts...)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -37,6 +38,7 @@ type bulkhead struct {
 
 func (b *bulkhead) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
 	if err := b.acquire(ctx); err != nil {
+		trace.SpanFromContext(ctx).AddEvent("bulkhead full")
 		return err
 	}
 	b.observer.InFlight(b.upstream, 1)

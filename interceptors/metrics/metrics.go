@@ -98,3 +98,31 @@ func (p *Prometheus) Ejected(upstream, _ string) {
 
 // Unejected records an address's return.
 func (p *Prometheus) Unejected(upstream, _ string) { p.ejected.WithLabelValues(upstream).Dec() }
+
+// transitions are the breaker's possible state changes.
+var transitions = [][2]breaker.State{
+	{breaker.StateClosed, breaker.StateOpen},
+	{breaker.StateOpen, breaker.StateHalfOpen},
+	{breaker.StateHalfOpen, breaker.StateClosed},
+	{breaker.StateHalfOpen, breaker.StateOpen},
+}
+
+// Init creates every series of each upstream (a breaker is named after its
+// upstream) at zero, breakers closed, so a dashboard shows 0 before the
+// first event rather than no data. Call it once at start with every
+// upstream the process knows; a series added to Prometheus belongs here
+// too.
+func (p *Prometheus) Init(upstreams ...string) {
+	for _, u := range upstreams {
+		p.retries.WithLabelValues(u)
+		p.budgetExhausted.WithLabelValues(u)
+		p.breakerState.WithLabelValues(u).Set(float64(breaker.StateClosed))
+		for _, t := range transitions {
+			p.transitions.WithLabelValues(u, t[0].String(), t[1].String())
+		}
+		p.rejections.WithLabelValues(u)
+		p.inFlight.WithLabelValues(u)
+		p.ejections.WithLabelValues(u)
+		p.ejected.WithLabelValues(u)
+	}
+}

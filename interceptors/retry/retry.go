@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/retry"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -47,6 +49,7 @@ func (r *retrier) intercept(ctx context.Context, method string, req, reply any, 
 			return werr
 		}
 		r.observer.Retried(r.upstream)
+		trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(attribute.Int("attempt", n+1)))
 		actx := metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(n))
 		timedOut, err = r.attempt(actx, method, req, reply, cc, invoker, callOpts)
 	}
@@ -96,6 +99,7 @@ func (r *retrier) shouldRetry(ctx context.Context, method string, err error, tim
 	}
 	if !r.budget.tryRetry() {
 		r.observer.RetryBudgetExhausted(r.upstream)
+		trace.SpanFromContext(ctx).AddEvent("retry budget exhausted")
 		return 0, false
 	}
 	return delay, true

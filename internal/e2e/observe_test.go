@@ -26,7 +26,7 @@ import (
 // answers, so after a reply the counters include that request.
 func metric(t testing.TB, e *edge, series string) float64 {
 	t.Helper()
-	r := call(t, "GET", e.url+"/metrics", "", "")
+	r := call(t, "GET", e.url+"/metrics", "demo-admin-token", "")
 	if r.status != 200 {
 		t.Fatalf("GET /metrics = %d", r.status)
 	}

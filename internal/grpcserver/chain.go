@@ -19,6 +19,7 @@ type Step struct {
 // Step names, outermost first.
 const (
 	StepTrace    = "trace"
+	StepMetrics  = "metrics"
 	StepLog      = "log"
 	StepDeadline = "deadline"
 	StepFaults   = "faults"
@@ -28,7 +29,11 @@ const (
 // Chain builds the unary server chain of every service process, outermost
 // first: the one place its order is decided (New installs exactly this).
 //
-//	trace    -> the caller's trace id (or a new one) in the context
+//	trace    -> the caller's trace id (or a new one) in the context (the
+//	            OpenTelemetry server span, when Observe.Tracing is set, is
+//	            a stats handler around the whole chain)
+//	metrics  -> grpc_server_* by method and code, only with
+//	            Observe.Registry
 //	log      -> one access line per call, with the final code
 //	deadline -> a call whose deadline has passed, or that was cancelled,
 //	            is refused before any work (interceptors/deadline)
@@ -42,11 +47,13 @@ const (
 // service's TestEveryMethodChecksItsRules (protochecktest) fails when a
 // method skips it.
 func Chain(cfg Config) []Step {
-	steps := []Step{
-		{StepTrace, traceid.UnaryServerInterceptor()},
-		{StepLog, logging.UnaryServerInterceptor(cfg.Logger)},
-		{StepDeadline, deadline.UnaryServerInterceptor()},
+	steps := []Step{{StepTrace, traceid.UnaryServerInterceptor()}}
+	if cfg.metrics != nil {
+		steps = append(steps, Step{StepMetrics, cfg.metrics.Unary()})
 	}
+	steps = append(steps,
+		Step{StepLog, logging.UnaryServerInterceptor(cfg.Logger)},
+		Step{StepDeadline, deadline.UnaryServerInterceptor()})
 	if len(cfg.Faults) > 0 {
 		steps = append(steps, Step{StepFaults, faults.UnaryServerInterceptor(cfg.Faults)})
 	}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
@@ -27,6 +28,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/internal/adminhttp"
+	"github.com/portico-gateway/portico/internal/procmetrics"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // Config configures a Server. The zero value of every optional field has the
@@ -58,6 +62,26 @@ type Config struct {
 	// that ends when shutdown begins; Serve returns after they have all
 	// returned.
 	Background []func(context.Context)
+	// Observe is what the service exposes about itself (traces, metrics,
+	// the admin address); its zero value exposes nothing.
+	Observe Observe
+
+	metrics *procmetrics.Server // from Observe.Registry, set by New
+}
+
+// Observe configures a service's observability. Every field is optional.
+type Observe struct {
+	// Tracing records a server span per call (health checks and
+	// reflection excepted), continuing the caller's traceparent. nil
+	// means none: the trace id still travels (package traceid).
+	Tracing *telemetry.Provider
+	// Registry receives the gRPC server metrics, set to zero for every
+	// method at start, and is served at AdminListen's /metrics. nil means
+	// no metrics.
+	Registry *prometheus.Registry
+	// AdminListen is the admin HTTP address (package adminhttp: /metrics,
+	// /healthz/live, /healthz/ready). "" means none.
+	AdminListen string
 }
 
 // Server is a configured gRPC server with health and reflection.
@@ -80,14 +104,25 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("grpcserver: ReadyInterval, MaxRecvMsgSize and ShutdownGrace must not be negative")
 	}
 	setDefaults(&cfg)
-	g := grpc.NewServer(
+	var opts []grpc.ServerOption
+	if cfg.Observe.Registry != nil {
+		m, err := procmetrics.NewServer(cfg.Observe.Registry)
+		if err != nil {
+			return nil, fmt.Errorf("grpcserver: metrics: %w", err)
+		}
+		cfg.metrics = m
+	}
+	if cfg.Observe.Tracing != nil {
+		opts = append(opts, grpc.StatsHandler(cfg.Observe.Tracing.ServerHandler()))
+	}
+	g := grpc.NewServer(append(opts,
 		grpc.ChainUnaryInterceptor(unary(Chain(cfg))...),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(4<<20),
 		grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
-	)
+	)...)
 	h := health.NewServer()
 	healthpb.RegisterHealthServer(g, h)
 	reflection.Register(g)
@@ -145,6 +180,17 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	}
 	probeDone := make(chan struct{})
 	go func() { defer close(probeDone); s.probeLoop(probeCtx) }()
+	if s.cfg.metrics != nil {
+		s.cfg.metrics.Init(s.grpc) // services are registered by now
+	}
+	stopAdmin, err := s.serveAdmin()
+	if err != nil {
+		stopProbe()
+		<-probeDone
+		lis.Close()
+		return err
+	}
+	defer stopAdmin()
 
 	errc := make(chan error, 1)
 	go func() { errc <- s.grpc.Serve(lis) }()
@@ -163,6 +209,37 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	<-errc
 	s.cfg.Logger.Info("stopped")
 	return nil
+}
+
+// serveAdmin starts the admin HTTP server when Observe.AdminListen is set;
+// stop ends it (after the gRPC server, so readiness reads 503 meanwhile).
+func (s *Server) serveAdmin() (stop func(), err error) {
+	o := s.cfg.Observe
+	if o.AdminListen == "" {
+		return func() {}, nil
+	}
+	var g prometheus.Gatherer = prometheus.NewRegistry()
+	if o.Registry != nil {
+		g = o.Registry
+	}
+	a, err := adminhttp.New(adminhttp.Config{Gatherer: g, Ready: s.serving, Logger: s.cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	lis, err := net.Listen("tcp", o.AdminListen)
+	if err != nil {
+		return nil, fmt.Errorf("%s: admin listen %s: %w", s.cfg.Service, o.AdminListen, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.Serve(ctx, lis) }()
+	return func() { cancel(); <-done }, nil
+}
+
+// serving reports the service's grpc.health.v1 status: SERVING or not.
+func (s *Server) serving(ctx context.Context) bool {
+	r, err := s.health.Check(ctx, &healthpb.HealthCheckRequest{Service: s.cfg.Service})
+	return err == nil && r.GetStatus() == healthpb.HealthCheckResponse_SERVING
 }
 
 func (s *Server) stop() {

@@ -1,11 +1,14 @@
 // Package logging builds the JSON slog logger every Portico process uses, so
 // all four processes write the same field names:
 //
-//	time, level, msg, service, traceId, and for access lines method, path,
-//	route, status, code, durationMs, upstream.
+//	time, level, msg, service, traceId, spanId, and for access lines
+//	method, path, route, status, code, durationMs, upstream, and at the
+//	edge client, userAgent, subject, requestBytes, responseBytes.
 //
-// The trace id is taken from the context (package traceid) by the handler
-// itself, so any log call made with a request context carries it. Every
+// The trace id is taken from the context (package traceid, else the
+// OpenTelemetry span) by the handler itself, and the span id from the
+// span, so any log call made with a request context carries them. Sample
+// thins out the lines of successful requests, by trace id. Every
 // string a record holds is capped at MaxValueBytes, so each record stays one
 // bounded line. Secrets are redacted at the same choke point: the value of
 // a secret-named attribute (authorization, x-signature, idempotency-key,
@@ -19,6 +22,8 @@ import (
 	"log/slog"
 	"strconv"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -37,12 +42,20 @@ func New(w io.Writer, service string, level slog.Leveler) *slog.Logger {
 	return slog.New(traceHandler{h}).With("service", service)
 }
 
-// traceHandler adds traceId from the record's context.
+// traceHandler adds traceId and spanId from the record's context.
 type traceHandler struct{ slog.Handler }
 
 func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := traceid.FromContext(ctx); id != "" {
+	sc := trace.SpanContextFromContext(ctx)
+	id := traceid.FromContext(ctx)
+	if id == "" && sc.IsValid() {
+		id = sc.TraceID().String()
+	}
+	if id != "" {
 		r.AddAttrs(slog.String("traceId", id))
+	}
+	if sc.IsValid() {
+		r.AddAttrs(slog.String("spanId", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

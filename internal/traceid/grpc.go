@@ -3,15 +3,20 @@ package traceid
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 )
 
 // FromIncoming returns the trace id of an incoming gRPC call, chosen from
-// its first x-trace-id and traceparent entries by Choose, else a new id.
+// its first x-trace-id and traceparent entries by Choose, else the trace
+// id of the call's span (OpenTelemetry), else a new id.
 func FromIncoming(ctx context.Context) string {
 	if id, ok := Choose(first(ctx, Key), first(ctx, TraceparentKey)); ok {
 		return id
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		return sc.TraceID().String()
 	}
 	return New()
 }
@@ -24,7 +29,10 @@ func first(ctx context.Context, key string) string {
 }
 
 // Outgoing returns ctx with the trace id of ctx (if any) appended to the
-// outgoing metadata as x-trace-id and traceparent. It appends every time:
+// outgoing metadata as x-trace-id and traceparent: the traceparent of the
+// context's span when it has one, so the callee continues the trace (on a
+// connection with the OpenTelemetry stats handler, that handler's
+// traceparent for the attempt's own span replaces it). It appends every time:
 // a connection has one trace layer (the client chain's first), and a
 // second one would show as a second id rather than be hidden.
 func Outgoing(ctx context.Context) context.Context {
@@ -32,7 +40,11 @@ func Outgoing(ctx context.Context) context.Context {
 	if id == "" {
 		return ctx
 	}
-	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, Traceparent(id))
+	tp := Traceparent(id)
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() && sc.TraceID().String() == TraceID(id) {
+		tp = "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
+	}
+	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)
 }
 
 // UnaryServerInterceptor puts the caller's trace id (or a new one) in the

@@ -39,6 +39,9 @@ type Config struct {
 	// Listener, if set, is served instead of listening on Listen (tests).
 	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
+	// Observe is what the process exposes about itself: traces, metrics
+	// and the admin address (grpcserver.Observe); zero exposes nothing.
+	Observe grpcserver.Observe
 	// ReservationTTL is how long a reservation may stay uncommitted before
 	// it is released. 0 means DefaultReservationTTL (5m).
 	ReservationTTL time.Duration
@@ -88,6 +91,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
 		Faults:     cfg.Faults,
+		Observe:    cfg.Observe,
 		Background: []func(context.Context){grpcserver.Every(cfg.SweepInterval, svc.sweep)},
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/internal/sqlitedb"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 //go:embed migrations/*.sql
@@ -84,16 +85,23 @@ func (s *SQLiteStore) Reservation(ctx context.Context, id string) (Reservation, 
 }
 
 // InTx implements Store.
-func (s *SQLiteStore) InTx(ctx context.Context, fn func(Tx) error) error {
-	tx, err := s.DB.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
-	if err != nil {
-		return err
+// Its span ("sqlite tx") has status Error only when the database fails; a
+// rule fn refuses shows as a "rollback" event.
+func (s *SQLiteStore) InTx(ctx context.Context, fn func(Tx) error) (err error) {
+	ctx, span := telemetry.Start(ctx, "sqlite tx")
+	var dbErr error
+	defer func() { telemetry.End(span, dbErr) }()
+	tx, dbErr := s.DB.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
+	if dbErr != nil {
+		return dbErr
 	}
 	defer tx.Rollback() // no-op after Commit; covers a panicking fn
 	if err := fn(&sqliteTx{tx: tx}); err != nil {
+		span.AddEvent("rollback")
 		return err
 	}
-	return tx.Commit()
+	dbErr = tx.Commit()
+	return dbErr
 }
 
 // querier is what *sql.DB and *sql.Tx share, so reads work in and out of a

@@ -4,6 +4,10 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // Defaults of the options.
@@ -31,6 +35,8 @@ type settings struct {
 	// reconcileRounds and reconcileBackoff: see WithReconcileRounds.
 	reconcileRounds  int
 	reconcileBackoff time.Duration
+	tp               *telemetry.Provider // nil: no reconciler spans
+	metrics          *reconcileMetrics   // nil: no metrics
 }
 
 func defaultSettings() settings {
@@ -108,5 +114,21 @@ func WithReconcileBackoff(d time.Duration) Option {
 		}
 		s.reconcileBackoff = d
 		return nil
+	}
+}
+
+// WithTelemetry sets where the reconciler's spans go (its rounds start
+// traces of their own; a request's saga spans follow the request's span
+// without it) and the registry its metrics are registered on
+// (portico_order_reconcile_*). nil for either means none.
+func WithTelemetry(tp *telemetry.Provider, reg prometheus.Registerer) Option {
+	return func(s *settings) error {
+		s.tp = tp
+		if reg == nil {
+			return nil
+		}
+		m, err := newReconcileMetrics(reg)
+		s.metrics = m
+		return err
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
@@ -40,6 +41,7 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 	if len(recs) < limit { // every PENDING order is listed: forget the rest
 		s.rounds.retain(recs)
 	}
+	s.metrics.pending(recs, now, s.rounds.waiting(now))
 	n, driven := 0, 0
 	for _, rec := range recs {
 		if err := ctx.Err(); err != nil {
@@ -70,9 +72,15 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 	if !s.lease(ctx, id) {
 		return false
 	}
-	// A trace id of its own, so the order's calls and the dependencies' log
+	// A trace of its own, so the order's calls and the dependencies' log
 	// lines of this round can be found together.
-	ctx = traceid.NewContext(ctx, traceid.New())
+	ctx, span := telemetry.StartRoot(ctx, s.tp, "reconcile order")
+	defer span.End()
+	id0 := traceid.New()
+	if sc := span.SpanContext(); sc.IsValid() {
+		id0 = sc.TraceID().String()
+	}
+	ctx = traceid.NewContext(ctx, id0)
 	rec, err := s.store.Get(ctx, id) // re-read under the lease: it may have settled meanwhile
 	if err != nil {
 		s.log.ErrorContext(ctx, "reconcile: store", "orderId", id, "err", err.Error())
@@ -132,7 +140,11 @@ func (s *Service) lease(ctx context.Context, id string) bool {
 // reconcileRound runs Reconcile once and logs a failure; Run calls it
 // every ReconcileInterval.
 func (s *Service) reconcileRound(ctx context.Context) {
-	if _, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
+	ctx, span := telemetry.StartRoot(ctx, s.tp, "reconcile round")
+	n, err := s.Reconcile(ctx)
+	s.metrics.round(n, err)
+	telemetry.End(span, err)
+	if err != nil && ctx.Err() == nil {
 		s.log.ErrorContext(ctx, "reconcile", "err", err.Error())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -47,6 +48,9 @@ type Config struct {
 	Faults faults.Rules
 	// Listener, when set, is served instead of listening on Listen (tests).
 	Listener net.Listener
+	// Observe is what the process exposes about itself: traces, metrics
+	// and the admin address (grpcserver.Observe); zero exposes nothing.
+	Observe grpcserver.Observe
 	// ReconcileInterval is how often the reconciler runs. 0 means 2s.
 	ReconcileInterval time.Duration
 	// ReconcileAfter is how old a PENDING order must be before the
@@ -90,7 +94,8 @@ func Run(ctx context.Context, cfg Config) error {
 	defer store.Close()
 	svc, err := New(store, inventoryv1.NewInventoryServiceClient(cfg.Inventory),
 		paymentv1.NewPaymentServiceClient(cfg.Payment),
-		WithLogger(cfg.Logger), WithReconcileAfter(cfg.ReconcileAfter))
+		WithLogger(cfg.Logger), WithReconcileAfter(cfg.ReconcileAfter),
+		WithTelemetry(cfg.Observe.Tracing, registerer(cfg.Observe.Registry)))
 	if err != nil {
 		return err
 	}
@@ -99,6 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
 		Faults:     cfg.Faults,
+		Observe:    cfg.Observe,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})
 	if err != nil {
@@ -106,6 +112,14 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	orderv1.RegisterOrderServiceServer(srv.GRPC(), svc)
 	return srv.ListenAndServe(ctx, cfg.Listen, cfg.Listener)
+}
+
+// registerer returns reg as a Registerer, nil (no metrics) when reg is nil.
+func registerer(reg *prometheus.Registry) prometheus.Registerer {
+	if reg == nil {
+		return nil
+	}
+	return reg
 }
 
 // backend is a Store that Run opened: it also answers the readiness probe

@@ -11,6 +11,7 @@ import (
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 //go:embed migrations/*.sql
@@ -40,7 +41,9 @@ const columns = `id, customer, idempotency_key, request_hash, status, lines, pay
 
 // Create implements Store. The transaction is BEGIN IMMEDIATE (sqlitedb),
 // so the look-up and the insert see no concurrent writer in between.
-func (s *SQLiteStore) Create(ctx context.Context, r *Record) (*Record, error) {
+func (s *SQLiteStore) Create(ctx context.Context, r *Record) (_ *Record, err error) {
+	ctx, span := telemetry.Start(ctx, "sqlite tx create order")
+	defer func() { telemetry.End(span, err) }()
 	args, err := encodeRecord(r)
 	if err != nil {
 		return nil, err
@@ -75,7 +78,16 @@ func (s *SQLiteStore) Get(ctx context.Context, id string) (*Record, error) {
 }
 
 // Update implements Store.
-func (s *SQLiteStore) Update(ctx context.Context, r *Record, from orderv1.Order_Status) error {
+func (s *SQLiteStore) Update(ctx context.Context, r *Record, from orderv1.Order_Status) (err error) {
+	ctx, span := telemetry.Start(ctx, "sqlite update order")
+	defer func() {
+		if errors.Is(err, ErrConflict) { // another run's write: not a failure
+			span.AddEvent("conflict")
+			telemetry.End(span, nil)
+			return
+		}
+		telemetry.End(span, err)
+	}()
 	a, err := encodeRecord(r)
 	if err != nil {
 		return err

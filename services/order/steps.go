@@ -10,6 +10,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // PaymentKey is the idempotency key of an order's charge: every attempt,
@@ -17,7 +18,9 @@ import (
 // returns the first charge instead of making a second.
 func PaymentKey(orderID string) string { return "payment:" + orderID }
 
-func (s *Service) reserve(ctx context.Context, rec *Record) (*inventoryv1.Reservation, error) {
+func (s *Service) reserve(ctx context.Context, rec *Record) (_ *inventoryv1.Reservation, err error) {
+	ctx, span := telemetry.Start(ctx, "saga reserve")
+	defer func() { telemetry.End(span, err) }()
 	req := &inventoryv1.ReserveStockRequest{OrderId: rec.Order.GetId()}
 	for _, l := range rec.Order.GetLines() {
 		req.Lines = append(req.Lines, &inventoryv1.Line{Sku: l.GetSku(), Quantity: l.GetQuantity()})
@@ -25,7 +28,9 @@ func (s *Service) reserve(ctx context.Context, rec *Record) (*inventoryv1.Reserv
 	return s.inv.ReserveStock(ctx, req)
 }
 
-func (s *Service) charge(ctx context.Context, rec *Record) (*paymentv1.Payment, error) {
+func (s *Service) charge(ctx context.Context, rec *Record) (_ *paymentv1.Payment, err error) {
+	ctx, span := telemetry.Start(ctx, "saga charge")
+	defer func() { telemetry.End(span, err) }()
 	req := &paymentv1.CreatePaymentRequest{
 		OrderId:       rec.Order.GetId(),
 		Amount:        rec.Order.GetTotal(),
@@ -34,23 +39,29 @@ func (s *Service) charge(ctx context.Context, rec *Record) (*paymentv1.Payment, 
 	return s.pay.CreatePayment(callmeta.WithIdempotencyKey(ctx, PaymentKey(rec.Order.GetId())), req)
 }
 
-func (s *Service) commit(ctx context.Context, rec *Record) error {
+func (s *Service) commit(ctx context.Context, rec *Record) (err error) {
+	ctx, span := telemetry.Start(ctx, "saga commit")
+	defer func() { telemetry.End(span, err) }()
 	req := &inventoryv1.CommitReservationRequest{Id: rec.Order.GetReservationId()}
-	_, err := s.inv.CommitReservation(ctx, req)
+	_, err = s.inv.CommitReservation(ctx, req)
 	return err
 }
 
-func (s *Service) release(ctx context.Context, reservationID string) error {
+func (s *Service) release(ctx context.Context, reservationID string) (err error) {
+	ctx, span := telemetry.Start(ctx, "saga release")
+	defer func() { telemetry.End(span, err) }()
 	req := &inventoryv1.ReleaseReservationRequest{Id: reservationID}
-	_, err := s.inv.ReleaseReservation(ctx, req)
+	_, err = s.inv.ReleaseReservation(ctx, req)
 	return err
 }
 
 // refund gives a payment back. A payment that was never captured has
 // nothing to give back, which counts as done.
-func (s *Service) refund(ctx context.Context, paymentID string) error {
+func (s *Service) refund(ctx context.Context, paymentID string) (err error) {
+	ctx, span := telemetry.Start(ctx, "saga refund")
+	defer func() { telemetry.End(span, err) }()
 	req := &paymentv1.RefundPaymentRequest{Id: paymentID}
-	_, err := s.pay.RefundPayment(ctx, req)
+	_, err = s.pay.RefundPayment(ctx, req)
 	if isFailure(err, codes.FailedPrecondition, paymentDomain, payNotCaptured) {
 		return nil
 	}

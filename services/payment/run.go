@@ -36,6 +36,9 @@ type Config struct {
 	// Listener, if set, is served instead of listening on Listen (tests).
 	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
+	// Observe is what the process exposes about itself: traces, metrics
+	// and the admin address (grpcserver.Observe); zero exposes nothing.
+	Observe grpcserver.Observe
 }
 
 func (c *Config) validate() error {
@@ -72,6 +75,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:  cfg.Logger,
 		Ready:   store.Ping,
 		Faults:  cfg.Faults,
+		Observe: cfg.Observe,
 	})
 	if err != nil {
 		return err

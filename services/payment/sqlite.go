@@ -11,6 +11,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/portico-gateway/portico/internal/sqlitedb"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 //go:embed migrations/*.sql
@@ -67,16 +68,23 @@ func (s *SQLiteStore) Payments(ctx context.Context, orderID, after string, limit
 }
 
 // InTx implements Store.
-func (s *SQLiteStore) InTx(ctx context.Context, fn func(Tx) error) error {
-	tx, err := s.DB.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
-	if err != nil {
-		return err
+// Its span ("sqlite tx") has status Error only when the database fails; a
+// rule fn refuses shows as a "rollback" event.
+func (s *SQLiteStore) InTx(ctx context.Context, fn func(Tx) error) (err error) {
+	ctx, span := telemetry.Start(ctx, "sqlite tx")
+	var dbErr error
+	defer func() { telemetry.End(span, dbErr) }()
+	tx, dbErr := s.DB.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb
+	if dbErr != nil {
+		return dbErr
 	}
 	defer tx.Rollback() // no-op after Commit; covers a panicking fn
 	if err := fn(&sqliteTx{tx: tx}); err != nil {
+		span.AddEvent("rollback")
 		return err
 	}
-	return tx.Commit()
+	dbErr = tx.Commit()
+	return dbErr
 }
 
 // sqliteTx is the Tx of SQLiteStore.InTx.

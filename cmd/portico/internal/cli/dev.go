@@ -66,9 +66,9 @@ func devChildren(base int, data, cfgPath, level string) []supervisor.Child {
 	db := func(name string) string { return filepath.Join(data, name+".db") }
 	lv := "--log-level=" + level
 	return []supervisor.Child{
-		{Name: "inventory", Args: []string{"inventory", lv, "--listen", addr(1), "--db", db("inventory")}},
-		{Name: "payment", Args: []string{"payment", lv, "--listen", addr(2), "--db", db("payment")}},
-		{Name: "order", Args: []string{"order", lv, "--listen", addr(3), "--db", db("order"),
+		{Name: "inventory", Args: []string{"inventory", lv, "--listen", addr(1), "--db", db("inventory"), "--admin-listen", addr(5)}},
+		{Name: "payment", Args: []string{"payment", lv, "--listen", addr(2), "--db", db("payment"), "--admin-listen", addr(6)}},
+		{Name: "order", Args: []string{"order", lv, "--listen", addr(3), "--db", db("order"), "--admin-listen", addr(7),
 			"--inventory", addr(1), "--payment", addr(2)}},
 		{Name: "gateway", Args: []string{"gateway", lv, "--config", cfgPath}},
 	}

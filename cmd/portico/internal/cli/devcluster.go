@@ -102,12 +102,12 @@ func (c cluster) children(data, level string, configs []string) []supervisor.Chi
 	var out []supervisor.Child
 	for k := range c.replicas {
 		out = append(out,
-			supervisor.Child{Name: c.name("inventory", k), Args: []string{"inventory", lv, "--listen", c.addr(k, 1), "--db", c.db(data, "inventory")}},
-			supervisor.Child{Name: c.name("payment", k), Args: []string{"payment", lv, "--listen", c.addr(k, 2), "--db", c.db(data, "payment")}})
+			supervisor.Child{Name: c.name("inventory", k), Args: []string{"inventory", lv, "--listen", c.addr(k, 1), "--db", c.db(data, "inventory"), "--admin-listen", c.addr(k, 5)}},
+			supervisor.Child{Name: c.name("payment", k), Args: []string{"payment", lv, "--listen", c.addr(k, 2), "--db", c.db(data, "payment"), "--admin-listen", c.addr(k, 6)}})
 	}
 	for k := range c.replicas {
 		out = append(out, supervisor.Child{Name: c.name("order", k), Args: []string{"order", lv, "--listen", c.addr(k, 3),
-			"--db", c.db(data, "order"), "--inventory", inv, "--payment", pay}})
+			"--db", c.db(data, "order"), "--admin-listen", c.addr(k, 7), "--inventory", inv, "--payment", pay}})
 	}
 	for k := range c.replicas {
 		out = append(out, supervisor.Child{Name: c.name("gateway", k), Args: []string{"gateway", lv, "--config", configs[k]}})

@@ -5,27 +5,33 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/interceptors"
-	"github.com/portico-gateway/portico/interceptors/metrics"
+	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/procmetrics"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // gatewayOptions wires the edge's dependencies: logger, one metrics
-// registry shared by the edge and its client chains, the chains (ups),
+// registry shared by the edge and its client chains (with the runtime,
+// process and build-info collectors), the tracer provider, the chains (ups)
 // and the OpenAPI document generated from the protos.
-func gatewayOptions(l *slog.Logger) ([]gateway.Option, *gateway.Upstreams, error) {
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
+func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider) ([]gateway.Option, *gateway.Upstreams, error) {
+	reg := procmetrics.NewRegistry()
+	var names []string
+	for _, up := range cfg.Upstreams {
+		names = append(names, up.Name)
+	}
+	chain, err := clientObservers(observed{observe: grpcserver.Observe{Tracing: tp, Registry: reg}}, names...)
 	if err != nil {
 		return nil, nil, err
 	}
-	ups := gateway.NewUpstreams(interceptors.WithLogger(l), interceptors.WithMetrics(m))
+	ups := gateway.NewUpstreams(append([]interceptors.Option{interceptors.WithLogger(l)}, chain...)...)
 	return []gateway.Option{
 		gateway.WithLogger(l),
 		gateway.WithRegistry(reg),
+		gateway.WithTelemetry(tp),
 		gateway.WithDialer(ups.Dialer()),
 		gateway.WithOpenAPI(openapi.JSON),
 	}, ups, nil
@@ -41,6 +47,7 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, runn
 			return
 		case <-hup:
 			next, err := gateway.LoadConfig(path)
+			srv.ReloadResult(err)
 			if err != nil {
 				l.Error("reload rejected; keeping the running config", "err", err.Error())
 				continue

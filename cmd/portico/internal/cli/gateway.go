@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 func runGateway(ctx context.Context, e env, args []string) error {
@@ -34,7 +36,13 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, ups, err := gatewayOptions(l)
+	l = logging.Sample(l, cfg.LogSampling())
+	tp, err := telemetry.New(ctx, cfg.Tracing())
+	if err != nil {
+		return err
+	}
+	defer flush(tp, l)
+	opts, ups, err := gatewayOptions(l, cfg, tp)
 	if err != nil {
 		return err
 	}

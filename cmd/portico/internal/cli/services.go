@@ -26,17 +26,21 @@ type service struct {
 	listen, db string
 	logger     *slog.Logger
 	faults     faults.Rules
+	observed
 }
 
 // parseService parses a service's common flags (--listen, --db, --faults,
-// --log-level) plus any extra ones, and builds its logger and fault rules.
-func parseService(e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
+// --log-level, the observability flags) plus any extra ones, and builds its
+// logger, fault rules, tracing and registry; call s.shutdown when the
+// process stops.
+func parseService(ctx context.Context, e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
 	fs, lvl := newFlags(name)
 	var s service
 	var spec string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
 	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16)")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
+	obs := addObserveFlags(fs)
 	if extra != nil {
 		extra(fs)
 	}
@@ -47,30 +51,38 @@ func parseService(e env, name, listen string, args []string, extra func(*flagSet
 	if s.logger, err = newLogger(e, name, *lvl); err != nil {
 		return s, err
 	}
-	s.faults, err = parseFaults(spec)
-	return s, err
+	if s.faults, err = parseFaults(spec); err != nil {
+		return s, err
+	}
+	if s.observed, err = obs.setup(ctx, "portico-"+name, s.logger); err != nil {
+		return s, err
+	}
+	s.logger = s.observed.logger
+	return s, nil
 }
 
 func runInventory(ctx context.Context, e env, args []string) error {
-	s, err := parseService(e, "inventory", defaultInventory, args, nil)
+	s, err := parseService(ctx, e, "inventory", defaultInventory, args, nil)
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
+	defer s.shutdown()
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
-	s, err := parseService(e, "payment", defaultPayment, args, nil)
+	s, err := parseService(ctx, e, "payment", defaultPayment, args, nil)
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
+	defer s.shutdown()
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
 	var invAddr, payAddr string
 	var timeout, every, after, lease time.Duration
-	s, err := parseService(e, "order", defaultOrder, args, func(fs *flagSet) {
+	s, err := parseService(ctx, e, "order", defaultOrder, args, func(fs *flagSet) {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
 		fs.DurationVar(&timeout, "upstream-timeout", interceptors.DefaultTimeout, "per-call timeout to inventory and payment, all attempts together (interceptors.DefaultTimeout)")
@@ -81,18 +93,23 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger)
+	defer s.shutdown()
+	chain, err := clientObservers(s.observed, "inventory", "payment")
+	if err != nil {
+		return err
+	}
+	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger, chain...)
 	if err != nil {
 		return fmt.Errorf("--inventory: %w", err)
 	}
 	defer inv.Close()
-	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger)
+	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger, chain...)
 	if err != nil {
 		return fmt.Errorf("--payment: %w", err)
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 		ReconcileInterval: every, ReconcileAfter: after, LeaseTTL: lease,
 	})

@@ -7,8 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/metrics"
+	"github.com/portico-gateway/portico/internal/procmetrics"
 )
 
 type flagSet = flag.FlagSet
@@ -31,7 +35,7 @@ func parseFaults(spec string) (faults.Rules, error) {
 // interceptors.Layers), with timeout for every call. addr is host:port, a
 // comma-separated list of instances, or a gRPC target such as
 // dns:///inventory:43101.
-func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger) (*interceptors.Upstream, error) {
+func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, opts ...interceptors.Option) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
 	if list := strings.Split(addr, ","); interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection
@@ -39,5 +43,26 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 		cfg.Target = addr // e.g. dns:///inventory:43101
 	}
 	cfg.HealthCheck = interceptors.HealthCheckConfig{Enabled: new(true), Service: healthService}
-	return interceptors.NewUpstream("", interceptors.WithConfig(cfg), interceptors.WithLogger(l))
+	return interceptors.NewUpstream("", append([]interceptors.Option{interceptors.WithConfig(cfg), interceptors.WithLogger(l)}, opts...)...)
+}
+
+// clientObservers are the options that make a process's client chains
+// observable: the resilience metrics (every upstream's series at zero from
+// the start), the gRPC client metrics per attempt and a client span per
+// attempt. One place per process role adds a series: here for clients.
+func clientObservers(o observed, upstreams ...string) ([]interceptors.Option, error) {
+	reg := o.observe.Registry
+	m, err := metrics.New(reg)
+	if err != nil {
+		return nil, err
+	}
+	m.Init(upstreams...)
+	c, err := procmetrics.NewClient(reg)
+	if err != nil {
+		return nil, err
+	}
+	return []interceptors.Option{
+		interceptors.WithMetrics(m),
+		interceptors.WithDialOptions(c.DialOption(), grpc.WithStatsHandler(o.observe.Tracing.ClientHandler())),
+	}, nil
 }

@@ -1,0 +1,31 @@
+// Package telemetry sets up OpenTelemetry tracing for one Portico process:
+// the tracer provider with the process's service.name (portico-gateway,
+// portico-inventory, portico-payment or portico-order), the W3C Trace
+// Context propagator (traceparent and tracestate), the sampler and the
+// exporter, and its flush on shutdown.
+//
+// Export follows the standard OTEL_* variables first, then Config: with
+// OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set, contrib autoexport builds the
+// exporter (OTEL_EXPORTER_OTLP_PROTOCOL picks grpc or http/protobuf), else
+// Config.Endpoint does, else nothing is exported. Without an exporter no span
+// is recorded: the tracer still mints W3C ids, so trace ids and traceparent
+// work, at the cost of two random numbers per span.
+//
+// Sampling is by trace id, so every process decides alike for one trace:
+//   - a span with a parent in this process follows the parent;
+//   - the edge (Config.Edge) decides itself for a request from outside,
+//     by Config.SampleRatio over the trace id, whatever sampled flag the
+//     client sent (a client cannot make the edge record everything);
+//   - a service follows its caller's flag (parent-based), and decides by
+//     the ratio for a call without one;
+//   - OTEL_TRACES_SAMPLER (and _ARG) replaces all of this when set.
+//
+// Errors are always recorded: a span the ratio did not pick is still
+// recorded (RecordOnly) while an exporter is configured, and exported if it
+// ends with status Error, so a failing request's spans reach the backend
+// from every process that saw the failure.
+//
+// Shutdown flushes what is queued; call it once when the process stops.
+// A Provider is safe for concurrent use.
+package telemetry

@@ -1,0 +1,171 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"go.opentelemetry.io/contrib/exporters/autoexport"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Service names, one per process.
+const (
+	ServiceGateway   = "portico-gateway"
+	ServiceInventory = "portico-inventory"
+	ServicePayment   = "portico-payment"
+	ServiceOrder     = "portico-order"
+)
+
+// DefaultSampleRatio is the share of new traces recorded when
+// Config.SampleRatio is zero.
+const DefaultSampleRatio = 0.1
+
+// Config configures a process's tracing. The zero value of every optional
+// field has the documented default; the OTEL_* variables override it.
+type Config struct {
+	// Service is the service.name resource attribute (one of the Service
+	// constants). Required. OTEL_SERVICE_NAME overrides it.
+	Service string
+	// Endpoint is the OTLP endpoint URL spans are exported to, e.g.
+	// http://127.0.0.1:4318 (http/protobuf) or http://127.0.0.1:4317
+	// (grpc). "" exports nothing unless OTEL_* variables say otherwise.
+	Endpoint string
+	// Protocol is "grpc" or "http/protobuf"; "" means http/protobuf.
+	// OTEL_EXPORTER_OTLP_PROTOCOL overrides it.
+	Protocol string
+	// SampleRatio is the share of new traces recorded, in [0, 1]; nil
+	// means DefaultSampleRatio. Outside [0, 1] is an error.
+	SampleRatio *float64
+	// Edge makes this process decide for requests with a remote parent
+	// (the edge), instead of following the caller's sampled flag.
+	Edge bool
+	// Exporter, if set, receives every recorded span synchronously,
+	// replacing OTEL_* and Endpoint (tests: tracetest.InMemoryExporter).
+	Exporter sdktrace.SpanExporter
+}
+
+// Validate reports a Config that cannot be used.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Service == "" {
+		errs = append(errs, errors.New("telemetry: Service is required"))
+	}
+	if r := c.SampleRatio; r != nil && (*r < 0 || *r > 1) {
+		errs = append(errs, fmt.Errorf("telemetry: sample ratio %g: want 0 to 1", *r))
+	}
+	switch c.Protocol {
+	case "", "grpc", "http/protobuf":
+	default:
+		errs = append(errs, fmt.Errorf("telemetry: protocol %q: want grpc or http/protobuf", c.Protocol))
+	}
+	return errors.Join(errs...)
+}
+
+// Provider is one process's tracing: build it with New, stop it with
+// Shutdown.
+type Provider struct {
+	tp        *sdktrace.TracerProvider
+	exporting bool
+}
+
+// Propagator is the W3C Trace Context propagator (traceparent and
+// tracestate) every hop uses.
+func Propagator() propagation.TextMapPropagator { return propagation.TraceContext{} }
+
+// New validates cfg and builds the provider. ctx bounds building the
+// exporter only.
+func New(ctx context.Context, cfg Config) (*Provider, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ratio := DefaultSampleRatio
+	if cfg.SampleRatio != nil {
+		ratio = *cfg.SampleRatio
+	}
+	exp, sync, err := exporter(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: exporter: %w", err)
+	}
+	res, err := resource.Merge(resource.NewSchemaless(semconv.ServiceName(cfg.Service)), resource.Environment())
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: resource: %w", err)
+	}
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithIDGenerator(idGenerator{})}
+	if exp == nil {
+		opts = append(opts, sdktrace.WithSampler(sdktrace.NeverSample()))
+	} else {
+		if os.Getenv("OTEL_TRACES_SAMPLER") == "" { // the variable wins: the SDK reads it itself
+			opts = append(opts, sdktrace.WithSampler(newSampler(ratio, cfg.Edge)))
+		}
+		var sp sdktrace.SpanProcessor
+		if sync {
+			sp = sdktrace.NewSimpleSpanProcessor(exp)
+		} else {
+			sp = sdktrace.NewBatchSpanProcessor(exp)
+		}
+		opts = append(opts, sdktrace.WithSpanProcessor(keepErrors{sp}))
+	}
+	return &Provider{tp: sdktrace.NewTracerProvider(opts...), exporting: exp != nil}, nil
+}
+
+// exporter picks the span exporter: Config.Exporter, then the OTEL_*
+// variables through autoexport, then Config.Endpoint; nil for none. sync
+// reports a test exporter, fed without batching.
+func exporter(ctx context.Context, cfg Config) (exp sdktrace.SpanExporter, sync bool, err error) {
+	if cfg.Exporter != nil {
+		return cfg.Exporter, true, nil
+	}
+	if anyEnv("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+		exp, err := autoexport.NewSpanExporter(ctx)
+		if err != nil || autoexport.IsNoneSpanExporter(exp) {
+			return nil, false, err
+		}
+		return exp, false, nil
+	}
+	if cfg.Endpoint == "" {
+		return nil, false, nil
+	}
+	proto := cfg.Protocol
+	if p := os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"); p != "" {
+		proto = p
+	}
+	if proto == "grpc" {
+		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(cfg.Endpoint))
+	} else {
+		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(cfg.Endpoint))
+	}
+	return exp, false, err
+}
+
+func anyEnv(keys ...string) bool {
+	for _, k := range keys {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// TracerProvider returns the provider instrumentation takes.
+func (p *Provider) TracerProvider() trace.TracerProvider { return p.tp }
+
+// Exporting reports whether spans are exported at all.
+func (p *Provider) Exporting() bool { return p.exporting }
+
+// Shutdown flushes queued spans and stops the exporter; ctx bounds it.
+func (p *Provider) Shutdown(ctx context.Context) error { return p.tp.Shutdown(ctx) }
+
+// Disabled returns a provider that exports nothing (tests, and callers
+// that were given none): ids and propagation only.
+func Disabled(service string) *Provider {
+	p, _ := New(context.Background(), Config{Service: service})
+	return p
+}
