@@ -3,6 +3,7 @@ package k8s
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"slices"
 	"sort"
@@ -74,7 +75,9 @@ func (r *rendered) edgeConfig() (gateway.Config, string, error) {
 			if !ok {
 				return gateway.Config{}, "", fmt.Errorf("edge: ConfigMap %q is not in the overlay", v.ConfigMap.Name)
 			}
+			restore := setSecretEnv(r, c)
 			cfg, err := gateway.ParseConfig([]byte(cm.Data[path.Base(file)]))
+			restore()
 			if err != nil {
 				return gateway.Config{}, "", fmt.Errorf("ConfigMap %s: %v", cm.Name, err)
 			}
@@ -328,4 +331,36 @@ func metaSelector(p *policyv1.PodDisruptionBudget) (labels.Selector, error) {
 		return nil, errors.New("no selector")
 	}
 	return metav1.LabelSelectorAsSelector(p.Spec.Selector)
+}
+
+// setSecretEnv sets the container's Secret-backed environment variables
+// from the overlay's Secrets, as the kubelet would, so the config's env:
+// references resolve; it returns a function restoring the environment.
+// A missing Secret key leaves the variable unset (checkPod reports it).
+func setSecretEnv(r *rendered, c corev1.Container) func() {
+	var undo []func()
+	for _, e := range c.Env {
+		ref := e.ValueFrom
+		if ref == nil || ref.SecretKeyRef == nil || r.Secrets[ref.SecretKeyRef.Name] == nil {
+			continue
+		}
+		v, ok := r.Secrets[ref.SecretKeyRef.Name].Data[ref.SecretKeyRef.Key]
+		if !ok {
+			continue
+		}
+		old, had := os.LookupEnv(e.Name)
+		os.Setenv(e.Name, string(v))
+		undo = append(undo, func() {
+			if had {
+				os.Setenv(e.Name, old)
+			} else {
+				os.Unsetenv(e.Name)
+			}
+		})
+	}
+	return func() {
+		for _, f := range undo {
+			f()
+		}
+	}
 }

@@ -148,7 +148,12 @@ func TestCheckCatches(t *testing.T) {
 			r.Deployments["edge"].Spec.Template.Spec.Containers[0].VolumeMounts[0].SubPath = "gateway.yaml"
 		}, "subPath"},
 		{"no HPA", func(r *rendered) { delete(r.HPAs, "edge") }, "no HPA for the edge"},
-		{"missing secret", func(r *rendered) { clear(r.Secrets) }, "refers to an object not in the overlay"},
+		{"missing secret", func(r *rendered) { clear(r.Secrets) }, "not in the overlay"},
+		{"api key secret missing", func(r *rendered) {
+			for _, s := range r.Secrets {
+				delete(s.Data, "api-key-ops")
+			}
+		}, "PORTICO_API_KEY_OPS"},
 		{"replicas beside the HPA", func(r *rendered) { r.Deployments["edge"].Spec.Replicas = new(int32(3)) }, "sets replicas while HPA"},
 	}
 	for _, tt := range tests {
