@@ -54,6 +54,8 @@ type Config struct {
 	Health HealthConfig `yaml:"health,omitempty"`
 	// Redis, when set, is where edge instances share state.
 	Redis RedisConfig `yaml:"redis,omitempty"`
+	// Shed caps the requests in flight (load shedding, config_shed.go).
+	Shed ShedConfig `yaml:"shed,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

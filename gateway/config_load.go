@@ -104,5 +104,6 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.Routes.MaxTimeout, DefaultMaxTimeout)
 	def(&c.Health.Timeout, DefaultHealthTimeout)
+	c.Shed = c.Shed.withDefaults()
 	return c
 }

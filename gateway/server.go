@@ -31,6 +31,7 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	auth      Authenticator
+	shed      *shedder // load shedding, the pipeline's first step
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
 	table     *route.Table
@@ -98,6 +99,9 @@ func (s *Server) build(o options) error {
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
+	}
+	if s.shed, err = newShedder(s.cfg.Shed, s.table, s.registry, s.log); err != nil {
+		return err
 	}
 	if s.openAPI = o.openAPI; s.openAPI == nil {
 		s.openAPI = genopenapi.JSON
