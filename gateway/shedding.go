@@ -216,4 +216,3 @@ func wholeSeconds(d time.Duration) int {
 	s := int((d + time.Second - 1) / time.Second)
 	return max(s, 1)
 }
-

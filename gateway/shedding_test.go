@@ -11,8 +11,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/gateway/problem"
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 )
 
 // heldInventory makes the harness's GetItem wait until release is closed,
