@@ -36,7 +36,7 @@ define openapi_finish
 $(GO) run ./cmd/openapigen -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json
 endef
 
-.PHONY: all build run test vet cross tools lint lint-openapi generate check-generated bench fmt clean
+.PHONY: all build run test vet cross tools lint lint-openapi generate check-generated bench bench-overload fmt clean
 
 all: build
 
@@ -96,6 +96,13 @@ lint-openapi:
 ## bench: benchmarks with allocation counts
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-overload: load shedding's goodput benchmark (about 3 minutes): the
+## edge alone on CPU 1 (GOMAXPROCS=1), backend and generator on CPU 0;
+## closed-loop capacity, then open loop at 0.4x, 1x, 2x, 4x for 30 s each.
+## OVERLOAD_FLAGS passes more flags (-max-in-flight, -generator vegeta, ...)
+bench-overload:
+	$(GO) run ./cmd/benchedge overload -out var/bench-overload.json $(OVERLOAD_FLAGS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go' | grep -v '^gen/')

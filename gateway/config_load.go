@@ -68,6 +68,7 @@ func DevConfig(basePort int) Config {
 			{Token: "demo-alice-token", Subject: "alice", Role: callmeta.RoleCustomer},
 			{Token: "demo-bob-token", Subject: "bob", Role: callmeta.RoleCustomer},
 		}},
+		Shed: ShedConfig{MaxInFlight: DevMaxInFlight},
 	}
 	return c.withDefaults()
 }

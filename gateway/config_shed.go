@@ -10,6 +10,11 @@ const (
 	// DefaultMaxInFlight caps the /api requests one edge works on at once
 	// when the config sets no cap.
 	DefaultMaxInFlight = 1024
+	// DevMaxInFlight is the dev profile's cap: a laptop's edge serves
+	// thousands of requests a second per core at well under a millisecond
+	// each, so 64 in flight is ample for any interactive use, and under an
+	// overload it keeps the requests it admits quick (make bench-overload).
+	DevMaxInFlight = 64
 	// DefaultShedQueue bounds the requests waiting for a slot at once when
 	// shed.max_wait is set and shed.max_queue is not.
 	DefaultShedQueue = 64

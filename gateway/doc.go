@@ -28,6 +28,9 @@
 // Every request runs through these steps in order; each rejection happens
 // before any upstream call:
 //
+//	shed         503 OVERLOADED + Retry-After over the in-flight caps (shed
+//	             section, shedding.go): /api only, before the body is read,
+//	             with no access line (one "shedding load" line a second)
 //	trace id     a valid W3C traceparent wins, else X-Trace-Id, else a new id (trace.go)
 //	header size  431 over http.max_header_bytes
 //	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json,

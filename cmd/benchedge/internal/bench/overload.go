@@ -143,6 +143,9 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 	}
 	writeOverloadTable(stdout, rep)
 	if f.out != "" {
+		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
+			return err
+		}
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		return os.WriteFile(f.out, append(b, '\n'), 0o644)
 	}
