@@ -36,7 +36,7 @@ define openapi_finish
 $(GO) run ./cmd/openapigen -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json
 endef
 
-.PHONY: all build run test vet cross tools lint lint-openapi generate check-generated bench bench-overload fmt clean
+.PHONY: all build run test vet cross tools lint lint-openapi generate check-generated bench bench-edge bench-overload fmt clean
 
 all: build
 
@@ -96,6 +96,14 @@ lint-openapi:
 ## bench: benchmarks with allocation counts
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-edge: the side-by-side harness (about 5 minutes): (a) direct gRPC,
+## (b) stock grpc-gateway, (c) vanguard-go, (d) the Portico edge in
+## production shape and (d0) with optional layers off, each alone on CPU 1
+## with GOMAXPROCS=1 against one in-memory backend; writes
+## var/bench-edge.{json,md,svg}
+bench-edge:
+	$(GO) run ./cmd/benchedge edge -out var/bench-edge $(EDGE_FLAGS)
 
 ## bench-overload: load shedding's goodput benchmark (about 3 minutes): the
 ## edge alone on CPU 1 (GOMAXPROCS=1), backend and generator on CPU 0;

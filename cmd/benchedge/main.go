@@ -1,6 +1,7 @@
-// Command benchedge measures the REST edge: `benchedge overload` is the
-// load-shedding benchmark (goodput at 1x, 2x and 4x capacity, open loop).
-// Run it through make bench-overload; see package bench.
+// Command benchedge measures the REST edge: `benchedge edge` compares it
+// with direct gRPC, stock grpc-gateway and vanguard-go (make bench-edge),
+// and `benchedge overload` is the load-shedding benchmark (goodput at 1x,
+// 2x and 4x capacity, open loop; make bench-overload). See package bench.
 package main
 
 import (

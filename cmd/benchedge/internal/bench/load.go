@@ -64,8 +64,16 @@ func runLoad(ctx context.Context, f loadFlags, stdout io.Writer) error {
 		req += "Authorization: Bearer " + f.token + "\r\n"
 	}
 	req += "\r\n"
-	res := generate(ctx, u.Host, []byte(req), f)
+	host, raw := u.Host, []byte(req)
+	res := generate(ctx, f, func() doer { return &conn{host: host, req: raw} })
 	return json.NewEncoder(stdout).Encode(res)
+}
+
+// doer sends one request and returns its status (0: no answer); each
+// connection of the generator has its own.
+type doer interface {
+	do(ctx context.Context) (int, error)
+	close()
 }
 
 type sample struct {
@@ -76,7 +84,7 @@ type sample struct {
 // generate runs the connections; in open loop a pacer hands each due
 // time to a free connection, and a request's latency counts from its due
 // time, so waiting for a connection is counted (no coordinated omission).
-func generate(ctx context.Context, host string, req []byte, f loadFlags) LoadResult {
+func generate(ctx context.Context, f loadFlags, newDoer func() doer) LoadResult {
 	ctx, cancel := context.WithTimeout(ctx, f.dur)
 	defer cancel()
 	due := make(chan time.Time, 1<<16)
@@ -90,7 +98,7 @@ func generate(ctx context.Context, host string, req []byte, f loadFlags) LoadRes
 	for range f.conns {
 		wg.Go(func() {
 			local := make([]sample, 0, 1024)
-			c := &conn{host: host, req: req}
+			c := newDoer()
 			defer c.close()
 			for {
 				t0 := time.Now()

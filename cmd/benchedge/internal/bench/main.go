@@ -10,7 +10,7 @@ import (
 // Main runs benchedge with args and returns its exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: benchedge overload|load|backend [flags]")
+		fmt.Fprintln(stderr, "usage: benchedge edge|overload|load|grpcload|backend|stock|vanguard [flags]")
 		return 2
 	}
 	var err error
@@ -25,6 +25,17 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if f, err = parseLoad(args[1:], stderr); err == nil {
 			err = runLoad(ctx, f, stdout)
 		}
+	case "edge":
+		var f compareFlags
+		if f, err = parseCompare(args[1:], stderr); err == nil {
+			err = compare(ctx, f, stdout, stderr)
+		}
+	case "grpcload":
+		err = runGRPCLoad(ctx, args[1:], stdout, stderr)
+	case "stock":
+		err = serveStock(ctx, args[1:], stderr)
+	case "vanguard":
+		err = serveVanguard(ctx, args[1:], stderr)
 	case "backend":
 		err = serveBackend(ctx, args[1:], stderr)
 	default:
