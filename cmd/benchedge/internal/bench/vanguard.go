@@ -33,7 +33,7 @@ func serveVanguard(ctx context.Context, args []string, stderr io.Writer) error {
 	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: *backend})
 	proxy.Transport = &http.Transport{Protocols: &protos}
 	svc := vanguard.NewService("/"+inventoryv1.InventoryService_ServiceDesc.ServiceName+"/", proxy,
-		vanguard.WithTargetProtocols(vanguard.ProtocolGRPC))
+		vanguard.WithTargetProtocols(vanguard.ProtocolGRPC), vanguard.WithTargetCodecs(vanguard.CodecProto))
 	t, err := vanguard.NewTranscoder([]*vanguard.Service{svc})
 	if err != nil {
 		return err
