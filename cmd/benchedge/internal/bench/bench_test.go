@@ -32,7 +32,7 @@ func TestEdgeHarnessSmoke(t *testing.T) {
 	}
 	dir := t.TempDir()
 	f := compareFlags{root: "../../../..", dir: dir, out: filepath.Join(dir, "out", "bench-edge"),
-		round: time.Second, rounds: 1, conns: 4, serial: 500 * time.Millisecond, open: 500 * time.Millisecond, vanguard: true}
+		round: 500 * time.Millisecond, rounds: 1, conns: 4, serial: 200 * time.Millisecond, open: 200 * time.Millisecond, vanguard: true}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
