@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -260,4 +263,34 @@ func counterValue(t *testing.T, sc *shedScope) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// BenchmarkShedRefusalHTTP is a refusal over a real keep-alive HTTP/1.1
+// connection: net/http's read, parse and write around the handler, the
+// cost that decides goodput under overload.
+func BenchmarkShedRefusalHTTP(b *testing.B) {
+	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h.srv.shed.edge.TryAcquire() // the one slot is taken: every request is refused
+	conn, err := net.Dial("tcp", strings.TrimPrefix(h.http.URL, "http://"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	req := []byte("GET /api/inventory/kb-1 HTTP/1.1\r\nHost: edge\r\nAuthorization: Bearer " + readerToken + "\r\n\r\n")
+	br := bufio.NewReader(conn)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := conn.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -37,9 +38,17 @@ func newBackend() *backend {
 // benchSKU is the item every benchmark request asks for.
 const benchSKU = "keyboard-001"
 
-func (b *backend) GetItem(_ context.Context, r *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+// holdSKU prefixes the SKUs whose GetItem answers only when the caller
+// gives up: the overload benchmark fills the edge's cap with them.
+const holdSKU = "hold-"
+
+func (b *backend) GetItem(ctx context.Context, r *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 	if it, ok := b.items[r.GetSku()]; ok {
 		return it, nil
+	}
+	if strings.HasPrefix(r.GetSku(), holdSKU) { // holds an edge slot until the caller gives up
+		<-ctx.Done()
+		return nil, status.FromContextError(ctx.Err()).Err()
 	}
 	return nil, status.Error(codes.NotFound, "no such item")
 }

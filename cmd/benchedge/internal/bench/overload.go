@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -68,7 +70,11 @@ type OverloadReport struct {
 	Machine     string  `json:"machine"`
 	MaxInFlight int     `json:"maxInFlight"`
 	CapacityRPS float64 `json:"capacityRps"`
-	Phases      []Phase `json:"phases"`
+	// RefusalCostRatio is the edge's CPU per refused request (shed-only:
+	// the cap held full, closed loop) over its CPU per served request
+	// (capacity), both saturated.
+	RefusalCostRatio float64 `json:"refusalCostRatio,omitempty"`
+	Phases           []Phase `json:"phases"`
 }
 
 // overload runs the load-shedding benchmark.
@@ -124,6 +130,22 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 	}
 	rep.CapacityRPS = capPhase.GoodputRPS
 	rep.Phases = append(rep.Phases, capPhase)
+	if f.maxInFlight > 0 && f.maxInFlight <= 100 { // within the upstream bulkhead, which would refuse more holds
+		release, err := fillCap(ctx, edgeURL, f.maxInFlight)
+		if err != nil {
+			release()
+			return err
+		}
+		p, err := phase("shed-only", attack{workers: f.workers, dur: f.closedDur})
+		release()
+		if err != nil {
+			return err
+		}
+		rep.Phases = append(rep.Phases, p)
+		if capPhase.SUTCPUus > 0 {
+			rep.RefusalCostRatio = round(p.SUTCPUus/capPhase.SUTCPUus, 3)
+		}
+	}
 	rates := []struct {
 		name string
 		mult float64
@@ -199,6 +221,8 @@ func startEdgeAndInventory(ctx context.Context, portico, dir, backend string, ma
 	for i, p := range ports[1:] {
 		cfg.Upstreams[i].Addresses = []string{addr(p)} // payment and order are not started: only /health uses them
 	}
+	// Long enough for the shed-only phase's held requests.
+	cfg.Upstreams[0].Timeout, cfg.Routes.MaxTimeout = 2*time.Minute, 2*time.Minute
 	cfg.Shed = gateway.ShedConfig{}
 	if maxInFlight != 0 {
 		cfg.Shed = gateway.ShedConfig{MaxInFlight: maxInFlight, MaxWait: maxWait}
@@ -219,8 +243,40 @@ func startEdgeAndInventory(ctx context.Context, portico, dir, backend string, ma
 	return edge, inv, url, waitHTTP(ctx, url+"/healthz/live", 20*time.Second)
 }
 
+// fillCap takes every slot of the edge's cap with requests the backend
+// holds, and waits until a probe is refused; release ends them.
+func fillCap(ctx context.Context, edgeURL string, n int) (release func(), err error) {
+	hctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	release = func() { cancel(); wg.Wait() }
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}}
+	for i := range n {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(hctx, http.MethodGet, edgeURL+"/api/inventory/"+holdSKU+strconv.Itoa(i), nil)
+			req.Header.Set("Authorization", "Bearer demo-read-token")
+			if resp, err := client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, edgeURL+"/api/inventory/"+benchSKU, nil)
+		req.Header.Set("Authorization", "Bearer demo-read-token")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusServiceUnavailable {
+				return release, nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return release, fmt.Errorf("the edge's cap of %d did not fill within 20s", n)
+}
+
 func writeOverloadTable(w io.Writer, rep OverloadReport) {
-	fmt.Fprintf(w, "capacity (closed loop): %.0f req/s; max_in_flight %d; %s; %s\n\n", rep.CapacityRPS, rep.MaxInFlight, rep.Machine, rep.Date)
+	fmt.Fprintf(w, "capacity (closed loop): %.0f req/s; max_in_flight %d; refusal/served CPU %.3f; %s; %s\n\n",
+		rep.CapacityRPS, rep.MaxInFlight, rep.RefusalCostRatio, rep.Machine, rep.Date)
 	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req | edge busy |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range rep.Phases {
