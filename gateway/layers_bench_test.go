@@ -44,10 +44,7 @@ func BenchmarkGetItem(b *testing.B) {
 }
 
 func BenchmarkAuthenticate(b *testing.B) {
-	toks, err := staticTokens(DevConfig(0).Auth.Tokens)
-	if err != nil {
-		b.Fatal(err)
-	}
+	toks := newHarness(b, setup{}).srv.auth // the dev profile's authenticator
 	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
 	req.Header.Set("Authorization", "Bearer "+readerToken)
 	b.ReportAllocs()

@@ -32,6 +32,8 @@ type Server struct {
 	log       *slog.Logger
 	auth      Authenticator
 	shed      *shedder // load shedding, the pipeline's first step
+	policy    *auth.Policy
+	cors      *cors
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
 	table     *route.Table
@@ -61,6 +63,9 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.nonces == nil { // the process's: a reload must not forget nonces
+		o.nonces = &auth.MemoryNonces{}
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -89,13 +94,8 @@ func (s *Server) build(o options) error {
 	if s.table, s.endpoints, err = buildRoutes(s.cfg, o.registrations); err != nil {
 		return err
 	}
-	if s.auth == nil {
-		if len(s.cfg.Auth.Tokens) == 0 {
-			s.log.Warn("no auth.tokens configured: every /api request will be 401")
-		}
-		if s.auth, err = staticTokens(s.cfg.Auth.Tokens); err != nil {
-			return err
-		}
+	if err = s.buildAccess(o); err != nil {
+		return err
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
@@ -111,14 +111,6 @@ func (s *Server) build(o options) error {
 		return fmt.Errorf("gateway: problem pages: %w", err)
 	}
 	return nil
-}
-
-func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
-	toks := make([]auth.Token, len(ts))
-	for i, t := range ts {
-		toks[i] = auth.Token{Token: t.Token, Subject: t.Subject, Role: t.Role}
-	}
-	return auth.NewTokens(toks)
 }
 
 // dial connects every upstream, registers the generated handlers on a new
