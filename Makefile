@@ -36,7 +36,7 @@ define openapi_finish
 $(GO) run ./cmd/openapigen -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json
 endef
 
-.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench fmt clean check-deploy promtool
+.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench bench-edge bench-overload fmt clean check-deploy promtool
 
 all: build
 
@@ -121,6 +121,21 @@ lint-openapi:
 ## bench: benchmarks with allocation counts
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-edge: the side-by-side harness (about 5 minutes): (a) direct gRPC,
+## (b) stock grpc-gateway, (c) vanguard-go, (d) the Portico edge in
+## production shape and (d0) with optional layers off, each alone on CPU 1
+## with GOMAXPROCS=1 against one in-memory backend; writes
+## var/bench-edge.{json,md,svg}
+bench-edge:
+	$(GO) run ./cmd/benchedge edge -out var/bench-edge $(EDGE_FLAGS)
+
+## bench-overload: load shedding's goodput benchmark (about 3 minutes): the
+## edge alone on CPU 1 (GOMAXPROCS=1), backend and generator on CPU 0;
+## closed-loop capacity, then open loop at 0.4x, 1x, 2x, 4x for 30 s each.
+## OVERLOAD_FLAGS passes more flags (-max-in-flight, -generator vegeta, ...)
+bench-overload:
+	$(GO) run ./cmd/benchedge overload -out var/bench-overload.json $(OVERLOAD_FLAGS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go' | grep -v '^gen/')

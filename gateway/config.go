@@ -58,6 +58,8 @@ type Config struct {
 	CORS CORSConfig `yaml:"cors,omitempty"`
 	// Telemetry configures tracing and log sampling; zero exports nothing.
 	Telemetry TelemetryConfig `yaml:"telemetry,omitempty"`
+	// Shed caps the requests in flight (load shedding, config_shed.go).
+	Shed ShedConfig `yaml:"shed,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

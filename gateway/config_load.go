@@ -77,6 +77,7 @@ func DevConfig(basePort int) Config {
 			{ID: "demo-app", Secret: "demo-app-secret-0001", Subject: "demo-app", Roles: []string{callmeta.RoleCustomer}},
 		}}},
 		CORS: CORSConfig{AllowedOrigins: []string{"http://localhost:3000"}},
+		Shed: ShedConfig{MaxInFlight: DevMaxInFlight},
 	}
 	return c.withDefaults()
 }
@@ -113,5 +114,6 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.Routes.MaxTimeout, DefaultMaxTimeout)
 	def(&c.Health.Timeout, DefaultHealthTimeout)
+	c.Shed = c.Shed.withDefaults()
 	return c
 }

@@ -50,6 +50,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		},
 		Routes: RoutesConfig{MaxBodyBytes: 1 << 20, MaxTimeout: 30 * time.Second},
 		Health: HealthConfig{Timeout: 300 * time.Millisecond},
+		Shed:   ShedConfig{MaxInFlight: 1024, MaxQueue: 64, RetryAfter: time.Second},
 	}
 	if d := cmp.Diff(want, c); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)

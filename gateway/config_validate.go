@@ -38,6 +38,7 @@ func (c Config) Validate() error {
 	c.CORS.validate(v)
 	c.Redis.validate(v)
 	c.Telemetry.validate(v)
+	c.Shed.validate(v)
 	return v.err()
 }
 

@@ -28,6 +28,10 @@
 // Every request runs through these steps in order; each rejection happens
 // before any upstream call:
 //
+//	shed         503 OVERLOADED + Retry-After over the in-flight caps (shed
+//	             section, shedding.go): /api only, before the body is read,
+//	             with no access line (one "shedding load" line a second)
+//	trace id     a valid W3C traceparent wins, else X-Trace-Id, else a new id (trace.go)
 //	trace        the server span: a valid W3C traceparent (and tracestate) is
 //	             continued, else X-Trace-Id names the trace, else a new one;
 //	             the edge decides sampling; traceparent on the answer (trace.go)

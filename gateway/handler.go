@@ -18,9 +18,15 @@ import (
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
-// serveHTTP is the edge's handler: trace id, then the operational endpoints,
-// the problem types' pages or the /api pipeline, then one access line and the metrics.
+// serveHTTP is the edge's handler: load shedding, trace id, then the
+// operational endpoints, the problem types' pages or the /api pipeline,
+// then one access line and the metrics.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	hold, ok := s.shed.admit(w, r)
+	if !ok {
+		return
+	}
+	defer hold.release()
 	ex := &exchange{start: time.Now(), route: "unmatched"}
 	ctx, span, id := s.startSpan(r)
 	ex.span, ex.traceID = span, id

@@ -34,6 +34,7 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	auth      Authenticator
+	shed      *shedder // load shedding, the pipeline's first step
 	policy    *auth.Policy
 	cors      *cors
 	registry  *prometheus.Registry
@@ -101,6 +102,9 @@ func (s *Server) build(o options) error {
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
+	}
+	if s.shed, err = newShedder(s.cfg.Shed, s.table, s.registry, s.log); err != nil {
+		return err
 	}
 	s.metrics.Init(s.knownRoutes(), problem.Catalogue())
 	tp := o.telemetry

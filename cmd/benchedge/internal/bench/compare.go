@@ -1,0 +1,479 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protojson"
+	"gopkg.in/yaml.v3"
+
+	"github.com/portico-gateway/portico/gateway"
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors"
+)
+
+// compareFlags are `benchedge edge`'s settings (make bench-edge).
+type compareFlags struct {
+	root, dir, portico, out string
+	round, serial, open     time.Duration
+	rounds, conns           int
+	vanguard                bool
+}
+
+func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
+	var f compareFlags
+	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.root, "root", ".", "the module root `DIR` to build from")
+	fs.StringVar(&f.dir, "dir", "", "work `DIR` (default: a new temporary directory)")
+	fs.StringVar(&f.portico, "portico", "", "a prebuilt portico `BINARY` (default: build ./cmd/portico)")
+	fs.StringVar(&f.out, "out", "", "write FILE.json, FILE.md and FILE.svg from this `FILE` prefix")
+	fs.DurationVar(&f.round, "round", 10*time.Second, "closed-loop round per system")
+	fs.IntVar(&f.rounds, "rounds", 3, "interleaved closed-loop rounds")
+	fs.IntVar(&f.conns, "conns", 64, "closed-loop concurrency")
+	fs.DurationVar(&f.serial, "serial", 5*time.Second, "serial (c=1) latency phase per system")
+	fs.DurationVar(&f.open, "open", 10*time.Second, "open-loop phase per system at 0.5x stock's throughput")
+	fs.BoolVar(&f.vanguard, "vanguard", true, "include vanguard-go (c)")
+	return f, fs.Parse(args)
+}
+
+// system is one system under test.
+type system struct {
+	Key, Name string
+	grpcAddr  string // (a): called over gRPC
+	url       string // the others: GET url
+	token     string
+	proc      *proc
+}
+
+// Round is one closed-loop round of one system, valid or not: a round
+// that fails a gate is reported with why, never dropped.
+type Round struct {
+	System   string  `json:"system"`
+	Round    int     `json:"round"`
+	RPS      float64 `json:"rps"`
+	CPUus    float64 `json:"cpuUsPerRequest"`
+	Busy     float64 `json:"sutBusy"`
+	StealPct float64 `json:"stealPct"`
+	Non2xx   int     `json:"non2xx"`
+	Valid    bool    `json:"valid"`
+	Why      string  `json:"why,omitempty"`
+}
+
+// Summary is one system's figures.
+type Summary struct {
+	Key         string    `json:"key"`
+	Name        string    `json:"name"`
+	RPS         []float64 `json:"rps"`
+	MedianRPS   float64   `json:"medianRps"`
+	MedianCPUus float64   `json:"medianCpuUsPerRequest"`
+	SerialP50us float64   `json:"serialP50us"`
+	SerialP99us float64   `json:"serialP99us"`
+	OpenRate    int       `json:"openRate"`
+	OpenP50ms   float64   `json:"openP50ms"`
+	OpenP99ms   float64   `json:"openP99ms"`
+	OpenNon2xx  int       `json:"openNon2xx"`
+	Equivalent  bool      `json:"equivalent"`
+	EquivNote   string    `json:"equivalenceNote,omitempty"`
+}
+
+// EdgeReport is make bench-edge's JSON output.
+type EdgeReport struct {
+	Date         string             `json:"date"`
+	Machine      string             `json:"machine"`
+	RoundSeconds float64            `json:"roundSeconds"`
+	Systems      []*Summary         `json:"systems"`
+	Rounds       []Round            `json:"rounds"`
+	Ratios       map[string]float64 `json:"ratios"`
+}
+
+func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) error {
+	dir := f.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "benchedge-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	portico := f.portico
+	if portico == "" {
+		var err error
+		if portico, err = goBuild(ctx, f.root, dir, "portico", "./cmd/portico", ""); err != nil {
+			return err
+		}
+	}
+	systems, procs, err := startSystems(ctx, dir, portico, f.vanguard)
+	defer func() {
+		for _, p := range procs {
+			p.stop()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	rep := EdgeReport{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), RoundSeconds: f.round.Seconds(),
+		Ratios: map[string]float64{}}
+	sums := map[string]*Summary{}
+	for _, s := range systems {
+		sum := &Summary{Key: s.Key, Name: s.Name}
+		sum.Equivalent, sum.EquivNote = equivalent(ctx, s)
+		sums[s.Key] = sum
+		rep.Systems = append(rep.Systems, sum)
+	}
+	for r := 1; r <= f.rounds; r++ { // interleaved: every system once per round
+		for _, s := range systems {
+			rd, err := closedRound(ctx, s, f, r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "%+v\n", rd)
+			rep.Rounds = append(rep.Rounds, rd)
+			sums[s.Key].RPS = append(sums[s.Key].RPS, rd.RPS)
+		}
+	}
+	for _, s := range systems {
+		sum := sums[s.Key]
+		sum.MedianRPS = median(sum.RPS)
+		var cpus []float64
+		for _, rd := range rep.Rounds {
+			if rd.System == s.Key {
+				cpus = append(cpus, rd.CPUus)
+			}
+		}
+		sum.MedianCPUus = median(cpus)
+		res, err := offer(ctx, s, 1, 0, f.serial)
+		if err != nil {
+			return err
+		}
+		sum.SerialP50us, sum.SerialP99us = quantileMs(res.Latency[200], .50)*1000, quantileMs(res.Latency[200], .99)*1000
+	}
+	if b := sums["b"]; b != nil && b.MedianRPS > 0 {
+		rate := int(b.MedianRPS / 2)
+		for _, s := range systems {
+			res, err := offer(ctx, s, f.conns, rate, f.open)
+			if err != nil {
+				return err
+			}
+			sum := sums[s.Key]
+			sum.OpenRate = rate
+			sum.OpenP50ms, sum.OpenP99ms = quantileMs(res.Latency[200], .50), quantileMs(res.Latency[200], .99)
+			for code, n := range res.Codes {
+				if code < 200 || code > 299 {
+					sum.OpenNon2xx += n
+				}
+			}
+			sum.OpenNon2xx += res.Unsent
+		}
+	}
+	ratios(&rep, sums)
+	writeCompareTable(stdout, rep)
+	if f.out == "" {
+		return nil
+	}
+	return writeCompareFiles(f.out, rep)
+}
+
+// startSystems starts the backends and every system under test on the
+// SUT CPU; only the one under load runs at a time.
+func startSystems(ctx context.Context, dir, portico string, withVanguard bool) ([]*system, []*proc, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	var procs []*proc
+	port := func() string {
+		p, _ := freePort()
+		return "127.0.0.1:" + strconv.Itoa(p)
+	}
+	run := func(name string, cpu int, solo bool, bin string, args ...string) (*proc, error) {
+		p, err := start(name, cpu, solo, filepath.Join(dir, name+".log"), bin, args...)
+		if err == nil {
+			procs = append(procs, p)
+		}
+		return p, err
+	}
+	backend, sutBackend := port(), port()
+	if _, err := run("backend", loadCPU, false, self, "backend", "-listen", backend); err != nil {
+		return nil, procs, err
+	}
+	a, err := run("direct", sutCPU, true, self, "backend", "-listen", sutBackend)
+	if err != nil {
+		return nil, procs, err
+	}
+	for _, addr := range []string{backend, sutBackend} {
+		if err := waitTCP(ctx, addr, 20*time.Second); err != nil {
+			return nil, procs, err
+		}
+	}
+	systems := []*system{{Key: "a", Name: "direct gRPC", grpcAddr: sutBackend, proc: a}}
+	path := "/api/inventory/" + benchSKU
+	stockAddr := port()
+	b, err := run("stock", sutCPU, true, self, "stock", "-listen", stockAddr, "-backend", backend)
+	if err != nil {
+		return nil, procs, err
+	}
+	systems = append(systems, &system{Key: "b", Name: "stock grpc-gateway", url: "http://" + stockAddr + path, proc: b})
+	if withVanguard {
+		vgAddr := port()
+		c, err := run("vanguard", sutCPU, true, self, "vanguard", "-listen", vgAddr, "-backend", backend)
+		if err != nil {
+			return nil, procs, err
+		}
+		systems = append(systems, &system{Key: "c", Name: "vanguard-go", url: "http://" + vgAddr + path, proc: c})
+	}
+	for _, v := range []struct {
+		key, name string
+		full      bool
+	}{{"d", "Portico edge (production shape)", true}, {"d0", "Portico edge (optional layers off)", false}} {
+		listen := port()
+		cfg := edgeConfig(listen, backend, port(), port(), v.full)
+		b, err := yaml.Marshal(cfg)
+		if err != nil {
+			return nil, procs, err
+		}
+		cfgPath := filepath.Join(dir, "gateway-"+v.key+".yaml")
+		if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
+			return nil, procs, err
+		}
+		level := "info"
+		if !v.full {
+			level = "error" // no access line
+		}
+		p, err := run("gateway-"+v.key, sutCPU, true, portico, "gateway", "--log-level="+level, "--config", cfgPath)
+		if err != nil {
+			return nil, procs, err
+		}
+		systems = append(systems, &system{Key: v.key, Name: v.name, url: "http://" + listen + path, token: "demo-read-token", proc: p})
+	}
+	for _, s := range systems[1:] {
+		if err := waitTCP(ctx, strings.TrimPrefix(strings.TrimSuffix(s.url, path), "http://"), 20*time.Second); err != nil {
+			return nil, procs, err
+		}
+	}
+	return systems, procs, nil
+}
+
+// edgeConfig is the edge's config for (d), every default layer on and its
+// access log to a file, or for (d0), whatever the config can turn off
+// turned off (no retries, no ejection, no health checking, no in-flight
+// cap); authentication, routing and the breaker and bulkhead stay.
+func edgeConfig(listen, inventory, payment, order string, full bool) gateway.Config {
+	cfg := gateway.DevConfig(43100)
+	cfg.Listen = listen
+	cfg.Upstreams[0].Addresses = []string{inventory}
+	cfg.Upstreams[1].Addresses = []string{payment} // not started: only /health would use them
+	cfg.Upstreams[2].Addresses = []string{order}
+	cfg.Shed = gateway.ShedConfig{MaxInFlight: gateway.DefaultMaxInFlight}
+	if !full {
+		off := false
+		cfg.Shed.MaxInFlight = -1
+		for i := range cfg.Upstreams {
+			cfg.Upstreams[i].Resilience = interceptors.Config{
+				Retry:       interceptors.RetryConfig{MaxAttempts: 1},
+				HealthCheck: interceptors.HealthCheckConfig{Enabled: &off},
+				Ejection:    interceptors.EjectionConfig{ConsecutiveFailures: -1},
+			}
+		}
+	}
+	return cfg
+}
+
+// closedRound runs one closed-loop round against s and checks the gates.
+func closedRound(ctx context.Context, s *system, f compareFlags, n int) (Round, error) {
+	st0 := readSteal(sutCPU)
+	c0, _ := s.proc.cpuTime()
+	res, err := offer(ctx, s, f.conns, 0, f.round)
+	if err != nil {
+		return Round{}, err
+	}
+	c1, _ := s.proc.cpuTime()
+	st1 := readSteal(sutCPU)
+	rd := Round{System: s.Key, Round: n}
+	total := 0
+	for code, k := range res.Codes {
+		total += k
+		if code < 200 || code > 299 {
+			rd.Non2xx += k
+		}
+	}
+	if total > 0 && res.Seconds > 0 {
+		rd.RPS = round1(float64(res.Codes[200]) / res.Seconds)
+		rd.CPUus = round1(float64((c1 - c0).Microseconds()) / float64(total))
+		rd.Busy = round(float64((c1-c0).Seconds())/res.Seconds, 2)
+	}
+	if tot := st1.total - st0.total; tot > 0 {
+		rd.StealPct = round(100*float64(st1.steal-st0.steal)/float64(tot), 1)
+	}
+	var why []string
+	if rd.Non2xx > 0 {
+		why = append(why, fmt.Sprintf("%d non-2xx", rd.Non2xx))
+	}
+	if rd.Busy < 0.9 {
+		why = append(why, fmt.Sprintf("SUT %.0f%% busy (< 90%%)", 100*rd.Busy))
+	}
+	if rd.StealPct >= 5 {
+		why = append(why, fmt.Sprintf("steal %.1f%% (>= 5%%)", rd.StealPct))
+	}
+	rd.Valid, rd.Why = len(why) == 0, strings.Join(why, "; ")
+	return rd, nil
+}
+
+func round1(x float64) float64 { return round(x, 1) }
+
+// offer runs the generator against s on the load CPU: closed loop with
+// conns when rate is 0, else open loop at rate.
+func offer(ctx context.Context, s *system, conns, rate int, dur time.Duration) (LoadResult, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return LoadResult{}, err
+	}
+	args := []string{"load", "-url", s.url, "-token", s.token}
+	if s.grpcAddr != "" {
+		args = []string{"grpcload", "-addr", s.grpcAddr}
+	}
+	args = append(args, "-conns", strconv.Itoa(conns), "-rate", strconv.Itoa(rate), "-duration", dur.String())
+	ctx, cancel := context.WithTimeout(ctx, dur+30*time.Second)
+	defer cancel()
+	argv := pinned(loadCPU, append([]string{self}, args...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return LoadResult{}, fmt.Errorf("%s: generator: %w", s.Name, err)
+	}
+	var res LoadResult
+	return res, json.Unmarshal(out, &res)
+}
+
+// equivalent fetches the item from s and compares it with the backend's
+// answer in protojson, zero values dropped on both sides (stock
+// grpc-gateway and Portico emit them, vanguard does not).
+func equivalent(ctx context.Context, s *system) (bool, string) {
+	want, _ := protojson.Marshal(newBackend().items[benchSKU])
+	var got []byte
+	if s.grpcAddr != "" {
+		cc, err := grpc.NewClient(s.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return false, err.Error()
+		}
+		defer cc.Close()
+		it, err := inventoryv1.NewInventoryServiceClient(cc).GetItem(ctx, &inventoryv1.GetItemRequest{Sku: benchSKU})
+		if err != nil {
+			return false, err.Error()
+		}
+		got, _ = protojson.Marshal(it)
+	} else {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+		if s.token != "" {
+			req.Header.Set("Authorization", "Bearer "+s.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer resp.Body.Close()
+		got, _ = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if resp.StatusCode != http.StatusOK {
+			return false, fmt.Sprintf("status %d: %s", resp.StatusCode, got)
+		}
+	}
+	var w, g any
+	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil {
+		return false, "not JSON: " + string(got)
+	}
+	if !jsonEqual(dropZero(w), dropZero(g)) {
+		return false, fmt.Sprintf("answer %s, want %s", got, want)
+	}
+	return true, ""
+}
+
+func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// dropZero removes zero values (0, "0", "", false, null, empty objects
+// and lists) from a decoded JSON value.
+func dropZero(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if e = dropZero(e); e != nil {
+				out[k] = e
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+		return x
+	case string:
+		if x == "" || x == "0" {
+			return nil
+		}
+	case float64:
+		if x == 0 {
+			return nil
+		}
+	case bool:
+		if !x {
+			return nil
+		}
+	}
+	return v
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// steal is the SUT CPU's steal and total jiffies from /proc/stat.
+type steal struct{ steal, total int64 }
+
+func readSteal(cpu int) steal {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return steal{}
+	}
+	prefix := "cpu" + strconv.Itoa(cpu) + " "
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, prefix) {
+			continue
+		}
+		var st steal
+		for i, fld := range strings.Fields(l)[1:] {
+			n, _ := strconv.ParseInt(fld, 10, 64)
+			if i < 8 { // user nice system idle iowait irq softirq steal
+				st.total += n
+			}
+			if i == 7 {
+				st.steal = n
+			}
+		}
+		return st
+	}
+	return steal{}
+}

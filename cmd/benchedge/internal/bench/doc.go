@@ -1,0 +1,29 @@
+// Package bench is benchedge's harness: it builds the binaries, starts the
+// system under test as real processes on free loopback ports, pins it
+// alone to one CPU with GOMAXPROCS=1 (the load generator and the backend
+// share the other CPU), drives it with a load generator and reports
+// figures as JSON and a markdown table.
+//
+// edge (make bench-edge) puts (a) direct gRPC to the in-memory backend,
+// (b) stock grpc-gateway with its default mux and no middleware, (c)
+// vanguard-go, (d) the Portico edge in production shape (auth, breaker,
+// retries, bulkhead, metrics, in-flight cap, access log to a file) and
+// (d0) the edge with what its config can turn off turned off, side by
+// side: an equivalence check of the answers first, then interleaved
+// closed-loop rounds (c=64) with CPU per request from /proc and validity
+// gates (no non-2xx, SUT at least 90% busy, steal under 5%; a failing
+// round is marked, never dropped), serial latency (c=1) and an open-loop
+// phase at half stock's throughput. It writes JSON, a markdown table of
+// ratios and an SVG chart.
+//
+// overload (issue 10, load shedding) measures the edge's closed-loop
+// capacity for GET /api/inventory/{sku} against the real inventory
+// service, then offers open-loop load (vegeta, pinned in tools/go.mod) at
+// a low rate and at 1x, 2x and 4x that capacity (the lean generator of
+// `benchedge load`, or vegeta), and reports per rate the
+// goodput (2xx a second), the admitted (2xx) p50/p99, the shed (503) p99
+// and the edge's CPU per request from /proc.
+//
+// The harness only sends load to loopback, and every phase is bounded in
+// time; the processes it starts are stopped when it returns.
+package bench

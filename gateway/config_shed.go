@@ -1,0 +1,105 @@
+package gateway
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of the shed section.
+const (
+	// DefaultMaxInFlight caps the /api requests one edge works on at once
+	// when the config sets no cap.
+	DefaultMaxInFlight = 1024
+	// DevMaxInFlight is the dev profile's cap: a laptop's edge serves
+	// thousands of requests a second per core at well under a millisecond
+	// each, so 64 in flight is ample for any interactive use, and under an
+	// overload it keeps the requests it admits quick (make bench-overload).
+	DevMaxInFlight = 64
+	// DefaultShedQueue bounds the requests waiting for a slot at once when
+	// shed.max_wait is set and shed.max_queue is not.
+	DefaultShedQueue = 64
+	// DefaultShedRetryAfter is the Retry-After of a shed answer.
+	DefaultShedRetryAfter = time.Second
+)
+
+// ShedConfig caps the /api requests the edge works on at once (load
+// shedding). Excess is answered at once, before its body is read or it is
+// logged, with 503 OVERLOADED and Retry-After. The operational endpoints
+// (/health, /healthz/*, /metrics, /openapi.json, /problems) are never
+// shed, so probes and scrapes see the truth during an overload.
+type ShedConfig struct {
+	// MaxInFlight caps concurrent /api requests at this edge. Zero means
+	// DefaultMaxInFlight; negative means no cap. A cap above what the
+	// edge's CPUs serve within the latency you want only lets requests
+	// queue inside the edge: set it to about the edge's throughput times
+	// its unloaded latency, with room to spare.
+	MaxInFlight int `yaml:"max_in_flight,omitempty"`
+	// MaxWait is how long a request may wait for a slot when none is free,
+	// never longer than its own Grpc-Timeout. Zero means no wait: excess
+	// is shed at once (the default, and the fastest refusal).
+	MaxWait time.Duration `yaml:"max_wait,omitempty"`
+	// MaxQueue bounds the requests waiting for a slot at once, per cap;
+	// beyond it excess is shed at once. Zero means DefaultShedQueue;
+	// negative means nobody waits. Used only with MaxWait.
+	MaxQueue int `yaml:"max_queue,omitempty"`
+	// RetryAfter is the Retry-After of a shed answer, rounded up to whole
+	// seconds. Zero means DefaultShedRetryAfter.
+	RetryAfter time.Duration `yaml:"retry_after,omitempty"`
+	// Groups cap route groups on top of the edge's cap, so that one kind
+	// of traffic (catalogue reads) cannot take every slot from another
+	// (order writes). A route belongs to at most one group.
+	Groups []ShedGroupConfig `yaml:"groups,omitempty"`
+}
+
+// ShedGroupConfig is one route group's in-flight cap.
+type ShedGroupConfig struct {
+	// Name labels the group in metrics and logs: 1-32 characters of
+	// [a-z0-9-], starting with a letter. Required, unique.
+	Name string `yaml:"name"`
+	// Routes select the group's routes as routes.overrides keys do:
+	// "METHOD /path/template", "/path/template" or an RPC's full name.
+	// Required; each must select a route.
+	Routes []string `yaml:"routes"`
+	// MaxInFlight caps the group's concurrent requests. Required,
+	// positive.
+	MaxInFlight int `yaml:"max_in_flight"`
+}
+
+func (c ShedConfig) withDefaults() ShedConfig {
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.MaxQueue == 0 {
+		c.MaxQueue = DefaultShedQueue
+	}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = DefaultShedRetryAfter
+	}
+	return c
+}
+
+func (c ShedConfig) validate(v *validator) {
+	v.nonNegative("shed.max_wait", c.MaxWait)
+	v.nonNegative("shed.retry_after", c.RetryAfter)
+	seen := map[string]int{}
+	for i, g := range c.Groups {
+		p := fmt.Sprintf("shed.groups[%d]", i)
+		if !validName(g.Name) {
+			v.add(p+".name", "want 1-32 characters of [a-z0-9-] starting with a letter, got %q", g.Name)
+		} else if j, dup := seen[g.Name]; dup {
+			v.add(p+".name", "%q is also shed.groups[%d]", g.Name, j)
+		}
+		seen[g.Name] = i
+		if len(g.Routes) == 0 {
+			v.add(p+".routes", "at least one route is required")
+		}
+		for j, k := range g.Routes {
+			if _, err := parseSelector(k); err != nil {
+				v.add(fmt.Sprintf("%s.routes[%d]", p, j), "%v", err)
+			}
+		}
+		if g.MaxInFlight < 1 {
+			v.add(p+".max_in_flight", "must be positive, got %d", g.MaxInFlight)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/problem"
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/logging"
+)
+
+// Per-layer micro-benchmarks of the edge's request path (issue 13): run
+// with -benchmem and compare runs with benchstat. Route matching and JSON
+// have theirs in packages route and jsonwire, the client chain in
+// interceptors.
+
+// BenchmarkGetItem is one GET /api/inventory/{sku} through the whole edge
+// to a stub on loopback TCP.
+func BenchmarkGetItem(b *testing.B) {
+	h := newHarness(b, setup{})
+	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
+	}
+	h.srv.log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	handler := h.srv.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	req.Header.Set("Authorization", "Bearer "+readerToken)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+func BenchmarkAuthenticate(b *testing.B) {
+	toks := newHarness(b, setup{}).srv.auth // the dev profile's authenticator
+	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	req.Header.Set("Authorization", "Bearer "+readerToken)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := toks.Authenticate(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkProblemWrite(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		p := problem.New(problem.CodeNotFound, "No item kb-1.")
+		p.Instance, p.TraceID = "/api/inventory/kb-1", "4bf92f3577b34da6a3ce929d0e0e4736"
+		p.Write(httptest.NewRecorder())
+	}
+}
+
+func BenchmarkAccessLog(b *testing.B) {
+	s := &Server{log: logging.New(io.Discard, "gateway", slog.LevelInfo)}
+	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	ex := &exchange{traceID: "4bf92f3577b34da6a3ce929d0e0e4736", route: "/api/inventory/{sku}", upstream: "inventory"}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.logAccess(req, ex, http.StatusOK, 1200*time.Microsecond)
+	}
+}
+
+func BenchmarkMetricsRequest(b *testing.B) {
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Request(metrics.Answer{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory", Status: http.StatusOK, Duration: 1200 * time.Microsecond})
+	}
+}
+
+func BenchmarkShedAdmit(b *testing.B) {
+	h := newHarness(b, setup{})
+	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		hold, ok := h.srv.shed.admit(nil, req)
+		if !ok {
+			b.Fatal("shed")
+		}
+		hold.release()
+	}
+}

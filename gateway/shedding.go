@@ -1,0 +1,222 @@
+package gateway
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/portico-gateway/portico/gateway/deadline"
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/internal/traceid"
+	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/shed"
+)
+
+// edgeScope labels the edge's own cap in metrics and logs; a route group's
+// cap is labelled with the group's name.
+const edgeScope = "edge"
+
+// shedLogEvery spaces the "shedding load" lines: one line per interval
+// counts the refusals since the last, so an overload cannot make logging
+// its own bottleneck.
+const shedLogEvery = time.Second
+
+// shedder is the pipeline's first step, load shedding (ShedConfig). It
+// is built from the config alone and holds no per-request state beyond its
+// limiters' counters.
+type shedder struct {
+	edge       *shed.Limiter // nil: no cap
+	groups     map[*route.Route]*shedScope
+	table      *route.Table
+	wait       time.Duration
+	retryAfter int // whole seconds
+	edgeScope  *shedScope
+	log        *slog.Logger
+	lastLog    atomic.Int64 // unix nanoseconds of the last "shedding load" line
+	unlogged   atomic.Int64 // refusals since that line
+}
+
+// shedScope is one cap: the edge's or a route group's.
+type shedScope struct {
+	name string
+	lim  *shed.Limiter
+	shed prometheus.Counter
+}
+
+// shedHold is what an admitted request holds; release gives it back.
+type shedHold struct{ edge, group *shed.Limiter }
+
+func (h shedHold) release() {
+	if h.group != nil {
+		h.group.Release()
+	}
+	if h.edge != nil {
+		h.edge.Release()
+	}
+}
+
+// newShedder builds the shedder of cfg (defaults applied) over the route
+// table, and registers its metrics: portico_gateway_shed_total{scope}
+// counts refusals and portico_gateway_in_flight{scope} the requests held.
+func newShedder(cfg ShedConfig, table *route.Table, reg prometheus.Registerer, log *slog.Logger) (*shedder, error) {
+	queue := cfg.MaxQueue
+	if cfg.MaxWait <= 0 {
+		queue = 0
+	}
+	sh := &shedder{table: table, wait: cfg.MaxWait, retryAfter: wholeSeconds(cfg.RetryAfter), log: log,
+		groups: map[*route.Route]*shedScope{}}
+	shedTotal := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "portico_gateway_shed_total",
+		Help: "Requests refused with 503 OVERLOADED by an in-flight cap, by scope (edge or route group).",
+	}, []string{"scope"})
+	if err := reg.Register(shedTotal); err != nil {
+		return nil, fmt.Errorf("gateway: shed metrics: %w", err)
+	}
+	scope := func(name string, n int) (*shedScope, error) {
+		lim, err := shed.New(n, queue)
+		if err != nil {
+			return nil, err
+		}
+		g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "portico_gateway_in_flight", Help: "Requests in flight under a cap, by scope (edge or route group).",
+			ConstLabels: prometheus.Labels{"scope": name},
+		}, func() float64 { return float64(lim.InFlight()) })
+		if err := reg.Register(g); err != nil {
+			return nil, fmt.Errorf("gateway: shed metrics: %w", err)
+		}
+		return &shedScope{name: name, lim: lim, shed: shedTotal.WithLabelValues(name)}, nil
+	}
+	var err error
+	if cfg.MaxInFlight > 0 {
+		if sh.edgeScope, err = scope(edgeScope, cfg.MaxInFlight); err != nil {
+			return nil, err
+		}
+		sh.edge = sh.edgeScope.lim
+	}
+	for i, gc := range cfg.Groups {
+		g, err := scope(gc.Name, gc.MaxInFlight)
+		if err != nil {
+			return nil, err
+		}
+		if err := sh.assign(fmt.Sprintf("shed.groups[%d]", i), gc, g); err != nil {
+			return nil, err
+		}
+	}
+	return sh, nil
+}
+
+// assign maps every route gc selects to g; a route in two groups is an
+// error.
+func (sh *shedder) assign(path string, gc ShedGroupConfig, g *shedScope) error {
+	for _, key := range gc.Routes {
+		sel, err := parseSelector(key)
+		if err != nil {
+			return fmt.Errorf("gateway config: %s: %w", path, err)
+		}
+		n := 0
+		for _, rt := range sh.table.Routes() {
+			if !sel.selects(rt) {
+				continue
+			}
+			n++
+			if prev, dup := sh.groups[rt]; dup && prev != g {
+				return fmt.Errorf("gateway config: %s: %s is in group %q already", path, rt.Key(), prev.name)
+			}
+			sh.groups[rt] = g
+		}
+		if n == 0 {
+			return fmt.Errorf("gateway config: %s: %q selects no route", path, key)
+		}
+	}
+	return nil
+}
+
+// admit takes the request's slots, the edge's and its route group's, or
+// answers 503 OVERLOADED itself and reports false. It runs before anything
+// else looks at the request: it reads no body, logs no line per refusal
+// and, on the cheap path, allocates nothing.
+func (sh *shedder) admit(w http.ResponseWriter, r *http.Request) (shedHold, bool) {
+	if !isAPIPath(r.URL.Path) {
+		return shedHold{}, true
+	}
+	var h shedHold
+	if sh.edge != nil {
+		if !sh.acquire(r, sh.edge) {
+			sh.refuse(w, r, sh.edgeScope)
+			return shedHold{}, false
+		}
+		h.edge = sh.edge
+	}
+	if len(sh.groups) > 0 {
+		if rt, _ := sh.table.Match(r.Method, r.URL.Path); rt != nil {
+			if g := sh.groups[rt]; g != nil {
+				if !sh.acquire(r, g.lim) {
+					h.release()
+					sh.refuse(w, r, g)
+					return shedHold{}, false
+				}
+				h.group = g.lim
+			}
+		}
+	}
+	return h, true
+}
+
+// acquire takes a slot of lim, waiting up to the configured wait but never
+// beyond the client's own Grpc-Timeout.
+func (sh *shedder) acquire(r *http.Request, lim *shed.Limiter) bool {
+	if lim.TryAcquire() {
+		return true
+	}
+	if sh.wait <= 0 {
+		return false
+	}
+	wait := sh.wait
+	if v := r.Header.Get("Grpc-Timeout"); v != "" {
+		if d, err := deadline.ParseTimeout(v); err == nil {
+			wait = min(wait, d)
+		}
+	}
+	return lim.Acquire(r.Context(), wait) == nil
+}
+
+// refuse answers 503 OVERLOADED with Retry-After, counts the refusal and
+// logs at most one line per shedLogEvery.
+func (sh *shedder) refuse(w http.ResponseWriter, r *http.Request, sc *shedScope) {
+	sc.shed.Inc()
+	traceID, ok := traceid.Choose(single(r, traceHeader), single(r, traceid.TraceparentKey))
+	if !ok {
+		traceID = traceid.New() // a refusal starts no span: an id is enough
+	}
+	w.Header().Set(traceHeader, traceID)
+	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) {
+		closeAfter(w) // the unread body's framing is not to be trusted (closeAfter)
+	}
+	detail := "The gateway is at its limit of requests in flight; the request was not started."
+	if sc.name != edgeScope {
+		detail = "The gateway is at its limit of requests in flight for the " + sc.name + " routes; the request was not started."
+	}
+	p := problem.New(problem.CodeOverloaded, detail)
+	p.Instance, p.TraceID, p.RetryAfter = r.URL.EscapedPath(), traceID, sh.retryAfter
+	p.Write(w)
+	sh.unlogged.Add(1)
+	now := time.Now().UnixNano()
+	if last := sh.lastLog.Load(); now-last >= int64(shedLogEvery) && sh.lastLog.CompareAndSwap(last, now) {
+		sh.log.Warn("shedding load", "scope", sc.name, "shed", sh.unlogged.Swap(0),
+			"maxInFlight", sc.lim.Max(), "traceId", traceID)
+	}
+}
+
+func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
+
+// wholeSeconds rounds d up to whole seconds, at least 1 (Retry-After takes
+// whole seconds, RFC 9110 section 10.2.3).
+func wholeSeconds(d time.Duration) int {
+	s := int((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
