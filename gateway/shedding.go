@@ -12,9 +12,9 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/deadline"
 	"github.com/portico-gateway/portico/gateway/problem"
-	"github.com/portico-gateway/portico/internal/traceid"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/shed"
+	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // edgeScope labels the edge's own cap in metrics and logs; a route group's
