@@ -5,6 +5,10 @@
 // Every service runs the same unary server chain, built by Chain (see there
 // for the order).
 //
+// Every call but health and reflection needs a verified identity
+// (Config.Identity, package interceptors/identity); a plaintext caller
+// without one gets UNAUTHENTICATED, never a handshake failure.
+//
 // Health (grpc.health.v1) reports SERVING while Config.Ready succeeds,
 // NOT_SERVING when it fails and from the moment shutdown begins.
 package grpcserver
@@ -27,6 +31,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
 // Config configures a Server. The zero value of every optional field has the
@@ -50,6 +55,10 @@ type Config struct {
 	// ShutdownGrace bounds how long in-flight calls may finish after
 	// shutdown begins before they are cut. Zero means 10s.
 	ShutdownGrace time.Duration
+	// Identity verifies each call's identity assertion (see Chain). nil
+	// verifies nothing: every call but health and reflection is
+	// UNAUTHENTICATED, so a service started without keys fails closed.
+	Identity *identity.Verifier
 	// Faults injects faults into matching calls (see Chain). Empty means
 	// none: production processes never set it.
 	Faults faults.Rules
@@ -82,6 +91,9 @@ func New(cfg Config) (*Server, error) {
 	setDefaults(&cfg)
 	g := grpc.NewServer(
 		grpc.ChainUnaryInterceptor(unary(Chain(cfg))...),
+		// Portico's APIs are unary; a stream other than reflection or a
+		// health watch needs an identity too.
+		grpc.ChainStreamInterceptor(identity.StreamServerInterceptor(cfg.Identity)),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(4<<20),
 		grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams),

@@ -10,6 +10,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 )
 
@@ -30,6 +31,9 @@ type Config struct {
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
+	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
+	// every call but health and reflection.
+	Identity *identity.Verifier
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -84,6 +88,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Service:    inventoryv1.InventoryService_ServiceDesc.ServiceName,
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
+		Identity:   cfg.Identity,
 		Faults:     cfg.Faults,
 		Background: []func(context.Context){grpcserver.Every(cfg.SweepInterval, svc.sweep)},
 	})

@@ -14,6 +14,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 )
 
@@ -32,6 +33,11 @@ type Config struct {
 	Inventory grpc.ClientConnInterface
 	// Payment is the connection to the payment service. Required.
 	Payment grpc.ClientConnInterface
+	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
+	// every call but health and reflection. The calls to Inventory and
+	// Payment carry the service's own identity: the caller dials them with
+	// interceptors.WithIdentity and a Minter made identity.WithService.
+	Identity *identity.Verifier
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -88,6 +94,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Service:    orderv1.OrderService_ServiceDesc.ServiceName,
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
+		Identity:   cfg.Identity,
 		Faults:     cfg.Faults,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})

@@ -8,6 +8,7 @@ import (
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 )
 
@@ -27,6 +28,9 @@ type Config struct {
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
+	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
+	// every call but health and reflection.
+	Identity *identity.Verifier
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -65,10 +69,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service: paymentv1.PaymentService_ServiceDesc.ServiceName,
-		Logger:  cfg.Logger,
-		Ready:   store.Ping,
-		Faults:  cfg.Faults,
+		Service:  paymentv1.PaymentService_ServiceDesc.ServiceName,
+		Logger:   cfg.Logger,
+		Ready:    store.Ping,
+		Identity: cfg.Identity,
+		Faults:   cfg.Faults,
 	})
 	if err != nil {
 		return err
