@@ -54,6 +54,8 @@ type Config struct {
 	Health HealthConfig `yaml:"health,omitempty"`
 	// Redis, when set, is where edge instances share state.
 	Redis RedisConfig `yaml:"redis,omitempty"`
+	// Identity, when set, signs the principal for each upstream call.
+	Identity IdentityConfig `yaml:"identity,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

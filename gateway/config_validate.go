@@ -38,6 +38,7 @@ func (c Config) Validate() error {
 	c.validateRoutes(v)
 	c.validateTokens(v)
 	c.Redis.validate(v)
+	c.Identity.validate(v)
 	return v.err()
 }
 

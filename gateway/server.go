@@ -21,6 +21,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/internal/logging"
 )
@@ -31,6 +32,7 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	auth      Authenticator
+	identity  *identity.Minter // nil: plain principal metadata (no identity section)
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
 	table     *route.Table
@@ -95,6 +97,12 @@ func (s *Server) build(o options) error {
 		if s.auth, err = staticTokens(s.cfg.Auth.Tokens); err != nil {
 			return err
 		}
+	}
+	if s.identity, err = s.cfg.Identity.minter(); err != nil {
+		return fmt.Errorf("gateway: identity: %w", err)
+	}
+	if s.identity == nil {
+		s.log.Warn("no identity section: upstream calls carry the principal as plain metadata, which Portico's services refuse")
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)

@@ -33,7 +33,7 @@ func NewMinter(keys *Keys, opts ...Option) (*Minter, error) {
 // SetKeys replaces the ring (rotation): later assertions are signed with
 // its first key.
 func (m *Minter) SetKeys(keys *Keys) {
-	if keys != nil {
+	if m != nil && keys != nil {
 		m.keys.Store(keys)
 	}
 }
@@ -77,7 +77,7 @@ func NewVerifier(keys *Keys, audience string, opts ...Option) (*Verifier, error)
 
 // SetKeys replaces the ring (rotation).
 func (v *Verifier) SetKeys(keys *Keys) {
-	if keys != nil {
+	if v != nil && keys != nil {
 		v.keys.Store(keys)
 	}
 }

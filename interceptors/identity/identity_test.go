@@ -139,7 +139,7 @@ func TestParseKeys(t *testing.T) {
 		wantErr bool
 	}{
 		{"one", k1.String(), []string{"k1"}, false},
-		{"two lines with comment", "# ring\n" + k1.String() + "\n\n" + k2.String() + "\n", []string{"k1", "k2"}, false},
+		{"two lines with comment", "# ring; rotated monthly\n" + k1.String() + "\n\n" + k2.String() + "\n", []string{"k1", "k2"}, false},
 		{"semicolons", k1.String() + ";" + k2.String(), []string{"k1", "k2"}, false},
 		{"url alphabet", "k3 " + strings.Repeat("-_", 22), []string{"k3"}, false},
 		{"empty", "", nil, true},

@@ -100,22 +100,29 @@ func NewKeys(keys ...Key) (*Keys, error) {
 // separate lines or separated by ';', each "ID SECRET [NOT-AFTER]" with the
 // secret in base64 (standard or URL alphabet, padded or not) and NOT-AFTER
 // in RFC 3339. The first entry signs. Blank entries and lines starting with
-// '#' are skipped. Errors never quote a secret.
+// '#' (comments, which may hold ';') are skipped. Errors never quote a secret.
 func ParseKeys(text string) (*Keys, error) {
 	if len(text) > 64<<10 {
 		return nil, errors.New("identity: keys text is larger than 64 KiB")
 	}
 	var keys []Key
-	for n, entry := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == ';' }) {
-		entry = strings.TrimSpace(entry)
-		if entry == "" || strings.HasPrefix(entry, "#") {
+	for n, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
-		k, err := parseKey(entry)
-		if err != nil {
-			return nil, fmt.Errorf("identity: keys entry %d: %w", n+1, err)
+		for entry := range strings.SplitSeq(line, ";") {
+			if entry = strings.TrimSpace(entry); entry == "" {
+				continue
+			}
+			k, err := parseKey(entry)
+			if err != nil {
+				return nil, fmt.Errorf("identity: keys line %d: %w", n+1, err)
+			}
+			if len(keys) == MaxKeys {
+				return nil, fmt.Errorf("identity: more than %d keys", MaxKeys)
+			}
+			keys = append(keys, k)
 		}
-		keys = append(keys, k)
 	}
 	return NewKeys(keys...)
 }

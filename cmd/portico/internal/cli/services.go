@@ -8,6 +8,7 @@ import (
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
 	"github.com/portico-gateway/portico/services/payment"
@@ -26,17 +27,20 @@ type service struct {
 	listen, db string
 	logger     *slog.Logger
 	faults     faults.Rules
+	keys       serviceKeys
 }
 
 // parseService parses a service's common flags (--listen, --db, --faults,
-// --log-level) plus any extra ones, and builds its logger and fault rules.
+// --identity-keys, --log-level) plus any extra ones, and builds its logger,
+// fault rules and identity keys.
 func parseService(e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
 	fs, lvl := newFlags(name)
 	var s service
-	var spec string
+	var spec, keysFile string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
 	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database `PATH`")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
+	fs.StringVar(&keysFile, "identity-keys", "", identityFlagUsage)
 	if extra != nil {
 		extra(fs)
 	}
@@ -47,8 +51,21 @@ func parseService(e env, name, listen string, args []string, extra func(*flagSet
 	if s.logger, err = newLogger(e, name, *lvl); err != nil {
 		return s, err
 	}
-	s.faults, err = parseFaults(spec)
+	if s.faults, err = parseFaults(spec); err != nil {
+		return s, err
+	}
+	s.keys, err = loadServiceKeys(keysFile, s.logger)
 	return s, err
+}
+
+// verifier returns the service's identity verifier and starts its key
+// watch, which ends with ctx.
+func (s service) verifier(ctx context.Context, serviceName string) (*identity.Verifier, error) {
+	v, err := s.keys.verifier(serviceName)
+	if err == nil && v != nil {
+		go s.keys.watch(ctx, v)
+	}
+	return v, err
 }
 
 func runInventory(ctx context.Context, e env, args []string) error {
@@ -56,7 +73,11 @@ func runInventory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
+	v, err := s.verifier(ctx, "portico.inventory.v1.InventoryService")
+	if err != nil {
+		return err
+	}
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -64,7 +85,11 @@ func runPayment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
+	v, err := s.verifier(ctx, "portico.payment.v1.PaymentService")
+	if err != nil {
+		return err
+	}
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
@@ -78,18 +103,31 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger)
+	v, err := s.verifier(ctx, "portico.order.v1.OrderService")
+	if err != nil {
+		return err
+	}
+	// The order service calls inventory and payment as itself, on behalf
+	// of the customer whose call it serves.
+	m, err := s.keys.minter("order")
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		go s.keys.watch(ctx, m)
+	}
+	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger, m)
 	if err != nil {
 		return fmt.Errorf("--inventory: %w", err)
 	}
 	defer inv.Close()
-	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger)
+	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger, m)
 	if err != nil {
 		return fmt.Errorf("--payment: %w", err)
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 	})
 }

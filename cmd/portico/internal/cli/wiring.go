@@ -9,6 +9,7 @@ import (
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
 type flagSet = flag.FlagSet
@@ -30,8 +31,8 @@ func parseFaults(spec string) (faults.Rules, error) {
 // bulkhead, breaker, retry, balancing with ejection, health checking; see
 // interceptors.Layers), with timeout for every call. addr is host:port, a
 // comma-separated list of instances, or a gRPC target such as
-// dns:///inventory:43101.
-func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger) (*interceptors.Upstream, error) {
+// dns:///inventory:43101. Calls carry an identity minted by m (nil: none).
+func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, m *identity.Minter) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
 	if list := strings.Split(addr, ","); interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection
@@ -39,5 +40,9 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 		cfg.Target = addr // e.g. dns:///inventory:43101
 	}
 	cfg.HealthCheck = interceptors.HealthCheckConfig{Enabled: new(true), Service: healthService}
-	return interceptors.NewUpstream("", interceptors.WithConfig(cfg), interceptors.WithLogger(l))
+	opts := []interceptors.Option{interceptors.WithConfig(cfg), interceptors.WithLogger(l)}
+	if m != nil {
+		opts = append(opts, interceptors.WithIdentity(m))
+	}
+	return interceptors.NewUpstream("", opts...)
 }
