@@ -15,6 +15,7 @@ package grpcserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,6 +25,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
@@ -59,6 +61,10 @@ type Config struct {
 	// verifies nothing: every call but health and reflection is
 	// UNAUTHENTICATED, so a service started without keys fails closed.
 	Identity *identity.Verifier
+	// TLS, when set, serves TLS (or mTLS, with ClientCAs) instead of
+	// plaintext (package tlsconfig builds it from files). nil means
+	// plaintext.
+	TLS *tls.Config
 	// Faults injects faults into matching calls (see Chain). Empty means
 	// none: production processes never set it.
 	Faults faults.Rules
@@ -89,7 +95,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("grpcserver: ReadyInterval, MaxRecvMsgSize and ShutdownGrace must not be negative")
 	}
 	setDefaults(&cfg)
-	g := grpc.NewServer(
+	g := grpc.NewServer(append(serverOptions(cfg),
 		grpc.ChainUnaryInterceptor(unary(Chain(cfg))...),
 		// Portico's APIs are unary; a stream other than reflection or a
 		// health watch needs an identity too.
@@ -99,11 +105,19 @@ func New(cfg Config) (*Server, error) {
 		grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
-	)
+	)...)
 	h := health.NewServer()
 	healthpb.RegisterHealthServer(g, h)
 	reflection.Register(g)
 	return &Server{cfg: cfg, grpc: g, health: h}, nil
+}
+
+// serverOptions returns the transport credentials: TLS when configured.
+func serverOptions(cfg Config) []grpc.ServerOption {
+	if cfg.TLS == nil {
+		return nil
+	}
+	return []grpc.ServerOption{grpc.Creds(credentials.NewTLS(cfg.TLS))}
 }
 
 func setDefaults(c *Config) {

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,6 +35,9 @@ type Config struct {
 	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
 	// every call but health and reflection.
 	Identity *identity.Verifier
+	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
+	// means plaintext.
+	TLS *tls.Config
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -89,6 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
 		Identity:   cfg.Identity,
+		TLS:        cfg.TLS,
 		Faults:     cfg.Faults,
 		Background: []func(context.Context){grpcserver.Every(cfg.SweepInterval, svc.sweep)},
 	})

@@ -2,6 +2,7 @@ package order
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -38,6 +39,9 @@ type Config struct {
 	// Payment carry the service's own identity: the caller dials them with
 	// interceptors.WithIdentity and a Minter made identity.WithService.
 	Identity *identity.Verifier
+	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
+	// means plaintext.
+	TLS *tls.Config
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -95,6 +99,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
 		Identity:   cfg.Identity,
+		TLS:        cfg.TLS,
 		Faults:     cfg.Faults,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})

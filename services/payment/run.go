@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -31,6 +32,9 @@ type Config struct {
 	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
 	// every call but health and reflection.
 	Identity *identity.Verifier
+	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
+	// means plaintext.
+	TLS *tls.Config
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -73,6 +77,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:   cfg.Logger,
 		Ready:    store.Ping,
 		Identity: cfg.Identity,
+		TLS:      cfg.TLS,
 		Faults:   cfg.Faults,
 	})
 	if err != nil {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/tlsconfig"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
 	"github.com/portico-gateway/portico/services/payment"
@@ -28,6 +31,9 @@ type service struct {
 	logger     *slog.Logger
 	faults     faults.Rules
 	keys       serviceKeys
+	tls        *tls.Config // nil: plaintext
+	tlsCert    string      // the pair also serves as the order service's client certificate
+	tlsKey     string
 }
 
 // parseService parses a service's common flags (--listen, --db, --faults,
@@ -36,11 +42,14 @@ type service struct {
 func parseService(e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
 	fs, lvl := newFlags(name)
 	var s service
-	var spec, keysFile string
+	var spec, keysFile, clientCA string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
 	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database `PATH`")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	fs.StringVar(&keysFile, "identity-keys", "", identityFlagUsage)
+	fs.StringVar(&s.tlsCert, "tls-cert", "", "serve TLS with this certificate `FILE` (PEM; with --tls-key; reloaded when it changes); empty means plaintext")
+	fs.StringVar(&s.tlsKey, "tls-key", "", "private key `FILE` (PEM) of --tls-cert")
+	fs.StringVar(&clientCA, "client-ca", "", "require client certificates signed by the CAs in `FILE` (mTLS; needs --tls-cert)")
 	if extra != nil {
 		extra(fs)
 	}
@@ -54,8 +63,27 @@ func parseService(e env, name, listen string, args []string, extra func(*flagSet
 	if s.faults, err = parseFaults(spec); err != nil {
 		return s, err
 	}
-	s.keys, err = loadServiceKeys(keysFile, s.logger)
+	if s.keys, err = loadServiceKeys(keysFile, s.logger); err != nil {
+		return s, err
+	}
+	s.tls, err = serviceTLS(s.tlsCert, s.tlsKey, clientCA, s.logger)
 	return s, err
+}
+
+// serviceTLS builds the server TLS config from the flags; nil for plaintext.
+func serviceTLS(cert, key, clientCA string, l *slog.Logger) (*tls.Config, error) {
+	if cert == "" && key == "" {
+		if clientCA != "" {
+			return nil, &usageError{errors.New("--client-ca needs --tls-cert and --tls-key")}
+		}
+		return nil, nil
+	}
+	cfg, c, err := tlsconfig.Server(cert, key, clientCA)
+	if err != nil {
+		return nil, err
+	}
+	c.Failed = func(err error) { l.Warn("TLS certificate not reloaded; keeping the running one", "err", err.Error()) }
+	return cfg, nil
 }
 
 // verifier returns the service's identity verifier and starts its key
@@ -77,7 +105,7 @@ func runInventory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v})
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v, TLS: s.tls})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -89,15 +117,16 @@ func runPayment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v})
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v, TLS: s.tls})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
-	var invAddr, payAddr string
+	var invAddr, payAddr, upstreamCA string
 	var timeout time.Duration
 	s, err := parseService(e, "order", defaultOrder, args, func(fs *flagSet) {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
+		fs.StringVar(&upstreamCA, "upstream-ca", "", "dial inventory and payment over TLS, verifying them with the CAs in `FILE`; --tls-cert/--tls-key, when set, are presented as the client certificate (mTLS). Empty means plaintext")
 		fs.DurationVar(&timeout, "upstream-timeout", interceptors.DefaultTimeout, "per-call timeout to inventory and payment, all attempts together (interceptors.DefaultTimeout)")
 	})
 	if err != nil {
@@ -116,18 +145,24 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	if m != nil {
 		go s.keys.watch(ctx, m)
 	}
-	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger, m)
+	var creds *tls.Config
+	if upstreamCA != "" {
+		if creds, err = tlsconfig.Client(upstreamCA, s.tlsCert, s.tlsKey, ""); err != nil {
+			return fmt.Errorf("--upstream-ca: %w", err)
+		}
+	}
+	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger, m, creds)
 	if err != nil {
 		return fmt.Errorf("--inventory: %w", err)
 	}
 	defer inv.Close()
-	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger, m)
+	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger, m, creds)
 	if err != nil {
 		return fmt.Errorf("--payment: %w", err)
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Identity: v, TLS: s.tls,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 	})
 }

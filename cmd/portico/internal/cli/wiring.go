@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
@@ -31,8 +35,9 @@ func parseFaults(spec string) (faults.Rules, error) {
 // bulkhead, breaker, retry, balancing with ejection, health checking; see
 // interceptors.Layers), with timeout for every call. addr is host:port, a
 // comma-separated list of instances, or a gRPC target such as
-// dns:///inventory:43101. Calls carry an identity minted by m (nil: none).
-func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, m *identity.Minter) (*interceptors.Upstream, error) {
+// dns:///inventory:43101. Calls carry an identity minted by m (nil: none),
+// over TLS with creds (nil: plaintext).
+func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, m *identity.Minter, creds *tls.Config) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
 	if list := strings.Split(addr, ","); interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection
@@ -43,6 +48,9 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 	opts := []interceptors.Option{interceptors.WithConfig(cfg), interceptors.WithLogger(l)}
 	if m != nil {
 		opts = append(opts, interceptors.WithIdentity(m))
+	}
+	if creds != nil {
+		opts = append(opts, interceptors.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(creds))))
 	}
 	return interceptors.NewUpstream("", opts...)
 }
