@@ -56,6 +56,8 @@ type Config struct {
 	Redis RedisConfig `yaml:"redis,omitempty"`
 	// Identity, when set, signs the principal for each upstream call.
 	Identity IdentityConfig `yaml:"identity,omitempty"`
+	// TLS, when set, terminates TLS at the edge (config_tls.go).
+	TLS TLSConfig `yaml:"tls,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized
@@ -109,6 +111,8 @@ type UpstreamConfig struct {
 	// timeout there, so it keeps loading; new ones need neither.
 	// Absent means every default.
 	Resilience interceptors.Config `yaml:"resilience,omitempty"`
+	// TLS dials the upstream over TLS or mTLS; absent means plaintext.
+	TLS UpstreamTLSConfig `yaml:"tls,omitempty"`
 }
 
 // RoutesConfig holds per-route limits.

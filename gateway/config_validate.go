@@ -39,6 +39,8 @@ func (c Config) Validate() error {
 	c.validateTokens(v)
 	c.Redis.validate(v)
 	c.Identity.validate(v)
+	c.TLS.validate(v)
+	c.validateUpstreamTLS(v)
 	return v.err()
 }
 

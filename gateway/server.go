@@ -21,8 +21,8 @@ import (
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
-	"github.com/portico-gateway/portico/interceptors/identity"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/logging"
 )
 
@@ -33,6 +33,7 @@ type Server struct {
 	log       *slog.Logger
 	auth      Authenticator
 	identity  *identity.Minter // nil: plain principal metadata (no identity section)
+	tls       *edgeTLS         // nil: plaintext HTTP
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
 	table     *route.Table
@@ -100,6 +101,9 @@ func (s *Server) build(o options) error {
 	}
 	if s.identity, err = s.cfg.Identity.minter(); err != nil {
 		return fmt.Errorf("gateway: identity: %w", err)
+	}
+	if s.tls, err = buildTLS(s.cfg.TLS, s.log); err != nil {
+		return fmt.Errorf("gateway: tls: %w", err)
 	}
 	if s.identity == nil {
 		s.log.Warn("no identity section: upstream calls carry the principal as plain metadata, which Portico's services refuse")
@@ -182,7 +186,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		DisableGeneralOptionsHandler: true,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(lis) }()
+	go func() { errc <- s.serveOn(hs, lis) }()
 	s.ready.Store(true)
 	s.log.Info("serving", "addr", lis.Addr().String())
 	select {

@@ -31,8 +31,8 @@ func gatewayOptions(l *slog.Logger) ([]gateway.Option, *gateway.Upstreams, error
 	}, ups, nil
 }
 
-// reloadOnHangup re-reads the config at path on every signal on hup until
-// ctx ends and applies it (gateway.Upstreams.Reload). An invalid file is
+// reloadOnHangup re-reads the edge's TLS pair and the config at path on
+// every signal on hup until ctx ends and applies it (gateway.Upstreams.Reload). An invalid file is
 // logged and ignored: the running config stays.
 func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, running gateway.Config, ups *gateway.Upstreams, srv *gateway.Server, l *slog.Logger) {
 	for {
@@ -40,6 +40,9 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, runn
 		case <-ctx.Done():
 			return
 		case <-hup:
+			if err := srv.ReloadTLS(); err != nil {
+				l.Error("TLS certificate not reloaded; keeping the running one", "err", err.Error())
+			}
 			next, err := gateway.LoadConfig(path)
 			if err != nil {
 				l.Error("reload rejected; keeping the running config", "err", err.Error())
