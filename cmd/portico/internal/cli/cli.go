@@ -7,6 +7,7 @@
 //	portico inventory|payment [--listen A] [--db P]
 //	portico order [--listen A] [--db P] [--inventory A] [--payment A]
 //	portico check-config FILE                    validate a gateway config
+//	portico identity --keys F --service S --subject U [--role R]  an identity assertion for grpcurl
 //	portico version                              module version, commit, Go version
 //	portico help [COMMAND]                       this list, or one command's flags
 //
@@ -50,6 +51,7 @@ func commands() []command {
 		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},
 		{"order", "[--listen ADDR] [--db PATH] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
 		{"check-config", "FILE", "validate a gateway config file", runCheckConfig},
+		{"identity", "--keys FILE --service SVC --subject S [--role R]", "print an identity assertion for calling a service directly", runIdentity},
 		{"version", "", "print the module version, commit and Go version", runVersion},
 	}
 }
