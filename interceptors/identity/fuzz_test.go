@@ -3,7 +3,6 @@ package identity
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // FuzzVerify feeds arbitrary assertions to the parser: it must never panic,
@@ -25,12 +24,9 @@ func FuzzVerify(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !validField(c.Subject, false) || !validField(c.Role, false) || c.Audience != invAud {
-			t.Fatalf("Verify(%q) accepted bad claims %+v", tok, c)
-		}
-		again, err := m.Mint(c.Audience, c.Principal(), c.For)
-		if err != nil || (again != tok && c.IssuedAt.Equal(now.Truncate(time.Second)) && c.Expires.Equal(now.Add(DefaultTTL))) {
-			t.Fatalf("Verify(%q) accepted a token the key did not mint (%v)", tok, err)
+		// Whatever is accepted is exactly what the key mints for its claims.
+		if again, err := mint(keys, c); err != nil || again != tok {
+			t.Fatalf("Verify(%q) accepted claims %+v that mint to %q (%v)", tok, c, again, err)
 		}
 	})
 }
