@@ -34,6 +34,8 @@ type Server struct {
 	auth      Authenticator
 	identity  *identity.Minter // nil: plain principal metadata (no identity section)
 	tls       *edgeTLS         // nil: plaintext HTTP
+	policy    *auth.Policy
+	cors      *cors
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
 	table     *route.Table
@@ -63,6 +65,9 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.nonces == nil { // the process's: a reload must not forget nonces
+		o.nonces = &auth.MemoryNonces{}
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -91,13 +96,8 @@ func (s *Server) build(o options) error {
 	if s.table, s.endpoints, err = buildRoutes(s.cfg, o.registrations); err != nil {
 		return err
 	}
-	if s.auth == nil {
-		if len(s.cfg.Auth.Tokens) == 0 {
-			s.log.Warn("no auth.tokens configured: every /api request will be 401")
-		}
-		if s.auth, err = staticTokens(s.cfg.Auth.Tokens); err != nil {
-			return err
-		}
+	if err = s.buildAccess(o); err != nil {
+		return err
 	}
 	if s.identity, err = s.cfg.Identity.minter(); err != nil {
 		return fmt.Errorf("gateway: identity: %w", err)
@@ -119,14 +119,6 @@ func (s *Server) build(o options) error {
 		return fmt.Errorf("gateway: problem pages: %w", err)
 	}
 	return nil
-}
-
-func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
-	toks := make([]auth.Token, len(ts))
-	for i, t := range ts {
-		toks[i] = auth.Token{Token: t.Token, Subject: t.Subject, Role: t.Role}
-	}
-	return auth.NewTokens(toks)
 }
 
 // dial connects every upstream, registers the generated handlers on a new

@@ -17,9 +17,10 @@ const (
 	// version prefixes every assertion.
 	version = "v1"
 	// MaxAssertionLen bounds an assertion a verifier reads, in bytes.
-	MaxAssertionLen = 1024
-	// MaxFieldLen bounds the subject, role and on-behalf-of subject.
-	MaxFieldLen = 128
+	MaxAssertionLen = 2048
+	// MaxFieldLen bounds the subject, role and on-behalf-of subject (as
+	// callmeta bounds a metadata value).
+	MaxFieldLen = 255
 	// maxAudienceLen bounds an audience (a gRPC service name).
 	maxAudienceLen = 200
 )
@@ -67,7 +68,7 @@ func (c Claims) Principal() callmeta.Principal {
 func mint(keys *Keys, c Claims) (string, error) {
 	if !validField(c.Subject, false) || !validField(c.Role, false) || !validField(c.For, true) ||
 		!validAudience(c.Audience) {
-		return "", errors.New("identity: claims need a printable subject and role (1-128 characters) and a service name as audience")
+		return "", errors.New("identity: claims need a printable subject and role (1-255 characters) and a service name as audience")
 	}
 	k := keys.signer()
 	var pb [4*MaxFieldLen + maxAudienceLen + 48]byte

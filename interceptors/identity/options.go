@@ -79,7 +79,7 @@ func WithClock(now func() time.Time) Option {
 func WithService(name string) Option {
 	return func(s *settings) {
 		if !validField(name, false) {
-			s.errs = append(s.errs, errors.New("identity: service name must be 1-128 printable characters"))
+			s.errs = append(s.errs, errors.New("identity: service name must be 1-255 printable characters"))
 		}
 		s.service = name
 	}
