@@ -21,6 +21,39 @@ import (
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
+// signed is the dial option of a client calling with a valid identity
+// under the package's shared keys, which every process the tests start
+// inherits ($PORTICO_IDENTITY_KEYS_FILE, set by shareIdentityKeys); a
+// cluster started with its own --identity-keys signs with its minter.
+var signed grpc.DialOption
+
+// asService mints for a test client calling as a service of its own
+// (interceptors.WithIdentity), under the shared keys.
+var asService *identity.Minter
+
+// shareIdentityKeys writes identity keys for the whole package under dir,
+// names them in the environment every process started inherits, and sets
+// signed.
+func shareIdentityKeys(dir string) error {
+	keys, err := identity.NewKeys(identity.GenerateKey("e2e-shared"))
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "identity.keys")
+	if err := os.WriteFile(path, []byte(keys.String()), 0o600); err != nil {
+		return err
+	}
+	m, err := identity.NewMinter(keys)
+	if err != nil {
+		return err
+	}
+	signed = grpc.WithChainUnaryInterceptor(identity.UnaryClientInterceptor(m))
+	if asService, err = identity.NewMinter(keys, identity.WithService("e2e")); err != nil {
+		return err
+	}
+	return os.Setenv(identity.EnvKeysFile, path)
+}
+
 // directCalls is one call to each service, made on a connection.
 func directCalls() []struct {
 	name string
