@@ -54,6 +54,10 @@ type Config struct {
 	Health HealthConfig `yaml:"health,omitempty"`
 	// Redis, when set, is where edge instances share state.
 	Redis RedisConfig `yaml:"redis,omitempty"`
+	// Identity, when set, signs the principal for each upstream call.
+	Identity IdentityConfig `yaml:"identity,omitempty"`
+	// TLS, when set, terminates TLS at the edge (config_tls.go).
+	TLS TLSConfig `yaml:"tls,omitempty"`
 	// CORS answers browsers' cross-origin requests; absent means none.
 	CORS CORSConfig `yaml:"cors,omitempty"`
 	// Telemetry configures tracing and log sampling; zero exports nothing.
@@ -113,6 +117,8 @@ type UpstreamConfig struct {
 	// timeout there, so it keeps loading; new ones need neither.
 	// Absent means every default.
 	Resilience interceptors.Config `yaml:"resilience,omitempty"`
+	// TLS dials the upstream over TLS or mTLS; absent means plaintext.
+	TLS UpstreamTLSConfig `yaml:"tls,omitempty"`
 }
 
 // RoutesConfig holds per-route limits.

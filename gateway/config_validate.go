@@ -39,6 +39,9 @@ func (c Config) Validate() error {
 	c.Redis.validate(v)
 	c.Telemetry.validate(v)
 	c.Shed.validate(v)
+	c.Identity.validate(v)
+	c.TLS.validate(v)
+	c.validateUpstreamTLS(v)
 	return v.err()
 }
 

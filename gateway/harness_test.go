@@ -57,6 +57,7 @@ type setup struct {
 	down  []string                               // upstreams without a server: dialed at a closed TCP port
 	chain map[string]grpc.UnaryClientInterceptor // the DialFunc's, per upstream
 	serve map[string]grpc.UnaryServerInterceptor // the upstream server's
+	opts  []grpc.ServerOption                    // every upstream server's (TLS)
 	regs  []registration
 }
 
@@ -76,7 +77,7 @@ func newHarness(t testing.TB, su setup) *harness {
 			h.cfg.Upstreams[i].Addresses = []string{closedAddr(t)}
 			continue
 		}
-		h.cfg.Upstreams[i].Addresses = []string{h.startUpstream(up, su.serve[up.Name])}
+		h.cfg.Upstreams[i].Addresses = []string{h.startUpstream(up, su.serve[up.Name], su.opts...)}
 	}
 	h.dial = h.dialer(su.chain)
 	opts := []Option{
@@ -105,12 +106,11 @@ func newHarness(t testing.TB, su setup) *harness {
 
 // startUpstream serves all three stubs and health on a free loopback port
 // and returns its address; ic, when not nil, intercepts every call.
-func (h *harness) startUpstream(up UpstreamConfig, ic grpc.UnaryServerInterceptor) string {
+func (h *harness) startUpstream(up UpstreamConfig, ic grpc.UnaryServerInterceptor, opts ...grpc.ServerOption) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var opts []grpc.ServerOption
 	if ic != nil {
 		opts = append(opts, grpc.UnaryInterceptor(ic))
 	}

@@ -92,7 +92,8 @@ func DialOptions() []grpc.DialOption {
 }
 
 // Dial is the default dialer, without the client chain (for /health and
-// tests): grpc.NewClient over plaintext with trace propagation and
+// tests): grpc.NewClient over plaintext (TLS with the upstream's tls
+// section) with trace propagation and
 // DialOptions, then extra. One address is used as the target as is;
 // several are balanced round robin through a resolver private to the
 // connection. It does not block or use ctx: connections are made lazily and
@@ -123,6 +124,11 @@ func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc
 			grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`))
 		target = r.Scheme() + ":///" + up.Name
 	}
+	creds, err := up.TLS.dialOptions() // replaces the plaintext default
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, creds...)
 	return grpc.NewClient(target, append(opts, extra...)...)
 }
 

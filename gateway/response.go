@@ -30,7 +30,7 @@ func (s *Server) newMux() *runtime.ServeMux {
 		runtime.WithIncomingHeaderMatcher(none),
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
 		runtime.WithOutgoingTrailerMatcher(none),
-		runtime.WithMetadata(annotate),
+		runtime.WithMetadata(s.annotate),
 		runtime.WithErrorHandler(s.handleError),
 		runtime.WithRoutingErrorHandler(s.handleRoutingError),
 		runtime.WithForwardResponseOption(forwardOption),
@@ -54,15 +54,13 @@ func outgoingHeader(key string) (string, bool) {
 
 // annotate is the only source of upstream metadata besides the trace id
 // (client interceptor) and grpc-gateway's x-forwarded-host/-for, which it
-// derives from the connection: the verified principal and the idempotency
-// key of routes that take one. Authorization is never forwarded.
-func annotate(ctx context.Context, _ *http.Request) metadata.MD {
+// derives from the connection: the verified principal (setPrincipal) and
+// the idempotency key of routes that take one. Authorization is never
+// forwarded.
+func (s *Server) annotate(ctx context.Context, _ *http.Request) metadata.MD {
 	ex := exchangeFrom(ctx)
 	md := metadata.MD{}
-	if ex.principal.Subject != "" {
-		md.Set(callmeta.SubjectKey, ex.principal.Subject)
-		md.Set(callmeta.RoleKey, ex.principal.Role)
-	}
+	s.setPrincipal(md, ex)
 	if ex.idemKey != "" {
 		md.Set(callmeta.IdempotencyKey, ex.idemKey)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/procmetrics"
 	"github.com/portico-gateway/portico/internal/telemetry"
@@ -34,7 +35,9 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	auth      Authenticator
-	shed      *shedder // load shedding, the pipeline's first step
+	shed      *shedder         // load shedding, the pipeline's first step
+	identity  *identity.Minter // nil: plain principal metadata (no identity section)
+	tls       *edgeTLS         // nil: plaintext HTTP
 	policy    *auth.Policy
 	cors      *cors
 	registry  *prometheus.Registry
@@ -99,6 +102,15 @@ func (s *Server) build(o options) error {
 	}
 	if err = s.buildAccess(o); err != nil {
 		return err
+	}
+	if s.identity, err = s.cfg.Identity.minter(); err != nil {
+		return fmt.Errorf("gateway: identity: %w", err)
+	}
+	if s.tls, err = buildTLS(s.cfg.TLS, s.log); err != nil {
+		return fmt.Errorf("gateway: tls: %w", err)
+	}
+	if s.identity == nil {
+		s.log.Warn("no identity section: upstream calls carry the principal as plain metadata, which Portico's services refuse")
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
@@ -193,7 +205,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		DisableGeneralOptionsHandler: true,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(lis) }()
+	go func() { errc <- s.serveOn(hs, lis) }()
 	s.ready.Store(true)
 	s.log.Info("serving", "addr", lis.Addr().String())
 	select {

@@ -86,6 +86,11 @@ func unjoin(err error) []error {
 func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.Upstream, error) {
 	all := append([]interceptors.Option{interceptors.WithConfig(up.Chain())}, opts...)
 	all = append(all, interceptors.WithDialOptions(DialOptions()...))
+	creds, err := up.TLS.dialOptions() // after the chain's plaintext default, so it wins
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: tls: %w", up.Name, err)
+	}
+	all = append(all, interceptors.WithDialOptions(creds...))
 	u, err := interceptors.NewUpstream("", all...)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", up.Name, err)

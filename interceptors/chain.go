@@ -14,6 +14,7 @@ import (
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
 	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/interceptors/retry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -27,6 +28,7 @@ type Layer struct {
 // Layer names, outermost first.
 const (
 	LayerTrace    = "trace"
+	LayerIdentity = "identity"
 	LayerDeadline = "deadline"
 	LayerBulkhead = "bulkhead"
 	LayerBreaker  = "breaker"
@@ -36,7 +38,8 @@ const (
 
 // Layers builds the client chain for one upstream, outermost first: the
 // order the package documentation draws. Dial installs exactly these; the
-// eject layer is there only with Addresses.
+// identity layer is there only WithIdentity, the eject layer only with
+// Addresses.
 func Layers(opts ...Option) ([]Layer, error) {
 	c, err := build(opts)
 	if err != nil {
@@ -97,13 +100,16 @@ func build(opts []Option) (*chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.layers = []Layer{
-		{LayerTrace, traceid.UnaryClientInterceptor()},
+	c.layers = []Layer{{LayerTrace, traceid.UnaryClientInterceptor()}}
+	if s.identity != nil {
+		c.layers = append(c.layers, Layer{LayerIdentity, identity.UnaryClientInterceptor(s.identity)})
+	}
+	c.layers = append(c.layers, []Layer{
 		{LayerDeadline, deadline.UnaryClientInterceptor(s.deadlineOptions()...)},
 		{LayerBulkhead, bulkhead.UnaryClientInterceptor(s.bulkheadOptions(rep)...)},
 		{LayerBreaker, brk},
 		{LayerRetry, retry.UnaryClientInterceptor(s.retryOptions(rep)...)},
-	}
+	}...)
 	if c.resolver != nil && s.cfg.Ejection.ConsecutiveFailures >= 0 {
 		c.layers = append(c.layers, Layer{LayerEject, c.resolver.UnaryClientInterceptor()})
 	}

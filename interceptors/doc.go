@@ -45,6 +45,9 @@
 //
 //   - trace is outermost: it appends the trace id to the metadata once, and
 //     every attempt below, retries included, carries it.
+//   - identity (only WithIdentity) comes right after it: one assertion per
+//     call, beside the trace id, carried by every attempt (package
+//     identity). It mints in about a microsecond, so nothing is cached.
 //   - deadline fixes the call's one budget before anything can wait, so time
 //     spent queueing in the bulkhead and backing off between attempts counts
 //     against it; a call that cannot finish fails before it takes a slot; and

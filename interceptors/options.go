@@ -10,6 +10,7 @@ import (
 	"github.com/portico-gateway/portico/interceptors/balance"
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/interceptors/retry"
 )
 
@@ -38,6 +39,7 @@ type settings struct {
 	logger   *slog.Logger
 	dialOpts []grpc.DialOption
 	lookup   balance.LookupFunc // WithLookup; nil means net.DefaultResolver
+	identity *identity.Minter   // WithIdentity; nil adds no identity layer
 	errs     []error
 }
 
@@ -178,4 +180,18 @@ func WithLogger(l *slog.Logger) Option {
 // plaintext inside the cluster) or a test dialer.
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(s *settings) { s.dialOpts = append(s.dialOpts, opts...) }
+}
+
+// WithIdentity gives every call an identity assertion minted by m, which
+// Portico's services require (package identity): the identity layer, right
+// after trace, so it runs once per call and every retry carries it. A
+// Minter made with identity.WithService(name) calls as that service on
+// behalf of its own verified caller; a plain one signs the principal each
+// call states with callmeta.WithPrincipal. Default: no identity layer.
+//
+//	keys, _ := identity.ParseKeys(os.Getenv("PORTICO_IDENTITY_KEYS"))
+//	m, _ := identity.NewMinter(keys, identity.WithService("billing"))
+//	cc, _ := interceptors.Dial("127.0.0.1:43102", interceptors.WithIdentity(m))
+func WithIdentity(m *identity.Minter) Option {
+	return func(s *settings) { s.identity = m }
 }

@@ -2,9 +2,11 @@
 // reads it back: the caller's principal (set by the edge from a verified
 // credential) and the request's idempotency key.
 //
-// The edge strips every client-supplied key listed here before it sets its
-// own, so a service can trust these values as far as it trusts the edge. A
-// later change makes the principal assertion tamper-proof between hops.
+// The edge never forwards client-supplied metadata. Between hops the
+// principal travels as a signed assertion (IdentityKey, package
+// interceptors/identity); a service's identity interceptor verifies it and
+// replaces SubjectKey and RoleKey with the verified values, so handlers that
+// read them here read what the assertion proves, whatever the caller sent.
 package callmeta
 
 import (
@@ -20,6 +22,9 @@ const (
 	SubjectKey = "x-portico-subject"
 	// RoleKey carries the caller's role: admin, reader or customer.
 	RoleKey = "x-portico-role"
+	// IdentityKey carries the caller's signed identity assertion (package
+	// interceptors/identity); the trace id travels beside it, not in it.
+	IdentityKey = "x-portico-identity"
 	// IdempotencyKey carries the client's idempotency key for a write.
 	IdempotencyKey = "idempotency-key"
 	// ReplayedKey is the response header a service sets to "true" when it
@@ -33,6 +38,9 @@ const (
 	RoleAdmin    = "admin"
 	RoleReader   = "reader"
 	RoleCustomer = "customer"
+	// RoleService is a Portico service calling another as itself (the
+	// order service reserving stock), never a role the edge grants.
+	RoleService = "service"
 )
 
 // MaxIdempotencyKeyLen bounds an idempotency key, in bytes.

@@ -36,6 +36,7 @@ func TestDev(t *testing.T) {
 			t.Fatalf("GET /health = %d %s", r.status, r.body)
 		}
 	})
+	t.Run("services refuse forged identities", func(t *testing.T) { checkDevIdentity(t, base, dir) })
 	t.Run("no token is a 401 problem", func(t *testing.T) {
 		r := call(t, "GET", url+"/api/inventory/keyboard-001", "", "")
 		if r.status != 401 || r.code() != "UNAUTHENTICATED" || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {

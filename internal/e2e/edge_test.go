@@ -52,6 +52,7 @@ func edgeConfig(c *cluster, listen, upstreamYAML string, perUpstream map[string]
     - {token: demo-alice-token, subject: alice, role: customer}
     - {token: demo-bob-token, subject: bob, role: customer}
 `)
+	fmt.Fprintf(&b, "identity:\n  keys_file: %s\n", c.keysFile)
 	return b.String()
 }
 

@@ -176,7 +176,7 @@ func TestMultiHost(t *testing.T) {
 			"--inventory", strings.Join(inv, ","), "--payment", strings.Join(pay, ","),
 			"--lease-ttl", pgLease, "--reconcile-interval", pgInterval, "--reconcile-after", pgAfter)
 		testproc.WaitServing(t, p, a)
-		orders = append(orders, orderv1.NewOrderServiceClient(testproc.Dial(t, a)))
+		orders = append(orders, orderv1.NewOrderServiceClient(testproc.Dial(t, a, signed)))
 	}
 	pool, err := pgxpool.New(context.Background(), db)
 	if err != nil {
@@ -187,7 +187,7 @@ func TestMultiHost(t *testing.T) {
 	up, err := interceptors.NewUpstream("", interceptors.WithConfig(interceptors.Config{
 		Name: "inventory", Addresses: inv, Timeout: 3 * time.Second,
 		Retry: interceptors.RetryConfig{AttemptTimeout: 300 * time.Millisecond},
-	}))
+	}), interceptors.WithIdentity(asService))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,9 +87,9 @@ func startPGCluster(t testing.TB, invN, payN, ordN int) *pgCluster {
 		}
 	}
 	for _, a := range c.ord.addrs {
-		c.Orders = append(c.Orders, orderv1.NewOrderServiceClient(testproc.Dial(t, a)))
+		c.Orders = append(c.Orders, orderv1.NewOrderServiceClient(testproc.Dial(t, a, signed)))
 	}
-	c.Inventory = inventoryv1.NewInventoryServiceClient(testproc.Dial(t, c.inv.addrs[0]))
+	c.Inventory = inventoryv1.NewInventoryServiceClient(testproc.Dial(t, c.inv.addrs[0], signed))
 	var err error
 	if c.pool, err = pgxpool.New(context.Background(), c.db); err != nil {
 		t.Fatal(err)

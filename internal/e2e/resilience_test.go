@@ -153,7 +153,7 @@ func TestInstanceKilledUnderLoad(t *testing.T) {
 	c := startCluster(t)
 	addrB := testproc.Addr(testproc.FreePort(t))
 	dbB := c.db("inventory-b")
-	b := testproc.Start(t, bin, "inventory-b", "inventory", "--listen", addrB, "--db", dbB)
+	b := testproc.Start(t, bin, "inventory-b", "inventory", "--listen", addrB, "--db", dbB, "--identity-keys", c.keysFile)
 	testproc.WaitServing(t, b, addrB)
 	e := startEdge(t, c, "", map[string]string{"inventory": fmt.Sprintf(
 		"addresses: [%s, %s]\nresilience:\n  ejection: {consecutive_failures: 1, base_time: 300ms, max_time: 1s}\n", c.invAddr, addrB)})
@@ -175,7 +175,7 @@ func TestInstanceKilledUnderLoad(t *testing.T) {
 	}
 
 	// Bring b back on the same address: after its ejection ends it serves again.
-	b2 := testproc.Start(t, bin, "inventory-b2", "inventory", "--listen", addrB, "--db", dbB)
+	b2 := testproc.Start(t, bin, "inventory-b2", "inventory", "--listen", addrB, "--db", dbB, "--identity-keys", c.keysFile)
 	testproc.WaitServing(t, b2, addrB)
 	back := testproc.WaitFor(t.Context(), 10*time.Second, func(ctxT) bool {
 		get()
@@ -227,7 +227,7 @@ func TestFailingInstanceEjected(t *testing.T) {
 	}
 	c := startCluster(t)
 	addrB := testproc.Addr(testproc.FreePort(t))
-	b := testproc.Start(t, bin, "inventory-bad", "inventory", "--listen", addrB, "--db", c.db("inventory-b"),
+	b := testproc.Start(t, bin, "inventory-bad", "inventory", "--listen", addrB, "--db", c.db("inventory-b"), "--identity-keys", c.keysFile,
 		"--faults", "code=UNAVAILABLE,method="+inv+"GetItem")
 	testproc.WaitServing(t, b, addrB)
 	e := startEdge(t, c, noBreaker, map[string]string{"inventory": fmt.Sprintf(
@@ -259,7 +259,7 @@ func TestReloadAddsInstance(t *testing.T) {
 	c := startCluster(t)
 	e := startEdge(t, c, "", nil)
 	addrB := testproc.Addr(testproc.FreePort(t))
-	b := testproc.Start(t, bin, "inventory-b", "inventory", "--listen", addrB, "--db", c.db("inventory-b"))
+	b := testproc.Start(t, bin, "inventory-b", "inventory", "--listen", addrB, "--db", c.db("inventory-b"), "--identity-keys", c.keysFile)
 	testproc.WaitServing(t, b, addrB)
 
 	path := filepath.Join(c.dir, "gateway.yaml")

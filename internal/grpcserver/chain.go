@@ -6,6 +6,7 @@ import (
 
 	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -22,6 +23,7 @@ const (
 	StepMetrics  = "metrics"
 	StepLog      = "log"
 	StepDeadline = "deadline"
+	StepIdentity = "identity"
 	StepFaults   = "faults"
 	StepRecover  = "recover"
 )
@@ -37,9 +39,15 @@ const (
 //	log      -> one access line per call, with the final code
 //	deadline -> a call whose deadline has passed, or that was cancelled,
 //	            is refused before any work (interceptors/deadline)
+//	identity -> a call without a valid identity assertion for this service
+//	            is UNAUTHENTICATED, whatever metadata it carries; health
+//	            and reflection stay open (interceptors/identity)
 //	faults   -> fault injection, only with Config.Faults (drills, tests)
 //	recover  -> a handler panic becomes INTERNAL; the process keeps running
 //	handler
+//
+// Identity comes after deadline so expired work costs no verification, and
+// before faults so a drill never runs for a caller the service refuses.
 //
 // Request validation is not a step of the chain: each handler checks its
 // request against the proto's rules (internal/protocheck) together with its
@@ -53,7 +61,8 @@ func Chain(cfg Config) []Step {
 	}
 	steps = append(steps,
 		Step{StepLog, logging.UnaryServerInterceptor(cfg.Logger)},
-		Step{StepDeadline, deadline.UnaryServerInterceptor()})
+		Step{StepDeadline, deadline.UnaryServerInterceptor()},
+		Step{StepIdentity, identity.UnaryServerInterceptor(cfg.Identity)})
 	if len(cfg.Faults) > 0 {
 		steps = append(steps, Step{StepFaults, faults.UnaryServerInterceptor(cfg.Faults)})
 	}

@@ -31,8 +31,8 @@ func ExampleChain() {
 	rules, _ := faults.Parse("delay=1ms")
 	fmt.Println(names(Chain(Config{Logger: l, Faults: rules})), "-> handler")
 	// Output:
-	// trace -> log -> deadline -> recover -> handler
-	// trace -> log -> deadline -> faults -> recover -> handler
+	// trace -> log -> deadline -> identity -> recover -> handler
+	// trace -> log -> deadline -> identity -> faults -> recover -> handler
 }
 
 // TestChainRefusesExpiredWork checks the deadline step is part of every

@@ -17,10 +17,13 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/testproc"
 )
@@ -36,9 +39,21 @@ func (panicky) GetItem(context.Context, *inventoryv1.GetItemRequest) (*inventory
 }
 
 // start serves a Server on bufconn and returns a client conn and a stop
-// func that cancels Serve and waits for it.
-func start(t *testing.T, cfg Config) (*grpc.ClientConn, func() error) {
+// func that cancels Serve and waits for it. The conn calls as a service
+// with a valid identity, unless opts replace its interceptors.
+func start(t *testing.T, cfg Config, opts ...grpc.DialOption) (*grpc.ClientConn, func() error) {
 	t.Helper()
+	keys, err := identity.NewKeys(identity.GenerateKey("k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	minter, _ := identity.NewMinter(keys, identity.WithService("test"))
+	if cfg.Identity == nil {
+		cfg.Identity, _ = identity.NewVerifier(keys, "portico.inventory.v1.InventoryService")
+	}
+	if len(opts) == 0 {
+		opts = []grpc.DialOption{grpc.WithChainUnaryInterceptor(identity.UnaryClientInterceptor(minter))}
+	}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New() = %v", err)
@@ -48,9 +63,9 @@ func start(t *testing.T, cfg Config) (*grpc.ClientConn, func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ctx, lis) }()
-	cc, err := grpc.NewClient("passthrough:///bufnet",
+	cc, err := grpc.NewClient("passthrough:///bufnet", append([]grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+		grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +105,25 @@ func TestPanicBecomesInternal(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"path":"/portico.inventory.v1.InventoryService/GetItem"`) || !strings.Contains(logs.String(), `"traceId"`) {
 		t.Errorf("access line lacks method or traceId: %s", logs.String())
+	}
+}
+
+// TestRefusesUnverifiedCallers: the chain New installs refuses a call
+// with forged principal metadata and no assertion (and every call, when
+// the server has no keys), while health stays open.
+func TestRefusesUnverifiedCallers(t *testing.T) {
+	forged := metadata.AppendToOutgoingContext(context.Background(), callmeta.SubjectKey, "alice", callmeta.RoleKey, "admin")
+	noKeys, err := New(Config{Service: "svc", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil || noKeys.cfg.Identity != nil {
+		t.Fatalf("New() without Identity = %v, %v; want a server that verifies nothing", noKeys, err)
+	}
+	cc, _ := start(t, Config{Service: "svc", Logger: slog.New(slog.DiscardHandler)}, grpc.WithUserAgent("plain"))
+	_, err = inventoryv1.NewInventoryServiceClient(cc).GetItem(forged, &inventoryv1.GetItemRequest{Sku: "x"})
+	if status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("GetItem(forged metadata) = %v, want UNAUTHENTICATED", err)
+	}
+	if _, err := healthpb.NewHealthClient(cc).Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil {
+		t.Fatalf("Health.Check without identity = %v, want an answer", err)
 	}
 }
 

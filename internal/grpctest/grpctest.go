@@ -19,9 +19,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -45,7 +48,7 @@ func Serve(t testing.TB, srv *grpc.Server) *grpc.ClientConn {
 // bufconn listener and returns a client connection to it and stop, which
 // cancels run's context and waits (bounded) for it to return; the test
 // fails if it returns an error. stop is idempotent and runs at test end.
-func Run(t testing.TB, run func(ctx context.Context, lis net.Listener) error) (conn *grpc.ClientConn, stop func()) {
+func Run(t testing.TB, run func(ctx context.Context, lis net.Listener) error, opts ...grpc.DialOption) (conn *grpc.ClientConn, stop func()) {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -55,7 +58,7 @@ func Run(t testing.TB, run func(ctx context.Context, lis net.Listener) error) (c
 		lis.Close() // a run that fails early must not leave clients dialing
 		errc <- err
 	}()
-	conn = Dial(t, lis)
+	conn = Dial(t, lis, opts...)
 	stop = sync.OnceFunc(func() {
 		cancel()
 		select {
@@ -71,17 +74,56 @@ func Run(t testing.TB, run func(ctx context.Context, lis net.Listener) error) (c
 	return conn, stop
 }
 
-// Dial returns a client connection to lis, closed when the test ends.
-func Dial(t testing.TB, lis *bufconn.Listener) *grpc.ClientConn {
+// Dial returns a client connection to lis, closed when the test ends; opts
+// come after its own.
+func Dial(t testing.TB, lis *bufconn.Listener, opts ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
-	conn, err := grpc.NewClient("passthrough:///bufconn",
+	conn, err := grpc.NewClient("passthrough:///bufconn", append([]grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+		grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
 		t.Fatalf("grpc.NewClient: %v", err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	return conn
+}
+
+// CallAs returns a verifier for a service named audience (its full gRPC
+// name) and the dial option of a client that calls it as p with a valid
+// identity assertion: what a test needs to get past the identity step of
+// a service's Run.
+func CallAs(t testing.TB, audience string, p callmeta.Principal) (*identity.Verifier, grpc.DialOption) {
+	t.Helper()
+	keys, err := identity.NewKeys(identity.GenerateKey("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := identity.NewVerifier(keys, audience)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := identity.NewMinter(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := identity.UnaryClientInterceptor(m)
+	state := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if _, ok := callerStated(ctx); !ok {
+			ctx = callmeta.WithPrincipal(ctx, p)
+		}
+		return mint(ctx, method, req, reply, cc, invoker, opts...)
+	}
+	return v, grpc.WithChainUnaryInterceptor(state)
+}
+
+// callerStated reports whether the call's context states a principal of
+// its own (callmeta.WithPrincipal), which CallAs then signs instead of p.
+func callerStated(ctx context.Context) (string, bool) {
+	md, _ := metadata.FromOutgoingContext(ctx)
+	if v := md.Get(callmeta.SubjectKey); len(v) > 0 {
+		return v[0], true
+	}
+	return "", false
 }
 
 // Context returns a context for one call: it ends with the test or after

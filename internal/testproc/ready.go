@@ -16,17 +16,17 @@ import (
 const ReadyTimeout = 30 * time.Second
 
 // Dial returns a plain gRPC client connection to addr, closed at test end.
-func Dial(t testing.TB, addr string) *grpc.ClientConn {
+func Dial(t testing.TB, addr string, opts ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
 	// A short reconnect backoff: tests dial processes that are still
 	// starting, and grpc-go's default first backoff is a whole second.
 	// MinConnectTimeout must be set with it: left zero, a handshake gets
 	// only the current backoff (10ms at first), which a loaded machine
 	// misses, and the call fails UNAVAILABLE.
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	cc, err := grpc.NewClient(addr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
 			BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 200 * time.Millisecond,
-		}, MinConnectTimeout: 5 * time.Second}))
+		}, MinConnectTimeout: 5 * time.Second})}, opts...)...)
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}

@@ -40,9 +40,11 @@
 //
 // CreateItem and UpdateItem are for admins. The edge enforces roles; the
 // service also refuses (PERMISSION_DENIED, ADMIN_REQUIRED) a call whose
-// principal metadata (callmeta.SubjectKey or callmeta.RoleKey) is present
-// without the admin role. Calls with no principal metadata are internal and
-// allowed.
+// principal (callmeta.SubjectKey or callmeta.RoleKey, which the identity
+// step of the server chain sets from the verified assertion) is not an
+// admin; the order service, calling as role "service", is refused too. A
+// call reaches the handler without a principal only in process (tests):
+// over the network the identity step refuses it first.
 //
 // # Seed catalogue
 //

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/pgdb"
 )
@@ -33,6 +35,12 @@ type Config struct {
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
+	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
+	// every call but health and reflection.
+	Identity *identity.Verifier
+	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
+	// means plaintext.
+	TLS *tls.Config
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -90,6 +98,8 @@ func Run(ctx context.Context, cfg Config) error {
 		Service:    inventoryv1.InventoryService_ServiceDesc.ServiceName,
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
+		Identity:   cfg.Identity,
+		TLS:        cfg.TLS,
 		Faults:     cfg.Faults,
 		Observe:    cfg.Observe,
 		Background: []func(context.Context){grpcserver.Every(cfg.SweepInterval, svc.sweep)},

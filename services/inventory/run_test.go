@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/grpctest"
 )
 
@@ -26,10 +27,12 @@ type running struct {
 func startRun(t *testing.T, cfg Config) *running {
 	t.Helper()
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	v, as := grpctest.CallAs(t, inventoryv1.InventoryService_ServiceDesc.ServiceName, callmeta.Principal{Subject: "course-admin", Role: callmeta.RoleAdmin})
+	cfg.Identity = v
 	conn, stop := grpctest.Run(t, func(ctx context.Context, lis net.Listener) error {
 		cfg.Listener = lis
 		return Run(ctx, cfg)
-	})
+	}, as)
 	return &running{inventoryv1.NewInventoryServiceClient(conn), healthpb.NewHealthClient(conn), stop}
 }
 

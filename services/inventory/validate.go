@@ -111,9 +111,10 @@ func unmasked(v rpcerr.Violations, paths []string) rpcerr.Violations {
 	})
 }
 
-// requireAdmin refuses a call that carries principal metadata without the
-// admin role. A call with none is internal (service to service) and allowed:
-// the edge always sets the principal on calls it forwards.
+// requireAdmin refuses a call whose principal is not an admin. The
+// principal metadata is the verified one (the server chain's identity step
+// replaces whatever the caller sent); a call with none can only come from
+// in process, without the chain, and is allowed.
 func requireAdmin(ctx context.Context) error {
 	md, _ := metadata.FromIncomingContext(ctx)
 	roles, subjects := md.Get(callmeta.RoleKey), md.Get(callmeta.SubjectKey)

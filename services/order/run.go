@@ -2,6 +2,7 @@ package order
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/pgdb"
 )
@@ -43,6 +45,14 @@ type Config struct {
 	Inventory grpc.ClientConnInterface
 	// Payment is the connection to the payment service. Required.
 	Payment grpc.ClientConnInterface
+	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
+	// every call but health and reflection. The calls to Inventory and
+	// Payment carry the service's own identity: the caller dials them with
+	// interceptors.WithIdentity and a Minter made identity.WithService.
+	Identity *identity.Verifier
+	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
+	// means plaintext.
+	TLS *tls.Config
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -103,6 +113,8 @@ func Run(ctx context.Context, cfg Config) error {
 		Service:    orderv1.OrderService_ServiceDesc.ServiceName,
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
+		Identity:   cfg.Identity,
+		TLS:        cfg.TLS,
 		Faults:     cfg.Faults,
 		Observe:    cfg.Observe,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},

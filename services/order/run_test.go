@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/grpctest"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -61,15 +63,16 @@ func TestRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		done := make(chan error, 1)
+		verifier, as := grpctest.CallAs(t, orderv1.OrderService_ServiceDesc.ServiceName, callmeta.Principal{Subject: "nobody", Role: callmeta.RoleCustomer})
 		go func() {
 			done <- Run(ctx, Config{
 				DB: filepath.Join(t.TempDir(), "sub", "order.db"), Logger: slog.New(slog.DiscardHandler),
-				Inventory: h.invConn, Payment: h.payConn, Listener: lis,
+				Inventory: h.invConn, Payment: h.payConn, Listener: lis, Identity: verifier,
 			})
 		}()
 		conn, err := grpc.NewClient("passthrough:///order",
 			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-			grpc.WithTransportCredentials(insecure.NewCredentials()))
+			grpc.WithTransportCredentials(insecure.NewCredentials()), as)
 		if err != nil {
 			t.Fatalf("grpc.NewClient: %v", err)
 		}

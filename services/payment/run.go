@@ -2,12 +2,14 @@ package payment
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/pgdb"
 )
@@ -30,6 +32,12 @@ type Config struct {
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
+	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
+	// every call but health and reflection.
+	Identity *identity.Verifier
+	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
+	// means plaintext.
+	TLS *tls.Config
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
@@ -71,11 +79,13 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service: paymentv1.PaymentService_ServiceDesc.ServiceName,
-		Logger:  cfg.Logger,
-		Ready:   store.Ping,
-		Faults:  cfg.Faults,
-		Observe: cfg.Observe,
+		Service:  paymentv1.PaymentService_ServiceDesc.ServiceName,
+		Logger:   cfg.Logger,
+		Ready:    store.Ping,
+		Identity: cfg.Identity,
+		TLS:      cfg.TLS,
+		Faults:   cfg.Faults,
+		Observe:  cfg.Observe,
 	})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/grpctest"
 )
 
@@ -18,10 +19,12 @@ import (
 func startRun(t *testing.T, cfg Config) (paymentv1.PaymentServiceClient, healthpb.HealthClient, func()) {
 	t.Helper()
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	v, as := grpctest.CallAs(t, paymentv1.PaymentService_ServiceDesc.ServiceName, callmeta.Principal{Subject: "order", Role: callmeta.RoleService})
+	cfg.Identity = v
 	conn, stop := grpctest.Run(t, func(ctx context.Context, lis net.Listener) error {
 		cfg.Listener = lis
 		return Run(ctx, cfg)
-	})
+	}, as)
 	return paymentv1.NewPaymentServiceClient(conn), healthpb.NewHealthClient(conn), stop
 }
 

@@ -33,6 +33,7 @@ type cluster struct {
 	base, replicas int
 	postgres       string // "" means SQLite files under data
 	redis          string
+	keys           string // the run's identity keys file, named in every edge's config
 }
 
 // validate checks the flag combination.
@@ -151,5 +152,6 @@ func (c cluster) edgeConfig(k int) gateway.Config {
 		}
 	}
 	cfg.Redis.URL = c.redis
+	cfg.Identity.KeysFile = c.keys
 	return cfg
 }

@@ -37,8 +37,8 @@ func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider) 
 	}, ups, nil
 }
 
-// reloadOnHangup re-reads the config at path on every signal on hup until
-// ctx ends and applies it (gateway.Upstreams.Reload). An invalid file is
+// reloadOnHangup re-reads the edge's TLS pair and the config at path on
+// every signal on hup until ctx ends and applies it (gateway.Upstreams.Reload). An invalid file is
 // logged and ignored: the running config stays.
 func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, running gateway.Config, ups *gateway.Upstreams, srv *gateway.Server, l *slog.Logger) {
 	for {
@@ -46,6 +46,9 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, runn
 		case <-ctx.Done():
 			return
 		case <-hup:
+			if err := srv.ReloadTLS(); err != nil {
+				l.Error("TLS certificate not reloaded; keeping the running one", "err", err.Error())
+			}
 			next, err := gateway.LoadConfig(path)
 			srv.ReloadResult(err)
 			if err != nil {

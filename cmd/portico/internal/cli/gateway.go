@@ -57,9 +57,10 @@ func runGateway(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
 	rctx, stopReload := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); reloadOnHangup(rctx, hup, *path, cfg, ups, srv, l) }()
-	defer func() { stopReload(); <-done }()
+	done := make(chan struct{}, 2)
+	go func() { defer func() { done <- struct{}{} }(); reloadOnHangup(rctx, hup, *path, cfg, ups, srv, l) }()
+	go func() { defer func() { done <- struct{}{} }(); watchIdentityKeys(rctx, cfg.Identity.KeysFile, srv, l) }()
+	defer func() { stopReload(); <-done; <-done }()
 	return srv.Serve(ctx, lis)
 }
 

@@ -2,12 +2,16 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/tlsconfig"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
 	"github.com/portico-gateway/portico/services/payment"
@@ -27,20 +31,28 @@ type service struct {
 	logger     *slog.Logger
 	faults     faults.Rules
 	observed
+	keys    serviceKeys
+	tls     *tls.Config // nil: plaintext
+	tlsCert string      // the pair also serves as the order service's client certificate
+	tlsKey  string
 }
 
 // parseService parses a service's common flags (--listen, --db, --faults,
-// --log-level, the observability flags) plus any extra ones, and builds its
-// logger, fault rules, tracing and registry; call s.shutdown when the
-// process stops.
+// --identity-keys, --log-level, the observability flags) plus any extra
+// ones, and builds its logger, fault rules, tracing, registry and identity
+// keys; call s.shutdown when the process stops.
 func parseService(ctx context.Context, e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
 	fs, lvl := newFlags(name)
 	var s service
-	var spec string
+	var spec, keysFile, clientCA string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
 	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16)")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	obs := addObserveFlags(fs)
+	fs.StringVar(&keysFile, "identity-keys", "", identityFlagUsage)
+	fs.StringVar(&s.tlsCert, "tls-cert", "", "serve TLS with this certificate `FILE` (PEM; with --tls-key; reloaded when it changes); empty means plaintext")
+	fs.StringVar(&s.tlsKey, "tls-key", "", "private key `FILE` (PEM) of --tls-cert")
+	fs.StringVar(&clientCA, "client-ca", "", "require client certificates signed by the CAs in `FILE` (mTLS; needs --tls-cert)")
 	if extra != nil {
 		extra(fs)
 	}
@@ -58,7 +70,37 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 		return s, err
 	}
 	s.logger = s.observed.logger
-	return s, nil
+	if s.keys, err = loadServiceKeys(keysFile, s.logger); err != nil {
+		return s, err
+	}
+	s.tls, err = serviceTLS(s.tlsCert, s.tlsKey, clientCA, s.logger)
+	return s, err
+}
+
+// serviceTLS builds the server TLS config from the flags; nil for plaintext.
+func serviceTLS(cert, key, clientCA string, l *slog.Logger) (*tls.Config, error) {
+	if cert == "" && key == "" {
+		if clientCA != "" {
+			return nil, &usageError{errors.New("--client-ca needs --tls-cert and --tls-key")}
+		}
+		return nil, nil
+	}
+	cfg, c, err := tlsconfig.Server(cert, key, clientCA)
+	if err != nil {
+		return nil, err
+	}
+	c.Failed = func(err error) { l.Warn("TLS certificate not reloaded; keeping the running one", "err", err.Error()) }
+	return cfg, nil
+}
+
+// verifier returns the service's identity verifier and starts its key
+// watch, which ends with ctx.
+func (s service) verifier(ctx context.Context, serviceName string) (*identity.Verifier, error) {
+	v, err := s.keys.verifier(serviceName)
+	if err == nil && v != nil {
+		go s.keys.watch(ctx, v)
+	}
+	return v, err
 }
 
 func runInventory(ctx context.Context, e env, args []string) error {
@@ -67,7 +109,11 @@ func runInventory(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer s.shutdown()
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe})
+	v, err := s.verifier(ctx, "portico.inventory.v1.InventoryService")
+	if err != nil {
+		return err
+	}
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -76,15 +122,20 @@ func runPayment(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer s.shutdown()
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe})
+	v, err := s.verifier(ctx, "portico.payment.v1.PaymentService")
+	if err != nil {
+		return err
+	}
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
-	var invAddr, payAddr string
+	var invAddr, payAddr, upstreamCA string
 	var timeout, every, after, lease time.Duration
 	s, err := parseService(ctx, e, "order", defaultOrder, args, func(fs *flagSet) {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
+		fs.StringVar(&upstreamCA, "upstream-ca", "", "dial inventory and payment over TLS, verifying them with the CAs in `FILE`; --tls-cert/--tls-key, when set, are presented as the client certificate (mTLS). Empty means plaintext")
 		fs.DurationVar(&timeout, "upstream-timeout", interceptors.DefaultTimeout, "per-call timeout to inventory and payment, all attempts together (interceptors.DefaultTimeout)")
 		fs.DurationVar(&every, "reconcile-interval", 2*time.Second, "how often the reconciler drives PENDING orders")
 		fs.DurationVar(&after, "reconcile-after", order.DefaultReconcileAfter, "how old a PENDING order must be before the reconciler drives it")
@@ -98,18 +149,37 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger, chain...)
+	v, err := s.verifier(ctx, "portico.order.v1.OrderService")
+	if err != nil {
+		return err
+	}
+	// The order service calls inventory and payment as itself, on behalf
+	// of the customer whose call it serves.
+	m, err := s.keys.minter("order")
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		go s.keys.watch(ctx, m)
+	}
+	var creds *tls.Config
+	if upstreamCA != "" {
+		if creds, err = tlsconfig.Client(upstreamCA, s.tlsCert, s.tlsKey, ""); err != nil {
+			return fmt.Errorf("--upstream-ca: %w", err)
+		}
+	}
+	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger, m, creds, chain...)
 	if err != nil {
 		return fmt.Errorf("--inventory: %w", err)
 	}
 	defer inv.Close()
-	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger, chain...)
+	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger, m, creds, chain...)
 	if err != nil {
 		return fmt.Errorf("--payment: %w", err)
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 		ReconcileInterval: every, ReconcileAfter: after, LeaseTTL: lease,
 	})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/logging"
@@ -131,15 +132,31 @@ func startStack(t testing.TB, so stackOptions) *stack {
 			}
 		})
 	}
+	keys, err := identity.NewKeys(identity.GenerateKey("k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TEST_PORTICO_TRACE_KEYS", keys.String())
+	verifier := func(service string) *identity.Verifier {
+		v, err := identity.NewVerifier(keys, service)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	minter, err := identity.NewMinter(keys, identity.WithService("order"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	invLis, payLis, ordLis, gwLis := listen(), listen(), listen(), listen()
 	invLog, payLog, ordLog, gwLog := logger("inventory"), logger("payment"), logger("order"), logger("gateway")
 	run(func() error {
 		return inventory.Run(ctx, inventory.Config{Listener: invLis, DB: filepath.Join(dir, "inv.db"), Logger: invLog,
-			Faults: so.invFaults, Observe: observe(telemetry.ServiceInventory)})
+			Faults: so.invFaults, Observe: observe(telemetry.ServiceInventory), Identity: verifier("portico.inventory.v1.InventoryService")})
 	})
 	run(func() error {
 		return payment.Run(ctx, payment.Config{Listener: payLis, DB: filepath.Join(dir, "pay.db"), Logger: payLog,
-			Observe: observe(telemetry.ServicePayment)})
+			Observe: observe(telemetry.ServicePayment), Identity: verifier("portico.payment.v1.PaymentService")})
 	})
 	ordObs := observed{observe: observe(telemetry.ServiceOrder)}
 	var chain []interceptors.Option
@@ -149,20 +166,21 @@ func startStack(t testing.TB, so stackOptions) *stack {
 			t.Fatal(err)
 		}
 	}
-	inv, err := dialService("inventory", invLis.Addr().String(), "portico.inventory.v1.InventoryService", 5*time.Second, l, chain...)
+	inv, err := dialService("inventory", invLis.Addr().String(), "portico.inventory.v1.InventoryService", 5*time.Second, l, minter, nil, chain...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pay, err := dialService("payment", payLis.Addr().String(), "portico.payment.v1.PaymentService", 5*time.Second, l, chain...)
+	pay, err := dialService("payment", payLis.Addr().String(), "portico.payment.v1.PaymentService", 5*time.Second, l, minter, nil, chain...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inv.Close(); pay.Close() })
 	run(func() error {
 		return order.Run(ctx, order.Config{Listener: ordLis, DB: filepath.Join(dir, "ord.db"), Logger: ordLog,
-			Inventory: inv.Conn(), Payment: pay.Conn(), Observe: ordObs.observe})
+			Inventory: inv.Conn(), Payment: pay.Conn(), Observe: ordObs.observe, Identity: verifier("portico.order.v1.OrderService")})
 	})
 	cfg := gateway.DevConfig(0)
+	cfg.Identity.KeysEnv = "TEST_PORTICO_TRACE_KEYS"
 	for i, lis := range []net.Listener{invLis, payLis, ordLis} {
 		cfg.Upstreams[i].Addresses = []string{lis.Addr().String()}
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -8,9 +9,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/interceptors/metrics"
 	"github.com/portico-gateway/portico/internal/procmetrics"
 )
@@ -34,8 +37,9 @@ func parseFaults(spec string) (faults.Rules, error) {
 // bulkhead, breaker, retry, balancing with ejection, health checking; see
 // interceptors.Layers), with timeout for every call. addr is host:port, a
 // comma-separated list of instances, or a gRPC target such as
-// dns:///inventory:43101.
-func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, opts ...interceptors.Option) (*interceptors.Upstream, error) {
+// dns:///inventory:43101. Calls carry an identity minted by m (nil: none),
+// over TLS with creds (nil: plaintext); opts add to the chain (observers).
+func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, m *identity.Minter, creds *tls.Config, opts ...interceptors.Option) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
 	if list := strings.Split(addr, ","); interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection
@@ -43,7 +47,14 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 		cfg.Target = addr // e.g. dns:///inventory:43101
 	}
 	cfg.HealthCheck = interceptors.HealthCheckConfig{Enabled: new(true), Service: healthService}
-	return interceptors.NewUpstream("", append([]interceptors.Option{interceptors.WithConfig(cfg), interceptors.WithLogger(l)}, opts...)...)
+	base := []interceptors.Option{interceptors.WithConfig(cfg), interceptors.WithLogger(l)}
+	if m != nil {
+		base = append(base, interceptors.WithIdentity(m))
+	}
+	if creds != nil {
+		base = append(base, interceptors.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(creds))))
+	}
+	return interceptors.NewUpstream("", append(base, opts...)...)
 }
 
 // clientObservers are the options that make a process's client chains

@@ -48,7 +48,7 @@ func TestServiceChainTracesOnce(t *testing.T) {
 	go func() { defer close(done); _ = srv.Serve(lis) }()
 	defer func() { srv.Stop(); <-done }()
 
-	up, err := dialService("inventory", lis.Addr().String(), "portico.inventory.v1.InventoryService", 10*time.Second, slog.New(slog.DiscardHandler))
+	up, err := dialService("inventory", lis.Addr().String(), "portico.inventory.v1.InventoryService", 10*time.Second, slog.New(slog.DiscardHandler), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,70 @@
+package gateway
+
+import (
+	"os"
+	"time"
+
+	"github.com/portico-gateway/portico/interceptors/identity"
+)
+
+// IdentityConfig is where the edge gets the keys it signs each upstream
+// call's identity assertion with (package interceptors/identity): the
+// principal a credential proved, for the called service only, for a
+// minute. Portico's services refuse calls without one. Empty means the old
+// behaviour: the principal travels as plain x-portico-subject and
+// x-portico-role metadata, which Portico's services no longer accept (use
+// it only for upstreams of your own that trust the network).
+type IdentityConfig struct {
+	// KeysFile is a file of keys, one "ID BASE64-SECRET [NOT-AFTER]" per
+	// line, the first signing (identity.ParseKeys); the services read the
+	// same file (--identity-keys). The edge re-reads it every 2s, so a
+	// rotation needs no restart. Keep it private (0600).
+	KeysFile string `yaml:"keys_file,omitempty"`
+	// KeysEnv names an environment variable holding the keys text instead
+	// (entries separated by ';' or newlines). Exactly one of KeysFile and
+	// KeysEnv, or neither.
+	KeysEnv string `yaml:"keys_env,omitempty"`
+	// TTL is each assertion's life. Zero means identity.DefaultTTL (1m);
+	// at most identity.DefaultMaxTTL (5m), the longest a service accepts.
+	TTL time.Duration `yaml:"ttl,omitempty"`
+}
+
+// On reports whether the edge signs identities.
+func (c IdentityConfig) On() bool { return c.KeysFile != "" || c.KeysEnv != "" }
+
+// keys loads the ring the section names; nil when it names none.
+func (c IdentityConfig) keys() (*identity.Keys, error) {
+	switch {
+	case c.KeysFile != "":
+		return identity.ReadKeysFile(c.KeysFile)
+	case c.KeysEnv != "":
+		return identity.ParseKeys(os.Getenv(c.KeysEnv))
+	}
+	return nil, nil
+}
+
+// minter builds the edge's Minter, nil when the section is empty.
+func (c IdentityConfig) minter() (*identity.Minter, error) {
+	k, err := c.keys()
+	if k == nil || err != nil {
+		return nil, err
+	}
+	return identity.NewMinter(k, identity.WithTTL(c.TTL))
+}
+
+func (c IdentityConfig) validate(v *validator) {
+	if c.KeysFile != "" && c.KeysEnv != "" {
+		v.add("identity", "set keys_file or keys_env, not both")
+		return
+	}
+	if c.TTL < 0 || c.TTL > identity.DefaultMaxTTL {
+		v.add("identity.ttl", "want 0 (default %v) to %v, got %v", identity.DefaultTTL, identity.DefaultMaxTTL, c.TTL)
+	}
+	if _, err := c.keys(); err != nil {
+		field := "identity.keys_file"
+		if c.KeysEnv != "" {
+			field = "identity.keys_env"
+		}
+		v.add(field, "%v", err)
+	}
+}
