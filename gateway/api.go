@@ -20,12 +20,12 @@ import (
 //	              that does not decode is 400 before any call; errors through
 //	              the status table (response.go)
 func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
-	ex := w.ex
-	rt, allow := s.table.Match(r.Method, r.URL.Path)
+	ex, sn := w.ex, w.ex.snap
+	rt, allow := sn.table.Match(r.Method, r.URL.Path)
 	if rt != nil { // label 401s and 403s by route too; the answer order is unchanged
 		ex.route = rt.Pattern
 	}
-	p, err := s.auth.Authenticate(r)
+	p, err := sn.auth.Authenticate(r)
 	if err != nil {
 		s.writeProblem(w, r, unauthenticated(err))
 		return
@@ -40,7 +40,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		s.writeProblem(w, r, notRouted(r, allow))
 		return
 	}
-	ep := s.endpoints[rt]
+	ep := sn.endpoints[rt]
 	ex.ep, ex.route, ex.upstream = ep, rt.Pattern, rt.Upstream
 	fwd, cancel, prob := s.prepare(w, r, ep)
 	if prob != nil {
@@ -48,7 +48,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	defer cancel()
-	s.mux.ServeHTTP(w, fwd)
+	sn.mux.ServeHTTP(w, fwd)
 }
 
 func unauthenticated(err error) *problem.Problem {

@@ -241,7 +241,7 @@ func TestOpenAPI(t *testing.T) {
 func TestOpenAPIOperations(t *testing.T) {
 	h := newHarness(t, setup{})
 	seen := map[string]bool{}
-	for _, r := range h.srv.table.Routes() {
+	for _, r := range h.srv.snap.Load().table.Routes() {
 		seen[r.RPC] = true
 		row, ok := apidoc.Operations[r.RPC]
 		if !ok {
@@ -312,12 +312,13 @@ func TestHealthBypassesClientChain(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("API call went through the client chain %d times, want 1", n)
 	}
-	if len(h.srv.probes) != len(h.cfg.Upstreams) {
-		t.Fatalf("health connections = %d, want one per upstream (%d)", len(h.srv.probes), len(h.cfg.Upstreams))
+	ups := h.srv.snap.Load().upstreams
+	if len(ups) != len(h.cfg.Upstreams) {
+		t.Fatalf("health connections = %d, want one per upstream (%d)", len(ups), len(h.cfg.Upstreams))
 	}
 	live := map[string]*grpc.ClientConn{}
-	for name, p := range h.srv.probes {
-		live[name], _ = p.conn()
+	for name, uc := range ups {
+		live[name], _ = uc.probe.conn()
 	}
 	h.srv.Close()
 	for name, cc := range live {
@@ -327,25 +328,21 @@ func TestHealthBypassesClientChain(t *testing.T) {
 	}
 }
 
-// TestSetUpstreamAddressesMovesHealth: after a reload moves an upstream,
-// /health checks the new instances.
-func TestSetUpstreamAddressesMovesHealth(t *testing.T) {
+// TestReloadMovesHealth: after a reload moves an upstream, /health checks
+// the new instances.
+func TestReloadMovesHealth(t *testing.T) {
 	h := newHarness(t, setup{down: []string{"inventory"}})
 	if r := h.do("GET", "/health", "", ""); r.status != 503 {
 		t.Fatalf("/health with inventory down = %d %s, want 503", r.status, r.body)
 	}
 	i := slices.IndexFunc(h.cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == "inventory" })
-	live := h.startUpstream(h.cfg.Upstreams[i], nil)
-	if err := h.srv.SetUpstreamAddresses("inventory", []string{live}); err != nil {
-		t.Fatalf("SetUpstreamAddresses(inventory) = %v", err)
+	next := h.cfg
+	next.Upstreams = slices.Clone(h.cfg.Upstreams)
+	next.Upstreams[i].Addresses = []string{h.startUpstream(h.cfg.Upstreams[i], nil)}
+	if _, err := h.srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatalf("Reload() = %v", err)
 	}
 	if r := h.do("GET", "/health", "", ""); r.status != 200 {
 		t.Errorf("/health after moving inventory to a live instance = %d %s, want 200", r.status, r.body)
-	}
-	if err := h.srv.SetUpstreamAddresses("nope", []string{live}); err == nil {
-		t.Error("SetUpstreamAddresses(nope) = nil, want an error")
-	}
-	if err := h.srv.SetUpstreamAddresses("inventory", nil); err == nil {
-		t.Error("SetUpstreamAddresses(inventory, nil) = nil, want an error")
 	}
 }

@@ -11,12 +11,14 @@ import (
 	"github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/metrics"
+	"github.com/portico-gateway/portico/internal/filewatch"
 )
 
 // gatewayOptions wires the edge's dependencies: logger, one metrics
 // registry shared by the edge and its client chains, the chains (ups),
-// and the OpenAPI document generated from the protos.
-func gatewayOptions(l *slog.Logger) ([]gateway.Option, *gateway.Upstreams, error) {
+// the config file it reloads and the OpenAPI document generated from the
+// protos.
+func gatewayOptions(l *slog.Logger, path string) ([]gateway.Option, *gateway.Upstreams, error) {
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
@@ -26,26 +28,46 @@ func gatewayOptions(l *slog.Logger) ([]gateway.Option, *gateway.Upstreams, error
 	return []gateway.Option{
 		gateway.WithLogger(l),
 		gateway.WithRegistry(reg),
-		gateway.WithDialer(ups.Dialer()),
+		gateway.WithUpstreams(ups),
+		gateway.WithConfigFile(path),
 		gateway.WithOpenAPI(openapi.JSON),
 	}, ups, nil
 }
 
-// reloadOnHangup re-reads the config at path on every signal on hup until
-// ctx ends and applies it (gateway.Upstreams.Reload). An invalid file is
-// logged and ignored: the running config stays.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, running gateway.Config, ups *gateway.Upstreams, srv *gateway.Server, l *slog.Logger) {
+// reloadLoop re-reads the config file on every SIGHUP and every change of
+// the file until ctx ends (Server.ReloadFile: an invalid file is logged,
+// counted and audited, and the running config stays). Reloads run one at a
+// time in this goroutine, so a storm of signals costs one read each, and a
+// file that did not change is no new version.
+func reloadLoop(ctx context.Context, hup <-chan os.Signal, changed <-chan struct{}, srv *gateway.Server) {
 	for {
+		source := gateway.SourceSignal
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			next, err := gateway.LoadConfig(path)
-			if err != nil {
-				l.Error("reload rejected; keeping the running config", "err", err.Error())
-				continue
-			}
-			running = ups.Reload(running, next, srv, l)
+		case <-changed:
+			source = gateway.SourceFile
 		}
+		_, _ = srv.ReloadFile(ctx, source)
 	}
+}
+
+// watchConfig reports changes of the config file on changed until ctx
+// ends, polling every ops.watch_interval of the config in effect at start
+// (negative: never).
+func watchConfig(ctx context.Context, path string, cfg gateway.Config, changed chan<- struct{}) {
+	interval := cfg.Ops.WatchInterval
+	if interval < 0 {
+		return
+	}
+	if interval == 0 {
+		interval = gateway.DefaultWatchInterval
+	}
+	filewatch.Watch(ctx, path, interval, func() {
+		select {
+		case changed <- struct{}{}:
+		default: // a reload is pending already; it reads the newest file
+		}
+	})
 }

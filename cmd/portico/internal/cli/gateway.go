@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/portico-gateway/portico/gateway"
@@ -34,7 +35,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, ups, err := gatewayOptions(l)
+	opts, ups, err := gatewayOptions(l, *path)
 	if err != nil {
 		return err
 	}
@@ -48,10 +49,12 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	rctx, stopReload := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); reloadOnHangup(rctx, hup, *path, cfg, ups, srv, l) }()
-	defer func() { stopReload(); <-done }()
+	var bg sync.WaitGroup
+	rctx, stop := context.WithCancel(ctx)
+	defer func() { stop(); bg.Wait() }()
+	changed := make(chan struct{}, 1)
+	bg.Go(func() { reloadLoop(rctx, hup, changed, srv) })
+	bg.Go(func() { watchConfig(rctx, *path, cfg, changed) })
 	return srv.Serve(ctx, lis)
 }
 
