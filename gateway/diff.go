@@ -14,41 +14,91 @@ import (
 // line per leaf field in YAML paths, sorted: "+ path: value" added,
 // "- path: value" removed, "~ path: old -> new" changed. List entries with
 // a name are keyed by it (upstreams[inventory].timeout). Secrets (tokens,
-// keys, passwords, credentials in URLs) are redacted.
+// keys, passwords, credentials in URLs) are never shown: a changed one
+// reads "~ path: [REDACTED] -> [REDACTED]", and a side already redacted
+// (an admin API's /admin/config) is not compared.
 func Diff(a, b Config) []string {
-	fa, fb := Flatten(a), Flatten(b)
+	fa, fb := leaves(a), leaves(b)
 	var out []string
 	for k, va := range fa {
 		vb, ok := fb[k]
 		switch {
 		case !ok:
-			out = append(out, "- "+k+": "+va)
-		case va != vb:
-			out = append(out, "~ "+k+": "+va+" -> "+vb)
+			out = append(out, "- "+k+": "+va.show())
+		case va.raw == redacted || vb.raw == redacted:
+		case va.raw != vb.raw:
+			out = append(out, "~ "+k+": "+va.show()+" -> "+vb.show())
 		}
 	}
 	for k, vb := range fb {
 		if _, ok := fa[k]; !ok {
-			out = append(out, "+ "+k+": "+vb)
+			out = append(out, "+ "+k+": "+vb.show())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][2:] < out[j][2:] })
 	return out
 }
 
-// Flatten returns cfg's leaf fields by YAML path, secrets redacted: the
-// form Diff compares and the admin API shows.
-func Flatten(cfg Config) map[string]string {
+// redacted replaces a secret wherever the edge shows config.
+const redacted = "[REDACTED]"
+
+// leaf is one field's value and whether it is a secret.
+type leaf struct {
+	raw    string
+	secret bool
+}
+
+func (l leaf) show() string {
+	if l.secret {
+		return redactValue(l.raw)
+	}
+	return l.raw
+}
+
+// Redacted returns cfg as a YAML-shaped tree (maps, lists, scalars) with
+// every secret replaced by "[REDACTED]": what the admin API shows, and
+// what DecodeConfig reads back for a diff.
+func Redacted(cfg Config) any {
 	var tree any
 	if b, err := yaml.Marshal(cfg); err == nil {
 		_ = yaml.Unmarshal(b, &tree)
 	}
-	out := map[string]string{}
+	return redactTree("", tree)
+}
+
+func redactTree(path string, v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = redactTree(join(path, k), e)
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = redactTree(path, e)
+		}
+		return v
+	case string:
+		if secretField(path) {
+			return redactValue(v)
+		}
+		return redactURL(v)
+	}
+	return v
+}
+
+// leaves returns cfg's leaf fields by YAML path.
+func leaves(cfg Config) map[string]leaf {
+	var tree any
+	if b, err := yaml.Marshal(cfg); err == nil {
+		_ = yaml.Unmarshal(b, &tree)
+	}
+	out := map[string]leaf{}
 	flatten("", tree, out)
 	return out
 }
 
-func flatten(path string, v any, out map[string]string) {
+func flatten(path string, v any, out map[string]leaf) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
@@ -58,9 +108,9 @@ func flatten(path string, v any, out map[string]string) {
 		if scalars(v) {
 			parts := make([]string, len(v))
 			for i, e := range v {
-				parts[i] = redact(path, fmt.Sprint(e))
+				parts[i] = fmt.Sprint(e)
 			}
-			out[path] = "[" + strings.Join(parts, ", ") + "]"
+			out[path] = leaf{"[" + strings.Join(parts, ", ") + "]", secretField(path)}
 			return
 		}
 		for i, e := range v {
@@ -71,7 +121,8 @@ func flatten(path string, v any, out map[string]string) {
 			flatten(path+"["+key+"]", e, out)
 		}
 	default:
-		out[path] = redact(path, fmt.Sprint(v))
+		s := fmt.Sprint(v)
+		out[path] = leaf{s, secretField(path) || redactURL(s) != s}
 	}
 }
 
@@ -98,24 +149,38 @@ func scalars(v []any) bool {
 
 // secretWords mark a field whose value is a secret: its last path element
 // contains one of them.
-var secretWords = []string{"token", "secret", "password", "key", "credential"}
+var secretWords = []string{"token", "secret", "password", "passwd", "key", "credential"}
 
-// redact hides secret values: a field named like a secret, and the
-// password of a URL.
-func redact(path, v string) string {
-	last := path[strings.LastIndexAny(path, ".]")+1:]
+func secretField(path string) bool {
+	last := strings.ToLower(path[strings.LastIndexAny(path, ".]")+1:])
 	for _, w := range secretWords {
-		if strings.Contains(strings.ToLower(last), w) && last != "max_body_bytes" {
-			return "[REDACTED]"
+		if strings.Contains(last, w) {
+			return true
 		}
 	}
-	if u, err := url.Parse(v); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "REDACTED")
-			return u.String()
-		}
+	return false
+}
+
+// redactValue hides a secret value: a URL keeps all but its password,
+// anything else becomes "[REDACTED]".
+func redactValue(v string) string {
+	if r := redactURL(v); r != v {
+		return r
 	}
-	return v
+	return redacted
+}
+
+// redactURL hides the password of a URL ("redis://user:pw@host").
+func redactURL(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return v
+	}
+	if _, has := u.User.Password(); !has {
+		return v
+	}
+	u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	return u.String()
 }
 
 // restartFields are the changed fields that apply only at start: the

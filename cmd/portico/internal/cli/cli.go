@@ -6,7 +6,7 @@
 //	portico gateway --config FILE                the REST/JSON edge
 //	portico inventory|payment [--listen A] [--db P]
 //	portico order [--listen A] [--db P] [--inventory A] [--payment A]
-//	portico check-config FILE                    validate a gateway config
+//	portico check-config [--diff-against U] FILE validate, summarize and diff a gateway config
 //	portico version                              module version, commit, Go version
 //	portico help [COMMAND]                       this list, or one command's flags
 //
@@ -49,7 +49,7 @@ func commands() []command {
 		{"inventory", "[--listen ADDR] [--db PATH]", "run the inventory service", runInventory},
 		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},
 		{"order", "[--listen ADDR] [--db PATH] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
-		{"check-config", "FILE", "validate a gateway config file", runCheckConfig},
+		{"check-config", "[--diff-against URL_OR_FILE] FILE", "validate a gateway config file, summarize it and diff it", runCheckConfig},
 		{"version", "", "print the module version, commit and Go version", runVersion},
 	}
 }

@@ -57,15 +57,3 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	bg.Go(func() { watchConfig(rctx, *path, cfg, changed) })
 	return srv.Serve(ctx, lis)
 }
-
-func runCheckConfig(_ context.Context, e env, args []string) error {
-	fs, _ := newFlags("check-config")
-	if err := parseFlags(fs, args, 1); err != nil {
-		return err
-	}
-	if _, err := gateway.LoadConfig(fs.Arg(0)); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s: ok\n", fs.Arg(0))
-	return nil
-}
