@@ -55,5 +55,17 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	changed := make(chan struct{}, 1)
 	bg.Go(func() { reloadLoop(rctx, hup, changed, srv) })
 	bg.Go(func() { watchConfig(rctx, *path, cfg, changed) })
+	if cfg.AdminListen != "" {
+		alis, err := net.Listen("tcp", cfg.AdminListen)
+		if err != nil {
+			return fmt.Errorf("admin_listen %s: %w", cfg.AdminListen, err)
+		}
+		// Up until the edge has drained, so /healthz/ready shows the drain.
+		bg.Go(func() {
+			if err := srv.ServeAdmin(rctx, alis); err != nil {
+				l.Error("admin API stopped", "err", err.Error())
+			}
+		})
+	}
 	return srv.Serve(ctx, lis)
 }
