@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,8 +149,8 @@ func TestServeShutdown(t *testing.T) {
 	if code := get(t, client, base+"/healthz/live", ""); code != 200 {
 		t.Errorf("live during drain = %d, want 200", code)
 	}
-	if code := get(t, client, base+"/api/orders/ord-2", adminToken); code != 200 {
-		t.Errorf("a new request during drain = %d, want 200 (still served)", code)
+	if code, conn := getConn(t, client, base+"/api/orders/ord-2", adminToken); code != 200 || conn != "close" {
+		t.Errorf("a new request during drain = %d, Connection %q; want 200 (still served) and close", code, conn)
 	}
 	close(endDrain)
 	close(release)
@@ -162,6 +164,71 @@ func TestServeShutdown(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return")
+	}
+	// After the drain a request is refused at connect, never cut halfway.
+	client.CloseIdleConnections()
+	if _, err := client.Get(base + "/healthz/live"); err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("a request after the drain = %v, want connection refused", err)
+	}
+}
+
+func getConn(t *testing.T, c *http.Client, url, token string) (int, string) {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.Close {
+		return resp.StatusCode, "close"
+	}
+	return resp.StatusCode, resp.Header.Get("Connection")
+}
+
+// TestReadiness: /healthz/ready is 503 before serving, while a required
+// upstream has no usable instance (ops.ready_requires), and while
+// draining; /healthz/live stays 200 throughout.
+func TestReadiness(t *testing.T) {
+	h := newHarness(t, setup{down: []string{"payment"}, cfg: func(c *Config) { c.Ops.ReadyRequires = []string{"inventory"} }})
+	ready := func() (int, string) {
+		r := h.do("GET", "/healthz/ready", "", "")
+		m := r.json(t)
+		reason, _ := m["reason"].(string)
+		return r.status, reason
+	}
+	if code, why := ready(); code != 503 || why != "not serving yet" {
+		t.Errorf("ready before Serve = %d %q", code, why)
+	}
+	h.srv.serving.Store(true)
+	if code, why := ready(); code != 200 {
+		t.Errorf("ready with inventory up (payment down, not required) = %d %q, want 200", code, why)
+	}
+	next := h.cfg
+	next.Ops.ReadyRequires = []string{"inventory", "payment"}
+	if _, err := h.srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatal(err)
+	}
+	// payment's connection goes to TRANSIENT_FAILURE once it has tried.
+	cc := h.srv.snap.Load().upstreams["payment"].cc
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for st := cc.GetState(); st != connectivity.TransientFailure; st = cc.GetState() {
+		cc.Connect()
+		if !cc.WaitForStateChange(ctx, st) {
+			t.Fatalf("payment connection stays %v", st)
+		}
+	}
+	if code, why := ready(); code != 503 || why != "no usable instance of upstream payment" {
+		t.Errorf("ready with required payment down = %d %q", code, why)
+	}
+	h.srv.draining.Store(true)
+	if code, why := ready(); code != 503 || why != "draining" {
+		t.Errorf("ready while draining = %d %q", code, why)
+	}
+	if r := h.do("GET", "/healthz/live", "", ""); r.status != 200 {
+		t.Errorf("live = %d, want 200 whatever the upstreams", r.status)
 	}
 }
 

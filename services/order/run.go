@@ -35,6 +35,9 @@ type Config struct {
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
+	// Shutdown is the drain: DrainDelay and ShutdownGrace of grpcserver.Config
+	// (zero means its defaults).
+	Shutdown grpcserver.Config
 	// Listener, when set, is served instead of listening on Listen (tests).
 	Listener net.Listener
 	// ReconcileInterval is how often the reconciler runs. 0 means 2s.
@@ -89,6 +92,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:     cfg.Logger,
 		Ready:      store.Ping,
 		Faults:     cfg.Faults,
+		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})
 	if err != nil {

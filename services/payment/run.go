@@ -30,6 +30,9 @@ type Config struct {
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
+	// Shutdown is the drain: DrainDelay and ShutdownGrace of grpcserver.Config
+	// (zero means its defaults).
+	Shutdown grpcserver.Config
 	// Listener, if set, is served instead of listening on Listen (tests).
 	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
@@ -65,10 +68,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service: paymentv1.PaymentService_ServiceDesc.ServiceName,
-		Logger:  cfg.Logger,
-		Ready:   store.Ping,
-		Faults:  cfg.Faults,
+		Service:    paymentv1.PaymentService_ServiceDesc.ServiceName,
+		Logger:     cfg.Logger,
+		Ready:      store.Ping,
+		Faults:     cfg.Faults,
+		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 	})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
 	"github.com/portico-gateway/portico/services/payment"
@@ -26,6 +27,7 @@ type service struct {
 	listen, db string
 	logger     *slog.Logger
 	faults     faults.Rules
+	shutdown   grpcserver.Config // DrainDelay and ShutdownGrace
 }
 
 // parseService parses a service's common flags (--listen, --db, --faults,
@@ -36,6 +38,8 @@ func parseService(e env, name, listen string, args []string, extra func(*flagSet
 	var spec string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
 	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database `PATH`")
+	fs.DurationVar(&s.shutdown.DrainDelay, "drain-delay", 0, "at SIGTERM, keep serving with health NOT_SERVING for `D` before the listener closes (Kubernetes: the preStop delay)")
+	fs.DurationVar(&s.shutdown.ShutdownGrace, "shutdown-grace", 10*time.Second, "then let in-flight calls finish within `D` before cutting them")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	if extra != nil {
 		extra(fs)
@@ -56,7 +60,7 @@ func runInventory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Shutdown: s.shutdown})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -64,7 +68,7 @@ func runPayment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults})
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Shutdown: s.shutdown})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
@@ -89,7 +93,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Shutdown: s.shutdown,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 	})
 }
