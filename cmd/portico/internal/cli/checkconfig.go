@@ -31,12 +31,13 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: ok\n\n", fs.Arg(0))
 	if err := gateway.WriteSummary(e.stdout, cfg); err != nil {
 		return err
 	}
+	// The verdict is the last line, as before the summary existed.
+	ok := func() error { fmt.Fprintf(e.stdout, "\n%s: ok\n", fs.Arg(0)); return nil }
 	if *against == "" {
-		return nil
+		return ok()
 	}
 	base, err := loadBase(ctx, *against)
 	if err != nil {
@@ -50,7 +51,7 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 	if len(diff) == 0 {
 		fmt.Fprintln(e.stdout, "  none")
 	}
-	return nil
+	return ok()
 }
 
 // loadBase reads the config to compare against: a URL's /admin/config
