@@ -79,6 +79,9 @@ func (s *Server) Reload(ctx context.Context, cfg Config, source string) (ReloadR
 
 func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (ReloadResult, error) {
 	live := s.snap.Load()
+	if s.closed {
+		return ReloadResult{}, errors.New("gateway: closed")
+	}
 	if err := cfg.Validate(); err != nil {
 		return ReloadResult{}, s.reject(live, source, err)
 	}

@@ -43,6 +43,7 @@ type Server struct {
 	// replace it to hold the drain open until they have looked at it.
 	drainWait func(time.Duration)
 	closeOnce sync.Once
+	closed    bool // under reloadMu: no reload after Close
 	closeErr  error
 }
 
@@ -154,6 +155,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.reloadMu.Lock()
 		defer s.reloadMu.Unlock()
+		s.closed = true
 		if sn := s.snap.Load(); sn != nil {
 			sn.release(s)
 		}
