@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -76,11 +77,11 @@ func (s *Server) AdminHandler() http.Handler {
 		if !rt.open {
 			p, err := sn.auth.Authenticate(r)
 			if err != nil {
-				s.writeProblem(w, r, unauthenticated(err))
+				s.writeProblem(w, r, authProblem(err))
 				return
 			}
-			if p.Role != callmeta.RoleAdmin {
-				s.writeProblem(w, r, problem.New(problem.CodeForbidden, "The admin API needs the admin role; role "+p.Role+" may not use it."))
+			if !p.HasRole(callmeta.RoleAdmin) {
+				s.writeProblem(w, r, problem.New(problem.CodeForbidden, "The admin API needs the admin role; the caller's roles ("+strings.Join(p.Roles, ", ")+") do not include it."))
 				return
 			}
 		}
@@ -129,7 +130,7 @@ func (s *Server) adminAudit(w http.ResponseWriter, _ *http.Request, _ *snapshot)
 }
 
 func (s *Server) adminRoutesList(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
-	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "routes": routeInfos(sn.table.Routes(), sn.endpoints)})
+	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "routes": routeInfos(sn.table.Routes(), sn.endpoints, sn.policy)})
 }
 
 // UpstreamInfo is one upstream on /admin/upstreams: its settings, what

@@ -14,7 +14,6 @@ import (
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
 	"github.com/portico-gateway/portico/interceptors/retry"
-	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
 // RouteInfo is one route as a config makes the edge serve it: what the
@@ -38,29 +37,22 @@ func Routes(cfg Config) ([]RouteInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return routeInfos(table.Routes(), eps), nil
+	policy, err := buildPolicy(cfg, table)
+	if err != nil {
+		return nil, err
+	}
+	return routeInfos(table.Routes(), eps, policy), nil
 }
 
-func routeInfos(routes []*route.Route, eps map[*route.Route]*endpoint) []RouteInfo {
+func routeInfos(routes []*route.Route, eps map[*route.Route]*endpoint, policy *auth.Policy) []RouteInfo {
 	out := make([]RouteInfo, 0, len(routes))
 	for _, r := range routes {
 		ep := eps[r]
 		out = append(out, RouteInfo{
 			Method: ep.Method, Path: ep.Pattern, RPC: ep.RPC, Upstream: ep.Upstream,
 			Timeout: ep.timeout.String(), MaxTimeout: ep.maxTimeout.String(), MaxBodyBytes: ep.maxBody,
-			Roles: allowedRoles(ep.Method, ep.Pattern), IdempotencyKey: ep.idempotencyKey,
+			Roles: policy.Roles(r), IdempotencyKey: ep.idempotencyKey,
 		})
-	}
-	return out
-}
-
-// allowedRoles lists the roles the policy lets call method path.
-func allowedRoles(method, path string) []string {
-	var out []string
-	for _, r := range []string{callmeta.RoleAdmin, callmeta.RoleReader, callmeta.RoleCustomer} {
-		if auth.Allowed(auth.Principal{Subject: "-", Role: r}, method, path) {
-			out = append(out, r)
-		}
 	}
 	return out
 }

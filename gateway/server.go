@@ -57,6 +57,9 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.nonces == nil { // the process's: a reload must not forget nonces
+		o.nonces = &auth.MemoryNonces{}
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -64,9 +67,6 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	s := &Server{o: o, log: o.logger, registry: o.registry}
 	if err := s.setup(); err != nil {
 		return nil, err
-	}
-	if o.authenticator == nil && len(cfg.Auth.Tokens) == 0 {
-		s.log.Warn("no auth.tokens configured: every /api request will be 401")
 	}
 	sn, err := s.build(ctx, cfg, nil)
 	if err != nil {
@@ -103,14 +103,6 @@ func (s *Server) setup() error {
 		return fmt.Errorf("gateway: problem pages: %w", err)
 	}
 	return nil
-}
-
-func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
-	toks := make([]auth.Token, len(ts))
-	for i, t := range ts {
-		toks[i] = auth.Token{Token: t.Token, Subject: t.Subject, Role: t.Role}
-	}
-	return auth.NewTokens(toks)
 }
 
 // Config returns the config in effect (defaults applied).

@@ -11,6 +11,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 
+	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/route"
 )
@@ -25,6 +26,8 @@ type snapshot struct {
 	cfg       Config
 	version   Version
 	auth      Authenticator
+	policy    *auth.Policy
+	cors      *cors
 	table     *route.Table
 	endpoints map[*route.Route]*endpoint
 	mux       *runtime.ServeMux
@@ -54,10 +57,8 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if sn.table, sn.endpoints, err = buildRoutes(cfg, s.o.registrations); err != nil {
 		return nil, err
 	}
-	if sn.auth = s.o.authenticator; sn.auth == nil {
-		if sn.auth, err = staticTokens(cfg.Auth.Tokens); err != nil {
-			return nil, err
-		}
+	if err = s.buildAccess(sn); err != nil {
+		return nil, err
 	}
 	var deps []health.Dependency
 	for _, up := range cfg.Upstreams {

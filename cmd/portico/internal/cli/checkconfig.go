@@ -31,6 +31,9 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range cfg.Warnings() { // exit 0: the edge runs with these
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", fs.Arg(0), w)
+	}
 	if err := gateway.WriteSummary(e.stdout, cfg); err != nil {
 		return err
 	}
