@@ -111,12 +111,15 @@ check-generated:
 	$(call openapi_finish,$$tmp/gen) && \
 	diff -r gen $$tmp/gen > /dev/null || { echo "gen/ is stale: run 'make generate' and commit"; diff -r gen $$tmp/gen | head -20; exit 1; }
 
-## lint-openapi: lint the served document (gen/openapi/openapi.json) with
+## lint-openapi: lint the served documents (gen/openapi/openapi.json and the
+## admin API's gateway/admin_openapi.json) with
 ## Redocly (recommended rules) and Spectral (spectral:oas, .spectral.yaml);
 ## both must report 0 errors and 0 warnings (needs npx)
 lint-openapi:
 	npx --yes --prefer-offline @redocly/cli@2.77.0 lint --format=stylish gen/openapi/openapi.json
 	npx --yes --prefer-offline @stoplight/spectral-cli@$(SPECTRAL_VERSION) lint --fail-severity=warn --ruleset .spectral.yaml gen/openapi/openapi.json
+	npx --yes --prefer-offline @redocly/cli@2.77.0 lint --format=stylish gateway/admin_openapi.json
+	npx --yes --prefer-offline @stoplight/spectral-cli@$(SPECTRAL_VERSION) lint --fail-severity=warn --ruleset .spectral.yaml gateway/admin_openapi.json
 
 ## bench: benchmarks with allocation counts
 bench:

@@ -20,8 +20,8 @@ import (
 //	              that does not decode is 400 before any call; errors through
 //	              the status table (response.go)
 func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
-	ex := w.ex
-	rt, allow := s.table.Match(r.Method, r.URL.Path)
+	ex, sn := w.ex, w.ex.snap
+	rt, allow := sn.table.Match(r.Method, r.URL.Path)
 	if rt != nil { // label 401s and 403s by route too; the answer order is unchanged
 		ex.route = rt.Template
 	}
@@ -34,11 +34,11 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		s.writeProblem(w, r, notRouted(r, allow))
 		return
 	}
-	if !s.policy.Allowed(p, rt) {
-		s.writeProblem(w, r, forbidden(p, r, s.policy.Roles(rt)))
+	if !sn.policy.Allowed(p, rt) {
+		s.writeProblem(w, r, forbidden(p, r, sn.policy.Roles(rt)))
 		return
 	}
-	ep := s.endpoints[rt]
+	ep := sn.endpoints[rt]
 	ex.ep, ex.route, ex.upstream = ep, rt.Template, rt.Upstream
 	ex.inFlightDone = s.metrics.InFlight(rt.Template)
 	fwd, cancel, prob := s.prepare(w, r, ep)
@@ -47,7 +47,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	defer cancel()
-	s.mux.ServeHTTP(w, fwd)
+	sn.mux.ServeHTTP(w, fwd)
 }
 
 func forbidden(p auth.Principal, r *http.Request, roles []string) *problem.Problem {

@@ -101,7 +101,7 @@ func parseTime(s string) time.Time {
 // authenticate runs the authenticator; on failure it answers the problem
 // and reports false.
 func (s *Server) authenticate(w *responseWriter, r *http.Request) (auth.Principal, bool) {
-	p, err := s.auth.Authenticate(r)
+	p, err := w.ex.snap.auth.Authenticate(r)
 	if err != nil {
 		s.writeProblem(w, r, authProblem(err))
 		return auth.Principal{}, false
@@ -141,26 +141,27 @@ func authProblem(err error) *problem.Problem {
 	return p
 }
 
-// buildAccess builds the authenticator (unless WithAuthenticator gave
-// one), the policy and the CORS answerer from the config, and logs the
-// auth warnings.
-func (s *Server) buildAccess(o options) error {
+// buildAccess builds sn's authenticator (unless WithAuthenticator gave
+// one), policy and CORS answerer from its config, and logs the auth
+// warnings. sn.table and sn.endpoints must be built.
+func (s *Server) buildAccess(sn *snapshot) error {
 	var err error
-	if s.auth == nil {
-		if s.auth, err = buildAuth(s.cfg, o.nonces, maxBodyOf(s.endpoints)); err != nil {
+	cfg := sn.cfg
+	if sn.auth = s.o.authenticator; sn.auth == nil {
+		if sn.auth, err = buildAuth(cfg, s.o.nonces, maxBodyOf(sn.endpoints)); err != nil {
 			return err
 		}
-		a := s.cfg.Auth
+		a := cfg.Auth
 		if len(a.Tokens)+len(a.APIKeys)+len(a.SignedApps.Apps) == 0 && a.JWT.Issuer == "" {
 			s.log.Warn("no credentials configured (auth.api_keys, auth.jwt, auth.signed_apps): every /api request will be 401")
 		}
 	}
-	if s.policy, err = buildPolicy(s.cfg, s.table); err != nil {
+	if sn.policy, err = buildPolicy(cfg, sn.table); err != nil {
 		return err
 	}
-	for _, w := range s.cfg.authWarnings(s.table.Routes()) {
+	for _, w := range cfg.authWarnings(sn.table.Routes()) {
 		s.log.Warn(w)
 	}
-	s.cors = newCORS(s.cfg.CORS)
+	sn.cors = newCORS(cfg.CORS)
 	return nil
 }

@@ -34,12 +34,15 @@ type Config struct {
 	// never exposes the demo tokens. Use ":43100" for every interface.
 	Listen string `yaml:"listen,omitempty"`
 	// ShutdownGrace bounds how long in-flight requests may finish once
-	// shutdown begins; then connections are cut. Zero means
-	// DefaultShutdownGrace.
+	// the listener closes (after DrainDelay); then connections are cut.
+	// Zero means DefaultShutdownGrace or, when longer, the longest route
+	// timeout plus a second, so a drain never cuts a request within its
+	// deadline.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace,omitempty"`
 	// DrainDelay is how long the edge keeps serving, with /healthz/ready
 	// answering 503, before it stops accepting connections, so a load
-	// balancer notices first. Zero means the default, no delay.
+	// balancer notices first (Kubernetes: the preStop delay). Zero means
+	// the default, no delay.
 	DrainDelay time.Duration `yaml:"drain_delay,omitempty"`
 	// HTTP holds the HTTP server's own limits.
 	HTTP HTTPConfig `yaml:"http,omitempty"`
@@ -58,6 +61,12 @@ type Config struct {
 	Identity IdentityConfig `yaml:"identity,omitempty"`
 	// TLS, when set, terminates TLS at the edge (config_tls.go).
 	TLS TLSConfig `yaml:"tls,omitempty"`
+	// AdminListen is the admin API's TCP address (admin.go): /metrics and
+	// /healthz/* open, everything else for the admin role. Empty means no
+	// admin listener. Applied at start only.
+	AdminListen string `yaml:"admin_listen,omitempty"`
+	// Ops configures reloads, kept versions and readiness.
+	Ops OpsConfig `yaml:"ops,omitempty"`
 	// CORS answers browsers' cross-origin requests; absent means none.
 	CORS CORSConfig `yaml:"cors,omitempty"`
 	// Telemetry configures tracing and log sampling; zero exports nothing.

@@ -14,7 +14,8 @@ import (
 // ParseConfig decodes a YAML config strictly (unknown keys, wrong types
 // and duplicate keys are errors naming the field path), fills in defaults
 // and validates the result, including what New checks against the route
-// table, so `portico check-config` catches everything short of dialing.
+// table and the semantic checks (config_check.go), so `portico
+// check-config` catches everything short of dialing.
 func ParseConfig(data []byte) (Config, error) {
 	var c Config
 	if err := strictyaml.Decode(data, &c); err != nil {
@@ -29,6 +30,11 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, err
 	}
 	if _, err := buildPolicy(c, table); err != nil {
+		return Config{}, err
+	}
+	v := &validator{}
+	c.checkSemantics(v)
+	if err := v.err(); err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -62,7 +68,8 @@ func DevConfig(basePort int) Config {
 		return []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort+off))}
 	}
 	c := Config{
-		Listen: net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort)),
+		Listen:      net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort)),
+		AdminListen: net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort+4)),
 		Upstreams: []UpstreamConfig{
 			{Name: "inventory", Addresses: addr(1), HealthService: "portico.inventory.v1.InventoryService"},
 			{Name: "payment", Addresses: addr(2), HealthService: "portico.payment.v1.PaymentService"},
@@ -94,7 +101,6 @@ func (c Config) withDefaults() Config {
 	if c.Listen == "" {
 		c.Listen = DefaultListen
 	}
-	def(&c.ShutdownGrace, DefaultShutdownGrace)
 	def(&c.HTTP.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&c.HTTP.ReadTimeout, DefaultReadTimeout)
 	def(&c.HTTP.IdleTimeout, DefaultIdleTimeout)
@@ -115,5 +121,6 @@ func (c Config) withDefaults() Config {
 	def(&c.Routes.MaxTimeout, DefaultMaxTimeout)
 	def(&c.Health.Timeout, DefaultHealthTimeout)
 	c.Shed = c.Shed.withDefaults()
+	def(&c.ShutdownGrace, max(DefaultShutdownGrace, c.longestTimeout()+time.Second))
 	return c
 }

@@ -150,6 +150,9 @@ func FuzzParseConfig(f *testing.F) {
 	}
 	f.Add([]byte("upstreams: [{name: a, addresses: [x]}]\nroutes: {overrides: {\"/api/x\": {timeout: 1ns}}}"))
 	f.Add([]byte("upstreams: &u [{name: a, addresses: [x]}]\nhealth: *u"))
+	f.Add([]byte("admin_listen: 127.0.0.1:43104\nops: {watch_interval: -1s, keep_versions: 3, ready_requires: [order]}\n" +
+		"upstreams: [{name: inventory, addresses: [169.254.169.254:80]}, {name: payment, addresses: [\"[fd00:ec2::254]:1\"]}, {name: order, addresses: [dns:///metadata:80]}]"))
+	f.Add([]byte("shutdown_grace: 1s\nupstreams: [{name: inventory, addresses: [a:1], resilience: {retry: {max_attempts: 99}}}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseConfig(data)
 		if err != nil {

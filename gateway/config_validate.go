@@ -42,6 +42,7 @@ func (c Config) Validate() error {
 	c.Identity.validate(v)
 	c.TLS.validate(v)
 	c.validateUpstreamTLS(v)
+	c.validateOps(v)
 	return v.err()
 }
 

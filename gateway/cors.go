@@ -53,7 +53,7 @@ func newCORS(c CORSConfig) *cors {
 // preflight; it reports whether it answered. It runs before
 // authentication: a preflight carries no credentials.
 func (s *Server) handleCORS(w *responseWriter, r *http.Request) bool {
-	c := s.cors
+	c := w.ex.snap.cors
 	origin := r.Header.Get("Origin")
 	if c == nil || origin == "" {
 		return false

@@ -12,16 +12,26 @@
 //
 // New validates the whole config against the route table (every override
 // key selects a route, no route twice, timeouts within their maximum,
-// upstream names match the registration list) and dials every upstream
-// through the DialFunc (default Dial, no client chain). The edge process
-// passes (*Upstreams).Dialer, which builds each upstream's client resilience
-// chain with NewUpstream from UpstreamConfig.Chain(); Upstreams.Reload
-// applies a re-read config. /health dials each upstream a second
-// time with plain Dial, so health checks cannot trip a breaker and an open
-// breaker cannot report a live upstream DOWN; after a reload moves an
-// upstream, SetUpstreamAddresses points /health at the new addresses. Close
-// closes both connections. deploy/portico.example.yaml is the configuration
-// reference; every zero field means its default (config.go).
+// upstream names match the registration list) and builds the first
+// snapshot (snapshot.go): everything made from config (route table,
+// authenticator, limits, one connection per upstream through the DialFunc,
+// default Dial without the client chain). The edge process passes
+// WithUpstreams, whose Dialer builds each upstream's client resilience
+// chain with NewUpstream from UpstreamConfig.Chain(). /health dials each
+// upstream a second time with plain Dial, so health checks cannot trip a
+// breaker and an open breaker cannot report a live upstream DOWN.
+//
+// # Reload
+//
+// Reload (a Config), ReloadFile (the file again) and Rollback (a kept
+// version) build a new snapshot and swap it in atomically; a request uses
+// the snapshot it started with. Unchanged upstreams keep their
+// connection; replaced ones close once drained. Each change is versioned,
+// audited and counted (reload.go). A new component built from config
+// joins reload by being a field of snapshot, set in build: build is the
+// one place config becomes runtime objects. The admin API (admin.go) shows
+// the live state on its own listener. deploy/portico.example.yaml is the
+// configuration reference; every zero field means its default (config.go).
 //
 // # Pipeline
 //
@@ -68,5 +78,5 @@
 //
 // A Server is safe for concurrent use; its only goroutines are net/http's
 // and, during /health, one per upstream check, all finished when Serve
-// returns.
+// returns. Reloads run one at a time.
 package gateway

@@ -18,6 +18,7 @@ import (
 // same goroutine.
 type exchange struct {
 	start     time.Time
+	snap      *snapshot // the config in effect for this request
 	traceID   string
 	route     string // metric and log label: template, ops path or "unmatched"
 	upstream  string

@@ -69,10 +69,11 @@ func gzipBytes(s string) []byte {
 // clientDeadline reports whether req carries a valid Grpc-Timeout shorter
 // than its route's timeout, so the client's own deadline bounds the call.
 func clientDeadline(s *Server, req *http.Request) bool {
-	rt, _ := s.table.Match(req.Method, req.URL.Path)
+	sn := s.snap.Load()
+	rt, _ := sn.table.Match(req.Method, req.URL.Path)
 	if rt == nil {
 		return false
 	}
 	d, err := deadline.ParseTimeout(req.Header.Get("Grpc-Timeout"))
-	return err == nil && d < s.endpoints[rt].timeout
+	return err == nil && d < sn.endpoints[rt].timeout
 }

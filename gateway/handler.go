@@ -22,12 +22,14 @@ import (
 // operational endpoints, the problem types' pages or the /api pipeline,
 // then one access line and the metrics.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	hold, ok := s.shed.admit(w, r)
+	sn := s.acquire() // the one config this request sees, whatever reloads meanwhile
+	defer sn.release(s)
+	hold, ok := sn.shed.admit(w, r)
 	if !ok {
 		return
 	}
 	defer hold.release()
-	ex := &exchange{start: time.Now(), route: "unmatched"}
+	ex := &exchange{start: time.Now(), route: "unmatched", snap: sn}
 	ctx, span, id := s.startSpan(r)
 	ex.span, ex.traceID = span, id
 	r = r.WithContext(withExchange(traceid.NewContext(ctx, ex.traceID), ex))
@@ -38,13 +40,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := &responseWriter{ResponseWriter: w, ex: ex}
 	rw.Header().Set(traceHeader, ex.traceID)
 	telemetry.Propagator().Inject(ctx, propagation.HeaderCarrier(rw.Header())) // traceparent of the edge's span
-	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) {
+	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) || s.draining.Load() {
 		closeAfter(rw)
 	}
 	defer s.finish(rw, r, ex)
-	if headerSize(r) > s.cfg.HTTP.MaxHeaderBytes {
+	if max := sn.cfg.HTTP.MaxHeaderBytes; headerSize(r) > max {
 		s.writeProblem(rw, r, problem.New(problem.CodeHeadersTooLarge,
-			"The request line and headers exceed "+strconv.Itoa(s.cfg.HTTP.MaxHeaderBytes)+" bytes."))
+			"The request line and headers exceed "+strconv.Itoa(max)+" bytes."))
 		return
 	}
 	if s.handleCORS(rw, r) {
@@ -79,7 +81,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // 6.1), but net/http drops the header of HTTP/1.0 requests and frames the
 // body by Content-Length, so the edge cannot tell: it closes after every
 // HTTP/1.0 request (keep-alive is rare in HTTP/1.0, one reconnect is cheap).
-// HTTP/2 has no Transfer-Encoding and ignores the header.
+// HTTP/2 has no Transfer-Encoding and ignores the header. While the edge
+// drains, every answer closes its connection too, so clients reconnect
+// elsewhere before the listener closes (instead of finding a kept-alive
+// connection gone).
 func closeAfter(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
 }

@@ -122,6 +122,7 @@ func (h *harness) startUpstream(up UpstreamConfig, ic grpc.UnaryServerIntercepto
 	hs.SetServingStatus(up.HealthService, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(s, hs)
 	h.health[up.Name], h.servers[up.Name] = hs, s
+	h.t.Cleanup(s.Stop) // a second server for a name replaces the first in h.servers
 	go func() { _ = s.Serve(l) }()
 	return l.Addr().String()
 }

@@ -44,7 +44,7 @@ func BenchmarkGetItem(b *testing.B) {
 }
 
 func BenchmarkAuthenticate(b *testing.B) {
-	toks := newHarness(b, setup{}).srv.auth // the dev profile's authenticator
+	toks := newHarness(b, setup{}).srv.snap.Load().auth // the dev profile's authenticator
 	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
 	req.Header.Set("Authorization", "Bearer "+readerToken)
 	b.ReportAllocs()
@@ -90,7 +90,7 @@ func BenchmarkShedAdmit(b *testing.B) {
 	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		hold, ok := h.srv.shed.admit(nil, req)
+		hold, ok := h.srv.snap.Load().shed.admit(nil, req)
 		if !ok {
 			b.Fatal("shed")
 		}

@@ -28,7 +28,7 @@ func (s *Server) opsHandlers() map[string]http.HandlerFunc {
 // credentials, 403 for any other role.
 func (s *Server) adminOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.auth.Authenticate(r)
+		p, err := exchangeFrom(r.Context()).snap.auth.Authenticate(r)
 		if err != nil {
 			s.writeProblem(w, r, authProblem(err))
 			return
@@ -45,7 +45,7 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 // serveHealth reports the edge and every upstream's grpc.health.v1 status;
 // 503 when any is DOWN.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
-	rep := s.health.Check(r.Context())
+	rep := s.snapFor(r).health.Check(r.Context())
 	code := http.StatusOK
 	if rep.Status != health.Up {
 		code = http.StatusServiceUnavailable
@@ -59,14 +59,15 @@ func serveLive(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": health.Up})
 }
 
-// serveReady answers 200 while serving, 503 before Serve and from the
-// moment shutdown begins.
-func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {
-	if s.ready.Load() {
-		writeJSON(w, http.StatusOK, map[string]string{"status": health.Up})
+// serveReady answers 200 while serving; 503 before Serve, from the moment
+// shutdown begins, and while a required upstream has no usable instance
+// (ops.ready_requires), with the reason.
+func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
+	if why := s.notReady(s.snapFor(r)); why != "" {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": health.Down, "reason": why})
 		return
 	}
-	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": health.Down})
+	writeJSON(w, http.StatusOK, map[string]string{"status": health.Up})
 }
 
 func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
@@ -81,4 +82,13 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// snapFor returns the snapshot of r: the one serveHTTP took, or the live
+// one for a handler served elsewhere (the admin listener).
+func (s *Server) snapFor(r *http.Request) *snapshot {
+	if sn := exchangeFrom(r.Context()).snap; sn != nil {
+		return sn
+	}
+	return s.snap.Load()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,8 +149,8 @@ func TestServeShutdown(t *testing.T) {
 	if code := get(t, client, base+"/healthz/live", ""); code != 200 {
 		t.Errorf("live during drain = %d, want 200", code)
 	}
-	if code := get(t, client, base+"/api/orders/ord-2", adminToken); code != 200 {
-		t.Errorf("a new request during drain = %d, want 200 (still served)", code)
+	if code, conn := getConn(t, client, base+"/api/orders/ord-2", adminToken); code != 200 || conn != "close" {
+		t.Errorf("a new request during drain = %d, Connection %q; want 200 (still served) and close", code, conn)
 	}
 	close(endDrain)
 	close(release)
@@ -162,6 +164,71 @@ func TestServeShutdown(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return")
+	}
+	// After the drain a request is refused at connect, never cut halfway.
+	client.CloseIdleConnections()
+	if _, err := client.Get(base + "/healthz/live"); err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("a request after the drain = %v, want connection refused", err)
+	}
+}
+
+func getConn(t *testing.T, c *http.Client, url, token string) (int, string) {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.Close {
+		return resp.StatusCode, "close"
+	}
+	return resp.StatusCode, resp.Header.Get("Connection")
+}
+
+// TestReadiness: /healthz/ready is 503 before serving, while a required
+// upstream has no usable instance (ops.ready_requires), and while
+// draining; /healthz/live stays 200 throughout.
+func TestReadiness(t *testing.T) {
+	h := newHarness(t, setup{down: []string{"payment"}, cfg: func(c *Config) { c.Ops.ReadyRequires = []string{"inventory"} }})
+	ready := func() (int, string) {
+		r := h.do("GET", "/healthz/ready", "", "")
+		m := r.json(t)
+		reason, _ := m["reason"].(string)
+		return r.status, reason
+	}
+	if code, why := ready(); code != 503 || why != "not serving yet" {
+		t.Errorf("ready before Serve = %d %q", code, why)
+	}
+	h.srv.serving.Store(true)
+	if code, why := ready(); code != 200 {
+		t.Errorf("ready with inventory up (payment down, not required) = %d %q, want 200", code, why)
+	}
+	next := h.cfg
+	next.Ops.ReadyRequires = []string{"inventory", "payment"}
+	if _, err := h.srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatal(err)
+	}
+	// payment's connection goes to TRANSIENT_FAILURE once it has tried.
+	cc := h.srv.snap.Load().upstreams["payment"].cc
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for st := cc.GetState(); st != connectivity.TransientFailure; st = cc.GetState() {
+		cc.Connect()
+		if !cc.WaitForStateChange(ctx, st) {
+			t.Fatalf("payment connection stays %v", st)
+		}
+	}
+	if code, why := ready(); code != 503 || why != "no usable instance of upstream payment" {
+		t.Errorf("ready with required payment down = %d %q", code, why)
+	}
+	h.srv.draining.Store(true)
+	if code, why := ready(); code != 503 || why != "draining" {
+		t.Errorf("ready while draining = %d %q", code, why)
+	}
+	if r := h.do("GET", "/healthz/live", "", ""); r.status != 200 {
+		t.Errorf("live = %d, want 200 whatever the upstreams", r.status)
 	}
 }
 
@@ -243,7 +310,7 @@ func TestOpenAPI(t *testing.T) {
 func TestOpenAPIOperations(t *testing.T) {
 	h := newHarness(t, setup{})
 	seen := map[string]bool{}
-	for _, r := range h.srv.table.Routes() {
+	for _, r := range h.srv.snap.Load().table.Routes() {
 		seen[r.RPC] = true
 		row, ok := apidoc.Operations[r.RPC]
 		if !ok {
@@ -314,12 +381,13 @@ func TestHealthBypassesClientChain(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("API call went through the client chain %d times, want 1", n)
 	}
-	if len(h.srv.probes) != len(h.cfg.Upstreams) {
-		t.Fatalf("health connections = %d, want one per upstream (%d)", len(h.srv.probes), len(h.cfg.Upstreams))
+	ups := h.srv.snap.Load().upstreams
+	if len(ups) != len(h.cfg.Upstreams) {
+		t.Fatalf("health connections = %d, want one per upstream (%d)", len(ups), len(h.cfg.Upstreams))
 	}
 	live := map[string]*grpc.ClientConn{}
-	for name, p := range h.srv.probes {
-		live[name], _ = p.conn()
+	for name, uc := range ups {
+		live[name], _ = uc.probe.conn()
 	}
 	h.srv.Close()
 	for name, cc := range live {
@@ -329,25 +397,21 @@ func TestHealthBypassesClientChain(t *testing.T) {
 	}
 }
 
-// TestSetUpstreamAddressesMovesHealth: after a reload moves an upstream,
-// /health checks the new instances.
-func TestSetUpstreamAddressesMovesHealth(t *testing.T) {
+// TestReloadMovesHealth: after a reload moves an upstream, /health checks
+// the new instances.
+func TestReloadMovesHealth(t *testing.T) {
 	h := newHarness(t, setup{down: []string{"inventory"}})
 	if r := h.do("GET", "/health", "", ""); r.status != 503 {
 		t.Fatalf("/health with inventory down = %d %s, want 503", r.status, r.body)
 	}
 	i := slices.IndexFunc(h.cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == "inventory" })
-	live := h.startUpstream(h.cfg.Upstreams[i], nil)
-	if err := h.srv.SetUpstreamAddresses("inventory", []string{live}); err != nil {
-		t.Fatalf("SetUpstreamAddresses(inventory) = %v", err)
+	next := h.cfg
+	next.Upstreams = slices.Clone(h.cfg.Upstreams)
+	next.Upstreams[i].Addresses = []string{h.startUpstream(h.cfg.Upstreams[i], nil)}
+	if _, err := h.srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatalf("Reload() = %v", err)
 	}
 	if r := h.do("GET", "/health", "", ""); r.status != 200 {
 		t.Errorf("/health after moving inventory to a live instance = %d %s, want 200", r.status, r.body)
-	}
-	if err := h.srv.SetUpstreamAddresses("nope", []string{live}); err == nil {
-		t.Error("SetUpstreamAddresses(nope) = nil, want an error")
-	}
-	if err := h.srv.SetUpstreamAddresses("inventory", nil); err == nil {
-		t.Error("SetUpstreamAddresses(inventory, nil) = nil, want an error")
 	}
 }

@@ -47,12 +47,25 @@ type options struct {
 	nonces        auth.NonceStore
 	openAPI       []byte
 	telemetry     *telemetry.Provider
+	upstreams     *Upstreams
+	configPath    string
 	registrations []registration // tests only
 }
 
 // WithDialer replaces the default dialer (Dial with no extra options, no
 // client chain); the edge process passes (*Upstreams).Dialer.
 func WithDialer(d DialFunc) Option { return func(o *options) { o.dial = d } }
+
+// WithUpstreams makes ups the edge's dialer (ups.Dialer) and lets the edge
+// release each chain when the last config using it drains, and show its
+// state on the admin API. The edge process uses it.
+func WithUpstreams(ups *Upstreams) Option {
+	return func(o *options) { o.dial, o.upstreams = ups.Dialer(), ups }
+}
+
+// WithConfigFile names the file the config came from: Reload's admin call
+// re-reads it. Without it the admin API can only roll back.
+func WithConfigFile(path string) Option { return func(o *options) { o.configPath = path } }
 
 // WithLogger sets the logger for access lines and lifecycle events; the
 // default writes JSON to stderr (logging.New) with service "gateway".

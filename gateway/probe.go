@@ -2,17 +2,14 @@ package gateway
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"sync"
 
 	"google.golang.org/grpc"
 )
 
 // probe is /health's own connection to one upstream, made by Dial outside
-// the client chain (see dial). SetUpstreamAddresses replaces it when a
-// reload moves the upstream, so /health keeps checking the instances API
-// calls reach.
+// the client chain. It lives and dies with the upstream's API connection
+// (upstreamConn), so /health checks the instances API calls reach.
 type probe struct {
 	mu sync.Mutex
 	up UpstreamConfig
@@ -56,25 +53,6 @@ func (p *probe) NewStream(ctx context.Context, desc *grpc.StreamDesc, method str
 	return cc.NewStream(ctx, desc, method, opts...)
 }
 
-// redial points the probe at addrs; a check in flight on the old
-// connection fails (that one report says DOWN).
-func (p *probe) redial(addrs []string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cc == nil {
-		return grpc.ErrClientConnClosing
-	}
-	up := p.up
-	up.Addresses = slices.Clone(addrs)
-	cc, err := Dial(context.Background(), up)
-	if err != nil {
-		return err
-	}
-	old := p.cc
-	p.up, p.cc = up, cc
-	return old.Close()
-}
-
 func (p *probe) close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -84,23 +62,4 @@ func (p *probe) close() error {
 	cc := p.cc
 	p.cc = nil
 	return cc.Close()
-}
-
-// SetUpstreamAddresses moves /health's checks of the named upstream to
-// addrs. Upstreams.Reload calls it when a reload changes an upstream's
-// addresses, beside moving the API connection (which the DialFunc owns), so
-// /health checks the instances API calls reach. addrs follows
-// UpstreamConfig.Addresses.
-func (s *Server) SetUpstreamAddresses(name string, addrs []string) error {
-	p, ok := s.probes[name]
-	switch {
-	case !ok:
-		return fmt.Errorf("gateway: no upstream named %q", name)
-	case len(addrs) == 0:
-		return fmt.Errorf("gateway: upstream %s: no addresses", name)
-	}
-	if err := p.redial(addrs); err != nil {
-		return fmt.Errorf("gateway: upstream %s: %w", name, err)
-	}
-	return nil
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,15 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/auth"
-	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/metrics"
-	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/interceptors/identity"
@@ -30,41 +25,41 @@ import (
 )
 
 // Server is the REST/JSON edge. Build it with New; it is safe for
-// concurrent use.
+// concurrent use. Its config lives in an immutable snapshot that Reload
+// swaps atomically (snapshot.go, reload.go).
 type Server struct {
-	cfg       Config
+	o         options
 	log       *slog.Logger
-	auth      Authenticator
-	shed      *shedder         // load shedding, the pipeline's first step
-	identity  *identity.Minter // nil: plain principal metadata (no identity section)
-	tls       *edgeTLS         // nil: plaintext HTTP
-	policy    *auth.Policy
-	cors      *cors
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
+	reloads   *reloadMetrics
+	shedTotal *prometheus.CounterVec // portico_gateway_shed_total, for every snapshot's shedder
 	tracer    trace.Tracer
-	table     *route.Table
-	endpoints map[*route.Route]*endpoint
-	conns     map[string]*grpc.ClientConn // API calls, through the DialFunc
-	probes    map[string]*probe           // /health checks, plain Dial
-	mux       *runtime.ServeMux
-	health    *health.Checker
+	identity  *identity.Minter // nil: plain principal metadata (no identity section); applied at start
+	tls       *edgeTLS         // nil: plaintext HTTP; applied at start, the pair reloads (ReloadTLS)
 	openAPI   []byte
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
 	handler   http.Handler
-	ready     atomic.Bool
+
+	snap     atomic.Pointer[snapshot] // the live config; never nil after New
+	reloadMu sync.Mutex               // serializes Reload and Rollback
+	history  *history
+	serving  atomic.Bool // Serve is accepting
+	draining atomic.Bool // shutdown has begun
 	// drainWait waits out the drain delay; nil waits on a timer. Tests
 	// replace it to hold the drain open until they have looked at it.
 	drainWait func(time.Duration)
 	closeOnce sync.Once
+	closed    bool // under reloadMu: no reload after Close
 	closeErr  error
 }
 
 // New validates cfg (defaults applied), builds the route table from the
 // registration list, dials every upstream through the DialFunc (and once
-// more with plain Dial, for /health) and registers the generated handlers. ctx bounds dialing only. On error
-// nothing is left open.
+// more with plain Dial, for /health) and registers the generated handlers:
+// the first snapshot. ctx bounds dialing only. On error nothing is left
+// open.
 func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	o := options{dial: defaultDial, registrations: registrations}
 	for _, opt := range opts {
@@ -77,19 +72,24 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: o.logger, registry: o.registry, auth: o.authenticator}
-	if err := s.build(o); err != nil {
+	s := &Server{o: o, log: o.logger, registry: o.registry}
+	if err := s.setup(cfg); err != nil {
 		return nil, err
 	}
-	if err := s.dial(ctx, o); err != nil {
+	sn, err := s.build(ctx, cfg, nil)
+	if err != nil {
 		return nil, err
 	}
+	s.commit(sn, sourceStart)
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
 }
 
-// build sets up everything but the upstream connections.
-func (s *Server) build(o options) error {
+// setup makes what the Server keeps across configs: logger, metrics,
+// tracer, the OpenAPI document, the operational endpoints and the problem
+// pages, and from cfg what applies at start only: the identity minter
+// (its keys are re-read, SetIdentityKeys) and the TLS pair (ReloadTLS).
+func (s *Server) setup(cfg Config) error {
 	var err error
 	if s.log == nil {
 		s.log = logging.New(os.Stderr, "gateway", slog.LevelInfo)
@@ -97,16 +97,10 @@ func (s *Server) build(o options) error {
 	if s.registry == nil {
 		s.registry = procmetrics.NewRegistry()
 	}
-	if s.table, s.endpoints, err = buildRoutes(s.cfg, o.registrations); err != nil {
-		return err
-	}
-	if err = s.buildAccess(o); err != nil {
-		return err
-	}
-	if s.identity, err = s.cfg.Identity.minter(); err != nil {
+	if s.identity, err = cfg.Identity.minter(); err != nil {
 		return fmt.Errorf("gateway: identity: %w", err)
 	}
-	if s.tls, err = buildTLS(s.cfg.TLS, s.log); err != nil {
+	if s.tls, err = buildTLS(cfg.TLS, s.log); err != nil {
 		return fmt.Errorf("gateway: tls: %w", err)
 	}
 	if s.identity == nil {
@@ -115,18 +109,24 @@ func (s *Server) build(o options) error {
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
 	}
-	if s.shed, err = newShedder(s.cfg.Shed, s.table, s.registry, s.log); err != nil {
-		return err
+	if s.reloads, err = newReloadMetrics(s.registry); err != nil {
+		return fmt.Errorf("gateway: metrics: %w", err)
 	}
-	s.metrics.Init(s.knownRoutes(), problem.Catalogue())
-	tp := o.telemetry
+	if s.shedTotal, err = newShedTotal(s.registry); err != nil {
+		return fmt.Errorf("gateway: shed metrics: %w", err)
+	}
+	if err = s.registry.Register(shedGauge{s}); err != nil {
+		return fmt.Errorf("gateway: shed metrics: %w", err)
+	}
+	tp := s.o.telemetry
 	if tp == nil {
 		tp = telemetry.Disabled(telemetry.ServiceGateway)
 	}
 	s.tracer = tp.TracerProvider().Tracer(telemetry.Scope)
-	if s.openAPI = o.openAPI; s.openAPI == nil {
+	if s.openAPI = s.o.openAPI; s.openAPI == nil {
 		s.openAPI = genopenapi.JSON
 	}
+	s.history = newHistory()
 	s.ops = s.opsHandlers()
 	if s.problems, err = renderProblemPages(); err != nil {
 		return fmt.Errorf("gateway: problem pages: %w", err)
@@ -134,119 +134,60 @@ func (s *Server) build(o options) error {
 	return nil
 }
 
-// knownRoutes lists every route the edge serves, for the metrics' zero
-// series.
-func (s *Server) knownRoutes() []metrics.Route {
-	out := make([]metrics.Route, 0, len(s.endpoints))
-	for rt := range s.endpoints {
+// knownRoutes lists every route eps serves, for the metrics' zero series.
+func knownRoutes(eps map[*route.Route]*endpoint) []metrics.Route {
+	out := make([]metrics.Route, 0, len(eps))
+	for rt := range eps {
 		out = append(out, metrics.Route{Route: rt.Template, Method: rt.Method, Upstream: rt.Upstream})
 	}
 	return out
 }
 
-// dial connects every upstream, registers the generated handlers on a new
-// mux and sets up /health.
-//
-// /health gets its own connection per upstream, made by Dial and never by
-// the DialFunc: over the API connection its checks would pass the client
-// resilience chain, so unauthenticated /health calls would feed the
-// breakers (two checks against a dead upstream open its breaker, and API
-// calls turn from 502 into 503), and an open breaker would report a
-// healthy upstream DOWN. A probe must see the upstream, not the chain.
-func (s *Server) dial(ctx context.Context, o options) error {
-	s.conns, s.probes = map[string]*grpc.ClientConn{}, map[string]*probe{}
-	var deps []health.Dependency
-	for _, up := range s.cfg.Upstreams {
-		cc, err := o.dial(ctx, up)
-		if err != nil {
-			s.Close()
-			return fmt.Errorf("gateway: dial upstream %s: %w", up.Name, err)
-		}
-		s.conns[up.Name] = cc
-		probe, err := newProbe(ctx, up)
-		if err != nil {
-			s.Close()
-			return fmt.Errorf("gateway: dial upstream %s for /health: %w", up.Name, err)
-		}
-		s.probes[up.Name] = probe
-		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: probe})
-	}
-	s.mux = s.newMux()
-	for _, reg := range o.registrations {
-		if err := reg.register(ctx, s.mux, s.conns[reg.upstream]); err != nil {
-			s.Close()
-			return fmt.Errorf("gateway: register %s: %w", reg.service, err)
-		}
-	}
-	s.health = health.NewChecker("api-gateway", deps, s.cfg.Health.Timeout)
-	return nil
-}
-
-// ReloadResult counts a config reload in /metrics: applied, or rejected
-// when err is set (the caller keeps the running config).
-func (s *Server) ReloadResult(err error) { s.metrics.Reload(err) }
+// Config returns the config in effect (defaults applied).
+func (s *Server) Config() Config { return s.snap.Load().cfg }
 
 // Handler returns the edge's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve serves on lis until ctx is done, then shuts down: /healthz/ready
-// turns 503, the edge keeps serving for DrainDelay, stops accepting, lets
-// in-flight requests finish within ShutdownGrace (then cuts them) and
-// closes the upstream connections. It returns nil after a clean shutdown.
+// Serve serves on lis until ctx is done, then shuts down (shutdown.go).
+// It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	cfg := s.Config() // the HTTP server's own limits apply from the start
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: s.cfg.HTTP.ReadHeaderTimeout,
-		ReadTimeout:       s.cfg.HTTP.ReadTimeout,
-		IdleTimeout:       s.cfg.HTTP.IdleTimeout,
-		MaxHeaderBytes:    s.cfg.HTTP.MaxHeaderBytes, // the handler enforces it exactly (headerSize)
+		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
+		ReadTimeout:       cfg.HTTP.ReadTimeout,
+		IdleTimeout:       cfg.HTTP.IdleTimeout,
+		MaxHeaderBytes:    cfg.HTTP.MaxHeaderBytes, // the handler enforces it exactly (headerSize)
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		// "OPTIONS *" reaches the edge too, so its answer has an X-Trace-Id.
 		DisableGeneralOptionsHandler: true,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.serveOn(hs, lis) }()
-	s.ready.Store(true)
-	s.log.Info("serving", "addr", lis.Addr().String())
+	s.serving.Store(true)
+	s.log.Info("serving", "addr", lis.Addr().String(), "version", s.snap.Load().version.ID)
 	select {
 	case err := <-errc:
-		s.ready.Store(false)
+		s.serving.Store(false)
 		s.Close()
 		return fmt.Errorf("gateway: serve: %w", err)
 	case <-ctx.Done():
 	}
-	s.ready.Store(false)
-	s.log.Info("shutting down", "drainDelay", s.cfg.DrainDelay.String(), "grace", s.cfg.ShutdownGrace.String())
-	if s.cfg.DrainDelay > 0 {
-		if s.drainWait != nil {
-			s.drainWait(s.cfg.DrainDelay)
-		} else {
-			t := time.NewTimer(s.cfg.DrainDelay)
-			<-t.C
-		}
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		s.log.Warn("shutdown grace expired; cutting in-flight requests")
-		_ = hs.Close()
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		s.log.Warn("serve", "err", err.Error())
-	}
-	s.log.Info("stopped")
+	s.shutdown(hs, errc)
 	return s.Close()
 }
 
-// Close closes the upstream connections, /health's included. Serve calls it
-// when it returns; calling it again is harmless.
+// Close retires the live config: its upstream connections, /health's
+// included, close once no request uses them. Serve calls it when it
+// returns; calling it again is harmless.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		for _, cc := range s.conns {
-			s.closeErr = errors.Join(s.closeErr, cc.Close())
-		}
-		for _, p := range s.probes {
-			s.closeErr = errors.Join(s.closeErr, p.close())
+		s.reloadMu.Lock()
+		defer s.reloadMu.Unlock()
+		s.closed = true
+		if sn := s.snap.Load(); sn != nil {
+			sn.release(s)
 		}
 	})
 	return s.closeErr

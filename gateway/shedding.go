@@ -14,7 +14,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/shed"
-	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // edgeScope labels the edge's own cap in metrics and logs; a route group's
@@ -43,9 +42,68 @@ type shedder struct {
 
 // shedScope is one cap: the edge's or a route group's.
 type shedScope struct {
-	name string
-	lim  *shed.Limiter
-	shed prometheus.Counter
+	name  string
+	lim   *shed.Limiter
+	shed  prometheus.Counter
+	queue int
+}
+
+// scopes are sh's caps: the edge's first, then each group's once.
+func (sh *shedder) scopes() []*shedScope {
+	if sh == nil {
+		return nil
+	}
+	var out []*shedScope
+	if sh.edgeScope != nil {
+		out = append(out, sh.edgeScope)
+	}
+	seen := map[*shedScope]bool{}
+	for _, g := range sh.groups {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// scope returns sh's cap named name, or nil.
+func (sh *shedder) scope(name string) *shedScope {
+	for _, sc := range sh.scopes() {
+		if sc.name == name {
+			return sc
+		}
+	}
+	return nil
+}
+
+// shedTotal is portico_gateway_shed_total, registered once per Server.
+func newShedTotal(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
+	total := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "portico_gateway_shed_total",
+		Help: "Requests refused with 503 OVERLOADED by an in-flight cap, by scope (edge or route group).",
+	}, []string{"scope"})
+	return total, reg.Register(total)
+}
+
+// shedGauge is portico_gateway_in_flight{scope}: the requests each cap of
+// the live snapshot holds, read at scrape time, so a reload that changes
+// the caps needs no registration.
+type shedGauge struct{ s *Server }
+
+var shedGaugeDesc = prometheus.NewDesc("portico_gateway_in_flight",
+	"Requests in flight under a cap, by scope (edge or route group).", []string{"scope"}, nil)
+
+func (g shedGauge) Describe(ch chan<- *prometheus.Desc) { ch <- shedGaugeDesc }
+
+func (g shedGauge) Collect(ch chan<- prometheus.Metric) {
+	sn := g.s.snap.Load()
+	if sn == nil {
+		return
+	}
+	for _, sc := range sn.shed.scopes() {
+		ch <- prometheus.MustNewConstMetric(shedGaugeDesc, prometheus.GaugeValue, float64(sc.lim.InFlight()), sc.name)
+	}
 }
 
 // shedHold is what an admitted request holds; release gives it back.
@@ -61,35 +119,28 @@ func (h shedHold) release() {
 }
 
 // newShedder builds the shedder of cfg (defaults applied) over the route
-// table, and registers its metrics: portico_gateway_shed_total{scope}
-// counts refusals and portico_gateway_in_flight{scope} the requests held.
-func newShedder(cfg ShedConfig, table *route.Table, reg prometheus.Registerer, log *slog.Logger) (*shedder, error) {
+// table. total counts refusals by scope (portico_gateway_shed_total); the
+// requests held are portico_gateway_in_flight{scope}, read from the live
+// snapshot's shedder at scrape time (shedGauge). A scope of prev (the
+// previous snapshot's shedder, nil at start) with the same name, cap and
+// queue lends its limiter, so the requests it holds still count after a
+// reload.
+func newShedder(cfg ShedConfig, table *route.Table, total *prometheus.CounterVec, log *slog.Logger, prev *shedder) (*shedder, error) {
 	queue := cfg.MaxQueue
 	if cfg.MaxWait <= 0 {
 		queue = 0
 	}
 	sh := &shedder{table: table, wait: cfg.MaxWait, retryAfter: wholeSeconds(cfg.RetryAfter), log: log,
 		groups: map[*route.Route]*shedScope{}}
-	shedTotal := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "portico_gateway_shed_total",
-		Help: "Requests refused with 503 OVERLOADED by an in-flight cap, by scope (edge or route group).",
-	}, []string{"scope"})
-	if err := reg.Register(shedTotal); err != nil {
-		return nil, fmt.Errorf("gateway: shed metrics: %w", err)
-	}
 	scope := func(name string, n int) (*shedScope, error) {
+		if old := prev.scope(name); old != nil && old.lim.Max() == n && old.queue == queue {
+			return &shedScope{name: name, lim: old.lim, shed: old.shed, queue: queue}, nil
+		}
 		lim, err := shed.New(n, queue)
 		if err != nil {
 			return nil, err
 		}
-		g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "portico_gateway_in_flight", Help: "Requests in flight under a cap, by scope (edge or route group).",
-			ConstLabels: prometheus.Labels{"scope": name},
-		}, func() float64 { return float64(lim.InFlight()) })
-		if err := reg.Register(g); err != nil {
-			return nil, fmt.Errorf("gateway: shed metrics: %w", err)
-		}
-		return &shedScope{name: name, lim: lim, shed: shedTotal.WithLabelValues(name)}, nil
+		return &shedScope{name: name, lim: lim, shed: total.WithLabelValues(name), queue: queue}, nil
 	}
 	var err error
 	if cfg.MaxInFlight > 0 {
@@ -189,10 +240,7 @@ func (sh *shedder) acquire(r *http.Request, lim *shed.Limiter) bool {
 // logs at most one line per shedLogEvery.
 func (sh *shedder) refuse(w http.ResponseWriter, r *http.Request, sc *shedScope) {
 	sc.shed.Inc()
-	traceID, ok := traceid.Choose(single(r, traceHeader), single(r, traceid.TraceparentKey))
-	if !ok {
-		traceID = traceid.New() // a refusal starts no span: an id is enough
-	}
+	traceID := requestTraceID(r) // a refusal starts no span: an id is enough
 	w.Header().Set(traceHeader, traceID)
 	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) {
 		closeAfter(w) // the unread body's framing is not to be trusted (closeAfter)

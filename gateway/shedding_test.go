@@ -140,7 +140,7 @@ func TestShedEdgeCap(t *testing.T) {
 	if n := len(h.logs.lines(t, "request")) - logBefore; n != 1 { // the /healthz/live line only
 		t.Errorf("%d access lines while shedding, want only /healthz/live's", n)
 	}
-	if got := counterValue(t, h.srv.shed.edgeScope); got != 2 {
+	if got := counterValue(t, h.srv.snap.Load().shed.edgeScope); got != 2 {
 		t.Errorf("portico_gateway_shed_total{scope=edge} = %v, want 2", got)
 	}
 
@@ -154,7 +154,7 @@ func TestShedEdgeCap(t *testing.T) {
 	if res := h.do(http.MethodGet, "/api/inventory/kb-1", readerToken, ""); res.status != http.StatusOK {
 		t.Errorf("request after the slots came back = %d, want 200", res.status)
 	}
-	if got := h.srv.shed.edge.InFlight(); got != 0 {
+	if got := h.srv.snap.Load().shed.edge.InFlight(); got != 0 {
 		t.Errorf("edge in flight at rest = %d, want 0", got)
 	}
 	if n := len(h.logs.lines(t, "shedding load")); n != 1 {
@@ -179,7 +179,7 @@ func TestShedRouteGroupCap(t *testing.T) {
 	if other := h.do(http.MethodGet, "/api/inventory", readerToken, ""); other.status != http.StatusOK {
 		t.Errorf("a route outside the full group = %d, want 200", other.status)
 	}
-	if got := h.srv.shed.edge.InFlight(); got != 1 {
+	if got := h.srv.snap.Load().shed.edge.InFlight(); got != 1 {
 		t.Errorf("edge in flight = %d, want 1: a group refusal gives its edge slot back", got)
 	}
 	hi.releaseAll()
@@ -242,7 +242,7 @@ func TestShedGroupSelectsNoRoute(t *testing.T) {
 
 func BenchmarkShedRefusal(b *testing.B) {
 	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
-	h.srv.shed.edge.TryAcquire() // the one slot is taken: every request is refused
+	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	handler := h.srv.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
 	req.Header.Set("Authorization", "Bearer "+readerToken)
@@ -270,7 +270,7 @@ func counterValue(t *testing.T, sc *shedScope) float64 {
 // cost that decides goodput under overload.
 func BenchmarkShedRefusalHTTP(b *testing.B) {
 	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
-	h.srv.shed.edge.TryAcquire() // the one slot is taken: every request is refused
+	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	conn, err := net.Dial("tcp", strings.TrimPrefix(h.http.URL, "http://"))
 	if err != nil {
 		b.Fatal(err)

@@ -20,6 +20,16 @@ const traceHeader = "X-Trace-Id"
 // tracestateKey is the W3C tracestate header.
 const tracestateKey = "tracestate"
 
+// requestTraceID is the trace id of a request answered without a span (a
+// shed refusal, the admin API): traceid.Choose's pick of a single
+// X-Trace-Id and a single traceparent, else a new id.
+func requestTraceID(r *http.Request) string {
+	if id, ok := traceid.Choose(single(r, traceHeader), single(r, traceid.TraceparentKey)); ok {
+		return id
+	}
+	return traceid.New()
+}
+
 // startSpan starts the request's server span and returns it with the
 // request's trace id, chosen by traceid.Choose from a single X-Trace-Id and
 // a single W3C traceparent: a valid traceparent wins (W3C Trace Context:

@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"reflect"
 	"slices"
-	"strings"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -98,24 +95,26 @@ func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.
 	return u, nil
 }
 
-// Upstreams is the edge's set of client chains, one per upstream, made by
-// its Dialer and kept by name so Reload can move their instances in place.
-// Safe for concurrent use.
+// Upstreams is the edge's set of client chains, one per upstream
+// connection, made by its Dialer. Pass it to New WithUpstreams: the edge
+// then releases a chain (its connection and any DNS refresher) when the
+// last config using it drains, and reads its state for the admin API. Safe
+// for concurrent use.
 type Upstreams struct {
 	opts []interceptors.Option
 
 	mu sync.Mutex
-	m  map[string]*interceptors.Upstream
+	m  map[*grpc.ClientConn]*interceptors.Upstream
 }
 
 // NewUpstreams returns an empty set whose chains get opts (typically
 // interceptors.WithLogger and WithMetrics).
 func NewUpstreams(opts ...interceptors.Option) *Upstreams {
-	return &Upstreams{opts: opts, m: map[string]*interceptors.Upstream{}}
+	return &Upstreams{opts: opts, m: map[*grpc.ClientConn]*interceptors.Upstream{}}
 }
 
 // Dialer returns the DialFunc that builds each upstream with NewUpstream
-// and records it; pass it to WithDialer.
+// and records it.
 func (s *Upstreams) Dialer() DialFunc {
 	return func(_ context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
 		u, err := NewUpstream(up, s.opts...)
@@ -124,93 +123,37 @@ func (s *Upstreams) Dialer() DialFunc {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		s.m[up.Name] = u
+		s.m[u.Conn()] = u
 		return u.Conn(), nil
 	}
 }
 
-// Close closes every upstream: its connection (which Server.Close may have
-// closed already) and any DNS refresher it runs.
+// lookup returns the chain that owns cc, or nil.
+func (s *Upstreams) lookup(cc *grpc.ClientConn) *interceptors.Upstream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[cc]
+}
+
+// release closes the chain that owns cc and forgets it.
+func (s *Upstreams) release(cc *grpc.ClientConn) error {
+	s.mu.Lock()
+	u, ok := s.m[cc]
+	delete(s.m, cc)
+	s.mu.Unlock()
+	if !ok {
+		return cc.Close()
+	}
+	return u.Close()
+}
+
+// Close closes every chain still open: its connection (which the edge may
+// have closed already) and any DNS refresher it runs.
 func (s *Upstreams) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, u := range s.m {
+	for cc, u := range s.m {
 		_ = u.Close()
+		delete(s.m, cc)
 	}
-}
-
-// HealthTargets is the part of the edge that moves /health's checks
-// (*Server).
-type HealthTargets interface {
-	SetUpstreamAddresses(name string, addrs []string) error
-}
-
-// Reload applies next over running, both validated configs, and returns
-// the config now in effect. Only the instances of upstreams given as
-// host:port lists change in place (API calls through the set, /health
-// through health); every other difference is logged as needing a restart.
-func (s *Upstreams) Reload(running, next Config, health HealthTargets, l *slog.Logger) Config {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	applied := running
-	applied.Upstreams = slices.Clone(running.Upstreams)
-	for i, cur := range applied.Upstreams {
-		j := slices.IndexFunc(next.Upstreams, func(u UpstreamConfig) bool { return u.Name == cur.Name })
-		if j < 0 || slices.Equal(cur.Addresses, next.Upstreams[j].Addresses) || s.m[cur.Name] == nil {
-			continue
-		}
-		to := next.Upstreams[j].Addresses
-		if err := s.move(cur, to, health); err != nil {
-			l.Warn("reload: upstream addresses not changed", "upstream", cur.Name, "err", err.Error())
-			continue
-		}
-		applied.Upstreams[i].Addresses = to
-		l.Info("reload: upstream addresses changed", "upstream", cur.Name,
-			"from", strings.Join(cur.Addresses, ","), "to", strings.Join(to, ","))
-	}
-	if !sameExceptAddresses(applied, next) {
-		l.Warn("reload: only upstream addresses change without a restart; restart to apply the rest")
-	}
-	return applied
-}
-
-// move points upstream cur's API chain and /health at to: both or neither.
-// If /health cannot move, the chain goes back to cur.Addresses, so the
-// config Reload returns stays the one in effect and reverting the file
-// later is a change again.
-func (s *Upstreams) move(cur UpstreamConfig, to []string, health HealthTargets) error {
-	if !interceptors.HostPorts(cur.Addresses) || !interceptors.HostPorts(to) {
-		return errors.New("only a host:port list can change in place; restart to switch to or from a gRPC target")
-	}
-	up := s.m[cur.Name]
-	if err := up.SetAddresses(to); err != nil {
-		return err
-	}
-	if health == nil {
-		return nil
-	}
-	herr := health.SetUpstreamAddresses(cur.Name, to)
-	if herr == nil {
-		return nil
-	}
-	// cur.Addresses were accepted when they were applied, so going back
-	// cannot fail for the list's sake.
-	if err := up.SetAddresses(cur.Addresses); err != nil {
-		return fmt.Errorf("/health did not move (%w) and API calls could not move back: %w", herr, err)
-	}
-	return fmt.Errorf("/health could not move, so API calls stay on the old addresses: %w", herr)
-}
-
-// sameExceptAddresses reports whether a and b differ only in upstream
-// addresses. Both are typed and defaulted, so deep equality is the
-// semantic comparison.
-func sameExceptAddresses(a, b Config) bool {
-	strip := func(c Config) Config {
-		c.Upstreams = slices.Clone(c.Upstreams)
-		for i := range c.Upstreams {
-			c.Upstreams[i].Addresses = nil
-		}
-		return c
-	}
-	return reflect.DeepEqual(strip(a), strip(b))
 }

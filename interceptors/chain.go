@@ -53,6 +53,7 @@ type chain struct {
 	s                *settings
 	layers           []Layer
 	resolver         *balance.Resolver // nil for a target grpc-go resolves
+	tracker          *tracker
 	target           string
 	dnsHost, dnsPort string // a dns:/// target Portico re-resolves
 }
@@ -78,8 +79,8 @@ func build(opts []Option) (*chain, error) {
 	if err := errors.Join(append(s.errs, s.cfg.Validate())...); err != nil {
 		return nil, err
 	}
-	c := &chain{s: s, target: s.cfg.Target}
-	rep := &reporter{metrics: s.metrics, logger: s.logger}
+	c := &chain{s: s, target: s.cfg.Target, tracker: &tracker{}}
+	rep := &reporter{metrics: s.metrics, logger: s.logger, tracker: c.tracker}
 	addrs := s.cfg.Addresses
 	if host, port, ok := balance.ParseDNSTarget(s.cfg.Target); ok && s.cfg.DNSRefresh >= 0 {
 		// Start from the name itself (the dialer resolves it per
@@ -162,8 +163,10 @@ const (
 // from addresses, the resolver that changes them.
 type Upstream struct {
 	name      string
+	target    string // the configured gRPC target; "" for an address list
 	conn      *grpc.ClientConn
 	resolver  *balance.Resolver
+	tracker   *tracker
 	refresher *balance.Refresher // re-resolves a dns:/// target; nil otherwise
 }
 
@@ -186,7 +189,7 @@ func NewUpstream(target string, opts ...Option) (*Upstream, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Upstream{name: c.s.cfg.Name, conn: conn, resolver: c.resolver}
+	u := &Upstream{name: c.s.cfg.Name, target: c.s.cfg.Target, conn: conn, resolver: c.resolver, tracker: c.tracker}
 	if c.dnsHost != "" {
 		refresh := c.s.cfg.DNSRefresh
 		if refresh == 0 {

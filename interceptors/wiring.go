@@ -54,6 +54,7 @@ func (s *settings) breakerOptions(rep *reporter) []breaker.Option {
 		breaker.WithSettings(bs),
 		breaker.WithMethods(b.Methods...),
 		breaker.WithObserver(rep),
+		breaker.WithTracker(rep.tracker.track),
 	}
 }
 
@@ -88,6 +89,7 @@ func cmpOr[T int | float64 | ~int64](v, def T) T {
 type reporter struct {
 	metrics Metrics
 	logger  *slog.Logger
+	tracker *tracker // what Upstream.State reads
 }
 
 // Compile-time interface guard.
@@ -123,6 +125,7 @@ func (r *reporter) Overloaded(upstream string) {
 }
 
 func (r *reporter) InFlight(upstream string, delta int) {
+	r.tracker.inFlight.Add(int64(delta))
 	if r.metrics != nil {
 		r.metrics.InFlight(upstream, delta)
 	}

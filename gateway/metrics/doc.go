@@ -4,7 +4,6 @@
 //	portico_gateway_request_duration_seconds{route,method,upstream,status}    histogram, trace exemplars
 //	portico_gateway_requests_in_flight{route}                                  gauge
 //	portico_gateway_upstream_errors_total{upstream,code}                      counter, gRPC code name
-//	portico_gateway_config_reloads_total{result}                              counter, applied or rejected
 //
 // route is the OpenAPI path template ("/api/inventory/{sku}"), an
 // operational path ("/health"), a problem page route, or "unmatched", never

@@ -17,7 +17,6 @@ type Metrics struct {
 	duration       *prometheus.HistogramVec
 	inFlight       *prometheus.GaugeVec
 	upstreamErrors *prometheus.CounterVec
-	reloads        *prometheus.CounterVec
 }
 
 // New registers the edge's collectors with reg.
@@ -41,12 +40,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "portico_gateway_upstream_errors_total",
 			Help: "Failed upstream calls, by upstream and gRPC code.",
 		}, []string{"upstream", "code"}),
-		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "portico_gateway_config_reloads_total",
-			Help: "Config reloads, by result: applied or rejected (the running config stays).",
-		}, []string{"result"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inFlight, m.upstreamErrors, m.reloads} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.inFlight, m.upstreamErrors} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -90,14 +85,6 @@ func (m *Metrics) UpstreamError(upstream string, code codes.Code) {
 }
 
 // Reload counts one config reload: applied, or rejected when err is set.
-func (m *Metrics) Reload(err error) {
-	result := "applied"
-	if err != nil {
-		result = "rejected"
-	}
-	m.reloads.WithLabelValues(result).Inc()
-}
-
 // Route is one route the edge serves, for Init.
 type Route struct{ Route, Method, Upstream string }
 
@@ -106,8 +93,6 @@ type Route struct{ Route, Method, Upstream string }
 // in-flight series; and for every upstream of them, its error series for
 // every gRPC code. Call it once at start.
 func (m *Metrics) Init(routes []Route, problems map[string]int) {
-	m.reloads.WithLabelValues("applied")
-	m.reloads.WithLabelValues("rejected")
 	ups := map[string]bool{}
 	for _, r := range routes {
 		method := normalize(r.Method)

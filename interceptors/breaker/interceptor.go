@@ -35,7 +35,11 @@ func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error)
 				o.observer.StateChange(name, from, to)
 			}
 		}
-		return New(s)
+		b, err := New(s)
+		if err == nil && o.track != nil {
+			o.track(b)
+		}
+		return b, err
 	}
 	shared, err := newBreaker(o.upstream)
 	if err != nil {

@@ -16,6 +16,7 @@ type options struct {
 	settings Settings
 	methods  []string
 	observer Observer
+	track    func(*Breaker)
 }
 
 // WithUpstream names the upstream: the breaker's name and the "upstream"
@@ -41,4 +42,11 @@ func WithMethods(methods ...string) Option {
 // WithObserver sets where state transitions are reported.
 func WithObserver(obs Observer) Option {
 	return func(o *options) { o.observer = obs }
+}
+
+// WithTracker calls track with every breaker the interceptor makes (the
+// upstream's, then each method's), so their State and Counts can be read,
+// for example by an admin API.
+func WithTracker(track func(*Breaker)) Option {
+	return func(o *options) { o.track = track }
 }

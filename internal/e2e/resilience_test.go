@@ -278,7 +278,7 @@ func TestReloadAddsInstance(t *testing.T) {
 	if err := syscall.Kill(e.proc.Pid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	if !waitLog(t, e.proc, "reload: upstream addresses changed") {
+	if !waitLog(t, e.proc, "config audit") { // the applied change
 		t.Fatalf("edge never applied the reload:\n%s", e.proc.Output())
 	}
 	c.inv.Kill()

@@ -10,7 +10,14 @@
 // without one gets UNAUTHENTICATED, never a handshake failure.
 //
 // Health (grpc.health.v1) reports SERVING while Config.Ready succeeds,
-// NOT_SERVING when it fails and from the moment shutdown begins.
+// NOT_SERVING when it fails and from the moment shutdown begins (the
+// readiness split: liveness is the process answering at all).
+//
+// Shutdown, once Serve's context ends: health turns NOT_SERVING at once, so
+// clients that health-check move their calls elsewhere; the server keeps
+// serving for DrainDelay; then health Watch streams end, the listener
+// closes (GracefulStop) and in-flight calls finish within ShutdownGrace,
+// after which the rest are cut.
 package grpcserver
 
 import (
@@ -59,7 +66,7 @@ type Config struct {
 	// means 256.
 	MaxConcurrentStreams uint32
 	// ShutdownGrace bounds how long in-flight calls may finish after
-	// shutdown begins before they are cut. Zero means 10s.
+	// the listener closes before they are cut. Zero means 10s.
 	ShutdownGrace time.Duration
 	// Identity verifies each call's identity assertion (see Chain). nil
 	// verifies nothing: every call but health and reflection is
@@ -69,6 +76,11 @@ type Config struct {
 	// plaintext (package tlsconfig builds it from files). nil means
 	// plaintext.
 	TLS *tls.Config
+	// DrainDelay is how long the server keeps serving, health NOT_SERVING,
+	// after shutdown begins and before the listener closes, so clients and
+	// load balancers move away first (Kubernetes: the preStop delay). Zero
+	// means none.
+	DrainDelay time.Duration
 	// Faults injects faults into matching calls (see Chain). Empty means
 	// none: production processes never set it.
 	Faults faults.Rules
@@ -101,9 +113,10 @@ type Observe struct {
 
 // Server is a configured gRPC server with health and reflection.
 type Server struct {
-	cfg    Config
-	grpc   *grpc.Server
-	health *health.Server
+	cfg        Config
+	grpc       *grpc.Server
+	health     *health.Server
+	endWatches context.CancelFunc // ends health Watch streams (health.go)
 }
 
 // New validates cfg and builds the server. Register services on GRPC()
@@ -115,8 +128,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		return nil, errors.New("grpcserver: Logger is required")
 	}
-	if cfg.ReadyInterval < 0 || cfg.MaxRecvMsgSize < 0 || cfg.ShutdownGrace < 0 {
-		return nil, errors.New("grpcserver: ReadyInterval, MaxRecvMsgSize and ShutdownGrace must not be negative")
+	if cfg.ReadyInterval < 0 || cfg.MaxRecvMsgSize < 0 || cfg.ShutdownGrace < 0 || cfg.DrainDelay < 0 {
+		return nil, errors.New("grpcserver: ReadyInterval, MaxRecvMsgSize, ShutdownGrace and DrainDelay must not be negative")
 	}
 	setDefaults(&cfg)
 	opts := serverOptions(cfg)
@@ -142,9 +155,10 @@ func New(cfg Config) (*Server, error) {
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
 	)...)
 	h := health.NewServer()
-	healthpb.RegisterHealthServer(g, h)
+	stopping, endWatches := context.WithCancel(context.Background())
+	healthpb.RegisterHealthServer(g, &healthServer{Server: h, stopping: stopping})
 	reflection.Register(g)
-	return &Server{cfg: cfg, grpc: g, health: h}, nil
+	return &Server{cfg: cfg, grpc: g, health: h, endWatches: endWatches}, nil
 }
 
 // serverOptions returns the transport credentials: TLS when configured.
@@ -192,8 +206,8 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, lis net.Listen
 	return s.Serve(ctx, lis)
 }
 
-// Serve serves on lis until ctx is done, then marks health NOT_SERVING,
-// lets in-flight calls finish within ShutdownGrace and stops. Background
+// Serve serves on lis until ctx is done, then shuts down (see the package
+// doc): health NOT_SERVING, DrainDelay, GracefulStop within ShutdownGrace. Background
 // work runs meanwhile. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	probeCtx, stopProbe := context.WithCancel(ctx)
@@ -225,12 +239,19 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	case err := <-errc:
 		stopProbe()
 		<-probeDone
+		s.endWatches()
 		return err
 	case <-ctx.Done():
 	}
 	s.health.Shutdown()
 	stopProbe()
 	<-probeDone
+	s.cfg.Logger.Info("shutting down", "drainDelay", s.cfg.DrainDelay.String(), "grace", s.cfg.ShutdownGrace.String())
+	if s.cfg.DrainDelay > 0 {
+		t := time.NewTimer(s.cfg.DrainDelay)
+		<-t.C
+	}
+	s.endWatches()
 	s.stop()
 	<-errc
 	s.cfg.Logger.Info("stopped")

@@ -44,6 +44,9 @@ type Config struct {
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
+	// Shutdown is the drain: DrainDelay and ShutdownGrace of grpcserver.Config
+	// (zero means its defaults).
+	Shutdown grpcserver.Config
 	// Listener, if set, is served instead of listening on Listen (tests).
 	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
@@ -102,6 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 		TLS:        cfg.TLS,
 		Faults:     cfg.Faults,
 		Observe:    cfg.Observe,
+		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 		Background: []func(context.Context){grpcserver.Every(cfg.SweepInterval, svc.sweep)},
 	})
 	if err != nil {

@@ -56,6 +56,9 @@ type Config struct {
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
+	// Shutdown is the drain: DrainDelay and ShutdownGrace of grpcserver.Config
+	// (zero means its defaults).
+	Shutdown grpcserver.Config
 	// Listener, when set, is served instead of listening on Listen (tests).
 	Listener net.Listener
 	// Observe is what the process exposes about itself: traces, metrics
@@ -117,6 +120,7 @@ func Run(ctx context.Context, cfg Config) error {
 		TLS:        cfg.TLS,
 		Faults:     cfg.Faults,
 		Observe:    cfg.Observe,
+		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})
 	if err != nil {

@@ -41,6 +41,9 @@ type Config struct {
 	// Faults injects faults into matching calls; empty means none
 	// (grpcserver.Config.Faults).
 	Faults faults.Rules
+	// Shutdown is the drain: DrainDelay and ShutdownGrace of grpcserver.Config
+	// (zero means its defaults).
+	Shutdown grpcserver.Config
 	// Listener, if set, is served instead of listening on Listen (tests).
 	// Serving closes it; if Run fails before serving, the caller closes it.
 	Listener net.Listener
@@ -86,6 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 		TLS:      cfg.TLS,
 		Faults:   cfg.Faults,
 		Observe:  cfg.Observe,
+		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 	})
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@
 //	portico gateway --config FILE                the REST/JSON edge
 //	portico inventory|payment [--listen A] [--db P] [--admin-listen A]
 //	portico order [--listen A] [--db P] [--admin-listen A] [--inventory A] [--payment A]
-//	portico check-config FILE                    validate a gateway config
+//	portico check-config [--diff-against U] FILE validate, summarize and diff a gateway config
 //	portico identity --keys F --service S --subject U [--role R]  an identity assertion for grpcurl
 //	portico version                              module version, commit, Go version
 //	portico help [COMMAND]                       this list, or one command's flags
@@ -53,7 +53,7 @@ func commands() []command {
 		{"payment", "[--listen ADDR] [--db PATH] [--admin-listen ADDR]", "run the payment service", runPayment},
 		{"order", "[--listen ADDR] [--db PATH] [--admin-listen ADDR] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
 		{"migrate", "--to URL [--data DIR] [--only SERVICE]", "copy the services' SQLite databases into PostgreSQL (idempotent)", runMigrate},
-		{"check-config", "FILE", "validate a gateway config file", runCheckConfig},
+		{"check-config", "[--diff-against URL_OR_FILE] FILE", "validate a gateway config file, summarize it and diff it", runCheckConfig},
 		{"identity", "--keys FILE --service SVC --subject S [--role R]", "print an identity assertion for calling a service directly", runIdentity},
 		{"version", "", "print the module version, commit and Go version", runVersion},
 	}

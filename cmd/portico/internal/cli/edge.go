@@ -8,6 +8,7 @@ import (
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/internal/filewatch"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/procmetrics"
 	"github.com/portico-gateway/portico/internal/telemetry"
@@ -15,9 +16,10 @@ import (
 
 // gatewayOptions wires the edge's dependencies: logger, one metrics
 // registry shared by the edge and its client chains (with the runtime,
-// process and build-info collectors), the tracer provider, the chains (ups)
-// and the OpenAPI document generated from the protos.
-func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider) ([]gateway.Option, *gateway.Upstreams, error) {
+// process and build-info collectors), the tracer provider, the chains (ups),
+// the config file it reloads and the OpenAPI document generated from the
+// protos.
+func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider, path string) ([]gateway.Option, *gateway.Upstreams, error) {
 	reg := procmetrics.NewRegistry()
 	var names []string
 	for _, up := range cfg.Upstreams {
@@ -32,16 +34,21 @@ func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider) 
 		gateway.WithLogger(l),
 		gateway.WithRegistry(reg),
 		gateway.WithTelemetry(tp),
-		gateway.WithDialer(ups.Dialer()),
+		gateway.WithUpstreams(ups),
+		gateway.WithConfigFile(path),
 		gateway.WithOpenAPI(openapi.JSON),
 	}, ups, nil
 }
 
-// reloadOnHangup re-reads the edge's TLS pair and the config at path on
-// every signal on hup until ctx ends and applies it (gateway.Upstreams.Reload). An invalid file is
-// logged and ignored: the running config stays.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, running gateway.Config, ups *gateway.Upstreams, srv *gateway.Server, l *slog.Logger) {
+// reloadLoop re-reads the config file on every SIGHUP and every change of
+// the file until ctx ends (Server.ReloadFile: an invalid file is logged,
+// counted and audited, and the running config stays), and the edge's TLS
+// pair on every SIGHUP. Reloads run one at a time in this goroutine, so a
+// storm of signals costs one read each, and a file that did not change is
+// no new version.
+func reloadLoop(ctx context.Context, hup <-chan os.Signal, changed <-chan struct{}, srv *gateway.Server, l *slog.Logger) {
 	for {
+		source := gateway.SourceSignal
 		select {
 		case <-ctx.Done():
 			return
@@ -49,13 +56,28 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, path string, runn
 			if err := srv.ReloadTLS(); err != nil {
 				l.Error("TLS certificate not reloaded; keeping the running one", "err", err.Error())
 			}
-			next, err := gateway.LoadConfig(path)
-			srv.ReloadResult(err)
-			if err != nil {
-				l.Error("reload rejected; keeping the running config", "err", err.Error())
-				continue
-			}
-			running = ups.Reload(running, next, srv, l)
+		case <-changed:
+			source = gateway.SourceFile
 		}
+		_, _ = srv.ReloadFile(ctx, source)
 	}
+}
+
+// watchConfig reports changes of the config file on changed until ctx
+// ends, polling every ops.watch_interval of the config in effect at start
+// (negative: never).
+func watchConfig(ctx context.Context, path string, cfg gateway.Config, changed chan<- struct{}) {
+	interval := cfg.Ops.WatchInterval
+	if interval < 0 {
+		return
+	}
+	if interval == 0 {
+		interval = gateway.DefaultWatchInterval
+	}
+	filewatch.Watch(ctx, path, interval, func() {
+		select {
+		case changed <- struct{}{}:
+		default: // a reload is pending already; it reads the newest file
+		}
+	})
 }

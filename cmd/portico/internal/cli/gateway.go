@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/portico-gateway/portico/gateway"
@@ -42,7 +43,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer flush(tp, l)
-	opts, ups, err := gatewayOptions(l, cfg, tp)
+	opts, ups, err := gatewayOptions(l, cfg, tp, *path)
 	if err != nil {
 		return err
 	}
@@ -56,26 +57,24 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	rctx, stopReload := context.WithCancel(ctx)
-	done := make(chan struct{}, 2)
-	go func() { defer func() { done <- struct{}{} }(); reloadOnHangup(rctx, hup, *path, cfg, ups, srv, l) }()
-	go func() { defer func() { done <- struct{}{} }(); watchIdentityKeys(rctx, cfg.Identity.KeysFile, srv, l) }()
-	defer func() { stopReload(); <-done; <-done }()
+	var bg sync.WaitGroup
+	rctx, stop := context.WithCancel(ctx)
+	defer func() { stop(); bg.Wait() }()
+	changed := make(chan struct{}, 1)
+	bg.Go(func() { reloadLoop(rctx, hup, changed, srv, l) })
+	bg.Go(func() { watchConfig(rctx, *path, cfg, changed) })
+	bg.Go(func() { watchIdentityKeys(rctx, cfg.Identity.KeysFile, srv, l) })
+	if cfg.AdminListen != "" {
+		alis, err := net.Listen("tcp", cfg.AdminListen)
+		if err != nil {
+			return fmt.Errorf("admin_listen %s: %w", cfg.AdminListen, err)
+		}
+		// Up until the edge has drained, so /healthz/ready shows the drain.
+		bg.Go(func() {
+			if err := srv.ServeAdmin(rctx, alis); err != nil {
+				l.Error("admin API stopped", "err", err.Error())
+			}
+		})
+	}
 	return srv.Serve(ctx, lis)
-}
-
-func runCheckConfig(_ context.Context, e env, args []string) error {
-	fs, _ := newFlags("check-config")
-	if err := parseFlags(fs, args, 1); err != nil {
-		return err
-	}
-	cfg, err := gateway.LoadConfig(fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	for _, w := range cfg.Warnings() { // exit 0: the edge runs with these
-		fmt.Fprintf(e.stderr, "%s: warning: %s\n", fs.Arg(0), w)
-	}
-	fmt.Fprintf(e.stdout, "%s: ok\n", fs.Arg(0))
-	return nil
 }

@@ -21,7 +21,7 @@ func TestHelp(t *testing.T) {
 		{"-h", []string{"-h"}, 0, []string{"usage: portico <command>"}, nil, ""},
 		{"help gateway", []string{"help", "gateway"}, 0, []string{"usage: portico gateway --config FILE", "--config FILE", "--log-level"}, []string{"  -config", "check-config"}, ""},
 		{"gateway --help", []string{"gateway", "--help"}, 0, []string{"usage: portico gateway", "--config FILE"}, nil, ""},
-		{"check-config --help", []string{"check-config", "--help"}, 0, []string{"usage: portico check-config FILE"}, nil, ""},
+		{"check-config --help", []string{"check-config", "--help"}, 0, []string{"usage: portico check-config [--diff-against URL_OR_FILE] FILE"}, nil, ""},
 		{"help order", []string{"help", "order"}, 0, []string{"--inventory", "--upstream-timeout"}, nil, ""},
 		{"help dev", []string{"help", "dev"}, 0, []string{"--base-port N", "--replicas N", "base+10k", "--postgres URL"}, nil, ""},
 		{"help help", []string{"help", "help"}, 0, []string{"usage: portico <command>"}, nil, ""},

@@ -12,6 +12,7 @@ import (
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/tlsconfig"
+	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
 	"github.com/portico-gateway/portico/services/payment"
@@ -35,6 +36,7 @@ type service struct {
 	tls     *tls.Config // nil: plaintext
 	tlsCert string      // the pair also serves as the order service's client certificate
 	tlsKey  string
+	drain   grpcserver.Config // DrainDelay and ShutdownGrace
 }
 
 // parseService parses a service's common flags (--listen, --db, --faults,
@@ -47,6 +49,8 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	var spec, keysFile, clientCA string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
 	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16)")
+	fs.DurationVar(&s.drain.DrainDelay, "drain-delay", 0, "at SIGTERM, keep serving with health NOT_SERVING for `D` before the listener closes (Kubernetes: the preStop delay)")
+	fs.DurationVar(&s.drain.ShutdownGrace, "shutdown-grace", 10*time.Second, "then let in-flight calls finish within `D` before cutting them")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	obs := addObserveFlags(fs)
 	fs.StringVar(&keysFile, "identity-keys", "", identityFlagUsage)
@@ -113,7 +117,7 @@ func runInventory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls})
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls, Shutdown: s.drain})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -126,7 +130,7 @@ func runPayment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls})
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls, Shutdown: s.drain})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
@@ -179,7 +183,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TLS: s.tls, Shutdown: s.drain,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 		ReconcileInterval: every, ReconcileAfter: after, LeaseTTL: lease,
 	})

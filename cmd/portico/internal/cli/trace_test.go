@@ -184,7 +184,7 @@ func startStack(t testing.TB, so stackOptions) *stack {
 	for i, lis := range []net.Listener{invLis, payLis, ordLis} {
 		cfg.Upstreams[i].Addresses = []string{lis.Addr().String()}
 	}
-	opts, ups, err := gatewayOptions(gwLog, cfg, provider(telemetry.ServiceGateway, true))
+	opts, ups, err := gatewayOptions(gwLog, cfg, provider(telemetry.ServiceGateway, true), "")
 	if err != nil {
 		t.Fatal(err)
 	}

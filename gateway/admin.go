@@ -1,0 +1,194 @@
+package gateway
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/internal/callmeta"
+)
+
+// adminOpenAPI is the admin API's own OpenAPI fragment, served at
+// /admin/openapi.json.
+//
+//go:embed admin_openapi.json
+var adminOpenAPI []byte
+
+// adminRoute is one admin endpoint: its method and whether it needs the
+// admin role.
+type adminRoute struct {
+	method string
+	open   bool
+	serve  func(w http.ResponseWriter, r *http.Request, sn *snapshot)
+}
+
+// adminRoutes is the admin API (README "Admin API"; admin_openapi.json).
+func (s *Server) adminRoutes() map[string]adminRoute {
+	open := func(h http.HandlerFunc) adminRoute {
+		return adminRoute{http.MethodGet, true, func(w http.ResponseWriter, r *http.Request, _ *snapshot) { h(w, r) }}
+	}
+	return map[string]adminRoute{
+		"/metrics":            open(s.ops["/metrics"]),
+		"/healthz/live":       open(serveLive),
+		"/healthz/ready":      open(s.serveReady),
+		"/admin/openapi.json": {http.MethodGet, true, serveAdminOpenAPI},
+		"/admin/config":       {http.MethodGet, false, s.adminConfig},
+		"/admin/versions":     {http.MethodGet, false, s.adminVersions},
+		"/admin/audit":        {http.MethodGet, false, s.adminAudit},
+		"/admin/routes":       {http.MethodGet, false, s.adminRoutesList},
+		"/admin/upstreams":    {http.MethodGet, false, s.adminUpstreams},
+		"/admin/reload":       {http.MethodPost, false, s.adminReload},
+		"/admin/rollback":     {http.MethodPost, false, s.adminRollback},
+	}
+}
+
+// AdminHandler returns the admin API: /metrics and /healthz/* open,
+// everything under /admin/ for callers the edge's authenticator (of the
+// live config) identifies as role admin. Serve it on its own listener
+// (Config.AdminListen), never on the API's.
+func (s *Server) AdminHandler() http.Handler {
+	routes := s.adminRoutes()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sn := s.acquire()
+		defer sn.release(s)
+		ex := &exchange{start: time.Now(), traceID: requestTraceID(r), route: r.URL.Path, snap: sn}
+		r = r.WithContext(withExchange(r.Context(), ex))
+		w.Header().Set(traceHeader, ex.traceID)
+		rt, ok := routes[r.URL.Path]
+		switch {
+		case !ok:
+			s.writeProblem(w, r, problem.New(problem.CodeRouteNotFound, "No admin endpoint is at "+r.URL.EscapedPath()+"; /admin/openapi.json lists them."))
+			return
+		case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
+			p := problem.New(problem.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+".")
+			p.Allow = []string{rt.method}
+			s.writeProblem(w, r, p)
+			return
+		}
+		if !rt.open {
+			p, err := sn.auth.Authenticate(r)
+			if err != nil {
+				s.writeProblem(w, r, authProblem(err))
+				return
+			}
+			if !p.HasRole(callmeta.RoleAdmin) {
+				s.writeProblem(w, r, problem.New(problem.CodeForbidden, "The admin API needs the admin role; the caller's roles ("+strings.Join(p.Roles, ", ")+") do not include it."))
+				return
+			}
+		}
+		rt.serve(w, r, sn)
+	})
+}
+
+// ServeAdmin serves AdminHandler on lis until ctx ends, then closes it at
+// once: the admin API has no clients to drain for.
+func (s *Server) ServeAdmin(ctx context.Context, lis net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.AdminHandler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(lis) }()
+	s.log.Info("admin API serving", "addr", lis.Addr().String())
+	select {
+	case err := <-errc:
+		return fmt.Errorf("gateway: admin: %w", err)
+	case <-ctx.Done():
+	}
+	_ = hs.Close()
+	<-errc
+	return nil
+}
+
+func serveAdminOpenAPI(w http.ResponseWriter, _ *http.Request, _ *snapshot) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(adminOpenAPI)
+}
+
+func (s *Server) adminConfig(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
+	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version, "config": Redacted(sn.cfg)})
+}
+
+func (s *Server) adminVersions(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
+	writeJSON(w, http.StatusOK, map[string]any{"live": sn.version, "versions": s.Versions()})
+}
+
+func (s *Server) adminAudit(w http.ResponseWriter, _ *http.Request, _ *snapshot) {
+	writeJSON(w, http.StatusOK, map[string]any{"audit": s.Audit()})
+}
+
+func (s *Server) adminRoutesList(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
+	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "routes": routeInfos(sn.table.Routes(), sn.endpoints, sn.policy)})
+}
+
+// UpstreamInfo is one upstream on /admin/upstreams: its settings, what
+// /health says of it, and its chain's live state (instances with their
+// ejection, calls in flight, each breaker's state and counts).
+type UpstreamInfo struct {
+	Name      string              `json:"name"`
+	Addresses []string            `json:"addresses"`
+	Timeout   string              `json:"timeout"`
+	Health    string              `json:"health"` // grpc.health.v1 over /health's own connection: UP or DOWN
+	Required  bool                `json:"requiredForReadiness"`
+	Chain     *interceptors.State `json:"chain,omitempty"` // nil without WithUpstreams
+}
+
+func (s *Server) adminUpstreams(w http.ResponseWriter, r *http.Request, sn *snapshot) {
+	rep := sn.health.Check(r.Context())
+	status := map[string]string{}
+	for _, d := range rep.Dependencies {
+		status[d.Name] = d.Status
+	}
+	out := make([]UpstreamInfo, 0, len(sn.cfg.Upstreams))
+	for _, u := range sn.cfg.Upstreams {
+		info := UpstreamInfo{Name: u.Name, Addresses: u.Addresses, Timeout: u.Timeout.String(), Health: status[u.Name],
+			Required: slices.Contains(sn.cfg.Ops.ReadyRequires, u.Name)}
+		if s.o.upstreams != nil {
+			if up := s.o.upstreams.lookup(sn.upstreams[u.Name].cc); up != nil {
+				st := up.State()
+				info.Chain = &st
+			}
+		}
+		out = append(out, info)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "upstreams": out})
+}
+
+// adminReload re-reads the config file; 200 with the ReloadResult, or a
+// FAILED_PRECONDITION problem saying why the file was rejected (the
+// running config stays).
+func (s *Server) adminReload(w http.ResponseWriter, r *http.Request, _ *snapshot) {
+	res, err := s.ReloadFile(r.Context(), SourceAdmin)
+	if err != nil {
+		s.writeProblem(w, r, problem.New(problem.CodeFailedPrecondition, "The config was not applied; the running one stays: "+err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// adminRollback applies ?version=ID, or without it the version before the
+// live one.
+func (s *Server) adminRollback(w http.ResponseWriter, r *http.Request, _ *snapshot) {
+	id := r.URL.Query().Get("version")
+	res, err := s.Rollback(r.Context(), id)
+	switch {
+	case errors.Is(err, ErrUnknownVersion):
+		s.writeProblem(w, r, problem.New(problem.CodeNotFound, "No kept config version "+fmt.Sprintf("%q", id)+"; GET /admin/versions lists them."))
+	case err != nil:
+		s.writeProblem(w, r, problem.New(problem.CodeFailedPrecondition, "The rollback was not applied: "+err.Error()))
+	default:
+		writeJSON(w, http.StatusOK, res)
+	}
+}

@@ -1,0 +1,85 @@
+package gateway
+
+import (
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestConfigSemantics: each semantic check, by a bad config in and the
+// exact message out, through ParseConfig (what gateway, a reload and
+// check-config run).
+func TestConfigSemantics(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want string // "" means valid
+	}{
+		{"dev config", func(*Config) {}, ""},
+		{"cloud metadata IPv4", func(c *Config) { c.Upstreams[0].Addresses = []string{"169.254.169.254:80"} },
+			`gateway config: upstreams[0].addresses[0]: "169.254.169.254:80" is a cloud metadata endpoint`},
+		{"cloud metadata IPv6", func(c *Config) { c.Upstreams[0].Addresses = []string{"[fd00:ec2::254]:80"} },
+			`gateway config: upstreams[0].addresses[0]: "[fd00:ec2::254]:80" is a cloud metadata endpoint`},
+		{"cloud metadata name behind dns", func(c *Config) { c.Upstreams[1].Addresses = []string{"dns:///metadata.google.internal:80"} },
+			`gateway config: upstreams[1].addresses[0]: "dns:///metadata.google.internal:80" is a cloud metadata endpoint`},
+		{"link-local", func(c *Config) { c.Upstreams[0].Addresses = []string{"127.0.0.1:1", "169.254.10.1:43101"} },
+			`gateway config: upstreams[0].addresses[1]: "169.254.10.1:43101" is link-local`},
+		{"link-local IPv6", func(c *Config) { c.Upstreams[0].Addresses = []string{"[fe80::1]:43101"} },
+			`gateway config: upstreams[0].addresses[0]: "[fe80::1]:43101" is link-local`},
+		{"unspecified", func(c *Config) { c.Upstreams[2].Addresses = []string{"0.0.0.0:43103"} },
+			`gateway config: upstreams[2].addresses[0]: "0.0.0.0:43103" is unspecified (0.0.0.0 or ::); name the host`},
+		{"port 0", func(c *Config) { c.Upstreams[2].Addresses = []string{"order:0"} },
+			`gateway config: upstreams[2].addresses[0]: "order:0" has port 0`},
+		{"timeout beyond the drain window", func(c *Config) { c.ShutdownGrace = 4 * time.Second },
+			"gateway config: upstreams[0].timeout: 5s is longer than shutdown_grace 4s: a drain would cut these requests\n" +
+				"upstreams[1].timeout: 5s is longer than shutdown_grace 4s: a drain would cut these requests\n" +
+				"upstreams[2].timeout: 5s is longer than shutdown_grace 4s: a drain would cut these requests"},
+		{"override beyond the drain window", func(c *Config) {
+			c.Routes.Overrides = map[string]RouteOverride{"POST /api/orders": {Timeout: 20 * time.Second}}
+			c.ShutdownGrace = 15 * time.Second
+		}, `gateway config: routes.overrides["POST /api/orders"].timeout: 20s is longer than shutdown_grace 15s: a drain would cut these requests`},
+		{"route timeout over the edge maximum", func(c *Config) { c.Upstreams[0].Timeout = 40 * time.Second },
+			"gateway config: GET /api/inventory/{sku}: the inventory upstream's timeout 40s exceeds routes.max_timeout 30s"},
+		{"too many attempts", func(c *Config) { c.Upstreams[0].Resilience.Retry.MaxAttempts = 50 },
+			"gateway config: upstreams[0].resilience.retry.max_attempts: 50 attempts multiply load on a failing upstream; at most 10"},
+		{"attempt timeout not shorter than the call", func(c *Config) { c.Upstreams[0].Resilience.Retry.AttemptTimeout = 5 * time.Second },
+			"gateway config: upstreams[0].resilience.retry.attempt_timeout: 5s is not shorter than the upstream's timeout 5s: no retry could ever run"},
+		{"breaker cool-down too long", func(c *Config) { c.Upstreams[1].Resilience.Breaker.CoolDown = time.Hour },
+			"gateway config: upstreams[1].resilience.breaker.cool_down: 1h0m0s is over 10m0s: a recovered upstream would stay cut off"},
+		{"slow-call threshold never reached", func(c *Config) { c.Upstreams[1].Resilience.Breaker.SlowCallThreshold = 6 * time.Second },
+			"gateway config: upstreams[1].resilience.breaker.slow_call_threshold: 6s is not shorter than the upstream's timeout 5s: no call could count as slow"},
+		{"bulkhead wait eats the deadline", func(c *Config) { c.Upstreams[2].Resilience.Bulkhead.MaxWait = 5 * time.Second },
+			"gateway config: upstreams[2].resilience.bulkhead.max_wait: 5s is not shorter than the upstream's timeout 5s: a queued call would spend its whole deadline waiting"},
+		{"body limit too big", func(c *Config) { c.Routes.MaxBodyBytes = 1 << 30 },
+			"gateway config: routes.max_body_bytes: 1073741824 is over 67108864: the edge buffers bodies in memory"},
+		{"header limit too big", func(c *Config) { c.HTTP.MaxHeaderBytes = 8 << 20 },
+			"gateway config: http.max_header_bytes: 8388608 is over 1048576"},
+		{"max timeout too long", func(c *Config) { c.Routes.MaxTimeout = time.Hour; c.ShutdownGrace = time.Hour },
+			"gateway config: routes.max_timeout: 1h0m0s is over 10m0s: hold long work in a job, not a request"},
+		{"admin on the API listener", func(c *Config) { c.AdminListen = c.Listen },
+			`gateway config: admin_listen: must differ from listen "127.0.0.1:43100"`},
+		{"ready requires an unknown upstream", func(c *Config) { c.Ops.ReadyRequires = []string{"order", "billing"} },
+			`gateway config: ops.ready_requires[1]: no upstream named "billing"`},
+		{"negative keep_versions", func(c *Config) { c.Ops.KeepVersions = -1 },
+			"gateway config: ops.keep_versions: must not be negative, got -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DevConfig(43100)
+			tt.edit(&c)
+			b, err := yaml.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ParseConfig(b)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("ParseConfig() error =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package gateway
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/strictyaml"
+	"github.com/portico-gateway/portico/interceptors/breaker"
+	"github.com/portico-gateway/portico/interceptors/bulkhead"
+	"github.com/portico-gateway/portico/interceptors/retry"
+)
+
+// RouteInfo is one route as a config makes the edge serve it: what the
+// admin API's /admin/routes lists and check-config prints.
+type RouteInfo struct {
+	Method         string   `json:"method"`
+	Path           string   `json:"path"`
+	RPC            string   `json:"rpc"`
+	Upstream       string   `json:"upstream"`
+	Timeout        string   `json:"timeout"`
+	MaxTimeout     string   `json:"maxTimeout"`
+	MaxBodyBytes   int64    `json:"maxBodyBytes"`
+	Roles          []string `json:"roles"` // the policy: roles allowed to call
+	IdempotencyKey bool     `json:"idempotencyKey,omitempty"`
+}
+
+// Routes returns the routes cfg (defaults applied, valid) serves, in the
+// route table's order.
+func Routes(cfg Config) ([]RouteInfo, error) {
+	table, eps, err := buildRoutes(cfg, registrations)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := buildPolicy(cfg, table)
+	if err != nil {
+		return nil, err
+	}
+	return routeInfos(table.Routes(), eps, policy), nil
+}
+
+func routeInfos(routes []*route.Route, eps map[*route.Route]*endpoint, policy *auth.Policy) []RouteInfo {
+	out := make([]RouteInfo, 0, len(routes))
+	for _, r := range routes {
+		ep := eps[r]
+		out = append(out, RouteInfo{
+			Method: ep.Method, Path: ep.Pattern, RPC: ep.RPC, Upstream: ep.Upstream,
+			Timeout: ep.timeout.String(), MaxTimeout: ep.maxTimeout.String(), MaxBodyBytes: ep.maxBody,
+			Roles: policy.Roles(r), IdempotencyKey: ep.idempotencyKey,
+		})
+	}
+	return out
+}
+
+// DecodeConfig decodes a config strictly and applies defaults without
+// validating it: for the side of a diff that is already running (an admin
+// API's /admin/config, whose secrets are redacted) or an older file.
+func DecodeConfig(data []byte) (Config, error) {
+	var c Config
+	if err := strictyaml.Decode(data, &c); err != nil {
+		return Config{}, fmt.Errorf("gateway config: %w", err)
+	}
+	return c.withDefaults(), nil
+}
+
+// WriteSummary prints what cfg (valid, defaults applied) makes the edge
+// do: version, listeners, shutdown, limits, upstreams with their chains,
+// auth and every route with its upstream, timeout, limits and policy.
+func WriteSummary(w io.Writer, cfg Config) error {
+	routes, err := Routes(cfg)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	p := func(format string, args ...any) { fmt.Fprintf(tw, format+"\n", args...) }
+	p("version\t%s", versionOf(cfg).ID)
+	p("listen\t%s", cfg.Listen)
+	p("admin_listen\t%s", or(cfg.AdminListen, "off"))
+	p("shutdown\tdrain_delay %v, shutdown_grace %v (longest route timeout %v)", cfg.DrainDelay, cfg.ShutdownGrace, cfg.longestTimeout())
+	p("limits\tmax_body_bytes %d, http.max_header_bytes %d, routes.max_timeout %v", cfg.Routes.MaxBodyBytes, cfg.HTTP.MaxHeaderBytes, cfg.Routes.MaxTimeout)
+	p("readiness\trequires %s", or(strings.Join(cfg.Ops.ReadyRequires, ", "), "no upstream"))
+	p("auth\t%s", tokenSummary(cfg.Auth.Tokens))
+	p("\nupstreams (%d):", len(cfg.Upstreams))
+	for _, u := range cfg.Upstreams {
+		c := u.Chain()
+		p("  %s\t[%s]\ttimeout %v\tretry %d attempts\tbreaker %d failures / %v cool-down\tbulkhead %d in flight",
+			u.Name, strings.Join(u.Addresses, ", "), u.Timeout, or(c.Retry.MaxAttempts, retry.DefaultMaxAttempts),
+			or(c.Breaker.ConsecutiveFailures, breaker.DefaultConsecutiveFailures), or(c.Breaker.CoolDown, breaker.DefaultCoolDown),
+			or(c.Bulkhead.MaxInFlight, bulkhead.DefaultMax))
+	}
+	p("\nroutes (%d):", len(routes))
+	for _, r := range routes {
+		p("  %s %s\t%s\ttimeout %s\tmax %s\tbody %d\troles %s", r.Method, r.Path, r.Upstream, r.Timeout, r.MaxTimeout, r.MaxBodyBytes, strings.Join(r.Roles, ","))
+	}
+	return tw.Flush()
+}
+
+func tokenSummary(ts []TokenConfig) string {
+	if len(ts) == 0 {
+		return "no static tokens (every /api request is 401 unless another authenticator is configured)"
+	}
+	n := map[string]int{}
+	for _, t := range ts {
+		n[t.Role]++
+	}
+	var parts []string
+	for _, r := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, n[r]))
+	}
+	return fmt.Sprintf("%d static tokens (%s)", len(ts), strings.Join(parts, ", "))
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,224 @@
+package gateway
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Diff returns what changes from a to b (both with defaults applied), one
+// line per leaf field in YAML paths, sorted: "+ path: value" added,
+// "- path: value" removed, "~ path: old -> new" changed. List entries with
+// a name are keyed by it (upstreams[inventory].timeout). Secrets (tokens,
+// keys, passwords, credentials in URLs) are never shown: a changed one
+// reads "~ path: [REDACTED] -> [REDACTED]", and a side already redacted
+// (an admin API's /admin/config) is not compared.
+func Diff(a, b Config) []string {
+	fa, fb := leaves(a), leaves(b)
+	var out []string
+	for k, va := range fa {
+		vb, ok := fb[k]
+		switch {
+		case !ok:
+			out = append(out, "- "+k+": "+va.show())
+		case va.raw == redacted || vb.raw == redacted:
+		case va.raw != vb.raw:
+			out = append(out, "~ "+k+": "+va.show()+" -> "+vb.show())
+		}
+	}
+	for k, vb := range fb {
+		if _, ok := fa[k]; !ok {
+			out = append(out, "+ "+k+": "+vb.show())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][2:] < out[j][2:] })
+	return out
+}
+
+// redacted replaces a secret wherever the edge shows config.
+const redacted = "[REDACTED]"
+
+// leaf is one field's value and whether it is a secret.
+type leaf struct {
+	raw    string
+	secret bool
+}
+
+func (l leaf) show() string {
+	if l.secret {
+		return redactValue(l.raw)
+	}
+	return l.raw
+}
+
+// Redacted returns cfg as a YAML-shaped tree (maps, lists, scalars) with
+// every secret replaced by "[REDACTED]": what the admin API shows, and
+// what DecodeConfig reads back for a diff.
+func Redacted(cfg Config) any {
+	var tree any
+	if b, err := yaml.Marshal(cfg); err == nil {
+		_ = yaml.Unmarshal(b, &tree)
+	}
+	return redactTree("", tree)
+}
+
+func redactTree(path string, v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = redactTree(join(path, k), e)
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = redactTree(path, e)
+		}
+		return v
+	case string:
+		if secretField(path) {
+			return redactValue(v)
+		}
+		return redactURL(v)
+	}
+	return v
+}
+
+// leaves returns cfg's leaf fields by YAML path.
+func leaves(cfg Config) map[string]leaf {
+	var tree any
+	if b, err := yaml.Marshal(cfg); err == nil {
+		_ = yaml.Unmarshal(b, &tree)
+	}
+	out := map[string]leaf{}
+	flatten("", tree, out)
+	return out
+}
+
+func flatten(path string, v any, out map[string]leaf) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			flatten(join(path, k), e, out)
+		}
+	case []any:
+		if scalars(v) {
+			parts := make([]string, len(v))
+			for i, e := range v {
+				parts[i] = fmt.Sprint(e)
+			}
+			out[path] = leaf{"[" + strings.Join(parts, ", ") + "]", secretField(path)}
+			return
+		}
+		for i, e := range v {
+			key := fmt.Sprint(i)
+			if m, ok := e.(map[string]any); ok && m["name"] != nil {
+				key = fmt.Sprint(m["name"])
+			}
+			flatten(path+"["+key+"]", e, out)
+		}
+	default:
+		s := fmt.Sprint(v)
+		out[path] = leaf{s, secretField(path) || redactURL(s) != s}
+	}
+}
+
+func join(path, k string) string {
+	if strings.ContainsAny(k, " ./[]") {
+		k = fmt.Sprintf("[%q]", k)
+		return path + k
+	}
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func scalars(v []any) bool {
+	for _, e := range v {
+		switch e.(type) {
+		case map[string]any, []any:
+			return false
+		}
+	}
+	return true
+}
+
+// secretWords mark a field whose value is a secret: its last path element
+// contains one of them.
+var secretWords = []string{"token", "secret", "password", "passwd", "key", "credential"}
+
+func secretField(path string) bool {
+	last := strings.ToLower(path[strings.LastIndexAny(path, ".]")+1:])
+	for _, w := range secretWords {
+		if strings.Contains(last, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactValue hides a secret value: a URL keeps all but its password,
+// anything else becomes "[REDACTED]".
+func redactValue(v string) string {
+	if r := redactURL(v); r != v {
+		return r
+	}
+	return redacted
+}
+
+// redactURL hides the password of a URL ("redis://user:pw@host").
+func redactURL(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return v
+	}
+	if _, has := u.User.Password(); !has {
+		return v
+	}
+	u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	return u.String()
+}
+
+// restartFields are the changed fields that apply only at start: the
+// listeners and the HTTP server's own timeouts.
+func restartFields(a, b Config) []string {
+	var out []string
+	add := func(name string, changed bool) {
+		if changed {
+			out = append(out, name)
+		}
+	}
+	add("listen", a.Listen != b.Listen)
+	add("admin_listen", a.AdminListen != b.AdminListen)
+	add("http.read_header_timeout", a.HTTP.ReadHeaderTimeout != b.HTTP.ReadHeaderTimeout)
+	add("http.read_timeout", a.HTTP.ReadTimeout != b.HTTP.ReadTimeout)
+	add("http.idle_timeout", a.HTTP.IdleTimeout != b.HTTP.IdleTimeout)
+	return out
+}
+
+func diffCounts(diff []string) (added, removed, changed int) {
+	for _, d := range diff {
+		switch d[0] {
+		case '+':
+			added++
+		case '-':
+			removed++
+		default:
+			changed++
+		}
+	}
+	return added, removed, changed
+}
+
+// summarize bounds a diff for one log line.
+func summarize(diff []string) []string {
+	const max = 20
+	if len(diff) <= max {
+		return diff
+	}
+	return append(slices.Clone(diff[:max]), fmt.Sprintf("... and %d more", len(diff)-max))
+}

@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Sources of a config change, as the audit and the version history name
+// them.
+const (
+	sourceStart    = "start"
+	SourceSignal   = "signal"   // SIGHUP
+	SourceFile     = "file"     // the config file changed (WatchFile)
+	SourceAdmin    = "admin"    // POST /admin/reload
+	SourceRollback = "rollback" // POST /admin/rollback
+)
+
+// Version names one applied config.
+type Version struct {
+	// ID is the first 12 hex digits of the SHA-256 of the config's
+	// canonical YAML (defaults applied), so the same settings are the same
+	// version however the file is written.
+	ID string `json:"id"`
+	// Applied is when the config went live; Source is what applied it.
+	Applied time.Time `json:"applied"`
+	Source  string    `json:"source"`
+}
+
+// versionOf returns cfg's Version with only the ID set.
+func versionOf(cfg Config) Version {
+	b, err := yaml.Marshal(cfg)
+	if err != nil { // a Config always marshals; never an empty ID
+		b = fmt.Appendf(nil, "%#v", cfg)
+	}
+	sum := sha256.Sum256(b)
+	return Version{ID: hex.EncodeToString(sum[:6])}
+}
+
+// ReloadResult is what Reload, ReloadFile and Rollback report.
+type ReloadResult struct {
+	// Version is the config live afterwards.
+	Version Version `json:"version"`
+	// Previous is the version that was live before.
+	Previous string `json:"previous"`
+	// Changed is false when the new config equals the live one: nothing
+	// was swapped.
+	Changed bool `json:"changed"`
+	// Diff lists what changed, one "+ path: value", "- path: value" or
+	// "~ path: old -> new" line each, secrets redacted.
+	Diff []string `json:"diff"`
+	// Restart lists changed fields that take effect only after a restart
+	// (the listeners and the HTTP server's timeouts).
+	Restart []string `json:"restartRequired,omitempty"`
+}
+
+// ErrUnknownVersion is Rollback's error for a version the edge does not
+// keep.
+var ErrUnknownVersion = errors.New("gateway: no such kept config version")
+
+// Reload validates cfg and, when it is valid, swaps it in atomically:
+// requests in flight finish on the config they started with, new ones get
+// cfg. Upstream connections whose settings are unchanged carry over with
+// their breaker, ejection and connection state; the others drain and close
+// once no request uses them. An invalid cfg changes nothing; it is logged,
+// counted (portico_gateway_config_reloads_total{result="rejected"}) and audited.
+// source names the trigger for the audit (SourceSignal, ...).
+func (s *Server) Reload(ctx context.Context, cfg Config, source string) (ReloadResult, error) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	return s.reloadLocked(ctx, cfg.withDefaults(), source)
+}
+
+func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (ReloadResult, error) {
+	live := s.snap.Load()
+	if s.closed {
+		return ReloadResult{}, errors.New("gateway: closed")
+	}
+	if err := cfg.Validate(); err != nil {
+		return ReloadResult{}, s.reject(live, source, err)
+	}
+	res := ReloadResult{Previous: live.version.ID}
+	if v := versionOf(cfg); v.ID == live.version.ID {
+		res.Version = live.version
+		s.reloads.result("unchanged")
+		return res, nil
+	}
+	next, err := s.build(ctx, cfg, live)
+	if err != nil {
+		return ReloadResult{}, s.reject(live, source, err)
+	}
+	res.Diff, res.Restart = Diff(live.cfg, cfg), restartFields(live.cfg, cfg)
+	s.commit(next, source)
+	live.release(s) // drains: in-flight requests keep it until they finish
+	res.Version, res.Changed = next.version, true
+	s.audit(slog.LevelInfo, "applied", next.version, live.version.ID, res.Diff, nil)
+	if len(res.Restart) > 0 {
+		s.log.Warn("reload: these changes take effect after a restart", "fields", res.Restart)
+	}
+	return res, nil
+}
+
+// commit makes sn the live snapshot and records its version.
+func (s *Server) commit(sn *snapshot, source string) {
+	sn.version.Applied, sn.version.Source = time.Now().UTC(), source
+	s.history.add(sn.version, sn.cfg)
+	s.snap.Store(sn)
+	s.reloads.applied(sn.version)
+}
+
+// reject counts, logs and audits a config that was not applied, and
+// returns err.
+func (s *Server) reject(live *snapshot, source string, err error) error {
+	s.reloads.result("rejected")
+	s.log.Error("reload rejected; keeping the running config", "source", source, "err", err.Error())
+	s.audit(slog.LevelWarn, "rejected", Version{Applied: time.Now().UTC(), Source: source}, live.version.ID, nil, err)
+	return err
+}
+
+// ReloadFile re-reads the config file (WithConfigFile) exactly as the
+// gateway command loads it, then Reloads it. A file that does not load is
+// rejected like an invalid config.
+func (s *Server) ReloadFile(ctx context.Context, source string) (ReloadResult, error) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	if s.o.configPath == "" {
+		return ReloadResult{}, errors.New("gateway: no config file to reload (WithConfigFile)")
+	}
+	cfg, err := LoadConfig(s.o.configPath)
+	if err != nil {
+		return ReloadResult{}, s.reject(s.snap.Load(), source, err)
+	}
+	return s.reloadLocked(ctx, cfg, source)
+}
+
+// Rollback applies a kept version again: id, or when id is empty the one
+// applied before the live one. It is a Reload with source
+// SourceRollback, audited the same way.
+func (s *Server) Rollback(ctx context.Context, id string) (ReloadResult, error) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	cfg, ok := s.history.find(id, s.snap.Load().version.ID)
+	if !ok {
+		return ReloadResult{}, fmt.Errorf("%w: %q", ErrUnknownVersion, id)
+	}
+	return s.reloadLocked(ctx, cfg, SourceRollback)
+}
+
+// Versions returns the kept versions, newest (the live one) first.
+func (s *Server) Versions() []Version { return s.history.versions() }
+
+// AuditEntry is one audit record: a config applied or rejected.
+type AuditEntry struct {
+	Event    string    `json:"event"` // "applied" or "rejected"
+	Version  string    `json:"version,omitempty"`
+	Previous string    `json:"previous"`
+	Time     time.Time `json:"time"`
+	Source   string    `json:"source"`
+	Diff     []string  `json:"diff,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// Audit returns the latest audit records, newest first.
+func (s *Server) Audit() []AuditEntry { return s.history.auditLog() }
+
+// audit writes one audit line ("config audit") and keeps it for the admin
+// API.
+func (s *Server) audit(level slog.Level, event string, v Version, prev string, diff []string, err error) {
+	e := AuditEntry{Event: event, Version: v.ID, Previous: prev, Time: v.Applied, Source: v.Source, Diff: diff}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	s.history.addAudit(e)
+	added, removed, changed := diffCounts(diff)
+	attrs := []any{"event", event, "version", v.ID, "previous", prev, "time", v.Applied.Format(time.RFC3339Nano),
+		"source", v.Source, "added", added, "removed", removed, "changed", changed, "diff", summarize(diff)}
+	if err != nil {
+		attrs = append(attrs, "err", err.Error())
+	}
+	s.log.Log(context.Background(), level, "config audit", attrs...)
+}

@@ -1,0 +1,63 @@
+package interceptors
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/portico-gateway/portico/interceptors/balance"
+	"github.com/portico-gateway/portico/interceptors/breaker"
+)
+
+// State is a snapshot of one upstream's chain for operators: its
+// connection, instances with their ejection state, calls in flight and
+// every breaker. Upstream.State returns it.
+type State struct {
+	Name         string `json:"name"`
+	Target       string `json:"target,omitempty"`
+	Connectivity string `json:"connectivity"` // grpc-go's: IDLE, CONNECTING, READY, TRANSIENT_FAILURE, SHUTDOWN
+	// InFlight counts calls past the bulkhead and not yet finished.
+	InFlight  int64              `json:"inFlight"`
+	Instances []balance.Instance `json:"instances"`
+	Breakers  []BreakerState     `json:"breakers"`
+}
+
+// BreakerState is one breaker's state and the counts of its window.
+type BreakerState struct {
+	Name   string         `json:"name"`
+	State  string         `json:"state"`
+	Counts breaker.Counts `json:"counts"`
+}
+
+// tracker keeps what State reads: the breakers a chain made and its calls
+// in flight. It sits between the bulkhead's observer and the chain's
+// reporter.
+type tracker struct {
+	mu       sync.Mutex
+	breakers []*breaker.Breaker
+	inFlight atomic.Int64
+}
+
+func (t *tracker) track(b *breaker.Breaker) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.breakers = append(t.breakers, b)
+}
+
+// State returns the upstream's state now.
+func (u *Upstream) State() State {
+	st := State{Name: u.name, Target: u.target, Connectivity: u.conn.GetState().String(), Instances: []balance.Instance{}}
+	if u.resolver != nil {
+		st.Instances = u.resolver.Instances()
+	}
+	if u.tracker == nil {
+		return st
+	}
+	st.InFlight = u.tracker.inFlight.Load()
+	u.tracker.mu.Lock()
+	bs := append([]*breaker.Breaker(nil), u.tracker.breakers...)
+	u.tracker.mu.Unlock()
+	for _, b := range bs {
+		st.Breakers = append(st.Breakers, BreakerState{Name: b.Name(), State: b.State().String(), Counts: b.Counts()})
+	}
+	return st
+}
