@@ -31,9 +31,9 @@ type Local struct {
 type shard struct {
 	mu       sync.Mutex
 	tats     map[string]*int64 // quota key -> tat, updated in place
-	refusals map[string]int64 // caller -> tat of its refusal-count bucket
-	banned   map[string]int64 // caller -> end of its ban
-	_        [40]byte         // keeps neighbouring shards' mutexes off one cache line
+	refusals map[string]int64  // caller -> tat of its refusal-count bucket
+	banned   map[string]int64  // caller -> end of its ban
+	_        [40]byte          // keeps neighbouring shards' mutexes off one cache line
 }
 
 // LocalOption configures NewLocal.
@@ -276,4 +276,21 @@ func cmpOr(v, def int) int {
 		return def
 	}
 	return v
+}
+
+// banned reports whether req's caller is banned, without deciding quotas.
+func (l *Local) banned(req *Request) (Decision, bool) {
+	d := Decision{Denied: -1}
+	if req.Caller == "" {
+		return d, false
+	}
+	now := l.clock()
+	s := l.shard(req.Caller)
+	s.mu.Lock()
+	until, ok := s.banned[req.Caller]
+	s.mu.Unlock()
+	if ok && until > now {
+		d.Banned, d.RetryAfter = true, time.Duration(until-now)
+	}
+	return d, d.Banned
 }
