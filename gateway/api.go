@@ -12,6 +12,8 @@ import (
 // call when it rejects:
 //
 //	authenticate  401 UNAUTHENTICATED
+//	rate limit    429 RATE_LIMIT_EXCEEDED, CALLER_BANNED (limits.go; a failed
+//	              authentication counts against failed_auth only)
 //	authorize     403 FORBIDDEN (role, method and path only)
 //	route         404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED
 //	prepare       400, 413, 415 (idempotency key, Grpc-Timeout, query, body
@@ -26,6 +28,9 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		ex.route = rt.Pattern
 	}
 	p, err := s.auth.Authenticate(r)
+	if s.limit(w, r, rt, p, err) {
+		return
+	}
 	if err != nil {
 		s.writeProblem(w, r, unauthenticated(err))
 		return

@@ -54,6 +54,8 @@ type Config struct {
 	Health HealthConfig `yaml:"health,omitempty"`
 	// Redis, when set, is where edge instances share state.
 	Redis RedisConfig `yaml:"redis,omitempty"`
+	// Limits are the edge's rate limits; absent means none.
+	Limits LimitsConfig `yaml:"limits,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

@@ -68,6 +68,7 @@ func DevConfig(basePort int) Config {
 			{Token: "demo-alice-token", Subject: "alice", Role: callmeta.RoleCustomer},
 			{Token: "demo-bob-token", Subject: "bob", Role: callmeta.RoleCustomer},
 		}},
+		Limits: DevLimits(),
 	}
 	return c.withDefaults()
 }

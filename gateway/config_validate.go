@@ -38,6 +38,7 @@ func (c Config) Validate() error {
 	c.validateRoutes(v)
 	c.validateTokens(v)
 	c.Redis.validate(v)
+	c.Limits.validate(v)
 	return v.err()
 }
 

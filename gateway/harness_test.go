@@ -58,6 +58,7 @@ type setup struct {
 	chain map[string]grpc.UnaryClientInterceptor // the DialFunc's, per upstream
 	serve map[string]grpc.UnaryServerInterceptor // the upstream server's
 	regs  []registration
+	opts  []Option // more options for New
 }
 
 func newHarness(t testing.TB, su setup) *harness {
@@ -68,6 +69,7 @@ func newHarness(t testing.TB, su setup) *harness {
 		logs: &syncBuffer{}, registry: prometheus.NewRegistry(),
 	}
 	h.cfg = DevConfig(0)
+	h.cfg.Limits = LimitsConfig{} // tests that send many requests stay under no limit; limits tests set their own
 	if su.cfg != nil {
 		su.cfg(&h.cfg)
 	}
@@ -84,6 +86,7 @@ func newHarness(t testing.TB, su setup) *harness {
 		WithLogger(logging.New(h.logs, "gateway", slog.LevelDebug)),
 		WithRegistry(h.registry),
 	}
+	opts = append(opts, su.opts...)
 	if su.regs != nil {
 		opts = append(opts, func(o *options) { o.registrations = su.regs })
 	}

@@ -25,6 +25,7 @@ func (s *Server) opsHandlers() map[string]http.HandlerFunc {
 // 503 when any is DOWN.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	rep := s.health.Check(r.Context())
+	s.limits.health(&rep)
 	code := http.StatusOK
 	if rep.Status != health.Up {
 		code = http.StatusServiceUnavailable

@@ -45,6 +45,7 @@ type options struct {
 	authenticator Authenticator
 	openAPI       []byte
 	registrations []registration // tests only
+	limitClock    func() time.Time // tests only: the local rate limiter's clock
 }
 
 // WithDialer replaces the default dialer (Dial with no extra options, no

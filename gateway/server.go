@@ -42,6 +42,7 @@ type Server struct {
 	openAPI   []byte
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
+	limits    *limiter // nil without limits
 	handler   http.Handler
 	ready     atomic.Bool
 	// drainWait waits out the drain delay; nil waits on a timer. Tests
@@ -101,6 +102,9 @@ func (s *Server) build(o options) error {
 	}
 	if s.openAPI = o.openAPI; s.openAPI == nil {
 		s.openAPI = genopenapi.JSON
+	}
+	if s.limits, err = newLimiter(s.cfg, s.table.Routes(), s.log, o.limitClock); err != nil {
+		return err
 	}
 	s.ops = s.opsHandlers()
 	if s.problems, err = renderProblemPages(); err != nil {
@@ -217,6 +221,7 @@ func (s *Server) Close() error {
 		for _, p := range s.probes {
 			s.closeErr = errors.Join(s.closeErr, p.close())
 		}
+		s.closeErr = errors.Join(s.closeErr, s.limits.close())
 	})
 	return s.closeErr
 }
