@@ -146,19 +146,34 @@ func (l *limiter) close() error {
 	return l.redis.Close()
 }
 
-// health adds the rate limiter's Redis to a /health report: DOWN, with
-// what the edge does meanwhile, while it fails.
-func (l *limiter) health(rep *health.Report) {
+// healthReport is /health's body with the rate limiter's state.
+type healthReport struct {
+	health.Report
+	RateLimits *rateLimitHealth `json:"rateLimits,omitempty"`
+}
+
+type rateLimitHealth struct {
+	Redis  string `json:"redis"`
+	Outage string `json:"outage"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// health adds the rate limiter's Redis to a /health report, as a
+// dependency (DOWN while it fails, which makes the report DEGRADED) and as
+// rateLimits, which says what the edge does meanwhile; it returns the body
+// to send.
+func (l *limiter) health(rep *health.Report) any {
 	if l == nil || l.failover == nil {
-		return
+		return rep
 	}
 	st := health.DependencyStatus{Name: "redis", Status: health.Up}
+	rl := &rateLimitHealth{Redis: health.Up, Outage: l.failover.Outage().String()}
 	if l.failover.Degraded() {
-		st.Status = health.Down
-		st.Detail = "rate limits: " + outageDetail[l.failover.Outage()]
-		rep.Status = health.Degraded
+		st.Status, rl.Redis, rep.Status = health.Down, health.Down, health.Degraded
+		rl.Detail = "Redis is failing: rate limits are " + outageDetail[l.failover.Outage()]
 	}
 	rep.Dependencies = append(rep.Dependencies, st)
+	return healthReport{Report: *rep, RateLimits: rl}
 }
 
 var outageDetail = map[ratelimit.Outage]string{

@@ -308,10 +308,12 @@ func TestLimitsRedisOutage(t *testing.T) {
 	}
 	r := h.do("GET", "/health", "", "")
 	deps, _ := r.json(t)["dependencies"].([]any)
+	rl, _ := r.json(t)["rateLimits"].(map[string]any)
 	found := false
 	for _, d := range deps {
 		if m := d.(map[string]any); m["name"] == "redis" {
-			found = m["status"] == "DOWN" && strings.Contains(m["detail"].(string), "per-instance local limits")
+			found = m["status"] == "DOWN" && rl["redis"] == "DOWN" && rl["outage"] == "local" &&
+				strings.Contains(rl["detail"].(string), "per-instance local limits")
 		}
 	}
 	if !found {

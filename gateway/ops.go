@@ -25,12 +25,12 @@ func (s *Server) opsHandlers() map[string]http.HandlerFunc {
 // 503 when any is DOWN.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	rep := s.health.Check(r.Context())
-	s.limits.health(&rep)
+	body := s.limits.health(&rep)
 	code := http.StatusOK
 	if rep.Status != health.Up {
 		code = http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, rep)
+	writeJSON(w, code, body)
 }
 
 // serveLive answers 200 while the process can answer at all; it never

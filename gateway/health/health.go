@@ -41,9 +41,6 @@ type Report struct {
 type DependencyStatus struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
-	// Detail says what a DOWN dependency means for the edge, when it is
-	// not the obvious (e.g. the rate limiter's fallback).
-	Detail string `json:"detail,omitempty"`
 }
 
 // Checker checks a fixed set of dependencies.
