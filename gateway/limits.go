@@ -31,6 +31,7 @@ type limiter struct {
 	store      ratelimit.Store
 	failover   *ratelimit.Failover // with Redis
 	redis      *redis.Client       // with Redis; closed by Close
+	pipeline   *ratelimit.Pipeline // with Redis; stopped by Close
 	plans      map[string]ratelimit.Limit
 	cfg        LimitsConfig
 	groups     map[*route.Route]limitGroup
@@ -120,8 +121,13 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) e
 	if err != nil {
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
+	// Concurrent decisions go to Redis together, each still one atomic
+	// script run: as exact, with fewer round trips.
+	if l.pipeline, err = ratelimit.NewPipeline(shared, l.redis, 0, 0, timeout); err != nil {
+		return fmt.Errorf("gateway: limits: %w", err)
+	}
 	outage := outages[l.cfg.Redis.Outage]
-	l.failover, err = ratelimit.NewFailover(shared, local, ratelimit.FailoverSettings{
+	l.failover, err = ratelimit.NewFailover(l.pipeline, local, ratelimit.FailoverSettings{
 		Timeout: timeout, Outage: outage,
 		OnChange: func(degraded bool) {
 			if degraded {
@@ -138,11 +144,12 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) e
 	return nil
 }
 
-// close releases the Redis client.
+// close stops the pipeline and releases the Redis client.
 func (l *limiter) close() error {
 	if l == nil || l.redis == nil {
 		return nil
 	}
+	l.pipeline.Close()
 	return l.redis.Close()
 }
 

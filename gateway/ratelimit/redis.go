@@ -35,6 +35,13 @@ func (s *Redis) Allow(ctx context.Context, req *Request) (Decision, error) {
 	if err := checkRequest(req); err != nil {
 		return Decision{Denied: -1}, err
 	}
+	keys, args := s.prepare(req)
+	v, err := script.Run(ctx, s.client, keys, args...).Int64Slice()
+	return decode(req, v, err)
+}
+
+// prepare returns the script's keys and arguments for req.
+func (s *Redis) prepare(req *Request) ([]string, []any) {
 	n := len(req.Quotas)
 	bans := s.bans.enabled() && req.Caller != ""
 	keys := make([]string, n, n+2)
@@ -51,7 +58,12 @@ func (s *Redis) Allow(ctx context.Context, req *Request) (Decision, error) {
 		args[1] = 1
 		args = append(args, micros(c.interval), micros(c.tau), s.bans.Duration.Milliseconds())
 	}
-	v, err := script.Run(ctx, s.client, keys, args...).Int64Slice()
+	return keys, args
+}
+
+// decode turns the script's reply into a Decision.
+func decode(req *Request, v []int64, err error) (Decision, error) {
+	n := len(req.Quotas)
 	if err != nil {
 		return Decision{Denied: -1}, fmt.Errorf("ratelimit: redis: %w", err)
 	}
