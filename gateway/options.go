@@ -44,7 +44,7 @@ type options struct {
 	registry      *prometheus.Registry
 	authenticator Authenticator
 	openAPI       []byte
-	registrations []registration // tests only
+	registrations []registration   // tests only
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
 }
 
