@@ -43,6 +43,10 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "duplicate key", method: "POST", path: "/api/orders", token: aliceToken, body: `{"paymentMethod":"a","paymentMethod":"b"}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_JSON", wantField: "paymentMethod"},
 		{name: "unknown field", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","qty":1}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].qty", golden: true},
 		{name: "wrong type", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":"two"}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
+		{name: "proto field name", method: "POST", path: "/api/orders", token: aliceToken, body: `{"payment_method":"pm"}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "payment_method"},
+		{name: "int32 as string", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":"2"}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
+		{name: "int64 as number", method: "POST", path: "/api/inventory", token: adminToken, body: `{"sku":"a","name":"A","unitPrice":{"amountMinor":100,"currency":"USD"}}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "unitPrice.amountMinor"},
+		{name: "null scalar", method: "POST", path: "/api/orders", token: aliceToken, body: `{"paymentMethod":null}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "paymentMethod"},
 		{name: "out of range number", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":4294967296}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
 		{name: "fractional number", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":1.5}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
 		{name: "invalid utf-8", method: "POST", path: "/api/orders", token: aliceToken, body: "{\"paymentMethod\":\"\xc3\x28\"}", header: []string{key}, wantStatus: 400, wantCode: "INVALID_JSON"},
@@ -128,8 +132,6 @@ func TestAcceptedInputs(t *testing.T) {
 		header                   []string
 	}{
 		{"charset utf-8", "POST", "/api/orders", orderBody, []string{"Idempotency-Key: a", "Content-Type: application/json; charset=UTF-8"}},
-		{"proto field names", "POST", "/api/orders", `{"payment_method":"pm","lines":[]}`, []string{"Idempotency-Key: b"}},
-		{"quantity as string", "POST", "/api/orders", `{"lines":[{"sku":"a","quantity":"2"}]}`, []string{"Idempotency-Key: c"}},
 		{"empty body", "POST", "/api/orders", "", []string{"Idempotency-Key: d"}},
 		{"query by json names", "GET", "/api/inventory?pageSize=2&pageToken=x", "", nil},
 		{"query field mask", "PATCH", "/api/inventory/a?updateMask=name", `{"name":"x"}`, nil},

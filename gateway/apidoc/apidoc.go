@@ -76,6 +76,7 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	}
 	patchBodies(doc)
 	pathlessBodies(doc)
+	roles(doc, files)
 	renames := listPages(doc)
 	raw, err := doc.MarshalJSON()
 	if err != nil {

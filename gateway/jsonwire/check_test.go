@@ -30,10 +30,13 @@ func TestCheck(t *testing.T) {
 		wantSyntax bool
 	}{
 		{"valid order", createOrder, `{"lines":[{"sku":"keyboard-001","quantity":2}],"paymentMethod":"pm_card_ok"}`, "", "", false},
-		{"proto names accepted", createOrder, `{"payment_method":"pm"}`, "", "", false},
-		{"null fields", createOrder, `{"lines":null,"paymentMethod":null}`, "", "", false},
+		{"proto name", createOrder, `{"payment_method":"pm"}`, "payment_method", `unknown field; this API spells it "paymentMethod"`, false},
+		{"null list", createOrder, `{"lines":null}`, "lines", "null is not a value of this field", false},
+		{"null string", createOrder, `{"paymentMethod":null}`, "paymentMethod", "null is not a value of this field", false},
+		{"null message", item, `{"unitPrice":null}`, "", "", false},
 		{"integral exponent", createOrder, `{"lines":[{"quantity":1e2}]}`, "", "", false},
-		{"string integer", createOrder, `{"lines":[{"quantity":"7"}]}`, "", "", false},
+		{"int32 as string", createOrder, `{"lines":[{"quantity":"7"}]}`, "lines[0].quantity", "as a JSON number, not a string", false},
+		{"int64 as number", item, `{"available":7}`, "available", `want a JSON string holding the integer (int64)`, false},
 		{"empty object", createOrder, `{}`, "", "", false},
 		{"int64 as string", item, `{"available":"9223372036854775807"}`, "", "", false},
 		{"timestamp", item, `{"updateTime":"2026-01-02T15:04:05.5Z"}`, "", "", false},
@@ -44,7 +47,7 @@ func TestCheck(t *testing.T) {
 		{"invalid UTF-8", createOrder, "{\"paymentMethod\":\"\xff\"}", "", "UTF-8", true},
 		{"duplicate key", createOrder, `{"paymentMethod":"a","paymentMethod":"b"}`, "paymentMethod", "duplicate key", true},
 		{"duplicate nested key", createOrder, `{"lines":[{"sku":"a","sku":"b"}]}`, "lines[0].sku", "duplicate key", true},
-		{"json and proto name", createOrder, `{"paymentMethod":"a","payment_method":"b"}`, "payment_method", "same field", false},
+		{"json and proto name", createOrder, `{"paymentMethod":"a","payment_method":"b"}`, "payment_method", "unknown field", false},
 		{"unknown field", createOrder, `{"lines":[{"sku":"a","qty":1}]}`, "lines[0].qty", "unknown field", false},
 		{"wrong type string", createOrder, `{"paymentMethod":5}`, "paymentMethod", "want a string", false},
 		{"wrong type int", createOrder, `{"lines":[{"quantity":"two"}]}`, "lines[0].quantity", "want an integer", false},
@@ -59,8 +62,8 @@ func TestCheck(t *testing.T) {
 		{"malformed after a shape error", createOrder, `[`, "", "unexpected end", true},
 		{"duplicate after an unknown field", createOrder, `{"a":1,"a":2}`, "a", "duplicate key", true},
 		{"enum short name", order, `{"status":"CONFIRMED"}`, "", "", false},
-		{"enum full name", order, `{"status":"STATUS_CONFIRMED"}`, "", "", false},
-		{"enum number", order, `{"status":2}`, "", "", false},
+		{"enum full name", order, `{"status":"STATUS_CONFIRMED"}`, "status", "want one of UNSPECIFIED", false},
+		{"enum number", order, `{"status":2}`, "status", "want one of UNSPECIFIED", false},
 		{"enum unknown", order, `{"status":"SHIPPED"}`, "status", "want one of UNSPECIFIED, PENDING", false},
 	}
 	for _, tt := range tests {

@@ -11,19 +11,21 @@ import (
 var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: false}
 
 // Unmarshal decodes data, the JSON form of m's message, into m, with one
-// protojson parse for a body protojson takes as it is. protojson already
-// rejects everything Check does but nesting deeper than MaxDepth (a byte
-// scan finds that first) and short enum names; only a body protojson
-// rejects is walked, as Check walks it, to report the problem with its field path or
-// to spell short enum names in full and parse again. Errors are *Error.
+// protojson parse for a body protojson takes as it is and a byte scan
+// (suspect) finds conforming. A body protojson rejects, or one the scan
+// suspects of a spelling protojson takes but the document does not (see
+// strict.go), is walked as Check walks it: to report the problem with its
+// field path, or to spell short enum names in full and parse again.
+// Nesting deeper than MaxDepth is found by a byte scan first. Errors are
+// *Error.
 func Unmarshal(data []byte, m proto.Message) error {
+	md := m.ProtoReflect().Descriptor()
 	if depthWithin(data, MaxDepth) {
-		if err := decodeOptions.Unmarshal(data, m); err == nil {
+		if err := decodeOptions.Unmarshal(data, m); err == nil && !suspect(md, data) {
 			return nil
 		}
 	}
 	proto.Reset(m)
-	md := m.ProtoReflect().Descriptor()
 	full, err := walk(md, data)
 	if err != nil {
 		return err

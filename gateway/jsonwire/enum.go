@@ -8,23 +8,17 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// enum checks and re-emits an enum value: a name (short or full on the way
-// in) or an int32 number.
+// enum checks an enum value, which is one of the names EnumNames lists
+// (short ones, as the document spells them), and re-emits it in full for
+// protojson.
 func (w *walker) enum(ed protoreflect.EnumDescriptor, tok json.Token) error {
 	s, ok := tok.(string)
 	if !ok {
-		if _, isNum := tok.(json.Number); !isNum {
-			return w.errorf(false, "want one of %s", strings.Join(EnumNames(ed), ", "))
-		}
-		if err := w.checkInt(intRanges[protoreflect.Int32Kind], tok); err != nil {
-			return err
-		}
-		w.scalarOut(tok)
-		return nil
+		return w.errorf(false, "want one of %s", strings.Join(EnumNames(ed), ", "))
 	}
 	prefix, renamed := Prefix(ed)
 	switch {
-	case ed.Values().ByName(protoreflect.Name(s)) != nil:
+	case !renamed && ed.Values().ByName(protoreflect.Name(s)) != nil:
 	case renamed && ed.Values().ByName(protoreflect.Name(prefix+s)) != nil:
 		s = prefix + s
 		w.changed = true

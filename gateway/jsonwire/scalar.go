@@ -30,9 +30,11 @@ var intRanges = map[protoreflect.Kind]intRange{
 	protoreflect.Fixed64Kind:  {0, math.MaxUint64, "uint64"},
 }
 
-// scalar checks and re-emits a scalar field value (protojson's rules:
-// 64-bit integers may be strings, any integer may be written as a JSON
-// number or a string holding one, as long as its value is integral).
+// scalar checks and re-emits a scalar field value as the published
+// document spells it, which protojson's parser would take more loosely:
+// a 64-bit integer is a string holding a JSON number, a 32-bit integer
+// or a float is a JSON number (a float may also be "NaN", "Infinity" or
+// "-Infinity"), and an integer's value is integral.
 func (w *walker) scalar(k protoreflect.Kind, tok json.Token) error {
 	if err := w.checkScalar(k, tok); err != nil {
 		return err
@@ -81,6 +83,12 @@ func (w *walker) checkInt(r intRange, tok json.Token) error {
 	if !ok {
 		return w.errorf(false, "want an integer")
 	}
+	_, quoted := tok.(string)
+	if wide := r.max > 1<<32; wide && !quoted {
+		return w.errorf(false, "want a JSON string holding the integer (%s), for example \"42\"", r.name)
+	} else if !wide && quoted {
+		return w.errorf(false, "want an integer as a JSON number, not a string")
+	}
 	switch integerFits(s, r) {
 	case notIntegral:
 		return w.errorf(false, "want an integer, got a fraction")
@@ -94,7 +102,7 @@ func (w *walker) checkFloat(k protoreflect.Kind, tok json.Token) error {
 	if s, ok := tok.(string); ok && (s == "NaN" || s == "Infinity" || s == "-Infinity") {
 		return nil
 	}
-	s, ok := numberText(tok)
+	s, ok := tok.(json.Number)
 	if !ok {
 		return w.errorf(false, "want a number")
 	}
@@ -102,7 +110,7 @@ func (w *walker) checkFloat(k protoreflect.Kind, tok json.Token) error {
 	if k == protoreflect.FloatKind {
 		bits = 32
 	}
-	if _, err := strconv.ParseFloat(s, bits); err != nil {
+	if _, err := strconv.ParseFloat(string(s), bits); err != nil {
 		return w.errorf(false, "out of range for a %d-bit float", bits)
 	}
 	return nil

@@ -117,9 +117,9 @@ func (w *walker) member(md protoreflect.MessageDescriptor, key string,
 	byNumber map[protoreflect.FieldNumber]string, oneofs map[protoreflect.FullName]string) error {
 	fd := md.Fields().ByJSONName(key)
 	if fd == nil {
-		fd = md.Fields().ByTextName(key)
-	}
-	if fd == nil {
+		if pn := md.Fields().ByTextName(key); pn != nil {
+			return w.errorf(false, "unknown field; this API spells it %q", pn.JSONName())
+		}
 		return w.errorf(false, "unknown field")
 	}
 	if other, dup := byNumber[fd.Number()]; dup {
@@ -143,6 +143,8 @@ func (w *walker) member(md protoreflect.MessageDescriptor, key string,
 // field walks the value of one field whose first token is tok.
 func (w *walker) field(fd protoreflect.FieldDescriptor, tok json.Token) error {
 	switch {
+	case tok == nil && (fd.IsList() || fd.IsMap() || fd.Message() == nil) && !nullable(fd):
+		return w.errorf(false, "null is not a value of this field; leave the field out")
 	case tok == nil:
 		w.out.raw("null")
 		return nil

@@ -16,12 +16,13 @@ import (
 	"buf.build/go/protovalidate"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/portico-gateway/portico/gateway/apidoc/rules"
+	"github.com/portico-gateway/portico/gateway/jsonwire"
+	"github.com/portico-gateway/portico/gen/openapi"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
@@ -33,47 +34,53 @@ import (
 const bodies = 600
 
 // TestSchemaAgreesWithRules: for every request body a client sends, bodies
-// generated from its JSON Schema (valid ones, and ones pushed just past a
-// bound: a length at max+1, a count at min-1, a character outside a
-// pattern, a number past a range, a required field left out) are accepted
-// by the schema exactly when protojson and the services' rules
-// (internal/protocheck) accept them. Message fields are $refs, as in the
-// published document, so a CEL bound on a sub-field (a Money's
-// amount_minor) is checked in the allOf wrapper Message builds, and bodies
-// past each such bound are refused by both. A body the schema accepts that
-// only a schema-blind CEL rule refuses (TestSchemaBlindCEL names them) is
-// counted, not failed.
+// generated from its schema in the published document (gen/openapi, as
+// GET /openapi.json serves it) are accepted by the schema exactly when the
+// edge's decoder (jsonwire, which refuses what the document does not
+// describe) and the services' rules (internal/protocheck) accept them. The
+// bodies are valid ones and ones pushed just past a bound: a length at
+// max+1, a count at min-1, a character outside a pattern, a number past a
+// range, a required member left out, an unknown member, a member under its
+// proto name, a null, an integer in the other JSON type. A CEL bound on a
+// sub-field (a Money's amount_minor) is checked in the allOf wrapper
+// Message builds, and bodies past each such bound are refused by both. A
+// body the schema accepts that only a schema-blind CEL rule refuses
+// (TestSchemaBlindCEL names them) is counted, not failed.
 func TestSchemaAgreesWithRules(t *testing.T) {
 	n := bodies
 	if testing.Short() {
 		n /= 10
 	}
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode := func(m proto.Message) func(body []byte) (proto.Message, error) {
+		return func(b []byte) (proto.Message, error) { return m, jsonwire.Unmarshal(b, m) }
+	}
 	tests := []struct {
-		name string
-		md   protoreflect.MessageDescriptor
-		// check decodes a body and checks it as its RPC's request.
+		name, path string
+		md         protoreflect.MessageDescriptor
+		// check decodes a body as the edge does and returns its RPC's request.
 		check func(body []byte) (proto.Message, error)
 	}{
-		{"CreateOrderRequest", (&orderv1.CreateOrderRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
-			m := &orderv1.CreateOrderRequest{}
-			return m, protojson.Unmarshal(b, m)
+		{"CreateOrderRequest", "/api/orders", (&orderv1.CreateOrderRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+			return decode(&orderv1.CreateOrderRequest{})(b)
 		}},
-		{"CreateItemRequest.item", (&inventoryv1.Item{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+		{"CreateItemRequest.item", "/api/inventory", (&inventoryv1.Item{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
 			it := &inventoryv1.Item{}
-			return &inventoryv1.CreateItemRequest{Item: it}, protojson.Unmarshal(b, it)
+			return &inventoryv1.CreateItemRequest{Item: it}, jsonwire.Unmarshal(b, it)
 		}},
-		{"ReserveStockRequest", (&inventoryv1.ReserveStockRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
-			m := &inventoryv1.ReserveStockRequest{}
-			return m, protojson.Unmarshal(b, m)
+		{"ReserveStockRequest", "/api/reservations", (&inventoryv1.ReserveStockRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+			return decode(&inventoryv1.ReserveStockRequest{})(b)
 		}},
-		{"CreatePaymentRequest", (&paymentv1.CreatePaymentRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
-			m := &paymentv1.CreatePaymentRequest{}
-			return m, protojson.Unmarshal(b, m)
+		{"CreatePaymentRequest", "/api/payments", (&paymentv1.CreatePaymentRequest{}).ProtoReflect().Descriptor(), func(b []byte) (proto.Message, error) {
+			return decode(&paymentv1.CreatePaymentRequest{})(b)
 		}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := schemaOf(tt.md)
+			s := doc.Paths.Value(tt.path).Post.RequestBody.Value.Content["application/json"].Schema.Value
 			if err := s.Validate(context.Background()); err != nil {
 				t.Fatalf("schema of %s is not a valid OpenAPI 3.0 schema: %v", tt.name, err)
 			}
@@ -162,61 +169,6 @@ func TestSchemaBlindCEL(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CEL rule ids -> mapped to the schema (-want +got):\n%s", diff)
 	}
-}
-
-// schemaOf derives md's schema the way an OpenAPI generator does (types by
-// field kind; 64-bit integers as strings, enums by name, as protojson
-// writes them), inline rather than by $ref, then applies the rules.
-func schemaOf(md protoreflect.MessageDescriptor) *openapi3.Schema {
-	s := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
-	fields := md.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		v := kindSchema(fd)
-		if fd.IsList() {
-			v = &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeArray}, Items: openapi3.NewSchemaRef("", v)}
-		}
-		ref := openapi3.NewSchemaRef("", v)
-		if fd.Message() != nil && !fd.IsList() && v.Type.Is(openapi3.TypeObject) {
-			ref.Ref = "#/components/schemas/" + string(fd.Message().Name())
-		}
-		s.Properties[fd.JSONName()] = ref
-	}
-	rules.Message(md, s)
-	return s
-}
-
-func kindSchema(fd protoreflect.FieldDescriptor) *openapi3.Schema {
-	typed := func(t, format string) *openapi3.Schema {
-		return &openapi3.Schema{Type: &openapi3.Types{t}, Format: format}
-	}
-	switch fd.Kind() {
-	case protoreflect.StringKind:
-		return typed(openapi3.TypeString, "")
-	case protoreflect.BytesKind:
-		return typed(openapi3.TypeString, "byte")
-	case protoreflect.BoolKind:
-		return typed(openapi3.TypeBoolean, "")
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind, protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return typed(openapi3.TypeInteger, "int32")
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return typed(openapi3.TypeString, "int64")
-	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		return typed(openapi3.TypeNumber, "double")
-	case protoreflect.EnumKind:
-		s := typed(openapi3.TypeString, "enum")
-		for i := range fd.Enum().Values().Len() {
-			s.Enum = append(s.Enum, string(fd.Enum().Values().Get(i).Name()))
-		}
-		return s
-	}
-	switch fd.Message().FullName() {
-	case "google.protobuf.Timestamp":
-		return typed(openapi3.TypeString, "date-time")
-	case "google.protobuf.FieldMask":
-		return typed(openapi3.TypeString, "")
-	}
-	return schemaOf(fd.Message())
 }
 
 // celRules returns the ids of the CEL rules on md and the messages under
@@ -336,10 +288,51 @@ func (g *gen) object(s *openapi3.Schema) map[string]any {
 			continue
 		}
 		if slices.Contains(s.Required, name) && !g.wrong() || g.rng.IntN(3) > 0 {
-			out[name] = g.value(p)
+			key, v := name, g.value(p)
+			if g.wrong() && g.rng.IntN(4) == 0 {
+				key, v = g.misspell(name, v)
+			}
+			out[key] = v
 		}
 	}
+	if g.wrong() && g.rng.IntN(8) == 0 {
+		out["colour"] = "red" // a member no schema has
+	}
 	return out
+}
+
+// misspell writes a member the way protojson's parser would take it but
+// the document does not: under its proto name, as null, or an integer in
+// the other JSON type (a 64-bit one as a number, a 32-bit one as a
+// string). It leaves a member it cannot misspell alone.
+func (g *gen) misspell(name string, v any) (string, any) {
+	switch x := v.(type) {
+	case int64:
+		if g.rng.IntN(2) == 0 {
+			return name, strconv.FormatInt(x, 10)
+		}
+	case string:
+		if n, err := strconv.ParseInt(x, 10, 64); err == nil && g.rng.IntN(2) == 0 {
+			return name, n
+		}
+	}
+	if snake := protoName(name); snake != name && g.rng.IntN(2) == 0 {
+		return snake, v
+	}
+	return name, nil
+}
+
+// protoName is the snake_case proto name of a lowerCamel JSON name.
+func protoName(json string) string {
+	var b strings.Builder
+	for _, r := range json {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // interesting are lengths, counts and numbers where bounds usually sit.

@@ -85,9 +85,9 @@ func (f *flow) listItems(ctx context.Context) (string, error) {
 	if r.JSON200 == nil || r.JSON200.Items == nil {
 		return "", unexpected(r.HTTPResponse, r.Body)
 	}
-	for _, it := range *r.JSON200.Items {
+	for _, it := range r.JSON200.Items {
 		if text(it.Sku) == "keyboard-001" {
-			return fmt.Sprintf("%d items, keyboard-001 among them", len(*r.JSON200.Items)), nil
+			return fmt.Sprintf("%d items, keyboard-001 among them", len(r.JSON200.Items)), nil
 		}
 	}
 	return "", fmt.Errorf("keyboard-001 not listed: %s", r.Body)
@@ -95,7 +95,7 @@ func (f *flow) listItems(ctx context.Context) (string, error) {
 
 func (f *flow) orderBody(method string) portico.CreateOrderJSONRequestBody {
 	return portico.CreateOrderJSONRequestBody{
-		Lines:         []portico.OrderLine{{Sku: "keyboard-001", Quantity: 1}},
+		Lines:         []portico.OrderLineInput{{Sku: "keyboard-001", Quantity: 1}},
 		PaymentMethod: method,
 	}
 }
