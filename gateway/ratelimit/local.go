@@ -117,7 +117,10 @@ func (l *Local) Allow(_ context.Context, req *Request) (Decision, error) {
 	for i, q := range req.Quotas {
 		ls.shard[i] = l.add(&ls, q.Key)
 	}
-	caller := l.add(&ls, req.Caller)
+	var caller *shard
+	if l.bans.enabled() && req.Caller != "" {
+		caller = l.add(&ls, req.Caller)
+	}
 	for j := 0; j < ls.n; j++ {
 		l.shards[ls.idx[j]].mu.Lock()
 	}
@@ -154,7 +157,7 @@ func (l *Local) add(ls *lockSet, key string) *shard {
 // decide runs with the shards of req's keys locked.
 func (l *Local) decide(req *Request, ls *lockSet, caller *shard, now int64) Decision {
 	d := Decision{Denied: -1, N: len(req.Quotas)}
-	bans := l.bans.enabled() && req.Caller != ""
+	bans := caller != nil
 	if bans && len(caller.banned) > 0 {
 		if until, ok := caller.banned[req.Caller]; ok && until > now {
 			d.Banned, d.RetryAfter = true, time.Duration(until-now)

@@ -159,9 +159,9 @@ func TestLocalBoundedMemory(t *testing.T) {
 		var before runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		n := 200_000
+		n := 50 * maxKeys // keys, each decided twice
 		if testing.Short() {
-			n = 20_000
+			n = 10 * maxKeys
 		}
 		for i := range n {
 			// Each flood key is refused once (so it is counted towards a
