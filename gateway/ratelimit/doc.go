@@ -34,6 +34,11 @@
 //     in one round trip, on Redis's clock. Keys of one Request may live in
 //     different hash slots, so it needs a single Redis server (or a
 //     primary with replicas), not Redis Cluster.
+//   - Pipeline sends the decisions that wait at the same moment to Redis in
+//     one pipeline (DefaultPipelineWorkers pipelines in flight): each is
+//     still one atomic script run, so it is exactly as exact as Redis, with
+//     fewer round trips and system calls per decision. Its workers run
+//     until Close.
 //   - Failover puts a tight timeout and a circuit breaker around Redis and
 //     falls back, while Redis fails, to a local store (the default: each
 //     edge enforces the quotas alone), to admitting everything, or to
