@@ -113,8 +113,12 @@ local n = tonumber(ARGV[1])
 local bans = ARGV[2] == "1"
 
 local tats = {}
+local got = {}
+if n > 0 then
+  got = redis.call("MGET", unpack(KEYS, 1, n))
+end
 for i = 1, n do
-  tats[i] = math.max(tonumber(redis.call("GET", KEYS[i]) or now), now)
+  tats[i] = math.max(tonumber(got[i]) or now, now)
 end
 
 local function reply(status, index, retry, fill)

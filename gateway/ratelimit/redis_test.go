@@ -72,6 +72,13 @@ func TestRedisAllOrNothing(t *testing.T) {
 	}
 }
 
+func TestRedisNoQuotas(t *testing.T) {
+	a, _ := newRedis(t, BanPolicy{Threshold: 1, Window: time.Minute, Duration: time.Minute})
+	if d := allow(t, a, &Request{Caller: "alice"}); !d.Allowed {
+		t.Errorf("no quotas: %+v, want allowed", d)
+	}
+}
+
 func TestRedisBans(t *testing.T) {
 	a, b := newRedis(t, BanPolicy{Threshold: 2, Window: time.Minute, Duration: time.Hour})
 	req := &Request{Quotas: []Quota{{Key: "q", Limit: Limit{Rate: 1, Period: time.Hour}}}, Caller: "mallory"}
