@@ -36,7 +36,7 @@ define openapi_finish
 $(GO) run ./cmd/openapigen -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json
 endef
 
-.PHONY: all build run test vet cross tools lint lint-openapi generate check-generated bench fmt clean
+.PHONY: all build run test test-k8s vet cross tools lint lint-openapi generate check-generated bench fmt clean
 
 all: build
 
@@ -50,9 +50,16 @@ run: build
 	exec bin/portico dev
 
 ## test: vet, the macOS cross-build, generated-code check, proto lint, then
-## every test with -race
+## every test with -race, and the Kubernetes manifests' test (test-k8s)
 test: vet cross check-generated lint
 	GORACE='$(GORACE)' $(GO) test $(TESTFLAGS) $(PKGS)
+	$(MAKE) test-k8s
+
+## test-k8s: render deploy/k8s's overlays with kustomize and check every
+## object; a module of its own, so kustomize and the Kubernetes types stay
+## out of go.mod
+test-k8s:
+	cd deploy/k8s && $(GO) vet ./... && GORACE='$(GORACE)' $(GO) test $(TESTFLAGS) ./...
 
 vet:
 	$(GO) vet $(PKGS)

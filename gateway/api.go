@@ -1,8 +1,8 @@
 package gateway
 
 import (
-	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -11,11 +11,11 @@ import (
 // serveAPI runs the /api pipeline; each step answers before any upstream
 // call when it rejects:
 //
-//	authenticate  401 UNAUTHENTICATED
+//	authenticate  401 UNAUTHENTICATED and the other auth codes (authProblem)
 //	rate limit    429 RATE_LIMIT_EXCEEDED, CALLER_BANNED (limits.go; a failed
 //	              authentication counts against failed_auth only)
-//	authorize     403 FORBIDDEN (role, method and path only)
 //	route         404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED
+//	authorize     403 FORBIDDEN (the policy: the caller's roles and the route)
 //	prepare       400, 413, 415 (idempotency key, Grpc-Timeout, query, body
 //	              size and encoding)
 //	forward       grpc-gateway's handler with the deadline: a JSON body
@@ -32,17 +32,16 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.writeProblem(w, r, unauthenticated(err))
+		s.writeProblem(w, r, authProblem(err))
 		return
 	}
 	ex.principal = p
-	if !auth.Allowed(p, r.Method, r.URL.Path) {
-		s.writeProblem(w, r, problem.New(problem.CodeForbidden,
-			"Role "+p.Role+" may not "+r.Method+" "+r.URL.EscapedPath()+"."))
-		return
-	}
 	if rt == nil {
 		s.writeProblem(w, r, notRouted(r, allow))
+		return
+	}
+	if !s.policy.Allowed(p, rt) {
+		s.writeProblem(w, r, forbidden(p, r, s.policy.Roles(rt)))
 		return
 	}
 	ep := s.endpoints[rt]
@@ -56,14 +55,16 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, fwd)
 }
 
-func unauthenticated(err error) *problem.Problem {
-	p := problem.New(problem.CodeUnauthenticated, "Send a valid token as Authorization: Bearer <token>.")
-	p.Challenge = `Bearer realm="portico"`
-	if errors.Is(err, auth.ErrInvalidCredentials) {
-		p.Challenge += `, error="invalid_token"`
-		p.Detail = "The bearer token is not valid."
+func forbidden(p auth.Principal, r *http.Request, roles []string) *problem.Problem {
+	who := "No role of the caller"
+	if len(p.Roles) == 1 {
+		who = "Role " + p.Role
 	}
-	return p
+	need := "no role may call it"
+	if len(roles) > 0 {
+		need = "it needs one of: " + strings.Join(roles, ", ")
+	}
+	return problem.New(problem.CodeForbidden, who+" may not "+r.Method+" "+r.URL.EscapedPath()+"; "+need+".")
 }
 
 func notRouted(r *http.Request, allow []string) *problem.Problem {

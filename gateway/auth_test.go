@@ -137,8 +137,8 @@ func TestAuthorizationHeaderForms(t *testing.T) {
 		})
 	}
 	r := h.do("GET", "/api/inventory", readerToken, "", "Authorization: Bearer demo-admin-token")
-	if r.status != 401 {
-		t.Errorf("two Authorization headers = %d, want 401", r.status)
+	if r.status != 400 || r.json(t)["code"] != "MALFORMED_CREDENTIALS" {
+		t.Errorf("two Authorization headers = %d %s, want 400 MALFORMED_CREDENTIALS", r.status, r.body)
 	}
 }
 

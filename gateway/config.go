@@ -56,6 +56,8 @@ type Config struct {
 	Redis RedisConfig `yaml:"redis,omitempty"`
 	// Limits are the edge's rate limits; absent means none.
 	Limits LimitsConfig `yaml:"limits,omitempty"`
+	// CORS answers browsers' cross-origin requests; absent means none.
+	CORS CORSConfig `yaml:"cors,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized
@@ -137,25 +139,6 @@ type RouteOverride struct {
 	MaxTimeout time.Duration `yaml:"max_timeout,omitempty"`
 	// MaxBodyBytes replaces routes.max_body_bytes for this route.
 	MaxBodyBytes int64 `yaml:"max_body_bytes,omitempty"`
-}
-
-// AuthConfig configures authentication. With no tokens and no
-// WithAuthenticator every /api request is 401.
-type AuthConfig struct {
-	// Tokens are static bearer tokens and the principals they stand for.
-	Tokens []TokenConfig `yaml:"tokens,omitempty"`
-}
-
-// TokenConfig is one static bearer token.
-type TokenConfig struct {
-	// Token is the secret, sent as "Authorization: Bearer <token>".
-	// Required, unique, no whitespace.
-	Token string `yaml:"token"`
-	// Subject is the caller's identity passed to upstreams, e.g. "alice".
-	// Required, printable ASCII.
-	Subject string `yaml:"subject"`
-	// Role is admin, reader or customer (see package auth). Required.
-	Role string `yaml:"role"`
 }
 
 // HealthConfig configures GET /health.

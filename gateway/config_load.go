@@ -24,7 +24,11 @@ func ParseConfig(data []byte) (Config, error) {
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
-	if _, _, err := buildRoutes(c, registrations); err != nil {
+	table, _, err := buildRoutes(c, registrations)
+	if err != nil {
+		return Config{}, err
+	}
+	if _, err := buildPolicy(c, table); err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -45,12 +49,14 @@ func LoadConfig(path string) (Config, error) {
 
 // DevConfig is the dev profile (portico dev): the edge on
 // 127.0.0.1:basePort, inventory on basePort+1, payment on +2, order on +3,
-// and the four demo tokens:
+// the four demo tokens, one demo signed app, the built-in policy and CORS
+// for http://localhost:3000:
 //
 //	demo-admin-token   course-admin   admin
 //	demo-read-token    course-reader  reader
 //	demo-alice-token   alice          customer
 //	demo-bob-token     bob            customer
+//	app demo-app, secret demo-app-secret-0001   demo-app   customer
 func DevConfig(basePort int) Config {
 	addr := func(off int) []string {
 		return []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort+off))}
@@ -67,7 +73,10 @@ func DevConfig(basePort int) Config {
 			{Token: "demo-read-token", Subject: "course-reader", Role: callmeta.RoleReader},
 			{Token: "demo-alice-token", Subject: "alice", Role: callmeta.RoleCustomer},
 			{Token: "demo-bob-token", Subject: "bob", Role: callmeta.RoleCustomer},
-		}},
+		}, AllowPlaintextSecrets: true, SignedApps: SignedAppsConfig{Apps: []AppConfig{
+			{ID: "demo-app", Secret: "demo-app-secret-0001", Subject: "demo-app", Roles: []string{callmeta.RoleCustomer}},
+		}}},
+		CORS:   CORSConfig{AllowedOrigins: []string{"http://localhost:3000"}},
 		Limits: DevLimits(),
 	}
 	return c.withDefaults()

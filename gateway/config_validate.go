@@ -9,9 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/interceptors"
-	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
 // Validate reports every problem with c, each naming its field path.
@@ -36,7 +34,8 @@ func (c Config) Validate() error {
 	v.nonNegative("health.timeout", c.Health.Timeout)
 	c.validateUpstreams(v)
 	c.validateRoutes(v)
-	c.validateTokens(v)
+	c.Auth.validate(v)
+	c.CORS.validate(v)
 	c.Redis.validate(v)
 	c.Limits.validate(v)
 	return v.err()
@@ -95,26 +94,6 @@ func (c Config) validateRoutes(v *validator) {
 		}
 		if o.Timeout > 0 && o.MaxTimeout > 0 && o.Timeout > o.MaxTimeout {
 			v.add(p+".timeout", "%v exceeds max_timeout %v", o.Timeout, o.MaxTimeout)
-		}
-	}
-}
-
-func (c Config) validateTokens(v *validator) {
-	seen := map[string]int{}
-	for i, t := range c.Auth.Tokens {
-		p := fmt.Sprintf("auth.tokens[%d]", i)
-		switch j, dup := seen[t.Token]; {
-		case t.Token == "" || strings.ContainsAny(t.Token, " \t\r\n"):
-			v.add(p+".token", "must be non-empty, without whitespace")
-		case dup:
-			v.add(p+".token", "repeats auth.tokens[%d].token", j)
-		}
-		seen[t.Token] = i
-		if !callmeta.ValidValue(t.Subject, 255) {
-			v.add(p+".subject", "want 1-255 printable ASCII characters, got %q", t.Subject)
-		}
-		if !auth.KnownRole(t.Role) {
-			v.add(p+".role", "want admin, reader or customer, got %q", t.Role)
 		}
 	}
 }

@@ -30,11 +30,12 @@
 //
 //	trace id     a valid W3C traceparent wins, else X-Trace-Id, else a new id (trace.go)
 //	header size  431 over http.max_header_bytes
+//	CORS         preflights answered, 204 or 403, before any credential (cors.go)
 //	ops          /health, /healthz/live, /healthz/ready, /metrics, /openapi.json,
 //	             /problems and /problems/{slug} (problems.go): GET and HEAD, no token
-//	authenticate 401 (package auth)
-//	authorize    403: role x method x path (package auth)
+//	authenticate 400, 401 (package auth's Chain: API key, JWT or signed app; authn.go)
 //	route        404, 405 + Allow (package route)
+//	authorize    403: the policy, the caller's roles x the route (package auth)
 //	prepare      Idempotency-Key, Grpc-Timeout, query, body size and encoding:
 //	             400, 413, 415
 //	forward      grpc-gateway's handler, bounded by the route's deadline; it

@@ -29,6 +29,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			"The request line and headers exceed "+strconv.Itoa(s.cfg.HTTP.MaxHeaderBytes)+" bytes."))
 		return
 	}
+	if s.handleCORS(rw, r) {
+		return
+	}
 	if h, ok := s.ops[r.URL.Path]; ok {
 		ex.route = r.URL.Path
 		s.serveOps(rw, r, h)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/health"
+	"github.com/portico-gateway/portico/gateway/nonce"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
 	"github.com/portico-gateway/portico/gateway/route"
@@ -190,11 +192,13 @@ var outageDetail = map[ratelimit.Outage]string{
 }
 
 // callerKey keys a request's caller: the trusted client id, else the
-// principal, else the client address. A principal's tenant or app id slots
-// in here when auth provides one.
+// principal (its subject within its tenant), else the client address.
 func (l *limiter) callerKey(r *http.Request, p auth.Principal) string {
 	if id := l.clients.clientID(r); id != "" {
 		return "client:" + id
+	}
+	if p.Subject != "" && p.Tenant != "" {
+		return "subject:" + p.Tenant + "/" + p.Subject
 	}
 	if p.Subject != "" {
 		return "subject:" + p.Subject
@@ -202,9 +206,13 @@ func (l *limiter) callerKey(r *http.Request, p auth.Principal) string {
 	return "addr:" + l.clients.addr(r)
 }
 
-// plan returns the caller's plan: by subject, by role, or the default.
-// A plan carried by the principal (authn's JWT claims) slots in first.
+// plan returns the caller's plan: the principal's own (a JWT claim, an API
+// key's plan) when limits.plans has it, else by subject, by role, or the
+// default.
 func (l *limiter) plan(p auth.Principal) (ratelimit.Limit, bool) {
+	if lim, ok := l.plans[p.Plan]; ok && p.Plan != "" {
+		return lim, true
+	}
 	name, ok := l.cfg.SubjectPlans[p.Subject]
 	if !ok {
 		name, ok = l.cfg.RolePlans[p.Role]
@@ -237,7 +245,8 @@ func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, auth
 	lr := &limitRequest{}
 	lr.req.Quotas = lr.quotas[:0]
 	if authErr != nil {
-		if l.failedAuth != nil {
+		// A nonce store that failed is not the caller's failure.
+		if l.failedAuth != nil && !errors.Is(authErr, auth.ErrUnavailable) {
 			addr := l.clients.addr(r)
 			lr.add(layerFailedAuth, "failed-auth:"+addr, *l.failedAuth)
 			lr.req.Caller = "addr:" + addr
@@ -366,4 +375,24 @@ func cmpOrDuration(v, def time.Duration) time.Duration {
 		return def
 	}
 	return v
+}
+
+// processNonces is the signed apps' nonce store when New is given none:
+// with redis.url, the Redis every edge shares (fail closed: a Redis that
+// does not answer within DefaultRedisLimitTimeout makes signed requests 503
+// with Retry-After), with the client to close; else one in memory.
+func processNonces(cfg Config) (auth.NonceStore, *redis.Client) {
+	if cfg.Redis.URL == "" {
+		return &auth.MemoryNonces{}, nil
+	}
+	opt, err := redis.ParseURL(cfg.Redis.URL)
+	if err != nil { // validated; keep the edge up with local nonces
+		return &auth.MemoryNonces{}, nil
+	}
+	timeout := cmpOrDuration(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
+	opt.MaxRetries, opt.ContextTimeoutEnabled = -1, true
+	c := redis.NewClient(opt)
+	store, _ := nonce.NewRedis(c, "portico:nonce:", timeout) // a non-nil client and a positive timeout cannot fail
+	return store, c
 }

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/auth/authtest"
 	"github.com/portico-gateway/portico/internal/redistest"
 )
 
@@ -356,5 +359,53 @@ func TestLimitsConfigErrors(t *testing.T) {
 	c.Limits.Groups = append(c.Limits.Groups, LimitGroupConfig{Name: "none", Routes: []string{"GET /api/nowhere"}, Limit: plan(1, 0)})
 	if _, err := New(context.Background(), c); err == nil || !strings.Contains(err.Error(), "selects no route") {
 		t.Errorf("New with a group selecting no route = %v", err)
+	}
+}
+
+// TestSignedNoncesInRedis: with redis.url the signed apps' nonces are in
+// Redis, shared by two edges (a replay on the other edge is refused), and
+// with Redis killed a signed request fails closed: 503 with Retry-After.
+func TestSignedNoncesInRedis(t *testing.T) {
+	srv := redistest.Private(t)
+	withRedis := func(c *Config) { c.Redis.URL = srv.URL }
+	a, _ := limitHarness(t, LimitsConfig{}, withRedis)
+	b, _ := limitHarness(t, LimitsConfig{}, withRedis)
+	signed := func(nonce string) []string {
+		return authtest.SignedHeaders(appSecret, "demo-app", "GET", "/api/inventory/a", "", nil, time.Now().Unix(), nonce)
+	}
+	if r := a.do("GET", "/api/inventory/a", "", "", signed("nonce-0000000001")...); r.status != 200 {
+		t.Fatalf("signed request: %d %s", r.status, r.body)
+	}
+	if r := b.do("GET", "/api/inventory/a", "", "", signed("nonce-0000000001")...); r.status != 401 || r.json(t)["code"] != "REQUEST_REPLAYED" {
+		t.Fatalf("replay on the other edge: %d %s, want 401 REQUEST_REPLAYED", r.status, r.body)
+	}
+	srv.Kill()
+	r := a.do("GET", "/api/inventory/a", "", "", signed("nonce-0000000002")...)
+	if r.status != 503 || r.json(t)["code"] != "SERVICE_UNAVAILABLE" || r.header.Get("Retry-After") == "" {
+		t.Errorf("Redis down: %d %s (Retry-After %q), want 503 SERVICE_UNAVAILABLE with Retry-After", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	if _, n := a.inv.last(); n != 1 {
+		t.Errorf("inventory saw %d calls, want 1", n)
+	}
+}
+
+// TestLimitPlanFromPrincipal: a plan the credential carries (an API key's
+// plan) wins over the config's mappings.
+func TestLimitPlanFromPrincipal(t *testing.T) {
+	sum := sha256.Sum256([]byte(partnerKey))
+	h, _ := limitHarness(t, LimitsConfig{
+		Plans:       map[string]LimitConfig{"free": plan(1, time.Minute), "pro": plan(3, time.Minute)},
+		DefaultPlan: "free",
+	}, func(c *Config) {
+		c.Auth.APIKeys = []APIKeyConfig{{Key: "sha256:" + hex.EncodeToString(sum[:]), Subject: "partner", Roles: []string{"reader"}, Plan: "pro"}}
+	})
+	n := 0
+	for range 5 {
+		if h.do("GET", "/api/inventory/a", partnerKey, "").status == 200 {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("the pro key got %d requests, want 3 (its plan)", n)
 	}
 }

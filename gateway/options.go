@@ -27,10 +27,10 @@ import (
 // Dial, so health traffic stays out of the chain (its breakers, retries).
 type DialFunc func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error)
 
-// Authenticator identifies the caller of a request; the edge owns this
-// interface so a JWT verifier can replace the static tokens. Errors
-// wrapping auth.ErrInvalidCredentials add error="invalid_token" to the
-// WWW-Authenticate challenge (RFC 6750 section 3.1).
+// Authenticator identifies the caller of a request; the edge's own is an
+// auth.Chain built from Config.Auth. Errors wrap one of package auth's
+// sentinel errors, which choose the problem (authProblem); others are 401
+// UNAUTHENTICATED. An authenticator may read the body if it puts it back.
 type Authenticator interface {
 	Authenticate(r *http.Request) (auth.Principal, error)
 }
@@ -43,6 +43,7 @@ type options struct {
 	logger        *slog.Logger
 	registry      *prometheus.Registry
 	authenticator Authenticator
+	nonces        auth.NonceStore
 	openAPI       []byte
 	registrations []registration   // tests only
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
@@ -61,8 +62,15 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // collectors.
 func WithRegistry(r *prometheus.Registry) Option { return func(o *options) { o.registry = r } }
 
-// WithAuthenticator replaces the static tokens of Config.Auth.
+// WithAuthenticator replaces the credentials of Config.Auth (the policy
+// still applies).
 func WithAuthenticator(a Authenticator) Option { return func(o *options) { o.authenticator = a } }
+
+// WithNonceStore sets where signed requests' nonces are remembered; the
+// default is one auth.MemoryNonces per New, enough for a single edge.
+// Edges sharing clients share a store (Redis), or a request replayed to
+// another edge is accepted there.
+func WithNonceStore(n auth.NonceStore) Option { return func(o *options) { o.nonces = n } }
 
 // WithOpenAPI sets the OpenAPI document served as is at /openapi.json; the
 // default is gen/openapi.JSON, finished by make generate.

@@ -15,6 +15,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/auth"
@@ -31,6 +32,8 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	auth      Authenticator
+	policy    *auth.Policy
+	cors      *cors
 	registry  *prometheus.Registry
 	metrics   *metrics.Metrics
 	table     *route.Table
@@ -43,8 +46,10 @@ type Server struct {
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
 	limits    *limiter // nil without limits
-	handler   http.Handler
-	ready     atomic.Bool
+	// nonceRedis is the Redis client of the nonce store New made; closed by Close.
+	nonceRedis *redis.Client
+	handler    http.Handler
+	ready      atomic.Bool
 	// drainWait waits out the drain delay; nil waits on a timer. Tests
 	// replace it to hold the drain open until they have looked at it.
 	drainWait func(time.Duration)
@@ -66,7 +71,11 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: o.logger, registry: o.registry, auth: o.authenticator}
+	if o.nonces == nil { // the process's: a reload must not forget nonces
+		o.nonces, s.nonceRedis = processNonces(cfg)
+	}
 	if err := s.build(o); err != nil {
+		s.Close()
 		return nil, err
 	}
 	if err := s.dial(ctx, o); err != nil {
@@ -89,13 +98,8 @@ func (s *Server) build(o options) error {
 	if s.table, s.endpoints, err = buildRoutes(s.cfg, o.registrations); err != nil {
 		return err
 	}
-	if s.auth == nil {
-		if len(s.cfg.Auth.Tokens) == 0 {
-			s.log.Warn("no auth.tokens configured: every /api request will be 401")
-		}
-		if s.auth, err = staticTokens(s.cfg.Auth.Tokens); err != nil {
-			return err
-		}
+	if err = s.buildAccess(o); err != nil {
+		return err
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
@@ -111,14 +115,6 @@ func (s *Server) build(o options) error {
 		return fmt.Errorf("gateway: problem pages: %w", err)
 	}
 	return nil
-}
-
-func staticTokens(ts []TokenConfig) (*auth.Tokens, error) {
-	toks := make([]auth.Token, len(ts))
-	for i, t := range ts {
-		toks[i] = auth.Token{Token: t.Token, Subject: t.Subject, Role: t.Role}
-	}
-	return auth.NewTokens(toks)
 }
 
 // dial connects every upstream, registers the generated handlers on a new
@@ -222,6 +218,9 @@ func (s *Server) Close() error {
 			s.closeErr = errors.Join(s.closeErr, p.close())
 		}
 		s.closeErr = errors.Join(s.closeErr, s.limits.close())
+		if s.nonceRedis != nil {
+			s.closeErr = errors.Join(s.closeErr, s.nonceRedis.Close())
+		}
 	})
 	return s.closeErr
 }

@@ -201,7 +201,7 @@ func paths(doc *openapi3.T, files *protoregistry.Files) error {
 		item := doc.Paths.Value(p)
 		target := dotted.ReplaceAllString(p, "{$2}")
 		for method, op := range item.Operations() {
-			if err := operation(op, files); err != nil {
+			if err := operation(op, files, method, p); err != nil {
 				return fmt.Errorf("apidoc: %s %s: %w", method, p, err)
 			}
 			for _, pr := range op.Parameters {

@@ -127,11 +127,19 @@ func TestBuild(t *testing.T) {
 		{"challenge on 401", []string{"components", "responses", "Unauthorized", "headers", "WWW-Authenticate", "$ref"}, "#/components/headers/WWWAuthenticate"},
 		{"no retry after 504", []string{"components", "responses", "GatewayTimeout", "headers", "Retry-After"}, nil},
 		{"bearer", []string{"components", "securitySchemes", "bearer", "scheme"}, "bearer"},
+		{"signed app scheme", []string{"components", "securitySchemes", "signedApp", "name"}, "X-Signature"},
+		{"roles of createOrder", []string{"paths", "/api/orders", "post", "x-portico-roles", "1"}, "customer"},
+		{"roles of createItem", []string{"paths", "/api/inventory", "post", "x-portico-roles", "0"}, "admin"},
+		{"createItem is admin only", []string{"paths", "/api/inventory", "post", "x-portico-roles", "1"}, nil},
+		{"roles of getPayment", []string{"paths", "/api/payments/{id}", "get", "x-portico-roles", "1"}, "reader"},
 	}
 	for _, tt := range tests {
 		if got := at(doc, tt.path...); got != tt.want {
 			t.Errorf("%s: %v = %v, want %v", tt.name, tt.path, got, tt.want)
 		}
+	}
+	if sec, _ := at(doc, "paths", "/api/orders", "post", "security").([]any); len(sec) != 2 {
+		t.Errorf("createOrder's security = %v, want bearer or signedApp", sec)
 	}
 	codes, _ := at(doc, "components", "schemas", "Problem", "properties", "code", "enum").([]any)
 	var got []string

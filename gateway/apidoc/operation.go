@@ -14,8 +14,8 @@ import (
 )
 
 // operation finishes one generated operation: names, texts, parameters
-// with their rules, responses and headers.
-func operation(op *openapi3.Operation, files *protoregistry.Files) error {
+// with their rules, responses, headers and security.
+func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path string) error {
 	md, err := method(files, op.OperationID)
 	if err != nil {
 		return err
@@ -27,6 +27,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files) error {
 	op.OperationID = lowerCamel(string(md.Name()))
 	op.Description = restText(fullName(md), clean(op.Description))
 	op.Summary = summary(op.Description)
+	security(op, verb, path, fullName(md))
 	for _, p := range op.Parameters {
 		if p.Value == nil {
 			continue

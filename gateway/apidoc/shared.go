@@ -14,9 +14,9 @@ const problemMedia = "application/problem+json"
 
 // responseText describes the shared problem response of each status.
 var responseText = map[int]string{
-	400: "Malformed JSON (INVALID_JSON), a body or parameter that breaks a field rule (INVALID_ARGUMENT, with errors), a bad Grpc-Timeout (INVALID_TIMEOUT) or Idempotency-Key (IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID).",
-	401: "No or unknown bearer token (UNAUTHENTICATED); WWW-Authenticate: Bearer.",
-	403: "The token's role may not call this operation (FORBIDDEN, PERMISSION_DENIED, ADMIN_REQUIRED).",
+	400: "Malformed JSON (INVALID_JSON), a body or parameter that breaks a field rule (INVALID_ARGUMENT, with errors), a bad Grpc-Timeout (INVALID_TIMEOUT) or Idempotency-Key (IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID), credentials sent wrongly (MALFORMED_CREDENTIALS).",
+	401: "No or invalid credential (UNAUTHENTICATED), an expired one (CREDENTIALS_EXPIRED), a replayed or mistimed signed request (REQUEST_REPLAYED, CLOCK_SKEW); WWW-Authenticate: Bearer.",
+	403: "No role of the caller may call this operation (FORBIDDEN, PERMISSION_DENIED, ADMIN_REQUIRED); the description lists the roles.",
 	404: "The resource does not exist; code names it, e.g. ORDER_NOT_FOUND.",
 	409: "Conflicts with the current state: ALREADY_EXISTS or a FAILED_PRECONDITION reason such as INSUFFICIENT_STOCK or ORDER_NOT_CANCELLABLE.",
 	413: "The body is over the route's limit, as sent or once gzip-decoded (CONTENT_TOO_LARGE).",
@@ -106,11 +106,8 @@ func addShared(doc *openapi3.T) {
 		}}
 	}
 	c.Parameters = sharedParameters()
-	c.SecuritySchemes = openapi3.SecuritySchemes{"bearer": {Value: &openapi3.SecurityScheme{
-		Type: "http", Scheme: "bearer",
-		Description: "A bearer token: `Authorization: Bearer <token>` (RFC 6750).",
-	}}}
-	doc.Security = openapi3.SecurityRequirements{{"bearer": []string{}}}
+	c.SecuritySchemes = securitySchemes()
+	doc.Security = openapi3.SecurityRequirements{{schemeBearer: []string{}}, {schemeSignedApp: []string{}}}
 }
 
 // rateLimitHeaders adds the rate limit headers of the edge's responses.

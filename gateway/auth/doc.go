@@ -1,30 +1,33 @@
 // Package auth identifies callers at the edge and applies the coarse,
 // data-free authorization the edge is allowed to make.
 //
-// Authentication: Tokens checks a static bearer token (RFC 6750
-// "Authorization: Bearer <token>") against the configured list and yields
-// the Principal {Subject, Role}. The scheme matches in any case; one or
-// more spaces follow it; spaces and tabs around the value are ignored; a
-// token with whitespace inside is malformed (BearerToken). Only a token
-// equal, byte for byte, to a configured one authenticates. Presented tokens are hashed (SHA-256) and
-// compared with every configured hash in constant time, so neither the
-// position of a match nor a token's length leaks through timing. A missing
-// or malformed header is ErrNoCredentials; a well-formed but unknown token is
-// ErrInvalidCredentials. A JWT verifier can replace Tokens later behind the
-// same method set (the edge's Authenticator interface).
+// Authentication: each kind of credential is one authenticator, and Chain
+// picks the one the request's credential needs:
 //
-// Authorization (Allowed) looks only at the role, the HTTP method and the
-// path, never at resource data; per-resource decisions (may alice read
-// ord-0001?) stay in the services, which receive the principal as gRPC
-// metadata. The policy:
+//   - APIKeys: "Authorization: Bearer <key>", the key hashed (SHA-256)
+//     and compared with every configured hash in constant time; a key may
+//     carry a NotAfter, so rotation overlaps old and new keys.
+//   - JWTVerifier: "Authorization: Bearer <JWT>", verified with golang-jwt
+//     v5 against keys from a JWK Set (JWKS, a file or a URL, read through
+//     keyfunc): asymmetric algorithms only, from an allow-list; kid, iss,
+//     aud and exp required; nbf and iat with a leeway; claims mapped to a
+//     Principal.
+//   - SignedApps: HMAC-SHA256 request signatures (X-App-Id, X-Timestamp,
+//     X-Nonce, X-Signature over CanonicalString), a timestamp window and
+//     a NonceStore against replays.
 //
-//	role      methods          paths
-//	admin     any              any /api path
-//	reader    GET, HEAD        any /api path
-//	customer  GET, HEAD        /api/inventory and below (the catalogue)
-//	customer  GET, HEAD, POST  /api/orders and below (create, read, cancel)
-//	other     nothing
+// Every failure wraps one sentinel error (ErrNoCredentials,
+// ErrInvalidCredentials, ErrMalformed, ErrExpired, ErrReplayed,
+// ErrClockSkew, ErrBodyTooLarge, ErrUnavailable) in a *Failure whose
+// Detail is safe to show the client: it never holds the credential.
 //
-// "And below" means the path equals the prefix or continues with "/". Both
-// types are safe for concurrent use.
+// A Principal is {Subject, Role(s), Tenant, Plan, Via}.
+//
+// Authorization (Policy) grants roles routes, by path template, route
+// group, RPC or service (Rule); a route no rule covers is denied to
+// everyone. DefaultRules are the built-in roles admin, reader and
+// customer. Per-resource decisions stay in the services, which receive
+// the principal as gRPC metadata.
+//
+// Every type is safe for concurrent use once built.
 package auth

@@ -35,7 +35,7 @@ func authorization(v string) *http.Request {
 func principalOf(tok string) (Principal, bool) {
 	for _, t := range fuzzTokens {
 		if t.Token == tok {
-			return Principal{t.Subject, t.Role}, true
+			return pr(t.Subject, t.Role), true
 		}
 	}
 	return Principal{}, false
@@ -74,7 +74,7 @@ func FuzzBearerToken(f *testing.F) {
 		switch {
 		case !ok && !errors.Is(err, ErrNoCredentials):
 			t.Fatalf("Authenticate(%q) = %v, %v; want ErrNoCredentials", v, p, err)
-		case ok && configured && (err != nil || p != want):
+		case ok && configured && (err != nil || !p.Equal(want)):
 			t.Fatalf("Authenticate(%q) = %v, %v; want %v", v, p, err, want)
 		case ok && !configured && !errors.Is(err, ErrInvalidCredentials):
 			t.Fatalf("Authenticate(%q) = %v, %v; want ErrInvalidCredentials", v, p, err)
@@ -106,12 +106,12 @@ func FuzzAuthenticate(f *testing.F) {
 		v := string(scheme) + strings.Repeat(" ", int(spaces%4)) + tok.Token + suffix
 		p, err := toks.Authenticate(authorization(v))
 		exact := spaces%4 > 0 && strings.Trim(suffix, " \t") == ""
-		if exact && (err != nil || p != (Principal{tok.Subject, tok.Role})) {
+		if exact && (err != nil || !p.Equal(pr(tok.Subject, tok.Role))) {
 			t.Fatalf("Authenticate(%q) = %v, %v; want %s's principal", v, p, err, tok.Token)
 		}
 		if !exact && err == nil {
 			sent, _ := BearerToken(authorization(v))
-			if want, ok := principalOf(sent); !ok || p != want {
+			if want, ok := principalOf(sent); !ok || !p.Equal(want) {
 				t.Fatalf("Authenticate(%q) = %v; only an exact configured token may authenticate", v, p)
 			}
 		}

@@ -1,49 +1,183 @@
 package auth
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
-	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/gateway/route"
 )
 
-// grant is one line of the coarse policy.
-type grant struct {
-	methods []string // nil means any method
-	prefix  string
+// Rule grants roles the routes its selectors name.
+type Rule struct {
+	// Roles are the roles granted; at least one.
+	Roles []string
+	// Allow selects routes, each "[METHOD ]TARGET" where TARGET is
+	//
+	//	*                       every route
+	//	/api/orders/{id}        the route with this path template
+	//	/api/orders/**          a route group: the template /api/orders
+	//	                        and every template below it
+	//	pkg.Service/Method      the route of one RPC
+	//	pkg.Service/*           every route of a service
+	//
+	// and METHOD (GET, POST, ...) narrows it to routes of that method; a
+	// GET route serves HEAD too. A selector that selects no route is an
+	// error.
+	Allow []string
 }
 
-var (
-	readOnly  = []string{http.MethodGet, http.MethodHead}
-	readWrite = []string{http.MethodGet, http.MethodHead, http.MethodPost}
-)
-
-// policy is the whole coarse authorization table; see the package doc.
-var policy = map[string][]grant{
-	callmeta.RoleAdmin:    {{nil, "/api"}},
-	callmeta.RoleReader:   {{readOnly, "/api"}},
-	callmeta.RoleCustomer: {{readOnly, "/api/inventory"}, {readWrite, "/api/orders"}},
+// DefaultRules are the policy of a config without auth.policy, today's
+// built-in roles:
+//
+//	admin     every route
+//	reader    every GET route (and HEAD)
+//	customer  GET the catalogue; GET and POST orders (create, read, cancel)
+//	other     nothing
+func DefaultRules() []Rule {
+	return []Rule{
+		{Roles: []string{RoleAdmin}, Allow: []string{"*"}},
+		{Roles: []string{RoleReader}, Allow: []string{"GET *"}},
+		{Roles: []string{RoleCustomer}, Allow: []string{"GET /api/inventory/**", "GET /api/orders/**", "POST /api/orders/**"}},
+	}
 }
 
-// Allowed reports whether p may call method on path.
-func Allowed(p Principal, method, path string) bool {
-	for _, g := range policy[p.Role] {
-		if under(path, g.prefix) && (g.methods == nil || contains(g.methods, method)) {
+// Policy is the coarse authorization of the edge: which roles may call
+// which route. It looks only at the principal's roles and the route,
+// never at resource data; per-resource decisions (may alice read
+// ord-0001?) stay in the services. A route no rule covers is denied to
+// everyone. Safe for concurrent use (read-only after NewPolicy).
+type Policy struct {
+	roles map[*route.Route][]string
+	all   []*route.Route
+}
+
+// NewPolicy resolves rules against routes; a selector that selects no
+// route is an error.
+func NewPolicy(rules []Rule, routes []*route.Route) (*Policy, error) {
+	return newPolicy(rules, routes, true)
+}
+
+// DefaultPolicy is the policy of DefaultRules over routes (which need not
+// include every route the rules name).
+func DefaultPolicy(routes []*route.Route) *Policy {
+	p, _ := newPolicy(DefaultRules(), routes, false)
+	return p
+}
+
+func newPolicy(rules []Rule, routes []*route.Route, strict bool) (*Policy, error) {
+	p := &Policy{roles: map[*route.Route][]string{}, all: routes}
+	var errs []error
+	for i, r := range rules {
+		if len(r.Roles) == 0 {
+			errs = append(errs, fmt.Errorf("rule %d: at least one role is required", i))
+		}
+		for _, role := range r.Roles {
+			if !ValidRole(role) {
+				errs = append(errs, fmt.Errorf("rule %d: role %q: want 1-32 of [a-z0-9_-] starting with a letter", i, role))
+			}
+		}
+		if len(r.Allow) == 0 {
+			errs = append(errs, fmt.Errorf("rule %d: allow needs at least one selector", i))
+		}
+		for _, sel := range r.Allow {
+			match, err := ParseRouteSelector(sel)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("rule %d: %q: %w", i, sel, err))
+				continue
+			}
+			n := 0
+			for _, rt := range routes {
+				if match(rt) {
+					n++
+					for _, role := range r.Roles {
+						if !slices.Contains(p.roles[rt], role) {
+							p.roles[rt] = append(p.roles[rt], role)
+						}
+					}
+				}
+			}
+			if n == 0 && strict {
+				errs = append(errs, fmt.Errorf("rule %d: %q selects no route", i, sel))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("auth: policy: %w", err)
+	}
+	for _, rs := range p.roles {
+		slices.Sort(rs)
+	}
+	return p, nil
+}
+
+// Allowed reports whether p may call rt.
+func (pol *Policy) Allowed(p Principal, rt *route.Route) bool {
+	for _, role := range pol.roles[rt] {
+		if p.HasRole(role) {
 			return true
 		}
 	}
 	return false
 }
 
-func under(path, prefix string) bool {
-	return path == prefix || strings.HasPrefix(path, prefix+"/")
+// Roles returns the roles that may call rt, sorted.
+func (pol *Policy) Roles(rt *route.Route) []string { return slices.Clone(pol.roles[rt]) }
+
+// Uncovered returns the routes no rule covers (denied to everyone).
+func (pol *Policy) Uncovered() []*route.Route {
+	var out []*route.Route
+	for _, rt := range pol.all {
+		if len(pol.roles[rt]) == 0 {
+			out = append(out, rt)
+		}
+	}
+	return out
 }
 
-func contains(ms []string, m string) bool {
-	for _, x := range ms {
-		if x == m {
+// Named reports whether some rule grants role.
+func (pol *Policy) Named(role string) bool {
+	for _, rs := range pol.roles {
+		if slices.Contains(rs, role) {
 			return true
 		}
 	}
 	return false
+}
+
+var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// ParseRouteSelector parses one Rule.Allow selector into a matcher.
+func ParseRouteSelector(sel string) (func(*route.Route) bool, error) {
+	method, target := "", sel
+	if m, rest, ok := strings.Cut(sel, " "); ok {
+		if !slices.Contains(methods, m) {
+			return nil, fmt.Errorf("method %q: want one of %s", m, strings.Join(methods, ", "))
+		}
+		method, target = m, rest
+	}
+	byMethod := func(rt *route.Route) bool {
+		return method == "" || rt.Method == method || method == http.MethodHead && rt.Method == http.MethodGet
+	}
+	switch {
+	case target == "*":
+		return byMethod, nil
+	case strings.HasSuffix(target, "/**") && strings.HasPrefix(target, "/api"):
+		prefix := strings.TrimSuffix(target, "/**")
+		return func(rt *route.Route) bool {
+			return byMethod(rt) && (rt.Pattern == prefix || strings.HasPrefix(rt.Pattern, prefix+"/"))
+		}, nil
+	case strings.HasPrefix(target, "/api") && !strings.Contains(target, "*"):
+		return func(rt *route.Route) bool { return byMethod(rt) && rt.Pattern == target }, nil
+	}
+	svc, m, ok := strings.Cut(strings.TrimPrefix(target, "/"), "/")
+	if !ok || svc == "" || m == "" || strings.ContainsAny(svc+m, " /{}") || strings.Contains(svc, "*") || (strings.Contains(m, "*") && m != "*") {
+		return nil, errors.New(`want "*", a path template, "/prefix/**" or an RPC ("pkg.Service/Method", "pkg.Service/*"), optionally after a method`)
+	}
+	return func(rt *route.Route) bool {
+		rs, rm, _ := strings.Cut(strings.TrimPrefix(rt.RPC, "/"), "/")
+		return byMethod(rt) && rs == svc && (m == "*" || rm == m)
+	}, nil
 }

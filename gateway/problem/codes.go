@@ -34,6 +34,11 @@ const (
 	CodeUpstreamTimeout       = "UPSTREAM_TIMEOUT"
 	CodeRateLimitExceeded     = "RATE_LIMIT_EXCEEDED"
 	CodeCallerBanned          = "CALLER_BANNED"
+	// Authentication failures beyond UNAUTHENTICATED (package gateway/auth).
+	CodeMalformedCredentials = "MALFORMED_CREDENTIALS"
+	CodeCredentialsExpired   = "CREDENTIALS_EXPIRED"
+	CodeRequestReplayed      = "REQUEST_REPLAYED"
+	CodeClockSkew            = "CLOCK_SKEW"
 )
 
 // StatusClientClosedRequest is the de-facto status (nginx's) for a request
@@ -64,9 +69,17 @@ var catalogue = map[string]entry{
 	CodeOutOfRange: {http.StatusBadRequest, "Out of range",
 		"A value is outside the range the operation accepts (a page size, a page token past the end). Correct it. Do not retry unchanged."},
 	CodeUnauthenticated: {http.StatusUnauthorized, "Authentication required",
-		"The request carries no valid token. Send Authorization: Bearer <token> with a token the gateway knows; retry only with one."},
+		"The request carries no valid credential: no token, an unknown API key, a JWT that does not verify (signature, issuer, audience, not yet valid, unknown key id, too long), or a signature that does not match. Send Authorization: Bearer <API key or JWT>, or sign the request (X-App-Id, X-Timestamp, X-Nonce, X-Signature); retry only with a valid one."},
+	CodeMalformedCredentials: {http.StatusBadRequest, "Malformed credentials",
+		"The credentials are sent in a way the gateway refuses to read: more than one Authorization header, a token in the query string (access_token), an Authorization header together with signature headers, or signature headers (X-App-Id, X-Timestamp, X-Nonce, X-Signature) missing, repeated or malformed; the detail says which. Fix the request. Do not retry unchanged."},
+	CodeCredentialsExpired: {http.StatusUnauthorized, "Credentials expired",
+		"The token has expired (its exp), or the API key or app secret is past its not_after. Obtain a fresh token, or switch to the key or secret that replaced it, then retry."},
+	CodeRequestReplayed: {http.StatusUnauthorized, "Request replayed",
+		"A signed request reused a nonce already seen within the signature window. Sign every request with a new X-Nonce and a current X-Timestamp; a retry too is signed anew, never resent unchanged."},
+	CodeClockSkew: {http.StatusUnauthorized, "Timestamp outside the window",
+		"A signed request's X-Timestamp is too far (300 seconds unless configured) from the gateway's clock; the detail gives the gateway's time. Synchronise the client's clock (NTP), then retry signed again with a current timestamp and a new nonce; retrying unchanged fails again."},
 	CodeForbidden: {http.StatusForbidden, "Forbidden",
-		"The token is valid but its role may not use this operation (a read-only token writing). Use a token with the role it needs. Retrying with the same token fails again."},
+		"The credential is valid but none of its roles may use this operation (a read-only token writing, or an operation the policy grants to nobody). Use a credential with a role the operation's description names. Retrying with the same one fails again."},
 	CodePermissionDenied: {http.StatusForbidden, "Permission denied",
 		"The caller may not do this to this resource (a customer acting on another's order, a role without the right). Use credentials that may. Retrying with the same ones fails again."},
 	CodeRouteNotFound: {http.StatusNotFound, "No such route",

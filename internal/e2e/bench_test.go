@@ -135,3 +135,42 @@ func BenchmarkGetItem(b *testing.B) {
 		lat.report(b, time.Since(start), "req")
 	})
 }
+
+// BenchmarkCreateOrderPostgres is BenchmarkCreateOrder on PostgreSQL
+// (DATABASE_URL) with one inventory and one payment process and 1 or 2
+// order replicas, the clients spread over the order replicas.
+//
+//	DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable \
+//	  go test -run '^$' -bench CreateOrderPostgres -benchtime 2000x ./internal/e2e
+func BenchmarkCreateOrderPostgres(b *testing.B) {
+	for _, replicas := range []int{1, 2} {
+		b.Run(fmt.Sprintf("order-replicas=%d", replicas), func(b *testing.B) {
+			c := startPGCluster(b, 1, 1, replicas)
+			c.setStock(b, "keyboard-001", 1_000_000_000)
+			var lat latencies
+			var n, failed atomic.Int64
+			b.SetParallelism(8) // 8 x GOMAXPROCS concurrent clients
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := n.Add(1)
+					ctx, cancel := context.WithTimeout(as(b, "alice", "customer", fmt.Sprintf("bench-%d", i)), 10*time.Second)
+					t0 := time.Now()
+					_, err := c.Orders[int(i)%replicas].CreateOrder(ctx, orderReq("keyboard-001", 1, "pm_card_ok"))
+					lat.add(time.Since(t0))
+					cancel()
+					if err != nil {
+						failed.Add(1)
+					}
+				}
+			})
+			elapsed := time.Since(start)
+			b.StopTimer()
+			if f := failed.Load(); f > 0 {
+				b.Errorf("%d of %d orders failed", f, n.Load())
+			}
+			lat.report(b, elapsed, "orders")
+		})
+	}
+}

@@ -7,7 +7,10 @@
 // The trace id is taken from the context (package traceid) by the handler
 // itself, so any log call made with a request context carries it. Every
 // string a record holds is capped at MaxValueBytes, so each record stays one
-// bounded line.
+// bounded line. Secrets are redacted at the same choke point: the value of
+// a secret-named attribute (authorization, x-signature, idempotency-key,
+// token, secret, ...) and any bearer credential, JWT or credential query
+// parameter inside a string become "[REDACTED]", whoever logs them.
 package logging
 
 import (
@@ -52,9 +55,9 @@ func (h traceHandler) WithGroup(name string) slog.Handler {
 	return traceHandler{h.Handler.WithGroup(name)}
 }
 
-// cutLong is the handler's ReplaceAttr: it applies MaxValueBytes. The JSON
-// handler calls it for msg and for every attribute, those of With and of
-// groups included.
+// cutLong is the handler's ReplaceAttr: it redacts secrets (redact) and
+// applies MaxValueBytes. The JSON handler calls it for msg and for every
+// attribute, those of With and of groups included.
 func cutLong(_ []string, a slog.Attr) slog.Attr {
 	var s string
 	switch v := a.Value; v.Kind() {
@@ -63,11 +66,21 @@ func cutLong(_ []string, a slog.Attr) slog.Attr {
 	case slog.KindAny:
 		err, ok := v.Any().(error)
 		if !ok {
+			if isSecretKey(a.Key) {
+				a.Value = slog.StringValue(Redacted)
+			}
 			return a
 		}
 		s = err.Error()
 	default:
+		if isSecretKey(a.Key) {
+			a.Value = slog.StringValue(Redacted)
+		}
 		return a
+	}
+	if r, changed := redact(a.Key, s); changed {
+		s = r
+		a.Value = slog.StringValue(s)
 	}
 	if len(s) > MaxValueBytes {
 		a.Value = slog.StringValue(truncate(s))

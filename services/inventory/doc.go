@@ -60,5 +60,8 @@
 // # Concurrency
 //
 // Service is safe for concurrent use; every write is one Store transaction,
-// and the SQLite store serializes writers (BEGIN IMMEDIATE).
+// and the SQLite store serializes writers (BEGIN IMMEDIATE). The
+// PostgreSQL store (OpenPostgres, chosen by a postgres:// Config.DB) is
+// shared by any number of replicas and keeps the same guarantees with row
+// and advisory locks (see PostgresStore).
 package inventory

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/grpctest"
+	"github.com/portico-gateway/portico/internal/pgtest"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
@@ -24,11 +26,19 @@ var t0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 const testTTL = 5 * time.Minute
 
-// fixture is a Service on a SQLite store behind a real gRPC transport.
+// fixture is a Service on a store behind a real gRPC transport.
 type fixture struct {
 	client inventoryv1.InventoryServiceClient
 	svc    *Service
-	store  *SQLiteStore
+	store  backend
+}
+
+// backends runs test once per store backend, as a subtest named for it,
+// with the --db value of a fresh database: an SQLite file, and a PostgreSQL
+// database of its own (skipped, saying so, when DATABASE_URL is unset).
+func backends(t *testing.T, test func(t *testing.T, db string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "inventory.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.New(t)) })
 }
 
 // testItems is the small catalogue most tests start with.
@@ -40,16 +50,16 @@ func testItems() []Item {
 	}
 }
 
-// newFixture serves a Service on the database at path (sqlitedb.Memory
-// when empty) seeded with items.
-func newFixture(t *testing.T, path string, items []Item) *fixture {
+// newFixture serves a Service on the database db names (an SQLite path,
+// sqlitedb.Memory when empty, or a PostgreSQL URL) seeded with items.
+func newFixture(t *testing.T, db string, items []Item) *fixture {
 	t.Helper()
-	if path == "" {
-		path = sqlitedb.Memory
+	if db == "" {
+		db = sqlitedb.Memory
 	}
-	store, err := OpenSQLite(t.Context(), path)
+	store, err := open(t.Context(), db)
 	if err != nil {
-		t.Fatalf("OpenSQLite: %v", err)
+		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
 	if _, err := store.Seed(t.Context(), items); err != nil {

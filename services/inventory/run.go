@@ -11,6 +11,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/pgdb"
 )
 
 // Process defaults.
@@ -25,8 +26,10 @@ const (
 type Config struct {
 	// Listen is the gRPC listen address. "" means DefaultListen.
 	Listen string
-	// DB is the SQLite path. "" means DefaultDB; the parent directory is
-	// created if missing.
+	// DB is the database: a postgres:// or postgresql:// URL opens
+	// PostgreSQL (PostgresStore, schema "inventory"; pool sizes from the
+	// URL, see pgdb), anything else is an SQLite path. "" means DefaultDB;
+	// an SQLite file's parent directory is created if missing.
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
@@ -94,10 +97,26 @@ func Run(ctx context.Context, cfg Config) error {
 	return srv.ListenAndServe(ctx, cfg.Listen, cfg.Listener)
 }
 
-// openStore opens the database at path, creating it and its directory,
-// and seeds it if it is empty.
-func openStore(ctx context.Context, path string, now time.Time) (*SQLiteStore, error) {
-	store, err := OpenSQLite(ctx, path)
+// backend is a Store that Run opened: it also seeds, answers the readiness
+// probe and closes.
+type backend interface {
+	Store
+	Seed(ctx context.Context, items []Item) (bool, error)
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+func open(ctx context.Context, db string) (backend, error) {
+	if pgdb.IsURL(db) {
+		return OpenPostgres(ctx, db)
+	}
+	return OpenSQLite(ctx, db)
+}
+
+// openStore opens the database db names, creating an SQLite file and its
+// directory, and seeds it if it is empty.
+func openStore(ctx context.Context, db string, now time.Time) (backend, error) {
+	store, err := open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -140,8 +140,38 @@ func (s *Service) awaitSettled(ctx context.Context, rec *Record) (*Record, error
 		case <-wctx.Done():
 		}
 		cancel()
+	} else if _, shared := s.store.(leaser); shared {
+		return s.pollSettled(ctx, id)
 	}
 	pctx, cancel := persistContext(ctx)
 	defer cancel()
 	return s.store.Get(pctx, id)
+}
+
+// sharedPoll is how often a replay polls a shared store for an order
+// another replica may be driving.
+const sharedPoll = 25 * time.Millisecond
+
+// pollSettled re-reads order id from a shared store until it is no longer
+// PENDING or until shortly before the caller's deadline (runContext), and
+// returns the last read: with several replicas the first call may be
+// running on another one, whose progress only the database shows.
+func (s *Service) pollSettled(ctx context.Context, id string) (*Record, error) {
+	wctx, cancel := s.runContext(ctx)
+	defer cancel()
+	tick := time.NewTicker(sharedPoll)
+	defer tick.Stop()
+	for {
+		pctx, pcancel := persistContext(ctx)
+		rec, err := s.store.Get(pctx, id)
+		pcancel()
+		if err != nil || rec.Order.GetStatus() != orderv1.Order_STATUS_PENDING {
+			return rec, err
+		}
+		select {
+		case <-wctx.Done():
+			return rec, nil
+		case <-tick.C:
+		}
+	}
 }

@@ -6,8 +6,9 @@
 // # Use
 //
 // Run serves the service from a Config (the portico order subcommand). In
-// process, New builds a Service on a Store (OpenSQLite, or any other
-// implementation) and clients of the inventory and payment services, with
+// process, New builds a Service on a Store (OpenSQLite; OpenPostgres, shared
+// by several order replicas, whose reconcilers then take turns through a
+// lease per PENDING order; or any other implementation) and clients of the inventory and payment services, with
 // Options for the logger, saga budget and reconciler; register it on
 // a grpc.Server. Reconcile runs one reconciler round (Run calls it every
 // ReconcileInterval). A Service is safe for concurrent use.

@@ -17,6 +17,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/pgtest"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
@@ -116,7 +117,8 @@ type harness struct {
 	invConn       *grpc.ClientConn
 	payConn       *grpc.ClientConn
 	dbPath        string
-	store         *SQLiteStore
+	store         backend
+	lease         Lease // on PostgreSQL
 	svc           *Service
 	client        orderv1.OrderServiceClient
 	stopOrder     func()
@@ -127,6 +129,14 @@ type harness struct {
 // to the Service's options.
 func newHarness(t *testing.T, opts ...Option) *harness {
 	return newHarnessDB(t, sqlitedb.Memory, opts...)
+}
+
+// backends runs test once per store backend, as a subtest named for it,
+// with the --db value of a fresh database: an SQLite file, and a PostgreSQL
+// database of its own (skipped, saying so, when DATABASE_URL is unset).
+func backends(t *testing.T, test func(t *testing.T, db string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "order.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.New(t)) })
 }
 
 // newHarnessFile builds the harness on a database file, for restarts.
@@ -149,9 +159,9 @@ func newHarnessDB(t *testing.T, path string, opts ...Option) *harness {
 // start opens the store and serves a new Service on it.
 func (h *harness) start() {
 	h.t.Helper()
-	store, err := OpenSQLite(context.Background(), h.dbPath)
+	store, err := open(context.Background(), h.dbPath, h.lease)
 	if err != nil {
-		h.t.Fatalf("OpenSQLite: %v", err)
+		h.t.Fatalf("open: %v", err)
 	}
 	h.store = store
 	h.svc, err = New(store, inventoryv1.NewInventoryServiceClient(h.invConn), paymentv1.NewPaymentServiceClient(h.payConn), h.opts...)

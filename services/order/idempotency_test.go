@@ -22,32 +22,34 @@ func replayed(md metadata.MD) bool {
 }
 
 func TestCreateOrderReplay(t *testing.T) {
-	h := newHarness(t)
-	req := orderReq("pm_card_ok", "keyboard-001", 1)
-	var h1, h2 metadata.MD
-	first, err := h.client.CreateOrder(alice(t, "k1"), req, grpc.Header(&h1))
-	if err != nil {
-		t.Fatalf("first CreateOrder: %v", err)
-	}
-	again, err := h.client.CreateOrder(alice(t, "k1"), req, grpc.Header(&h2))
-	if err != nil || again.GetId() != first.GetId() || again.GetStatus() != orderv1.Order_STATUS_CONFIRMED {
-		t.Fatalf("replay = %v %v, %v; want CONFIRMED %s", again.GetId(), again.GetStatus(), err, first.GetId())
-	}
-	if replayed(h1) || !replayed(h2) {
-		t.Errorf("%s header: first %v, replay %v; want only the replay marked", ReplayedHeader, h1, h2)
-	}
-	if n := h.invStub.reserves.Load(); n != 1 {
-		t.Errorf("ReserveStock calls = %d, want 1", n)
-	}
-	if n := h.payStub.creates.Load(); n != 1 {
-		t.Errorf("CreatePayment calls = %d, want 1", n)
-	}
-	// A client echoing the unit prices it was shown still replays.
-	echo := orderReq("pm_card_ok", "keyboard-001", 1)
-	echo.Lines[0].UnitPrice = first.GetLines()[0].GetUnitPrice()
-	if o, err := h.client.CreateOrder(alice(t, "k1"), echo); err != nil || o.GetId() != first.GetId() {
-		t.Errorf("replay with output-only prices = %v, %v; want order %s", o.GetId(), err, first.GetId())
-	}
+	backends(t, func(t *testing.T, db string) {
+		h := newHarnessDB(t, db)
+		req := orderReq("pm_card_ok", "keyboard-001", 1)
+		var h1, h2 metadata.MD
+		first, err := h.client.CreateOrder(alice(t, "k1"), req, grpc.Header(&h1))
+		if err != nil {
+			t.Fatalf("first CreateOrder: %v", err)
+		}
+		again, err := h.client.CreateOrder(alice(t, "k1"), req, grpc.Header(&h2))
+		if err != nil || again.GetId() != first.GetId() || again.GetStatus() != orderv1.Order_STATUS_CONFIRMED {
+			t.Fatalf("replay = %v %v, %v; want CONFIRMED %s", again.GetId(), again.GetStatus(), err, first.GetId())
+		}
+		if replayed(h1) || !replayed(h2) {
+			t.Errorf("%s header: first %v, replay %v; want only the replay marked", ReplayedHeader, h1, h2)
+		}
+		if n := h.invStub.reserves.Load(); n != 1 {
+			t.Errorf("ReserveStock calls = %d, want 1", n)
+		}
+		if n := h.payStub.creates.Load(); n != 1 {
+			t.Errorf("CreatePayment calls = %d, want 1", n)
+		}
+		// A client echoing the unit prices it was shown still replays.
+		echo := orderReq("pm_card_ok", "keyboard-001", 1)
+		echo.Lines[0].UnitPrice = first.GetLines()[0].GetUnitPrice()
+		if o, err := h.client.CreateOrder(alice(t, "k1"), echo); err != nil || o.GetId() != first.GetId() {
+			t.Errorf("replay with output-only prices = %v, %v; want order %s", o.GetId(), err, first.GetId())
+		}
+	})
 }
 
 func TestCreateOrderReplaysFailure(t *testing.T) {
@@ -107,72 +109,76 @@ func TestCreateOrderKeyReuse(t *testing.T) {
 // TestCreateOrderConcurrentKey: 20 calls with one key at once make one
 // order, one reservation and one charge, and all answer that order.
 func TestCreateOrderConcurrentKey(t *testing.T) {
-	const n = 20
-	h := newHarness(t)
-	h.invStub.set(func(k *invHooks) {
-		k.reserve = func(ctx context.Context, r *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
-			// Widen the window in which the other calls arrive; the checks
-			// below hold whatever the interleaving.
-			select {
-			case <-time.After(100 * time.Millisecond):
-			case <-ctx.Done():
+	backends(t, func(t *testing.T, db string) {
+		const n = 20
+		h := newHarnessDB(t, db)
+		h.invStub.set(func(k *invHooks) {
+			k.reserve = func(ctx context.Context, r *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
+				// Widen the window in which the other calls arrive; the checks
+				// below hold whatever the interleaving.
+				select {
+				case <-time.After(100 * time.Millisecond):
+				case <-ctx.Done():
+				}
+				return h.inv.ReserveStock(ctx, r)
 			}
-			return h.inv.ReserveStock(ctx, r)
+		})
+		req := orderReq("pm_card_ok", "keyboard-001", 1)
+		orders := make([]*orderv1.Order, n)
+		errs := make([]error, n)
+		hdrs := make([]metadata.MD, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			ctx := alice(t, "same-key")
+			wg.Go(func() { orders[i], errs[i] = h.client.CreateOrder(ctx, req, grpc.Header(&hdrs[i])) })
+		}
+		wg.Wait()
+		replays := 0
+		for i := range n {
+			if errs[i] != nil || orders[i].GetId() != orders[0].GetId() || orders[i].GetStatus() != orderv1.Order_STATUS_CONFIRMED {
+				t.Errorf("call %d = %v %v, %v; want CONFIRMED %s", i, orders[i].GetId(), orders[i].GetStatus(), errs[i], orders[0].GetId())
+			}
+			if replayed(hdrs[i]) {
+				replays++
+			}
+		}
+		if replays != n-1 {
+			t.Errorf("replay headers = %d, want %d", replays, n-1)
+		}
+		if got := len(h.stored()); got != 1 {
+			t.Errorf("stored orders = %d, want 1", got)
+		}
+		if got := h.invStub.reserves.Load(); got != 1 {
+			t.Errorf("ReserveStock calls = %d, want 1", got)
+		}
+		if payments, calls := h.pay.count(PaymentKey(orders[0].GetId())); payments != 1 || calls != 1 {
+			t.Errorf("payments = %d, CreatePayment calls = %d; want 1 and 1", payments, calls)
 		}
 	})
-	req := orderReq("pm_card_ok", "keyboard-001", 1)
-	orders := make([]*orderv1.Order, n)
-	errs := make([]error, n)
-	hdrs := make([]metadata.MD, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		ctx := alice(t, "same-key")
-		wg.Go(func() { orders[i], errs[i] = h.client.CreateOrder(ctx, req, grpc.Header(&hdrs[i])) })
-	}
-	wg.Wait()
-	replays := 0
-	for i := range n {
-		if errs[i] != nil || orders[i].GetId() != orders[0].GetId() || orders[i].GetStatus() != orderv1.Order_STATUS_CONFIRMED {
-			t.Errorf("call %d = %v %v, %v; want CONFIRMED %s", i, orders[i].GetId(), orders[i].GetStatus(), errs[i], orders[0].GetId())
-		}
-		if replayed(hdrs[i]) {
-			replays++
-		}
-	}
-	if replays != n-1 {
-		t.Errorf("replay headers = %d, want %d", replays, n-1)
-	}
-	if got := len(h.stored()); got != 1 {
-		t.Errorf("stored orders = %d, want 1", got)
-	}
-	if got := h.invStub.reserves.Load(); got != 1 {
-		t.Errorf("ReserveStock calls = %d, want 1", got)
-	}
-	if payments, calls := h.pay.count(PaymentKey(orders[0].GetId())); payments != 1 || calls != 1 {
-		t.Errorf("payments = %d, CreatePayment calls = %d; want 1 and 1", payments, calls)
-	}
 }
 
 // TestCreateOrderRetryAfterInventoryDown: the UNAVAILABLE answer freed the
 // key, so the retry creates the order afresh.
 func TestCreateOrderRetryAfterInventoryDown(t *testing.T) {
-	h := newHarness(t)
-	h.invStub.set(func(k *invHooks) {
-		k.reserve = func(ctx context.Context, _ *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
-			return nil, unavailableErr(ctx)
+	backends(t, func(t *testing.T, db string) {
+		h := newHarnessDB(t, db)
+		h.invStub.set(func(k *invHooks) {
+			k.reserve = func(ctx context.Context, _ *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
+				return nil, unavailableErr(ctx)
+			}
+		})
+		req := orderReq("pm_card_ok", "keyboard-001", 1)
+		if _, err := h.client.CreateOrder(alice(t, "k1"), req); rpcerr.Reason(err) != reasonInventoryUnavailable {
+			t.Fatalf("with inventory down = %v, want INVENTORY_UNAVAILABLE", err)
+		}
+		h.invStub.set(func(k *invHooks) { k.reserve = h.inv.ReserveStock })
+		var hdr metadata.MD
+		o, err := h.client.CreateOrder(alice(t, "k1"), req, grpc.Header(&hdr))
+		if err != nil || o.GetStatus() != orderv1.Order_STATUS_CONFIRMED || replayed(hdr) {
+			t.Fatalf("retry = %v, %v, header %v; want a fresh CONFIRMED order", o.GetStatus(), err, hdr)
+		}
+		if got := len(h.stored()); got != 1 {
+			t.Errorf("stored orders = %d, want 1", got)
 		}
 	})
-	req := orderReq("pm_card_ok", "keyboard-001", 1)
-	if _, err := h.client.CreateOrder(alice(t, "k1"), req); rpcerr.Reason(err) != reasonInventoryUnavailable {
-		t.Fatalf("with inventory down = %v, want INVENTORY_UNAVAILABLE", err)
-	}
-	h.invStub.set(func(k *invHooks) { k.reserve = h.inv.ReserveStock })
-	var hdr metadata.MD
-	o, err := h.client.CreateOrder(alice(t, "k1"), req, grpc.Header(&hdr))
-	if err != nil || o.GetStatus() != orderv1.Order_STATUS_CONFIRMED || replayed(hdr) {
-		t.Fatalf("retry = %v, %v, header %v; want a fresh CONFIRMED order", o.GetStatus(), err, hdr)
-	}
-	if got := len(h.stored()); got != 1 {
-		t.Errorf("stored orders = %d, want 1", got)
-	}
 }

@@ -67,6 +67,9 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 		return false
 	}
 	defer s.inflight.release(id)
+	if !s.lease(ctx, id) {
+		return false
+	}
 	// A trace id of its own, so the order's calls and the dependencies' log
 	// lines of this round can be found together.
 	ctx = traceid.NewContext(ctx, traceid.New())
@@ -101,6 +104,29 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 	s.log.ErrorContext(ctx, "reconcile: order still pending after many rounds; backing off",
 		"orderId", id, "round", round, "why", why, "nextTryIn", wait.String())
 	return false
+}
+
+// leaser is a Store shared by several order processes (PostgresStore): it
+// lends each PENDING order to one process at a time, so one replica drives
+// it while the others leave it alone.
+type leaser interface {
+	// Lease takes or renews this process's lease on PENDING order id; false
+	// when another process holds an unexpired lease or the order settled.
+	Lease(ctx context.Context, id string) (bool, error)
+}
+
+// lease reports whether this process may drive order id now: always with
+// a store of its own, and with a shared one when it holds the lease.
+func (s *Service) lease(ctx context.Context, id string) bool {
+	l, ok := s.store.(leaser)
+	if !ok {
+		return true
+	}
+	won, err := l.Lease(ctx, id)
+	if err != nil {
+		s.log.ErrorContext(ctx, "reconcile: lease", "orderId", id, "err", err.Error())
+	}
+	return won
 }
 
 // reconcileRound runs Reconcile once and logs a failure; Run calls it

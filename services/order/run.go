@@ -15,6 +15,7 @@ import (
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/pgdb"
 )
 
 // Config configures the order process (Run). Zero values of optional fields
@@ -22,9 +23,18 @@ import (
 type Config struct {
 	// Listen is the gRPC listen address. "" means 127.0.0.1:43103.
 	Listen string
-	// DB is the SQLite database path; its parent directory is created.
-	// "" means var/order.db.
+	// DB is the database: a postgres:// or postgresql:// URL opens
+	// PostgreSQL (PostgresStore, schema "orders", shared by any number of
+	// order replicas; pool sizes from the URL, see pgdb), anything else is
+	// an SQLite path whose parent directory is created. "" means
+	// var/order.db.
 	DB string
+	// LeaseTTL is how long this replica holds a PENDING order on
+	// PostgreSQL without renewing the lease; a dead replica's orders are
+	// driven by another within LeaseTTL plus ReconcileInterval. 0 means
+	// DefaultLeaseTTL (30s); it should exceed the saga budget (10s).
+	// Ignored on SQLite.
+	LeaseTTL time.Duration
 	// Logger receives access lines and saga events. Required.
 	Logger *slog.Logger
 	// Inventory is the connection to the inventory service, dialled by the
@@ -48,8 +58,8 @@ func (c *Config) validate() error {
 	if c.Logger == nil || c.Inventory == nil || c.Payment == nil {
 		return errors.New("order: Config needs Logger, Inventory and Payment")
 	}
-	if c.ReconcileInterval < 0 || c.ReconcileAfter < 0 {
-		return errors.New("order: negative ReconcileInterval or ReconcileAfter")
+	if c.ReconcileInterval < 0 || c.ReconcileAfter < 0 || c.LeaseTTL < 0 {
+		return errors.New("order: negative ReconcileInterval, ReconcileAfter or LeaseTTL")
 	}
 	if c.Listen == "" {
 		c.Listen = "127.0.0.1:43103"
@@ -73,7 +83,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	store, err := OpenSQLite(ctx, cfg.DB)
+	store, err := open(ctx, cfg.DB, Lease{TTL: cfg.LeaseTTL})
 	if err != nil {
 		return err
 	}
@@ -96,4 +106,21 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	orderv1.RegisterOrderServiceServer(srv.GRPC(), svc)
 	return srv.ListenAndServe(ctx, cfg.Listen, cfg.Listener)
+}
+
+// backend is a Store that Run opened: it also answers the readiness probe
+// and closes.
+type backend interface {
+	Store
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// open opens the Store that db names, as Config.DB describes; lease
+// applies to PostgreSQL only.
+func open(ctx context.Context, db string, lease Lease) (backend, error) {
+	if pgdb.IsURL(db) {
+		return OpenPostgres(ctx, db, lease)
+	}
+	return OpenSQLite(ctx, db)
 }

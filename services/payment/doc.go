@@ -50,5 +50,8 @@
 // bounded by bytes (package pagebudget).
 //
 // Service is safe for concurrent use; the SQLite store serializes writers
-// (BEGIN IMMEDIATE).
+// (BEGIN IMMEDIATE). The PostgreSQL store (OpenPostgres, chosen by a
+// postgres:// Config.DB) is shared by any number of replicas: an advisory
+// lock per idempotency key and the one-capture index keep the guarantees
+// (see PostgresStore).
 package payment

@@ -2,7 +2,6 @@ package payment
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -157,54 +156,58 @@ func TestRefundPayment(t *testing.T) {
 }
 
 // TestConcurrentOneKey: 20 racing first uses of one key make one payment.
-// A file database gives each call its own connection.
+// Each backend gives each call its own connection.
 func TestConcurrentOneKey(t *testing.T) {
-	f := newFixture(t, filepath.Join(t.TempDir(), "payment.db"))
-	const n = 20
-	ids := make([]string, n)
-	errs := make([]error, n)
-	c := keyed(t, "the-key")
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			p, err := f.client.CreatePayment(c, charge("order-1", 100, MethodCardOK))
-			ids[i], errs[i] = p.GetId(), err
-		})
-	}
-	wg.Wait()
-	for i := range n {
-		if errs[i] != nil || ids[i] != ids[0] {
-			t.Errorf("CreatePayment %d = %q, %v; want %q", i, ids[i], errs[i], ids[0])
+	backends(t, func(t *testing.T, db string) {
+		f := newFixture(t, db)
+		const n = 20
+		ids := make([]string, n)
+		errs := make([]error, n)
+		c := keyed(t, "the-key")
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				p, err := f.client.CreatePayment(c, charge("order-1", 100, MethodCardOK))
+				ids[i], errs[i] = p.GetId(), err
+			})
 		}
-	}
-	if got := f.list(t, "order-1"); len(got) != 1 {
-		t.Errorf("order-1 has %d payments, want 1", len(got))
-	}
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil || ids[i] != ids[0] {
+				t.Errorf("CreatePayment %d = %q, %v; want %q", i, ids[i], errs[i], ids[0])
+			}
+		}
+		if got := f.list(t, "order-1"); len(got) != 1 {
+			t.Errorf("order-1 has %d payments, want 1", len(got))
+		}
+	})
 }
 
 // TestConcurrentCaptures: 20 keys race to capture one order; one wins.
 func TestConcurrentCaptures(t *testing.T) {
-	f := newFixture(t, filepath.Join(t.TempDir(), "payment.db"))
-	const n = 20
-	errs := make([]error, n)
-	c := ctx(t)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			_, errs[i] = f.client.CreatePayment(withKey(c, fmt.Sprintf("key-%d", i)), charge("order-1", 100, MethodCardOK))
-		})
-	}
-	wg.Wait()
-	won := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case rpcerr.Reason(err) != reasonOrderAlreadyPaid:
-			t.Errorf("CreatePayment %d = %v, want success or ORDER_ALREADY_PAID", i, err)
+	backends(t, func(t *testing.T, db string) {
+		f := newFixture(t, db)
+		const n = 20
+		errs := make([]error, n)
+		c := ctx(t)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = f.client.CreatePayment(withKey(c, fmt.Sprintf("key-%d", i)), charge("order-1", 100, MethodCardOK))
+			})
 		}
-	}
-	if got := f.list(t, "order-1"); won != 1 || len(got) != 1 {
-		t.Errorf("%d captures won, %d payments stored; want 1 and 1", won, len(got))
-	}
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case rpcerr.Reason(err) != reasonOrderAlreadyPaid:
+				t.Errorf("CreatePayment %d = %v, want success or ORDER_ALREADY_PAID", i, err)
+			}
+		}
+		if got := f.list(t, "order-1"); won != 1 || len(got) != 1 {
+			t.Errorf("%d captures won, %d payments stored; want 1 and 1", won, len(got))
+		}
+	})
 }

@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -12,6 +13,7 @@ import (
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/grpctest"
+	"github.com/portico-gateway/portico/internal/pgtest"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
@@ -20,7 +22,15 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // fixture is a Service on a SQLite store behind a real gRPC transport.
 type fixture struct {
 	client paymentv1.PaymentServiceClient
-	store  *SQLiteStore
+	store  backend
+}
+
+// backends runs test once per store backend, as a subtest named for it,
+// with the --db value of a fresh database: an SQLite file, and a PostgreSQL
+// database of its own (skipped, saying so, when DATABASE_URL is unset).
+func backends(t *testing.T, test func(t *testing.T, db string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "payment.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.New(t)) })
 }
 
 // newFixture serves a Service on the database at path (sqlitedb.Memory when
@@ -31,9 +41,9 @@ func newFixture(t *testing.T, path string) *fixture {
 	if path == "" {
 		path = sqlitedb.Memory
 	}
-	store, err := OpenSQLite(t.Context(), path)
+	store, err := open(t.Context(), path)
 	if err != nil {
-		t.Fatalf("OpenSQLite: %v", err)
+		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
 	svc, err := New(store)

@@ -9,6 +9,7 @@ import (
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/pgdb"
 )
 
 // Process defaults.
@@ -22,8 +23,10 @@ const (
 type Config struct {
 	// Listen is the gRPC listen address. "" means DefaultListen.
 	Listen string
-	// DB is the SQLite path. "" means DefaultDB; the parent directory is
-	// created if missing.
+	// DB is the database: a postgres:// or postgresql:// URL opens
+	// PostgreSQL (PostgresStore, schema "payment"; pool sizes from the URL,
+	// see pgdb), anything else is an SQLite path. "" means DefaultDB; an
+	// SQLite file's parent directory is created if missing.
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
@@ -55,7 +58,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	store, err := OpenSQLite(ctx, cfg.DB)
+	store, err := open(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
@@ -75,4 +78,20 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	paymentv1.RegisterPaymentServiceServer(srv.GRPC(), svc)
 	return srv.ListenAndServe(ctx, cfg.Listen, cfg.Listener)
+}
+
+// backend is a Store that Run opened: it also answers the readiness probe
+// and closes.
+type backend interface {
+	Store
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// open opens the Store that db names, as Config.DB describes.
+func open(ctx context.Context, db string) (backend, error) {
+	if pgdb.IsURL(db) {
+		return OpenPostgres(ctx, db)
+	}
+	return OpenSQLite(ctx, db)
 }

@@ -3,6 +3,8 @@
 // here is wiring and signal handling.
 //
 //	portico dev [--base-port N] [--data DIR] [--redis URL]  all four processes, embedded defaults
+//	portico dev --replicas N --postgres URL --redis URL      a local cluster: N edges, N of each service
+//	portico migrate --to URL [--data DIR]        copy the SQLite databases into PostgreSQL
 //	portico gateway --config FILE                the REST/JSON edge
 //	portico inventory|payment [--listen A] [--db P]
 //	portico order [--listen A] [--db P] [--inventory A] [--payment A]
@@ -44,11 +46,12 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"dev", "[--base-port N] [--data DIR] [--redis URL]", "run inventory, payment, order and the edge with embedded defaults", runDev},
+		{"dev", "[--base-port N] [--data DIR] [--redis URL] [--replicas N --postgres URL]", "run inventory, payment, order and the edge with embedded defaults, or a local cluster of N of each", runDev},
 		{"gateway", "--config FILE", "run the REST/JSON edge", runGateway},
 		{"inventory", "[--listen ADDR] [--db PATH]", "run the inventory service", runInventory},
 		{"payment", "[--listen ADDR] [--db PATH]", "run the payment service", runPayment},
 		{"order", "[--listen ADDR] [--db PATH] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
+		{"migrate", "--to URL [--data DIR] [--only SERVICE]", "copy the services' SQLite databases into PostgreSQL (idempotent)", runMigrate},
 		{"check-config", "FILE", "validate a gateway config file", runCheckConfig},
 		{"version", "", "print the module version, commit and Go version", runVersion},
 	}

@@ -48,6 +48,14 @@ func TestCommands(t *testing.T) {
 		{"resilience error names path and line", []string{"check-config", res("{breakr: {}}")}, 1, "upstreams[2].resilience.breakr: unknown field (line 4)"},
 		{"resilience value error names the field", []string{"check-config", res("{retry: {max_attempts: -1}}")}, 1, "upstreams[2].resilience.retry.max_attempts"},
 		{"zero means the default", []string{"check-config", res("{retry: {max_attempts: 0}}")}, 0, ""},
+		{"uncovered route warns, exit 0", []string{"check-config", write("policy.yaml", strings.Replace(ups, "%s", "", 1)+
+			"auth:\n  policy:\n    - {roles: [admin], allow: [\"portico.order.v1.OrderService/*\"]}\n")}, 0,
+			"warning: auth.policy: no rule covers GET /api/inventory/{sku} (/portico.inventory.v1.InventoryService/GetItem)"},
+		{"plaintext token warns, exit 0", []string{"check-config", write("plain.yaml", strings.Replace(ups, "%s", "", 1)+
+			"auth:\n  tokens: [{token: t0k3n, subject: s, role: admin}]\n")}, 0, "warning: auth.tokens[0]: a plaintext token"},
+		{"unset env secret", []string{"check-config", write("env.yaml", strings.Replace(ups, "%s", "", 1)+
+			"auth:\n  api_keys: [{key: \"env:PORTICO_UNSET_FOR_TEST\", subject: s, roles: [admin]}]\n")}, 1,
+			`auth.api_keys[0].key: environment variable "PORTICO_UNSET_FOR_TEST" is unset or empty`},
 		{"gateway needs --config", []string{"gateway"}, 2, "--config"},
 		{"dev base port out of range", []string{"dev", "--base-port", "70000"}, 1, "base-port"},
 		{"bad log level", []string{"inventory", "--log-level", "loud"}, 1, "log-level"},

@@ -60,8 +60,12 @@ func runCheckConfig(_ context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	if _, err := gateway.LoadConfig(fs.Arg(0)); err != nil {
+	cfg, err := gateway.LoadConfig(fs.Arg(0))
+	if err != nil {
 		return err
+	}
+	for _, w := range cfg.Warnings() { // exit 0: the edge runs with these
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", fs.Arg(0), w)
 	}
 	fmt.Fprintf(e.stdout, "%s: ok\n", fs.Arg(0))
 	return nil

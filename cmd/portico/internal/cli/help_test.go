@@ -23,7 +23,7 @@ func TestHelp(t *testing.T) {
 		{"gateway --help", []string{"gateway", "--help"}, 0, []string{"usage: portico gateway", "--config FILE"}, nil, ""},
 		{"check-config --help", []string{"check-config", "--help"}, 0, []string{"usage: portico check-config FILE"}, nil, ""},
 		{"help order", []string{"help", "order"}, 0, []string{"--inventory", "--upstream-timeout"}, nil, ""},
-		{"help dev", []string{"help", "dev"}, 0, []string{"--base-port N"}, nil, ""},
+		{"help dev", []string{"help", "dev"}, 0, []string{"--base-port N", "--replicas N", "base+10k", "--postgres URL"}, nil, ""},
 		{"help help", []string{"help", "help"}, 0, []string{"usage: portico <command>"}, nil, ""},
 		{"help version", []string{"help", "version"}, 0, []string{"usage: portico version"}, nil, ""},
 		{"help unknown", []string{"help", "frobnicate"}, 2, nil, nil, "unknown command"},

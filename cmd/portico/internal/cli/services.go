@@ -35,7 +35,7 @@ func parseService(e env, name, listen string, args []string, extra func(*flagSet
 	var s service
 	var spec string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
-	fs.StringVar(&s.db, "db", "var/"+name+".db", "SQLite database `PATH`")
+	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16)")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
 	if extra != nil {
 		extra(fs)
@@ -69,11 +69,14 @@ func runPayment(ctx context.Context, e env, args []string) error {
 
 func runOrder(ctx context.Context, e env, args []string) error {
 	var invAddr, payAddr string
-	var timeout time.Duration
+	var timeout, every, after, lease time.Duration
 	s, err := parseService(e, "order", defaultOrder, args, func(fs *flagSet) {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
 		fs.DurationVar(&timeout, "upstream-timeout", interceptors.DefaultTimeout, "per-call timeout to inventory and payment, all attempts together (interceptors.DefaultTimeout)")
+		fs.DurationVar(&every, "reconcile-interval", 2*time.Second, "how often the reconciler drives PENDING orders")
+		fs.DurationVar(&after, "reconcile-after", order.DefaultReconcileAfter, "how old a PENDING order must be before the reconciler drives it")
+		fs.DurationVar(&lease, "lease-ttl", order.DefaultLeaseTTL, "PostgreSQL only: how long this replica holds a PENDING order without renewing; a dead replica's orders pass to another within this plus --reconcile-interval")
 	})
 	if err != nil {
 		return err
@@ -91,5 +94,18 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	return order.Run(ctx, order.Config{
 		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
+		ReconcileInterval: every, ReconcileAfter: after, LeaseTTL: lease,
 	})
+}
+
+// schemaOf is the PostgreSQL schema a service's tables live in.
+func schemaOf(service string) string {
+	switch service {
+	case "inventory":
+		return inventory.Schema
+	case "payment":
+		return payment.Schema
+	default:
+		return order.Schema
+	}
 }

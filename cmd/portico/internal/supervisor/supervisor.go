@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -53,8 +54,9 @@ type Supervisor struct {
 	// Env, if set, is the children's environment; nil inherits ours.
 	Env []string
 	// Reload names the child a SIGHUP to the supervisor is passed on to
-	// (the edge, which reloads its config on SIGHUP). Either way the
-	// supervisor itself survives SIGHUP; empty means it is ignored.
+	// (the edge, which reloads its config on SIGHUP), and its replicas
+	// named Reload-k. Either way the supervisor itself survives SIGHUP;
+	// empty means it is ignored.
 	Reload string
 }
 
@@ -110,10 +112,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	}
 }
 
-// forward passes sig on to the Reload child.
+// forward passes sig on to the Reload child and its replicas.
 func (s *Supervisor) forward(ps []*proc, sig os.Signal) {
 	for _, p := range ps {
-		if p.name == s.Reload {
+		if s.Reload != "" && (p.name == s.Reload || strings.HasPrefix(p.name, s.Reload+"-")) {
 			s.Logger.Info("forwarding signal", "child", p.name, "signal", sig.String())
 			_ = p.cmd.Process.Signal(sig)
 		}

@@ -3,7 +3,7 @@ package payment
 import (
 	"context"
 	"errors"
-	"path/filepath"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,13 +14,13 @@ import (
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	"github.com/portico-gateway/portico/internal/grpctest"
-	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
 // TestReopen: what one store wrote, a store on the same file reads back,
 // idempotency keys included.
-func TestReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "payment.db")
+func TestReopen(t *testing.T) { backends(t, testReopen) }
+
+func testReopen(t *testing.T, path string) {
 	f := newFixture(t, path)
 	p := f.create(t, "key-1", charge("order-1", 100, MethodCardOK))
 	if err := f.store.Close(); err != nil {
@@ -39,8 +39,10 @@ func TestReopen(t *testing.T) {
 
 // TestOneCaptureIndex: the schema refuses a second capture even when the
 // service's check is bypassed.
-func TestOneCaptureIndex(t *testing.T) {
-	store, err := OpenSQLite(t.Context(), sqlitedb.Memory)
+func TestOneCaptureIndex(t *testing.T) { backends(t, testOneCaptureIndex) }
+
+func testOneCaptureIndex(t *testing.T, db string) {
+	store, err := open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,12 +77,12 @@ func TestOneCaptureIndex(t *testing.T) {
 // staleStore hides stored keys from the first transaction, as a backend
 // that does not serialize writers would when two calls race.
 type staleStore struct {
-	*SQLiteStore
+	backend
 	hidden atomic.Int32
 }
 
 func (s *staleStore) InTx(ctx context.Context, fn func(Tx) error) error {
-	return s.SQLiteStore.InTx(ctx, func(tx Tx) error {
+	return s.backend.InTx(ctx, func(tx Tx) error {
 		if s.hidden.Add(1) == 1 {
 			return fn(staleTx{tx})
 		}
@@ -94,10 +96,12 @@ func (staleTx) Key(context.Context, string) (Key, error) { return Key{}, ErrNotF
 
 // TestLostKeyRaceReadsWinner: a call that loses the key's unique constraint
 // returns the winner's payment.
-func TestLostKeyRaceReadsWinner(t *testing.T) {
-	f := newFixture(t, "")
+func TestLostKeyRaceReadsWinner(t *testing.T) { backends(t, testLostKeyRaceReadsWinner) }
+
+func testLostKeyRaceReadsWinner(t *testing.T, db string) {
+	f := newFixture(t, db)
 	first := f.create(t, "key-1", charge("order-1", 100, MethodCardDeclined))
-	svc, err := New(&staleStore{SQLiteStore: f.store})
+	svc, err := New(&staleStore{backend: f.store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,5 +114,48 @@ func TestLostKeyRaceReadsWinner(t *testing.T) {
 	}
 	if ps := f.list(t, "order-1"); len(ps) != 1 {
 		t.Errorf("order-1 has %d payments, want 1", len(ps))
+	}
+}
+
+// TestPaymentsKeyset: Payments pages an order's payments in insertion order
+// when they share a create time, on every backend (SQLite's rowid,
+// PostgreSQL's seq).
+func TestPaymentsKeyset(t *testing.T) { backends(t, testPaymentsKeyset) }
+
+func testPaymentsKeyset(t *testing.T, db string) {
+	store, err := open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var want []string
+	for i := range 5 {
+		id := fmt.Sprintf("pay-%d", 5-i) // ids against insertion order
+		p := Payment{ID: id, OrderID: "o1", Amount: Money{1, "USD"}, Method: MethodCardDeclined, Status: StatusDeclined, CreateTime: at, UpdateTime: at}
+		if err := store.InTx(ctx(t), func(tx Tx) error {
+			return tx.InsertPayment(ctx(t), p, Key{Key: id, RequestHash: make([]byte, 32), PaymentID: id})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, id)
+	}
+	var got []string
+	after := ""
+	for range 5 {
+		page, err := store.Payments(ctx(t), "o1", after, 2)
+		if err != nil {
+			t.Fatalf("Payments(after %q): %v", after, err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, p := range page {
+			got = append(got, p.ID)
+		}
+		after = page[len(page)-1].ID
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("payments across pages (-want +got):\n%s", diff)
 	}
 }

@@ -2,7 +2,6 @@ package inventory
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,8 +12,9 @@ import (
 )
 
 // TestReopen: what one store wrote, a store on the same file reads back.
-func TestReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "inventory.db")
+func TestReopen(t *testing.T) { backends(t, testReopen) }
+
+func testReopen(t *testing.T, path string) {
 	f := newFixture(t, path, testItems())
 	r := f.reserve(t, "order-1", line("keyboard-001", 2), line("mouse-001", 1))
 	r, err := f.client.CommitReservation(ctx(t), &inventoryv1.CommitReservationRequest{Id: r.GetId()})
@@ -36,8 +36,10 @@ func TestReopen(t *testing.T) {
 	}
 }
 
-func TestSeed(t *testing.T) {
-	store, err := OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "inventory.db"))
+func TestSeed(t *testing.T) { backends(t, testSeed) }
+
+func testSeed(t *testing.T, db string) {
+	store, err := open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +88,10 @@ func TestSeedSkipsAnyNonEmptyCatalogue(t *testing.T) {
 
 // TestStockNeverNegative: the schema refuses what the service would never
 // ask, and the failed statement changes nothing.
-func TestStockNeverNegative(t *testing.T) {
-	store, err := OpenSQLite(t.Context(), sqlitedb.Memory)
+func TestStockNeverNegative(t *testing.T) { backends(t, testStockNeverNegative) }
+
+func testStockNeverNegative(t *testing.T, db string) {
+	store, err := open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

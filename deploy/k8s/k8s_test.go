@@ -1,0 +1,179 @@
+package k8s
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+var overlays = []string{"dev", "prod"}
+
+func renderOverlay(t *testing.T, name string) *rendered {
+	t.Helper()
+	r, err := render(filepath.Join("overlays", name))
+	if err != nil {
+		t.Fatalf("render overlays/%s: %v", name, err)
+	}
+	return r
+}
+
+// TestOverlays renders each overlay with kustomize, decodes every object
+// with the Kubernetes API types (unknown fields fail) and checks probes,
+// ports, the drain arithmetic, security, requests, PDBs and the edge's
+// config (see check).
+func TestOverlays(t *testing.T) {
+	ports := contractPorts(t)
+	for _, name := range overlays {
+		t.Run(name, func(t *testing.T) {
+			r := renderOverlay(t, name)
+			if len(r.Deployments) != 4 {
+				t.Errorf("%d Deployments, want edge, inventory, payment and order", len(r.Deployments))
+			}
+			for _, p := range check(r, ports) {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// TestDevUsesSQLiteOnVolumes: dev's services keep SQLite on a
+// PersistentVolumeClaim mounted where --db points.
+func TestDevUsesSQLiteOnVolumes(t *testing.T) {
+	r := renderOverlay(t, "dev")
+	for _, name := range []string{"inventory", "payment", "order"} {
+		d := r.Deployments[name]
+		c := d.Spec.Template.Spec.Containers[0]
+		db := flagValue(c.Args, "db")
+		if !mountedClaim(d.Spec.Template.Spec, c, db) {
+			t.Errorf("%s: --db %q is not on a PersistentVolumeClaim", name, db)
+		}
+	}
+}
+
+// TestProdReadsDatabaseFromSecret: prod's services take --db from a
+// Secret through $(DATABASE_URL), never a literal URL.
+func TestProdReadsDatabaseFromSecret(t *testing.T) {
+	r := renderOverlay(t, "prod")
+	for _, name := range []string{"inventory", "payment", "order"} {
+		c := r.Deployments[name].Spec.Template.Spec.Containers[0]
+		if db := flagValue(c.Args, "db"); db != "$(DATABASE_URL)" {
+			t.Errorf("%s: --db %q, want $(DATABASE_URL)", name, db)
+		}
+		ok := false
+		for _, e := range c.Env {
+			ok = ok || e.Name == "DATABASE_URL" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil
+		}
+		if !ok {
+			t.Errorf("%s: DATABASE_URL does not come from a Secret", name)
+		}
+	}
+}
+
+func mountedClaim(ps corev1.PodSpec, c corev1.Container, file string) bool {
+	for _, m := range c.VolumeMounts {
+		if !strings.HasPrefix(file, m.MountPath+"/") {
+			continue
+		}
+		for _, v := range ps.Volumes {
+			if v.Name == m.Name && v.PersistentVolumeClaim != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestCheckCatches breaks one thing at a time in the rendered dev overlay
+// and expects check to say so: the checks can fail.
+func TestCheckCatches(t *testing.T) {
+	ports := contractPorts(t)
+	i64 := func(v int64) *int64 { return &v }
+	tests := []struct {
+		name   string
+		break_ func(r *rendered)
+		want   string
+	}{
+		{"edge grace too short", func(r *rendered) { r.Deployments["edge"].Spec.Template.Spec.TerminationGracePeriodSeconds = i64(25) }, "edge: terminationGracePeriodSeconds"},
+		{"service grace too short", func(r *rendered) { r.Deployments["payment"].Spec.Template.Spec.TerminationGracePeriodSeconds = i64(10) }, "payment: terminationGracePeriodSeconds"},
+		{"readiness on live", func(r *rendered) {
+			r.Deployments["edge"].Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path = "/healthz/live"
+		}, "edge: readiness probe"},
+		{"no startup probe", func(r *rendered) { r.Deployments["edge"].Spec.Template.Spec.Containers[0].StartupProbe = nil }, "edge: startup probe"},
+		{"grpc probe wrong port", func(r *rendered) {
+			r.Deployments["inventory"].Spec.Template.Spec.Containers[0].ReadinessProbe.GRPC.Port = 43102
+		}, "inventory: readiness probe"},
+		{"grpc probe wrong service", func(r *rendered) {
+			s := "portico.order.v1.OrderService"
+			r.Deployments["inventory"].Spec.Template.Spec.Containers[0].StartupProbe.GRPC.Service = &s
+		}, "inventory: startup probe"},
+		{"wrong container port", func(r *rendered) {
+			r.Deployments["order"].Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 8080
+		}, "order: container port"},
+		{"service not headless", func(r *rendered) { r.Services["payment"].Spec.ClusterIP = "" }, "Service payment: clusterIP"},
+		{"service wrong target", func(r *rendered) { r.Services["edge"].Spec.Ports[0].TargetPort = intstr.FromInt32(8080) }, "Service edge: ports"},
+		{"root pod", func(r *rendered) { r.Deployments["order"].Spec.Template.Spec.SecurityContext.RunAsUser = i64(0) }, "order: pod securityContext"},
+		{"no requests", func(r *rendered) { r.Deployments["edge"].Spec.Template.Spec.Containers[0].Resources.Requests = nil }, "edge/edge: want cpu and memory requests"},
+		{"pdb selects nothing", func(r *rendered) {
+			r.PDBs["payment"].Spec.Selector.MatchLabels["app.kubernetes.io/component"] = "paymnet"
+		}, "PDB payment"},
+		{"order upstream other namespace", func(r *rendered) {
+			a := r.Deployments["order"].Spec.Template.Spec.Containers[0].Args
+			for i := range a {
+				a[i] = strings.Replace(a[i], ".portico-dev.", ".portico.", 1)
+			}
+		}, "order: --inventory"},
+		{"invalid edge config", func(r *rendered) {
+			for _, cm := range r.ConfigMaps {
+				cm.Data["gateway.yaml"] += "\nshutdown_grace: -1s\n"
+			}
+		}, "shutdown_grace"},
+		{"shutdown shorter than a route", func(r *rendered) {
+			for _, cm := range r.ConfigMaps {
+				cm.Data["gateway.yaml"] = strings.Replace(cm.Data["gateway.yaml"], "max_timeout: 10s", "max_timeout: 20s", 1)
+			}
+		}, "shorter than the longest call"},
+		{"config by subPath", func(r *rendered) {
+			r.Deployments["edge"].Spec.Template.Spec.Containers[0].VolumeMounts[0].SubPath = "gateway.yaml"
+		}, "subPath"},
+		{"no HPA", func(r *rendered) { delete(r.HPAs, "edge") }, "no HPA for the edge"},
+		{"missing secret", func(r *rendered) { clear(r.Secrets) }, "refers to an object not in the overlay"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := renderOverlay(t, "dev")
+			if bad := check(r, ports); len(bad) > 0 {
+				t.Fatalf("dev fails before the break: %v", bad)
+			}
+			tt.break_(r)
+			got := strings.Join(check(r, ports), "\n")
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("check after %s = %q, want a problem mentioning %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStrictDecoding: a misspelt field or an unknown kind fails the
+// render instead of being dropped.
+func TestStrictDecoding(t *testing.T) {
+	tests := []struct{ name, apiVersion, kind, json string }{
+		{"misspelt field", "apps/v1", "Deployment", `{"spec":{"replica":2}}`},
+		{"misspelt probe", "apps/v1", "Deployment", `{"spec":{"template":{"spec":{"containers":[{"name":"edge","readinesProbe":{}}]}}}}`},
+		{"unknown kind", "v1", "Pod", `{}`},
+		{"old api version", "policy/v1beta1", "PodDisruptionBudget", `{}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := render(filepath.Join("overlays", "dev"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.add(tt.apiVersion, tt.kind, "x", []byte(tt.json)); err == nil {
+				t.Errorf("add(%s %s %s) = nil, want an error", tt.apiVersion, tt.kind, tt.json)
+			}
+		})
+	}
+}

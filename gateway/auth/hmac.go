@@ -1,0 +1,305 @@
+package auth
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Signature headers of a signed request.
+const (
+	HeaderAppID     = "X-App-Id"
+	HeaderTimestamp = "X-Timestamp"
+	HeaderNonce     = "X-Nonce"
+	HeaderSignature = "X-Signature"
+)
+
+// Signed-request defaults; see SignedAppsConfig.
+const (
+	DefaultSignatureWindow = 300 * time.Second
+	DefaultMaxSignedBody   = 1 << 20
+)
+
+// App is one signed app: its id, one of its secrets and its principal.
+// An app may appear several times with different secrets (rotation).
+type App struct {
+	// ID is sent as X-App-Id: 1-64 of [A-Za-z0-9._-].
+	ID string
+	// Secret is the HMAC key, at least 16 bytes.
+	Secret []byte
+	// Principal is who the app is (Via is set to ViaSignedApp).
+	Principal Principal
+	// NotAfter, when not zero, is the last instant this secret signs.
+	NotAfter time.Time
+}
+
+// SignedAppsConfig configures SignedApps.
+type SignedAppsConfig struct {
+	Apps []App
+	// Nonces remembers nonces. Nil means a new MemoryNonces.
+	Nonces NonceStore
+	// Window is how far X-Timestamp may be from now, either way. Zero
+	// means DefaultSignatureWindow.
+	Window time.Duration
+	// MaxBodyBytes bounds the body read to hash it; larger is
+	// ErrBodyTooLarge. Zero means DefaultMaxSignedBody.
+	MaxBodyBytes int64
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// SignedApps authenticates requests signed with an app's secret:
+//
+//	X-App-Id:    the app's id
+//	X-Timestamp: Unix seconds, within Window of the edge's clock
+//	X-Nonce:     16-128 of [A-Za-z0-9._~-], unique per app within 2 × Window
+//	X-Signature: lowercase hex HMAC-SHA256(secret, CanonicalString(...))
+//
+// The body is read once (at most MaxBodyBytes), hashed, and put back for
+// the edge to transcode. The signature is compared in constant time; the
+// nonce is claimed only after the signature verifies, so a forger cannot
+// burn an app's nonces. Safe for concurrent use.
+type SignedApps struct {
+	cfg  SignedAppsConfig
+	apps map[string][]App
+}
+
+// NewSignedApps validates cfg and returns its verifier.
+func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
+	if cfg.Nonces == nil {
+		cfg.Nonces = &MemoryNonces{}
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultSignatureWindow
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxSignedBody
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &SignedApps{cfg: cfg, apps: map[string][]App{}}
+	for i, a := range cfg.Apps {
+		switch {
+		case !validToken(a.ID, 1, 64):
+			return nil, fmt.Errorf("auth: app %d: id must be 1-64 of [A-Za-z0-9._~-]", i)
+		case len(a.Secret) < 16:
+			return nil, fmt.Errorf("auth: app %q: secret must be at least 16 bytes", a.ID)
+		case slices.ContainsFunc(s.apps[a.ID], func(b App) bool { return hmac.Equal(a.Secret, b.Secret) }):
+			return nil, fmt.Errorf("auth: app %q: secret repeated", a.ID)
+		}
+		if err := checkPrincipal(a.Principal); err != nil {
+			return nil, fmt.Errorf("auth: app %q: %w", a.ID, err)
+		}
+		a.Principal.Via = ViaSignedApp
+		s.apps[a.ID] = append(s.apps[a.ID], a)
+	}
+	return s, nil
+}
+
+// SignatureHeaders are a signed request's parsed headers.
+type SignatureHeaders struct {
+	AppID     string
+	Timestamp int64
+	Nonce     string
+	Signature [sha256.Size]byte
+}
+
+func hasSignatureHeaders(h http.Header) bool {
+	for _, k := range []string{HeaderAppID, HeaderTimestamp, HeaderNonce, HeaderSignature} {
+		if len(h.Values(k)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseSignatureHeaders reads the four signature headers: each sent
+// exactly once and well formed, or ErrMalformed.
+func ParseSignatureHeaders(h http.Header) (SignatureHeaders, error) {
+	var out SignatureHeaders
+	one := func(k string) (string, error) {
+		vs := h.Values(k)
+		if len(vs) != 1 {
+			return "", fail(ErrMalformed, "Send "+k+" exactly once.")
+		}
+		return vs[0], nil
+	}
+	id, err := one(HeaderAppID)
+	if err != nil {
+		return out, err
+	}
+	if !validToken(id, 1, 64) {
+		return out, fail(ErrMalformed, HeaderAppID+" must be 1-64 of [A-Za-z0-9._~-].")
+	}
+	ts, err := one(HeaderTimestamp)
+	if err != nil {
+		return out, err
+	}
+	if len(ts) == 0 || len(ts) > 12 || strings.Trim(ts, "0123456789") != "" {
+		return out, fail(ErrMalformed, HeaderTimestamp+" must be Unix seconds, 1-12 digits.")
+	}
+	out.Timestamp, _ = strconv.ParseInt(ts, 10, 64)
+	nonce, err := one(HeaderNonce)
+	if err != nil {
+		return out, err
+	}
+	if !validToken(nonce, 16, 128) {
+		return out, fail(ErrMalformed, HeaderNonce+" must be 16-128 of [A-Za-z0-9._~-].")
+	}
+	sig, err := one(HeaderSignature)
+	if err != nil {
+		return out, err
+	}
+	if len(sig) != 2*sha256.Size || strings.ToLower(sig) != sig {
+		return out, fail(ErrMalformed, HeaderSignature+" must be 64 lowercase hex digits.")
+	}
+	if _, err := hex.Decode(out.Signature[:], []byte(sig)); err != nil {
+		return out, fail(ErrMalformed, HeaderSignature+" must be 64 lowercase hex digits.")
+	}
+	out.AppID, out.Nonce = id, nonce
+	return out, nil
+}
+
+// CanonicalString is what a signed request signs, six lines joined by
+// "\n" with no trailing newline:
+//
+//	METHOD                 upper case, as sent
+//	/escaped/path          as sent, without the query
+//	a=1&b=2                the query's name=value pairs as sent (still
+//	                       escaped), sorted bytewise, joined by "&"; empty
+//	                       pairs dropped; "" without a query
+//	1767225600             X-Timestamp
+//	nonce                  X-Nonce
+//	e3b0c442...            lowercase hex SHA-256 of the body as sent
+//	                       (the empty body's hash without one)
+func CanonicalString(method, escapedPath, rawQuery, timestamp, nonce string, bodyHash [sha256.Size]byte) string {
+	var b strings.Builder
+	b.Grow(len(method) + len(escapedPath) + len(rawQuery) + len(timestamp) + len(nonce) + 2*sha256.Size + 5)
+	b.WriteString(method)
+	b.WriteByte('\n')
+	b.WriteString(escapedPath)
+	b.WriteByte('\n')
+	b.WriteString(SortedQuery(rawQuery))
+	b.WriteByte('\n')
+	b.WriteString(timestamp)
+	b.WriteByte('\n')
+	b.WriteString(nonce)
+	b.WriteByte('\n')
+	var hx [2 * sha256.Size]byte
+	hex.Encode(hx[:], bodyHash[:])
+	b.Write(hx[:])
+	return b.String()
+}
+
+// SortedQuery returns raw's non-empty "&"-separated pairs sorted bytewise.
+func SortedQuery(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if !strings.Contains(raw, "&") {
+		return raw
+	}
+	pairs := strings.Split(raw, "&")
+	pairs = slices.DeleteFunc(pairs, func(p string) bool { return p == "" })
+	slices.Sort(pairs)
+	return strings.Join(pairs, "&")
+}
+
+// Sign returns the lowercase hex HMAC-SHA256 of canonical under secret.
+func Sign(secret []byte, canonical string) string {
+	m := hmac.New(sha256.New, secret)
+	io.WriteString(m, canonical)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Authenticate verifies r's signature and returns the app's principal.
+func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
+	h, err := ParseSignatureHeaders(r.Header)
+	if err != nil {
+		return Principal{}, err
+	}
+	now := s.cfg.Now()
+	if skew := now.Sub(time.Unix(h.Timestamp, 0)); skew > s.cfg.Window || skew < -s.cfg.Window {
+		return Principal{}, fail(ErrClockSkew, "X-Timestamp is more than "+strconv.Itoa(int(s.cfg.Window.Seconds()))+
+			" seconds from the gateway's clock ("+strconv.FormatInt(now.Unix(), 10)+"); sign with a current time.")
+	}
+	sum, err := s.hashBody(r)
+	if err != nil {
+		return Principal{}, err
+	}
+	canonical := CanonicalString(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Get(HeaderTimestamp), h.Nonce, sum)
+	found := -1
+	apps := s.apps[h.AppID]
+	var mac [sha256.Size]byte
+	for i := range apps { // no early exit: every secret of the app costs the same
+		m := hmac.New(sha256.New, apps[i].Secret)
+		io.WriteString(m, canonical)
+		if hmac.Equal(m.Sum(mac[:0]), h.Signature[:]) {
+			found = i
+		}
+	}
+	if found < 0 {
+		return Principal{}, fail(ErrInvalidCredentials, "The signature does not verify (unknown app, wrong secret, or a request changed after signing).")
+	}
+	app := &apps[found]
+	if !app.NotAfter.IsZero() && now.After(app.NotAfter) {
+		return Principal{}, fail(ErrExpired, "The app secret that signed the request has expired; sign with its replacement.")
+	}
+	ok, err := s.cfg.Nonces.Claim(r.Context(), h.AppID+"\x00"+h.Nonce, 2*s.cfg.Window)
+	switch {
+	case err != nil:
+		return Principal{}, fail(ErrUnavailable, "The gateway cannot check nonces right now; retry shortly.")
+	case !ok:
+		return Principal{}, fail(ErrReplayed, "The nonce was used before; sign each request with a new X-Nonce.")
+	}
+	return app.Principal, nil
+}
+
+// hashBody reads r's body once, at most MaxBodyBytes, returns its
+// SHA-256 and puts it back for the edge to transcode.
+func (s *SignedApps) hashBody(r *http.Request) ([sha256.Size]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return sha256.Sum256(nil), nil
+	}
+	tooLarge := fail(ErrBodyTooLarge, "The request body exceeds "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes.")
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		return [sha256.Size]byte{}, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+	_ = r.Body.Close()
+	switch {
+	case err != nil:
+		return [sha256.Size]byte{}, fail(ErrMalformed, "The request body could not be read.")
+	case int64(len(data)) > s.cfg.MaxBodyBytes:
+		return [sha256.Size]byte{}, tooLarge
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+	return sha256.Sum256(data), nil
+}
+
+// validToken: min-max characters of [A-Za-z0-9._~-].
+func validToken(s string, min, max int) bool {
+	if len(s) < min || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '~' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidAppID reports whether id can be an X-App-Id: 1-64 of
+// [A-Za-z0-9._~-].
+func ValidAppID(id string) bool { return validToken(id, 1, 64) }

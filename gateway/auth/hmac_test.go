@@ -1,0 +1,179 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/auth/authtest"
+)
+
+// TestCanonicalString pins the string clients sign (the README's recipe
+// builds the same bytes with printf and openssl).
+func TestCanonicalString(t *testing.T) {
+	got := auth.CanonicalString("POST", "/api/orders", "b=2&a=1&&a=0", "1767225600", "n-0123456789abcdef", sha256.Sum256([]byte(`{"x":1}`)))
+	want := "POST\n/api/orders\na=0&a=1&b=2\n1767225600\nn-0123456789abcdef\n" +
+		"5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22"
+	if got != want {
+		t.Errorf("CanonicalString = %q, want %q", got, want)
+	}
+	// wantSig is what openssl dgst -sha256 -hmac demo-app-secret-0001 prints.
+	const wantSig = "4f161b5eb03bf45b0c80e5b2685b57bfecfa5c5774ecd7308a2537272163cafe"
+	if sig := auth.Sign([]byte("demo-app-secret-0001"), want); sig != wantSig {
+		t.Errorf("Sign = %q, want %q", sig, wantSig)
+	}
+}
+
+func newApps(t *testing.T, now func() time.Time, nonces auth.NonceStore) *auth.SignedApps {
+	t.Helper()
+	s, err := auth.NewSignedApps(auth.SignedAppsConfig{Now: now, Nonces: nonces, MaxBodyBytes: 64, Apps: []auth.App{
+		{ID: "app", Secret: []byte("old-secret-000001"), Principal: auth.NewPrincipal("app", []string{"reader"}, "", "", ""), NotAfter: time.Unix(1_000_000, 0)},
+		{ID: "app", Secret: []byte("new-secret-000001"), Principal: auth.NewPrincipal("app", []string{"reader"}, "", "", "")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func signedRequest(secret, method, target, body string, ts int64, nonce string) *http.Request {
+	r, _ := http.NewRequest(method, "http://edge"+target, strings.NewReader(body))
+	if body == "" {
+		r.Body = http.NoBody
+	}
+	for _, kv := range authtest.SignedHeaders(secret, "app", method, r.URL.EscapedPath(), r.URL.RawQuery, []byte(body), ts, nonce) {
+		k, v, _ := strings.Cut(kv, ": ")
+		r.Header.Add(k, v)
+	}
+	return r
+}
+
+// TestSignedApps: the window's edges, rotation by not_after, the body
+// put back, and a nonce accepted once.
+func TestSignedApps(t *testing.T) {
+	now := time.Unix(999_000, 0)
+	s := newApps(t, func() time.Time { return now }, nil)
+	ts := now.Unix()
+	tests := []struct {
+		name    string
+		r       *http.Request
+		wantErr error
+	}{
+		{"new secret", signedRequest("new-secret-000001", "GET", "/api/x?b=1&a=2", "", ts, "nonce-000000000001"), nil},
+		{"old secret before not_after", signedRequest("old-secret-000001", "GET", "/api/x", "", ts, "nonce-000000000002"), nil},
+		{"window edge past", signedRequest("new-secret-000001", "GET", "/api/x", "", ts-300, "nonce-000000000003"), nil},
+		{"window edge future", signedRequest("new-secret-000001", "GET", "/api/x", "", ts+300, "nonce-000000000004"), nil},
+		{"past the window", signedRequest("new-secret-000001", "GET", "/api/x", "", ts-301, "nonce-000000000005"), auth.ErrClockSkew},
+		{"replay", signedRequest("new-secret-000001", "GET", "/api/x", "", ts, "nonce-000000000001"), auth.ErrReplayed},
+		{"wrong secret", signedRequest("bad-secret-000001", "GET", "/api/x", "", ts, "nonce-000000000006"), auth.ErrInvalidCredentials},
+		{"body", signedRequest("new-secret-000001", "POST", "/api/x", `{"a":1}`, ts, "nonce-000000000007"), nil},
+		{"body too large", signedRequest("new-secret-000001", "POST", "/api/x", strings.Repeat("x", 65), ts, "nonce-000000000008"), auth.ErrBodyTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := s.Authenticate(tt.r)
+			if !errors.Is(err, tt.wantErr) || err == nil && (p.Subject != "app" || p.Via != auth.ViaSignedApp) {
+				t.Fatalf("Authenticate = %+v, %v; want %v", p, err, tt.wantErr)
+			}
+		})
+	}
+	r := signedRequest("new-secret-000001", "POST", "/api/x", `{"a":1}`, ts, "nonce-000000000009")
+	if _, err := s.Authenticate(r); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(r.Body); err != nil || string(b) != `{"a":1}` {
+		t.Errorf("body after Authenticate = %q, %v; want it put back", b, err)
+	}
+	later := newApps(t, func() time.Time { return time.Unix(1_000_001, 0) }, nil)
+	if _, err := later.Authenticate(signedRequest("old-secret-000001", "GET", "/api/x", "", 1_000_001, "nonce-00000000000a")); !errors.Is(err, auth.ErrExpired) {
+		t.Errorf("old secret after not_after = %v, want ErrExpired", err)
+	}
+}
+
+// TestMemoryNoncesAtomic: of many concurrent claims of one nonce exactly
+// one wins; an expired nonce may be claimed again; a full store fails.
+func TestMemoryNoncesAtomic(t *testing.T) {
+	var now atomic.Int64
+	m := &auth.MemoryNonces{Max: 2, Now: func() time.Time { return time.Unix(now.Load(), 0) }}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			if ok, err := m.Claim(context.Background(), "k", time.Minute); ok && err == nil {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d concurrent claims won, want 1", wins.Load())
+	}
+	if ok, _ := m.Claim(context.Background(), "k2", time.Minute); !ok {
+		t.Fatal("second key refused")
+	}
+	if _, err := m.Claim(context.Background(), "k3", time.Minute); !errors.Is(err, auth.ErrNonceStoreFull) {
+		t.Fatalf("claim in a full store = %v, want ErrNonceStoreFull", err)
+	}
+	now.Store(61)
+	if ok, err := m.Claim(context.Background(), "k", time.Minute); !ok || err != nil {
+		t.Fatalf("claim after expiry = %v, %v; want true", ok, err)
+	}
+	if m.Len() != 1 {
+		t.Errorf("Len = %d after the sweep, want 1", m.Len())
+	}
+}
+
+// failingNonces is a NonceStore that is down.
+type failingNonces struct{}
+
+func (failingNonces) Claim(context.Context, string, time.Duration) (bool, error) {
+	return false, errors.New("down")
+}
+
+// TestSignedAppsStoreDown: a failing nonce store refuses the request.
+func TestSignedAppsStoreDown(t *testing.T) {
+	now := time.Unix(999_000, 0)
+	s := newApps(t, func() time.Time { return now }, failingNonces{})
+	if _, err := s.Authenticate(signedRequest("new-secret-000001", "GET", "/api/x", "", now.Unix(), "nonce-000000000001")); !errors.Is(err, auth.ErrUnavailable) {
+		t.Errorf("Authenticate with the store down = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestParseSignatureHeaders(t *testing.T) {
+	good := map[string]string{"X-App-Id": "app", "X-Timestamp": "1767225600", "X-Nonce": "nonce-000000000001", "X-Signature": strings.Repeat("ab", 32)}
+	tests := []struct {
+		name    string
+		mod     func(http.Header)
+		wantErr bool
+	}{
+		{"good", func(http.Header) {}, false},
+		{"no app", func(h http.Header) { h.Del("X-App-Id") }, true},
+		{"two nonces", func(h http.Header) { h.Add("X-Nonce", "nonce-000000000002") }, true},
+		{"short nonce", func(h http.Header) { h.Set("X-Nonce", "short") }, true},
+		{"nonce with space", func(h http.Header) { h.Set("X-Nonce", "nonce 00000000001") }, true},
+		{"negative timestamp", func(h http.Header) { h.Set("X-Timestamp", "-1767225600") }, true},
+		{"long timestamp", func(h http.Header) { h.Set("X-Timestamp", "1234567890123") }, true},
+		{"upper-case signature", func(h http.Header) { h.Set("X-Signature", strings.Repeat("AB", 32)) }, true},
+		{"short signature", func(h http.Header) { h.Set("X-Signature", "abcd") }, true},
+		{"base64 signature", func(h http.Header) { h.Set("X-Signature", strings.Repeat("q83v", 11)) }, true},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for k, v := range good {
+			h.Set(k, v)
+		}
+		tt.mod(h)
+		_, err := auth.ParseSignatureHeaders(h)
+		if (err != nil) != tt.wantErr || err != nil && !errors.Is(err, auth.ErrMalformed) {
+			t.Errorf("%s: ParseSignatureHeaders = %v, want error %v (ErrMalformed)", tt.name, err, tt.wantErr)
+		}
+	}
+}

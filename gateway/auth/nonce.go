@@ -1,0 +1,80 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// NonceStore remembers the nonces of signed requests, so each is accepted
+// once. Claim records key for ttl and reports true when key was free; a
+// false means a replay. It must be atomic: of two concurrent claims of
+// one key exactly one succeeds. An error fails the request closed (503).
+// MemoryNonces keeps them in one process; a store shared through Redis
+// serves several edges.
+type NonceStore interface {
+	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
+}
+
+// DefaultMaxNonces bounds a MemoryNonces.
+const DefaultMaxNonces = 1 << 20
+
+// ErrNonceStoreFull: MemoryNonces holds MaxNonces live nonces.
+var ErrNonceStoreFull = errors.New("auth: nonce store full")
+
+// MemoryNonces is an in-memory NonceStore for one edge process: a map of
+// keys to expiry times behind one mutex, swept of expired keys when it
+// fills. When every entry is live and the store is full, Claim fails (the
+// request is refused, never let through unchecked). Safe for concurrent
+// use.
+type MemoryNonces struct {
+	// Max bounds the live nonces; zero means DefaultMaxNonces.
+	Max int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	expires map[string]time.Time
+}
+
+var _ NonceStore = (*MemoryNonces)(nil)
+
+// Claim implements NonceStore.
+func (m *MemoryNonces) Claim(_ context.Context, key string, ttl time.Duration) (bool, error) {
+	now := time.Now()
+	if m.Now != nil {
+		now = m.Now()
+	}
+	max := m.Max
+	if max <= 0 {
+		max = DefaultMaxNonces
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.expires == nil {
+		m.expires = map[string]time.Time{}
+	}
+	if exp, ok := m.expires[key]; ok && now.Before(exp) {
+		return false, nil
+	}
+	if len(m.expires) >= max {
+		for k, exp := range m.expires {
+			if !now.Before(exp) {
+				delete(m.expires, k)
+			}
+		}
+		if len(m.expires) >= max {
+			return false, ErrNonceStoreFull
+		}
+	}
+	m.expires[key] = now.Add(ttl)
+	return true, nil
+}
+
+// Len returns how many nonces are held, expired ones included.
+func (m *MemoryNonces) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.expires)
+}

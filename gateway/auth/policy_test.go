@@ -1,0 +1,99 @@
+package auth_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/route"
+)
+
+var routes = []*route.Route{
+	{Method: "GET", Pattern: "/api/orders", RPC: "/portico.order.v1.OrderService/ListOrders"},
+	{Method: "POST", Pattern: "/api/orders", RPC: "/portico.order.v1.OrderService/CreateOrder"},
+	{Method: "GET", Pattern: "/api/orders/{id}", RPC: "/portico.order.v1.OrderService/GetOrder"},
+	{Method: "POST", Pattern: "/api/orders/{id}:cancel", RPC: "/portico.order.v1.OrderService/CancelOrder"},
+	{Method: "GET", Pattern: "/api/ordersx", RPC: "/portico.x.v1.X/Get"},
+	{Method: "PATCH", Pattern: "/api/inventory/{item.sku}", RPC: "/portico.inventory.v1.InventoryService/UpdateItem"},
+}
+
+func TestParseRouteSelector(t *testing.T) {
+	tests := []struct {
+		sel  string
+		want string // indexes of routes selected
+	}{
+		{"*", "012345"},
+		{"GET *", "024"},
+		{"HEAD *", "024"},
+		{"/api/orders/**", "0123"},
+		{"POST /api/orders/**", "13"},
+		{"/api/orders/{id}", "2"},
+		{"portico.order.v1.OrderService/GetOrder", "2"},
+		{"/portico.order.v1.OrderService/GetOrder", "2"},
+		{"portico.order.v1.OrderService/*", "0123"},
+		{"PATCH portico.inventory.v1.InventoryService/*", "5"},
+	}
+	for _, tt := range tests {
+		match, err := auth.ParseRouteSelector(tt.sel)
+		if err != nil {
+			t.Errorf("ParseRouteSelector(%q) = %v", tt.sel, err)
+			continue
+		}
+		got := ""
+		for i, rt := range routes {
+			if match(rt) {
+				got += string(rune('0' + i))
+			}
+		}
+		if got != tt.want {
+			t.Errorf("ParseRouteSelector(%q) selects %s, want %s", tt.sel, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "get *", "FETCH *", "/api/orders/*", "orders", "a/b/c", "x.Y/Get*", "GET", "* *"} {
+		if _, err := auth.ParseRouteSelector(bad); err == nil {
+			t.Errorf("ParseRouteSelector(%q) = nil error", bad)
+		}
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	pol, err := auth.NewPolicy([]auth.Rule{
+		{Roles: []string{"partner"}, Allow: []string{"GET /api/orders/**"}},
+		{Roles: []string{"ops", "partner"}, Allow: []string{"portico.inventory.v1.InventoryService/*"}},
+	}, routes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partner := auth.NewPrincipal("p", []string{"partner"}, "", "", "")
+	two := auth.NewPrincipal("q", []string{"viewer", "ops"}, "", "", "")
+	admin := auth.NewPrincipal("a", []string{"admin"}, "", "", "")
+	for _, tt := range []struct {
+		p    auth.Principal
+		rt   int
+		want bool
+	}{
+		{partner, 0, true}, {partner, 2, true}, {partner, 1, false}, {partner, 5, true},
+		{two, 5, true}, {two, 0, false},
+		{admin, 0, false}, // the configured policy replaces the built-in one
+	} {
+		if got := pol.Allowed(tt.p, routes[tt.rt]); got != tt.want {
+			t.Errorf("Allowed(%v, %s) = %v, want %v", tt.p.Roles, routes[tt.rt].Key(), got, tt.want)
+		}
+	}
+	var uncovered []string
+	for _, rt := range pol.Uncovered() {
+		uncovered = append(uncovered, rt.Key())
+	}
+	if got := strings.Join(uncovered, ","); got != "POST /api/orders,POST /api/orders/{id}:cancel,GET /api/ordersx" {
+		t.Errorf("Uncovered = %s", got)
+	}
+	if got := strings.Join(pol.Roles(routes[5]), ","); got != "ops,partner" {
+		t.Errorf("Roles(UpdateItem) = %s, want ops,partner", got)
+	}
+	if _, err := auth.NewPolicy([]auth.Rule{{Roles: []string{"x"}, Allow: []string{"/api/nothing/**"}}}, routes); err == nil {
+		t.Error("a selector selecting no route: nil error")
+	}
+	if _, err := auth.NewPolicy([]auth.Rule{{Allow: []string{"*"}}}, routes); err == nil {
+		t.Error("a rule without roles: nil error")
+	}
+}

@@ -1,0 +1,154 @@
+package gateway
+
+import (
+	"errors"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gateway/route"
+)
+
+// buildAuth builds the authenticator chain of cfg: its API keys (legacy
+// tokens included), JWT verifier and signed apps. nonces is the process's
+// nonce store (it outlives a reload); maxBody bounds a signed body.
+func buildAuth(cfg Config, nonces auth.NonceStore, maxBody int64) (*auth.Chain, error) {
+	a := cfg.Auth
+	var keys []auth.APIKey
+	for _, t := range a.Tokens {
+		keys = append(keys, auth.APIKey{Hash: hashOf(t.Token), Principal: auth.NewPrincipal(t.Subject, []string{t.Role}, "", "", "")})
+	}
+	for _, k := range a.APIKeys {
+		s, err := resolveSecret(k.Key, true)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, auth.APIKey{Hash: s.hash, Principal: auth.NewPrincipal(k.Subject, k.Roles, k.Tenant, k.Plan, ""), NotAfter: parseTime(k.NotAfter)})
+	}
+	c := &auth.Chain{MaxTokenBytes: a.MaxTokenBytes}
+	var err error
+	if c.Keys, err = auth.NewAPIKeys(keys, nil); err != nil {
+		return nil, err
+	}
+	if a.JWT.Issuer != "" {
+		if c.JWT, err = buildJWT(a.JWT); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.SignedApps.Apps) > 0 {
+		apps := make([]auth.App, len(a.SignedApps.Apps))
+		for i, app := range a.SignedApps.Apps {
+			s, err := resolveSecret(app.Secret, false)
+			if err != nil {
+				return nil, err
+			}
+			apps[i] = auth.App{ID: app.ID, Secret: s.value, NotAfter: parseTime(app.NotAfter),
+				Principal: auth.NewPrincipal(app.Subject, app.Roles, app.Tenant, app.Plan, "")}
+		}
+		c.Apps, err = auth.NewSignedApps(auth.SignedAppsConfig{Apps: apps, Nonces: nonces, Window: a.SignedApps.Window, MaxBodyBytes: maxBody})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func buildJWT(j JWTConfig) (*auth.JWTVerifier, error) {
+	var keys *auth.JWKS
+	if j.JWKSFile != "" {
+		var err error
+		if keys, err = auth.NewJWKSFile(j.JWKSFile); err != nil {
+			return nil, err
+		}
+	} else {
+		keys = auth.NewJWKSURL(j.JWKSURL, auth.JWKSOptions{Timeout: j.Timeout, RefreshInterval: j.RefreshInterval, MinRefresh: j.MinRefresh})
+	}
+	return auth.NewJWTVerifier(auth.JWTConfig{
+		Issuer: j.Issuer, Audience: j.Audience, Algorithms: j.Algorithms, Leeway: j.Leeway, Keys: keys,
+		Claims: auth.Claims{Subject: j.Claims.Subject, Roles: j.Claims.Roles, Tenant: j.Claims.Tenant, Plan: j.Claims.Plan},
+	})
+}
+
+// buildPolicy resolves the policy rules (or the built-in ones) against
+// the route table.
+func buildPolicy(cfg Config, table *route.Table) (*auth.Policy, error) {
+	if len(cfg.Auth.Policy) == 0 {
+		return auth.DefaultPolicy(table.Routes()), nil
+	}
+	pol, err := auth.NewPolicy(cfg.Auth.policyRules(), table.Routes())
+	if err != nil {
+		return nil, errors.New("gateway config: auth.policy: " + err.Error())
+	}
+	return pol, nil
+}
+
+// maxBodyOf is the largest body any route accepts: what a signed request's
+// body may be when it is hashed (the route's own limit applies after).
+func maxBodyOf(eps map[*route.Route]*endpoint) int64 {
+	var m int64
+	for _, ep := range eps {
+		m = max(m, ep.maxBody)
+	}
+	return m
+}
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339, s) // validated
+	return t
+}
+
+// authProblem maps an authentication failure to its problem; the detail
+// is the failure's client-safe one.
+func authProblem(err error) *problem.Problem {
+	code, challenge := problem.CodeUnauthenticated, `Bearer realm="portico"`
+	switch {
+	case errors.Is(err, auth.ErrMalformed):
+		code, challenge = problem.CodeMalformedCredentials, challenge+`, error="invalid_request"`
+	case errors.Is(err, auth.ErrExpired):
+		code, challenge = problem.CodeCredentialsExpired, challenge+`, error="invalid_token"`
+	case errors.Is(err, auth.ErrReplayed):
+		code = problem.CodeRequestReplayed
+	case errors.Is(err, auth.ErrClockSkew):
+		code = problem.CodeClockSkew
+	case errors.Is(err, auth.ErrBodyTooLarge):
+		code, challenge = problem.CodeContentTooLarge, ""
+	case errors.Is(err, auth.ErrUnavailable):
+		code, challenge = problem.CodeServiceUnavailable, ""
+	case errors.Is(err, auth.ErrInvalidCredentials):
+		challenge += `, error="invalid_token"`
+	}
+	detail := auth.Detail(err)
+	if detail == "" {
+		detail = "Send a valid token as Authorization: Bearer <token>."
+	}
+	p := problem.New(code, detail)
+	p.Challenge = challenge
+	if code == problem.CodeServiceUnavailable {
+		p.RetryAfter = 1
+	}
+	return p
+}
+
+// buildAccess builds the authenticator (unless WithAuthenticator gave
+// one), the policy and the CORS answerer from the config, and logs the
+// auth warnings.
+func (s *Server) buildAccess(o options) error {
+	var err error
+	if s.auth == nil {
+		if s.auth, err = buildAuth(s.cfg, o.nonces, maxBodyOf(s.endpoints)); err != nil {
+			return err
+		}
+		a := s.cfg.Auth
+		if len(a.Tokens)+len(a.APIKeys)+len(a.SignedApps.Apps) == 0 && a.JWT.Issuer == "" {
+			s.log.Warn("no credentials configured (auth.api_keys, auth.jwt, auth.signed_apps): every /api request will be 401")
+		}
+	}
+	if s.policy, err = buildPolicy(s.cfg, s.table); err != nil {
+		return err
+	}
+	for _, w := range s.cfg.authWarnings(s.table.Routes()) {
+		s.log.Warn(w)
+	}
+	s.cors = newCORS(s.cfg.CORS)
+	return nil
+}

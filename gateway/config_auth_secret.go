@@ -1,0 +1,89 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// maxSecretFileBytes bounds a secret file.
+const maxSecretFileBytes = 64 << 10
+
+// A SecretRef names a secret in the config without holding it:
+//
+//	sha256:<64 hex digits>   the SHA-256 of an API key (API keys only)
+//	env:NAME                 the value of environment variable NAME
+//	file:/path               the file's content, trailing newlines cut
+//	anything else            the secret itself, in plaintext (warns)
+//
+// env: and file: are read when the config loads (and on every reload);
+// a missing variable or file is a config error.
+type secret struct {
+	value     []byte // the secret; nil for a hash
+	hash      [sha256.Size]byte
+	plaintext bool
+}
+
+// resolveSecret reads ref; hashOK allows "sha256:".
+func resolveSecret(ref string, hashOK bool) (secret, error) {
+	kind, rest, _ := strings.Cut(ref, ":")
+	var s secret
+	switch kind {
+	case "sha256":
+		if !hashOK {
+			return s, errors.New("a hash cannot sign: use env: or file:")
+		}
+		b, err := hex.DecodeString(rest)
+		if err != nil || len(b) != sha256.Size {
+			return s, errors.New("sha256: wants 64 hex digits")
+		}
+		copy(s.hash[:], b)
+		return s, nil
+	case "env":
+		v, ok := os.LookupEnv(rest)
+		if !ok || v == "" || rest == "" {
+			return s, fmt.Errorf("environment variable %q is unset or empty", rest)
+		}
+		s.value = []byte(v)
+	case "file":
+		v, err := readSecretFile(rest)
+		if err != nil {
+			return s, err
+		}
+		s.value = v
+	default:
+		if ref == "" {
+			return s, errors.New("required")
+		}
+		s.value, s.plaintext = []byte(ref), true
+	}
+	if strings.ContainsAny(string(s.value), " \t\r\n") && hashOK {
+		return s, errors.New("an API key must not contain whitespace")
+	}
+	s.hash = sha256.Sum256(s.value)
+	return s, nil
+}
+
+func readSecretFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("secret file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretFileBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("secret file %s: %w", path, err)
+	case len(b) > maxSecretFileBytes:
+		return nil, fmt.Errorf("secret file %s: larger than %d bytes", path, maxSecretFileBytes)
+	}
+	b = []byte(strings.TrimRight(string(b), "\r\n"))
+	if len(b) == 0 {
+		return nil, fmt.Errorf("secret file %s is empty", path)
+	}
+	return b, nil
+}

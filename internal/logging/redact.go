@@ -1,0 +1,82 @@
+package logging
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Redacted replaces a secret in a log record.
+const Redacted = "[REDACTED]"
+
+// secretKeys are attribute keys whose values are secrets, whatever they
+// hold; matched in any case, "-" and "_" ignored.
+var secretKeys = map[string]bool{
+	"authorization": true, "proxyauthorization": true, "cookie": true, "setcookie": true,
+	"xsignature": true, "signature": true, "xapikey": true, "apikey": true,
+	"idempotencykey": true, "idemkey": true, "token": true, "accesstoken": true,
+	"jwt": true, "secret": true, "appsecret": true, "password": true, "nonce": true, "xnonce": true,
+}
+
+// secretPatterns find secrets inside any string: a bearer credential, a
+// JWS compact token, a credential in a query string.
+var secretPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)(bearer|basic)\s+[A-Za-z0-9._~+/=-]+`),
+	regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*`),
+	regexp.MustCompile(`(?i)(access_token|api_key|apikey|signature)=[^&\s"]*`),
+}
+
+// redact is the one choke point every record of every process passes
+// (the handler's ReplaceAttr): the value of a secret key becomes
+// Redacted, and secret-shaped text inside any string is cut out. It is
+// cheap for ordinary strings: a pattern runs only when its marker shows.
+func redact(key, s string) (string, bool) {
+	if isSecretKey(key) {
+		return Redacted, s != Redacted
+	}
+	if !strings.Contains(s, "eyJ") && !containsFold(s, "bearer") && !containsFold(s, "basic") && !strings.Contains(s, "=") {
+		return s, false
+	}
+	out := s
+	for i, re := range secretPatterns {
+		out = re.ReplaceAllStringFunc(out, func(m string) string {
+			if i == 1 {
+				return Redacted
+			}
+			cut := strings.IndexAny(m, " \t=")
+			for cut+1 < len(m) && (m[cut+1] == ' ' || m[cut+1] == '\t') {
+				cut++
+			}
+			return m[:cut+1] + Redacted
+		})
+	}
+	return out, out != s
+}
+
+func isSecretKey(key string) bool {
+	if len(key) > 32 {
+		return false
+	}
+	var b [32]byte
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b[n] = c
+		n++
+	}
+	return secretKeys[string(b[:n])]
+}
+
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}

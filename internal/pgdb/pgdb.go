@@ -1,0 +1,133 @@
+package pgdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is an open database: a pool whose connections use one schema.
+type DB struct {
+	*pgxpool.Pool
+	schema string
+}
+
+// IsURL reports whether a --db value names a PostgreSQL database
+// (postgres:// or postgresql://) rather than an SQLite path.
+func IsURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+var schemaName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,30}$`)
+
+// Open connects to the database at url, creates schema if needed, makes it
+// every connection's search_path, and applies the pending migrations from
+// migrations/postgres/ in migrations under an advisory lock.
+func Open(ctx context.Context, url, schema string, migrations fs.FS) (*DB, error) {
+	if !schemaName.MatchString(schema) {
+		return nil, fmt.Errorf("pgdb: schema %q: want a lower-case identifier", schema)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: %w", err) // pgconn's parse errors never echo the password
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: %w", err)
+	}
+	db := &DB{Pool: pool, schema: schema}
+	if err := db.migrate(ctx, migrations); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgdb: migrate schema %s: %w", schema, err)
+	}
+	return db, nil
+}
+
+// Schema returns the schema the DB's connections use.
+func (d *DB) Schema() string { return d.schema }
+
+// Close closes every connection of the pool. It always returns nil; it
+// returns an error so a DB closes like an sqlitedb.DB.
+func (d *DB) Close() error {
+	d.Pool.Close()
+	return nil
+}
+
+// Ping reports whether the database answers: the readiness probe.
+func (d *DB) Ping(ctx context.Context) error { return d.Pool.Ping(ctx) }
+
+// LockKey returns the advisory lock key of name within the DB's schema,
+// for pg_advisory_xact_lock: a 64-bit hash computed by the server
+// (hashtextextended), so every process agrees on it.
+const LockKey = `hashtextextended(current_schema() || ':' || $1, 0)`
+
+func (d *DB) migrate(ctx context.Context, migrations fs.FS) error {
+	files, err := fs.Glob(migrations, "migrations/postgres/*.sql")
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errors.New("no migrations/postgres/*.sql")
+	}
+	sort.Strings(files)
+	conn, err := d.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	// A session lock on its own connection: replicas starting together
+	// queue here, and the first applies what the others then find applied.
+	// The schema is created under the lock too (CREATE SCHEMA IF NOT EXISTS
+	// can race with itself).
+	lock := `hashtextextended('portico.migrate:' || $1, 0)`
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+lock+`)`, d.schema); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+lock+`)`, d.schema)
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+d.schema); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return err
+	}
+	for _, name := range files {
+		if err := apply(ctx, conn.Conn(), migrations, name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func apply(ctx context.Context, conn *pgx.Conn, migrations fs.FS, name string) error {
+	num, _, ok := strings.Cut(path.Base(name), "_")
+	v, err := strconv.Atoi(num)
+	if !ok || err != nil || v <= 0 {
+		return fmt.Errorf("want NNNN_description.sql")
+	}
+	body, err := fs.ReadFile(migrations, name)
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		var done bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, v).Scan(&done); err != nil || done {
+			return err
+		}
+		if _, err := tx.Exec(ctx, string(body)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, path.Base(name))
+		return err
+	})
+}

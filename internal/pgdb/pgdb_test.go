@@ -1,0 +1,153 @@
+package pgdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"go.uber.org/goleak"
+
+	"github.com/portico-gateway/portico/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var testMigrations = fstest.MapFS{
+	"migrations/postgres/0001_init.sql": {Data: []byte(`CREATE TABLE t (id integer PRIMARY KEY, n integer NOT NULL DEFAULT 0);`)},
+	"migrations/postgres/0002_more.sql": {Data: []byte(`CREATE TABLE u (id integer PRIMARY KEY); CREATE INDEX t_n ON t (n);`)},
+	"migrations/0001_sqlite_only.sql":   {Data: []byte(`this is not read`)},
+}
+
+// TestOpenConcurrently: replicas starting together apply each migration
+// once (the advisory lock), into their own schema.
+func TestOpenConcurrently(t *testing.T) {
+	url := pgtest.New(t)
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	dbs := make([]*DB, n)
+	for i := range n {
+		wg.Go(func() { dbs[i], errs[i] = Open(context.Background(), url, "svc", testMigrations) })
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("Open %d: %v", i, errs[i])
+			continue
+		}
+		defer dbs[i].Close()
+	}
+	if t.Failed() {
+		return
+	}
+	rows, err := dbs[0].Query(context.Background(), `SELECT version, name FROM svc.schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var v int
+		var name string
+		err := r.Scan(&v, &name)
+		return fmt.Sprint(v, " ", name), err
+	})
+	want := []string{"1 0001_init.sql", "2 0002_more.sql"}
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("applied migrations = %v, %v; want %v", got, err, want)
+	}
+	if _, err := dbs[0].Exec(context.Background(), `INSERT INTO t (id) VALUES (1)`); err != nil {
+		t.Errorf("the schema is not the connections' search_path: %v", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	url := pgtest.New(t)
+	tests := []struct {
+		name, url, schema string
+		fs                fstest.MapFS
+	}{
+		{"bad schema name", url, "Robert'); DROP", testMigrations},
+		{"no migrations", url, "svc", fstest.MapFS{}},
+		{"bad migration name", url, "svc", fstest.MapFS{"migrations/postgres/init.sql": {Data: []byte(`SELECT 1`)}}},
+		{"bad SQL", url, "svc2", fstest.MapFS{"migrations/postgres/0001_x.sql": {Data: []byte(`CREATE TABLE (`)}}},
+		{"bad URL", "postgres://%zz", "svc", testMigrations},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if db, err := Open(context.Background(), tt.url, tt.schema, tt.fs); err == nil {
+				db.Close()
+				t.Errorf("Open = nil error, want one")
+			}
+		})
+	}
+}
+
+// TestInTxRetriesLostConnection: a transaction whose connection is
+// terminated mid-way runs again on a new one and commits once.
+func TestInTxRetriesLostConnection(t *testing.T) {
+	db, err := Open(context.Background(), pgtest.New(t), "svc", testMigrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	runs := 0
+	err = db.InTx(context.Background(), func(tx pgx.Tx) error {
+		runs++
+		if _, err := tx.Exec(context.Background(), `INSERT INTO t (id) VALUES (1)`); err != nil {
+			return err
+		}
+		if runs == 1 {
+			_, err := tx.Exec(context.Background(), `SELECT pg_terminate_backend(pg_backend_pid())`)
+			return err
+		}
+		return nil
+	})
+	var n int
+	if qerr := db.QueryRow(context.Background(), `SELECT count(*) FROM t`).Scan(&n); err != nil || qerr != nil || runs != 2 || n != 1 {
+		t.Errorf("InTx = %v after %d runs, %d rows (%v); want success after 2 runs, 1 row", err, runs, n, qerr)
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	pg := func(code string) error { return fmt.Errorf("wrapped: %w", &pgconn.PgError{Code: code}) }
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"serialization failure", pg("40001"), true},
+		{"deadlock", pg("40P01"), true},
+		{"terminated backend", pg("57P01"), true},
+		{"connection failure", pg("08006"), true},
+		{"unique violation", pg("23505"), false},
+		{"check violation", pg("23514"), false},
+		{"unexpected EOF", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},
+		{"deadline", context.DeadlineExceeded, false},
+		{"canceled", fmt.Errorf("x: %w", context.Canceled), false},
+		{"a business error", errors.New("insufficient stock"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Retryable(tt.err); got != tt.want {
+				t.Errorf("Retryable(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsURL(t *testing.T) {
+	for in, want := range map[string]bool{
+		"postgres://h/db": true, "postgresql://u@h:5432/db?sslmode=disable": true,
+		"var/order.db": false, ":memory:": false, "Postgres://h/db": false, "": false,
+	} {
+		if got := IsURL(in); got != want {
+			t.Errorf("IsURL(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
