@@ -12,6 +12,8 @@ import (
 // call when it rejects:
 //
 //	authenticate  401 UNAUTHENTICATED and the other auth codes (authProblem)
+//	rate limit    429 RATE_LIMIT_EXCEEDED, CALLER_BANNED (limits.go; a failed
+//	              authentication counts against failed_auth only)
 //	route         404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED
 //	authorize     403 FORBIDDEN (the policy: the caller's roles and the route)
 //	prepare       400, 413, 415 (idempotency key, Grpc-Timeout, query, body
@@ -25,8 +27,12 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	if rt != nil { // label 401s and 403s by route too; the answer order is unchanged
 		ex.route = rt.Template
 	}
-	p, ok := s.authenticate(w, r)
-	if !ok {
+	p, err := sn.auth.Authenticate(r)
+	if s.limit(w, r, rt, p, err) {
+		return
+	}
+	if err != nil {
+		s.writeProblem(w, r, authProblem(err))
 		return
 	}
 	ex.principal = p

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth"
@@ -96,17 +95,6 @@ func maxBodyOf(eps map[*route.Route]*endpoint) int64 {
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339, s) // validated
 	return t
-}
-
-// authenticate runs the authenticator; on failure it answers the problem
-// and reports false.
-func (s *Server) authenticate(w *responseWriter, r *http.Request) (auth.Principal, bool) {
-	p, err := w.ex.snap.auth.Authenticate(r)
-	if err != nil {
-		s.writeProblem(w, r, authProblem(err))
-		return auth.Principal{}, false
-	}
-	return p, true
 }
 
 // authProblem maps an authentication failure to its problem; the detail

@@ -67,6 +67,8 @@ type Config struct {
 	AdminListen string `yaml:"admin_listen,omitempty"`
 	// Ops configures reloads, kept versions and readiness.
 	Ops OpsConfig `yaml:"ops,omitempty"`
+	// Limits are the edge's rate limits; absent means none.
+	Limits LimitsConfig `yaml:"limits,omitempty"`
 	// CORS answers browsers' cross-origin requests; absent means none.
 	CORS CORSConfig `yaml:"cors,omitempty"`
 	// Telemetry configures tracing and log sampling; zero exports nothing.

@@ -83,8 +83,9 @@ func DevConfig(basePort int) Config {
 		}, AllowPlaintextSecrets: true, SignedApps: SignedAppsConfig{Apps: []AppConfig{
 			{ID: "demo-app", Secret: "demo-app-secret-0001", Subject: "demo-app", Roles: []string{callmeta.RoleCustomer}},
 		}}},
-		CORS: CORSConfig{AllowedOrigins: []string{"http://localhost:3000"}},
-		Shed: ShedConfig{MaxInFlight: DevMaxInFlight},
+		CORS:   CORSConfig{AllowedOrigins: []string{"http://localhost:3000"}},
+		Shed:   ShedConfig{MaxInFlight: DevMaxInFlight},
+		Limits: DevLimits(),
 	}
 	return c.withDefaults()
 }

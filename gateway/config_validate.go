@@ -43,6 +43,7 @@ func (c Config) Validate() error {
 	c.TLS.validate(v)
 	c.validateUpstreamTLS(v)
 	c.validateOps(v)
+	c.Limits.validate(v)
 	return v.err()
 }
 

@@ -53,12 +53,13 @@ type harness struct {
 
 // setup adjusts a harness before the edge starts.
 type setup struct {
-	cfg   func(*Config)
-	down  []string                               // upstreams without a server: dialed at a closed TCP port
-	chain map[string]grpc.UnaryClientInterceptor // the DialFunc's, per upstream
-	serve map[string]grpc.UnaryServerInterceptor // the upstream server's
-	opts  []grpc.ServerOption                    // every upstream server's (TLS)
-	regs  []registration
+	cfg     func(*Config)
+	down    []string                               // upstreams without a server: dialed at a closed TCP port
+	chain   map[string]grpc.UnaryClientInterceptor // the DialFunc's, per upstream
+	serve   map[string]grpc.UnaryServerInterceptor // the upstream server's
+	srvOpts []grpc.ServerOption                    // every upstream server's (TLS)
+	regs    []registration
+	opts    []Option // more options for New
 }
 
 func newHarness(t testing.TB, su setup) *harness {
@@ -69,6 +70,7 @@ func newHarness(t testing.TB, su setup) *harness {
 		logs: &syncBuffer{}, registry: prometheus.NewRegistry(),
 	}
 	h.cfg = DevConfig(0)
+	h.cfg.Limits = LimitsConfig{} // tests that send many requests stay under no limit; limits tests set their own
 	if su.cfg != nil {
 		su.cfg(&h.cfg)
 	}
@@ -77,7 +79,7 @@ func newHarness(t testing.TB, su setup) *harness {
 			h.cfg.Upstreams[i].Addresses = []string{closedAddr(t)}
 			continue
 		}
-		h.cfg.Upstreams[i].Addresses = []string{h.startUpstream(up, su.serve[up.Name], su.opts...)}
+		h.cfg.Upstreams[i].Addresses = []string{h.startUpstream(up, su.serve[up.Name], su.srvOpts...)}
 	}
 	h.dial = h.dialer(su.chain)
 	opts := []Option{
@@ -85,6 +87,7 @@ func newHarness(t testing.TB, su setup) *harness {
 		WithLogger(logging.New(h.logs, "gateway", slog.LevelDebug)),
 		WithRegistry(h.registry),
 	}
+	opts = append(opts, su.opts...)
 	if su.regs != nil {
 		opts = append(opts, func(o *options) { o.registrations = su.regs })
 	}

@@ -45,12 +45,14 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 // serveHealth reports the edge and every upstream's grpc.health.v1 status;
 // 503 when any is DOWN.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
-	rep := s.snapFor(r).health.Check(r.Context())
+	sn := s.snapFor(r)
+	rep := sn.health.Check(r.Context())
+	body := sn.limits.health(&rep)
 	code := http.StatusOK
 	if rep.Status != health.Up {
 		code = http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, rep)
+	writeJSON(w, code, body)
 }
 
 // serveLive answers 200 while the process can answer at all; it never

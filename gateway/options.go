@@ -49,7 +49,8 @@ type options struct {
 	telemetry     *telemetry.Provider
 	upstreams     *Upstreams
 	configPath    string
-	registrations []registration // tests only
+	registrations []registration   // tests only
+	limitClock    func() time.Time // tests only: the local rate limiter's clock
 }
 
 // WithDialer replaces the default dialer (Dial with no extra options, no

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,9 +13,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
@@ -40,7 +41,9 @@ type Server struct {
 	openAPI   []byte
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
-	handler   http.Handler
+	// nonceRedis is the Redis client of the nonce store New made; closed by Close.
+	nonceRedis *redis.Client
+	handler    http.Handler
 
 	snap     atomic.Pointer[snapshot] // the live config; never nil after New
 	reloadMu sync.Mutex               // serializes Reload and Rollback
@@ -65,15 +68,16 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.nonces == nil { // the process's: a reload must not forget nonces
-		o.nonces = &auth.MemoryNonces{}
-	}
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	s := &Server{o: o, log: o.logger, registry: o.registry}
+	if s.o.nonces == nil { // the process's: a reload must not forget nonces
+		s.o.nonces, s.nonceRedis = processNonces(cfg)
+	}
 	if err := s.setup(cfg); err != nil {
+		s.Close()
 		return nil, err
 	}
 	sn, err := s.build(ctx, cfg, nil)
@@ -188,6 +192,9 @@ func (s *Server) Close() error {
 		s.closed = true
 		if sn := s.snap.Load(); sn != nil {
 			sn.release(s)
+		}
+		if s.nonceRedis != nil {
+			s.closeErr = errors.Join(s.closeErr, s.nonceRedis.Close())
 		}
 	})
 	return s.closeErr

@@ -35,6 +35,7 @@ type snapshot struct {
 	upstreams map[string]*upstreamConn
 	health    *health.Checker
 	shed      *shedder // load shedding, the pipeline's first step
+	limits    *limiter // rate limits; nil without a limits section
 
 	// refs counts the requests using the snapshot, plus one while it is
 	// the live one. At zero it is drained: its upstream references are
@@ -83,6 +84,13 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 		prevShed = prev.shed
 	}
 	if sn.shed, err = newShedder(cfg.Shed, sn.table, s.shedTotal, s.log, prevShed); err != nil {
+		return nil, err
+	}
+	var prevLimits *limiter
+	if prev != nil {
+		prevLimits = prev.limits
+	}
+	if sn.limits, err = newLimiter(cfg, sn.table.Routes(), s.log, s.o.limitClock, prevLimits); err != nil {
 		return nil, err
 	}
 	s.metrics.Init(knownRoutes(sn.endpoints), problem.Catalogue())
@@ -164,7 +172,7 @@ func (sn *snapshot) release(s *Server) {
 // releaseUpstreams drops the snapshot's reference to each upstream
 // connection and closes those no other snapshot holds.
 func (sn *snapshot) releaseUpstreams(s *Server) {
-	var errs []error
+	errs := []error{sn.limits.close()}
 	for _, uc := range sn.upstreams {
 		if uc.refs.Add(-1) == 0 {
 			errs = append(errs, s.closeConn(uc.cc), uc.probe.close())

@@ -90,7 +90,7 @@ func TestUpstreamTLS(t *testing.T) {
 			c.Upstreams[i].TLS = UpstreamTLSConfig{CAFile: ca.File, CertFile: ccert, KeyFile: ckey}
 		}
 	}
-	h := newHarness(t, setup{cfg: tlsUp, opts: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(srvTLS))}})
+	h := newHarness(t, setup{cfg: tlsUp, srvOpts: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(srvTLS))}})
 	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 		return &inventoryv1.Item{Sku: "keyboard-001"}, nil
 	}
@@ -104,7 +104,7 @@ func TestUpstreamTLS(t *testing.T) {
 		for i := range c.Upstreams {
 			c.Upstreams[i].TLS = UpstreamTLSConfig{CAFile: ca.File}
 		}
-	}, opts: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(srvTLS))}})
+	}, srvOpts: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(srvTLS))}})
 	if r := noClientCert.do("GET", "/api/inventory/keyboard-001", "demo-read-token", ""); r.status < 500 {
 		t.Fatalf("GET without a client certificate = %d, want a 5xx", r.status)
 	}

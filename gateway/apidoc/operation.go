@@ -72,6 +72,7 @@ func responses(gen *openapi3.Responses, row Operation) *openapi3.Responses {
 	if row.IdempotencyKey {
 		headers["Idempotent-Replayed"] = &openapi3.HeaderRef{Ref: "#/components/headers/IdempotentReplayed"}
 	}
+	rateLimitHeaders(headers)
 	out.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: &openapi3.Response{
 		Description: openapi3.Ptr(text), Headers: headers, Content: content,
 	}})

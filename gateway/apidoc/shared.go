@@ -22,7 +22,7 @@ var responseText = map[int]string{
 	413: "The body is over the route's limit, as sent or once gzip-decoded (CONTENT_TOO_LARGE).",
 	415: "The body is not application/json, or its Content-Encoding is not gzip (UNSUPPORTED_MEDIA_TYPE); Accept-Encoding names gzip.",
 	422: "Understood but refused: PAYMENT_DECLINED, or IDEMPOTENCY_KEY_REUSED (the same key with a different body).",
-	429: "An upstream is shedding load (RESOURCE_EXHAUSTED); Retry-After says when to retry.",
+	429: "A rate limit of the gateway is used up (RATE_LIMIT_EXCEEDED; layer names it, the RateLimit headers say what is left), the caller is banned for a while (CALLER_BANNED), or an upstream is shedding load (RESOURCE_EXHAUSTED); Retry-After says when to retry.",
 	502: "The upstream service could not be reached (UPSTREAM_UNAVAILABLE).",
 	503: "Temporarily unavailable: CIRCUIT_OPEN, OVERLOADED, SERVICE_UNAVAILABLE or a reason such as INVENTORY_UNAVAILABLE; Retry-After says when to retry. MESSAGE_TOO_LARGE (a message passed a size limit) has no Retry-After: the same call meets the same limit.",
 	504: "The upstream did not answer within the deadline (UPSTREAM_TIMEOUT); hop names it. The outcome is unknown.",
@@ -74,10 +74,14 @@ func addShared(doc *openapi3.T) {
 		},
 	})
 	c.Headers = openapi3.Headers{
-		"XTraceId":        header("The request's trace id, also the problem's traceId.", "string"),
-		"RetryAfter":      header("Seconds to wait before retrying.", "integer"),
-		"WWWAuthenticate": header(`The challenge: Bearer realm="portico".`, "string"),
-		"Location":        header("Path of the created resource.", "string"),
+		"XTraceId":            header("The request's trace id, also the problem's traceId.", "string"),
+		"RetryAfter":          header("Seconds to wait before retrying.", "integer"),
+		"WWWAuthenticate":     header(`The challenge: Bearer realm="portico".`, "string"),
+		"Location":            header("Path of the created resource.", "string"),
+		"RateLimitPolicy":     header(`The rate limits that apply, per draft-ietf-httpapi-ratelimit-headers-10: one member per layer ("caller", a route group, "global"), q requests per w seconds, e.g. "caller";q=12;w=1. Sent when the gateway has rate limits.`, "string"),
+		"RateLimit":           header(`What is left of each rate limit, per draft-ietf-httpapi-ratelimit-headers-10: r requests remaining, t seconds until full again (on a 429, until a request fits), e.g. "caller";r=11;t=1.`, "string"),
+		"XRateLimitLimit":     header("The rate limit closest to running out (on a 429, the one that refused): its requests per period.", "integer"),
+		"XRateLimitRemaining": header("Requests that limit admits right now; 0 on a 429.", "integer"),
 		"IdempotentReplayed": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
 			Description: "true when the answer replays an earlier request with the same Idempotency-Key.",
 			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"true"}}),
@@ -88,6 +92,9 @@ func addShared(doc *openapi3.T) {
 		h := openapi3.Headers{"X-Trace-Id": {Ref: "#/components/headers/XTraceId"}}
 		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 			h["Retry-After"] = &openapi3.HeaderRef{Ref: "#/components/headers/RetryAfter"}
+		}
+		if status == http.StatusTooManyRequests {
+			rateLimitHeaders(h)
 		}
 		if status == http.StatusUnauthorized {
 			h["WWW-Authenticate"] = &openapi3.HeaderRef{Ref: "#/components/headers/WWWAuthenticate"}
@@ -101,6 +108,14 @@ func addShared(doc *openapi3.T) {
 	c.Parameters = sharedParameters()
 	c.SecuritySchemes = securitySchemes()
 	doc.Security = openapi3.SecurityRequirements{{schemeBearer: []string{}}, {schemeSignedApp: []string{}}}
+}
+
+// rateLimitHeaders adds the rate limit headers of the edge's responses.
+func rateLimitHeaders(h openapi3.Headers) {
+	for name, ref := range map[string]string{"RateLimit-Policy": "RateLimitPolicy", "RateLimit": "RateLimit",
+		"X-RateLimit-Limit": "XRateLimitLimit", "X-RateLimit-Remaining": "XRateLimitRemaining"} {
+		h[name] = &openapi3.HeaderRef{Ref: "#/components/headers/" + ref}
+	}
 }
 
 func header(desc, typ string) *openapi3.HeaderRef {
@@ -133,6 +148,7 @@ func problemSchema() *openapi3.Schema {
 			"hop":        str("504: the upstream that did not answer in time."),
 			"upstream":   str("503 CIRCUIT_OPEN and OVERLOADED: the upstream concerned."),
 			"retryAfter": integer("Seconds to wait; the same as Retry-After."),
+			"layer":      str("429 RATE_LIMIT_EXCEEDED: the rate limit that refused (caller, a route group's name, global, failed_auth); CALLER_BANNED: ban."),
 		},
 	}
 }

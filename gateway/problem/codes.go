@@ -32,6 +32,8 @@ const (
 	CodeOverloaded            = "OVERLOADED"
 	CodeMessageTooLarge       = "MESSAGE_TOO_LARGE"
 	CodeUpstreamTimeout       = "UPSTREAM_TIMEOUT"
+	CodeRateLimitExceeded     = "RATE_LIMIT_EXCEEDED"
+	CodeCallerBanned          = "CALLER_BANNED"
 	// Authentication failures beyond UNAUTHENTICATED (package gateway/auth).
 	CodeMalformedCredentials = "MALFORMED_CREDENTIALS"
 	CodeCredentialsExpired   = "CREDENTIALS_EXPIRED"
@@ -100,6 +102,10 @@ var catalogue = map[string]entry{
 		"The request line and headers are larger than the gateway accepts. Send fewer or shorter headers (cookies, long tokens). Do not retry unchanged."},
 	CodeResourceExhausted: {http.StatusTooManyRequests, "Too many requests",
 		"A quota or rate limit is used up for now. Wait the seconds in Retry-After (the same as retryAfter), then retry; retrying sooner is refused again."},
+	CodeRateLimitExceeded: {http.StatusTooManyRequests, "Rate limit exceeded",
+		"The gateway's rate limit for this caller, this group of operations or the whole gateway is used up for now (layer names which; RateLimit and X-RateLimit-* say what is left); the request did not reach any service. Wait the seconds in Retry-After, then retry; retrying sooner is refused again and counts towards a ban."},
+	CodeCallerBanned: {http.StatusTooManyRequests, "Caller temporarily banned",
+		"The caller's requests were refused by rate limits so often that the gateway refuses all of them for a while; nothing reached any service. Stop, fix the client's request rate, and retry after the seconds in Retry-After."},
 	CodeClientClosedRequest: {StatusClientClosedRequest, "Client closed request",
 		"The client went away (it cancelled or timed out) before the answer; no client reads this, it is logged and counted. To learn the outcome of a create, retry it with the same Idempotency-Key."},
 	CodeInternal: {http.StatusInternalServerError, "Internal error",

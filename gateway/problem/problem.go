@@ -43,6 +43,9 @@ type Problem struct {
 	Hop        string           `json:"hop,omitempty"`
 	Upstream   string           `json:"upstream,omitempty"`
 	RetryAfter int              `json:"retryAfter,omitempty"`
+	// Layer names the rate limit that refused a 429 (caller, a route
+	// group's name, global, failed_auth) or banned the caller (ban).
+	Layer string `json:"layer,omitempty"`
 
 	// Allow lists the methods of a 405 answer (the Allow header).
 	Allow []string `json:"-"`

@@ -1,0 +1,420 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/health"
+	"github.com/portico-gateway/portico/gateway/nonce"
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gateway/ratelimit"
+	"github.com/portico-gateway/portico/gateway/route"
+)
+
+// Layer names, as the 429's layer member and the RateLimit policies say
+// them; a route group's layer is its name.
+const (
+	layerCaller     = "caller"
+	layerGlobal     = "global"
+	layerFailedAuth = "failed_auth"
+	layerBan        = "ban"
+)
+
+// limiter enforces LimitsConfig; nil when the config has no limits.
+type limiter struct {
+	*limitBackend
+	plans      map[string]ratelimit.Limit
+	cfg        LimitsConfig
+	groups     map[*route.Route]limitGroup
+	global     *ratelimit.Limit
+	failedAuth *ratelimit.Limit
+	clients    clients
+}
+
+// limitBackend is a limiter's state: its store (buckets and bans) and,
+// with Redis, the client and pipeline. Snapshots whose limits and Redis
+// settings are the same share one, so a reload keeps every bucket; refs
+// counts them, and the last to drain closes it.
+type limitBackend struct {
+	store    ratelimit.Store
+	failover *ratelimit.Failover // with Redis
+	redis    *redis.Client       // with Redis; closed by close
+	pipeline *ratelimit.Pipeline // with Redis; stopped by close
+	key      string              // the settings it was built from
+	refs     atomic.Int64
+}
+
+type limitGroup struct {
+	name, key string
+	limit     ratelimit.Limit
+}
+
+// newLimiter builds the limiter of cfg.Limits over the route table: in
+// memory, or shared through cfg.Redis.URL with a local fallback. now, when
+// not nil, replaces the local store's clock (tests).
+func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() time.Time, prev *limiter) (*limiter, error) {
+	lc := cfg.Limits
+	if !lc.enabled() {
+		return nil, nil
+	}
+	l := &limiter{cfg: lc, plans: map[string]ratelimit.Limit{}, groups: map[*route.Route]limitGroup{}, clients: newClients(lc.Clients)}
+	key := fmt.Sprintf("%#v|%s", lc, cfg.Redis.URL)
+	if prev != nil && prev.limitBackend.key == key {
+		prev.limitBackend.refs.Add(1)
+		l.limitBackend = prev.limitBackend
+	}
+	for name, p := range lc.Plans {
+		l.plans[name] = p.limit()
+	}
+	for _, g := range lc.Groups {
+		lg := limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.limit()}
+		for _, key := range g.Routes {
+			sel, _ := parseSelector(key) // validated
+			n := 0
+			for _, r := range routes {
+				if !sel.selects(r) {
+					continue
+				}
+				if prev, dup := l.groups[r]; dup && prev.name != g.Name {
+					return nil, fmt.Errorf("gateway config: limits.groups: %q and %q both hold %s", prev.name, g.Name, r.Key())
+				}
+				l.groups[r], n = lg, n+1
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("gateway config: limits.groups[%s].routes: %q selects no route", g.Name, key)
+			}
+		}
+	}
+	if lc.Global != nil {
+		g := lc.Global.limit()
+		l.global = &g
+	}
+	if lc.FailedAuth != nil {
+		f := lc.FailedAuth.limit()
+		l.failedAuth = &f
+	}
+	if l.limitBackend != nil {
+		return l, nil
+	}
+	l.limitBackend = &limitBackend{key: key}
+	l.limitBackend.refs.Store(1)
+	opts := []ratelimit.LocalOption{ratelimit.WithMaxKeys(lc.MaxKeys), ratelimit.WithBans(lc.Bans.policy())}
+	if now != nil {
+		opts = append(opts, ratelimit.WithClock(now))
+	}
+	local, err := ratelimit.NewLocal(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: limits: %w", err)
+	}
+	l.store = local
+	if cfg.Redis.URL != "" {
+		if err := l.shared(cfg, local, log); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// shared puts the Redis store, behind a failover to local, in front.
+func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) error {
+	timeout := cmpOrDuration(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
+	opt, err := redis.ParseURL(cfg.Redis.URL)
+	if err != nil {
+		return fmt.Errorf("gateway config: redis.url: %w", err)
+	}
+	// Tight timeouts and no retries: a dead Redis must cost a request
+	// at most one timeout, and the breaker then skips it.
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
+	opt.MaxRetries, opt.ContextTimeoutEnabled = -1, true
+	l.redis = redis.NewClient(opt)
+	prefix := l.cfg.Redis.Prefix
+	if prefix == "" {
+		prefix = DefaultRedisLimitPrefix
+	}
+	shared, err := ratelimit.NewRedis(l.redis, prefix, l.cfg.Bans.policy())
+	if err != nil {
+		return fmt.Errorf("gateway: limits: %w", err)
+	}
+	// Concurrent decisions go to Redis together, each still one atomic
+	// script run: as exact, with fewer round trips.
+	if l.pipeline, err = ratelimit.NewPipeline(shared, l.redis, 0, 0, timeout); err != nil {
+		return fmt.Errorf("gateway: limits: %w", err)
+	}
+	outage := outages[l.cfg.Redis.Outage]
+	l.failover, err = ratelimit.NewFailover(l.pipeline, local, ratelimit.FailoverSettings{
+		Timeout: timeout, Outage: outage,
+		OnChange: func(degraded bool) {
+			if degraded {
+				log.Warn("rate limits: Redis is failing; deciding by the outage policy", "outage", outage.String())
+			} else {
+				log.Info("rate limits: Redis is back; quotas are shared again")
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("gateway: limits: %w", err)
+	}
+	l.store = l.failover
+	return nil
+}
+
+// close drops l's reference to its backend; the last one stops the
+// pipeline and releases the Redis client.
+func (l *limiter) close() error {
+	if l == nil || l.limitBackend == nil || l.refs.Add(-1) != 0 || l.redis == nil {
+		return nil
+	}
+	l.pipeline.Close()
+	return l.redis.Close()
+}
+
+// healthReport is /health's body with the rate limiter's state.
+type healthReport struct {
+	health.Report
+	RateLimits *rateLimitHealth `json:"rateLimits,omitempty"`
+}
+
+type rateLimitHealth struct {
+	Redis  string `json:"redis"`
+	Outage string `json:"outage"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// health adds the rate limiter's Redis to a /health report, as a
+// dependency (DOWN while it fails, which makes the report DEGRADED) and as
+// rateLimits, which says what the edge does meanwhile; it returns the body
+// to send.
+func (l *limiter) health(rep *health.Report) any {
+	if l == nil || l.failover == nil {
+		return rep
+	}
+	st := health.DependencyStatus{Name: "redis", Status: health.Up}
+	rl := &rateLimitHealth{Redis: health.Up, Outage: l.failover.Outage().String()}
+	if l.failover.Degraded() {
+		st.Status, rl.Redis, rep.Status = health.Down, health.Down, health.Degraded
+		rl.Detail = "Redis is failing: rate limits are " + outageDetail[l.failover.Outage()]
+	}
+	rep.Dependencies = append(rep.Dependencies, st)
+	return healthReport{Report: *rep, RateLimits: rl}
+}
+
+var outageDetail = map[ratelimit.Outage]string{
+	ratelimit.OutageLocal:  "failing open to per-instance local limits",
+	ratelimit.OutageOpen:   "failing open: only known bans are enforced",
+	ratelimit.OutageClosed: "failing closed: requests are refused",
+}
+
+// callerKey keys a request's caller: the trusted client id, else the
+// principal (its subject within its tenant), else the client address.
+func (l *limiter) callerKey(r *http.Request, p auth.Principal) string {
+	if id := l.clients.clientID(r); id != "" {
+		return "client:" + id
+	}
+	if p.Subject != "" && p.Tenant != "" {
+		return "subject:" + p.Tenant + "/" + p.Subject
+	}
+	if p.Subject != "" {
+		return "subject:" + p.Subject
+	}
+	return "addr:" + l.clients.addr(r)
+}
+
+// plan returns the caller's plan: the principal's own (a JWT claim, an API
+// key's plan) when limits.plans has it, else by subject, by role, or the
+// default.
+func (l *limiter) plan(p auth.Principal) (ratelimit.Limit, bool) {
+	if lim, ok := l.plans[p.Plan]; ok && p.Plan != "" {
+		return lim, true
+	}
+	name, ok := l.cfg.SubjectPlans[p.Subject]
+	if !ok {
+		name, ok = l.cfg.RolePlans[p.Role]
+	}
+	if !ok {
+		name = l.cfg.DefaultPlan
+	}
+	lim, ok := l.plans[name]
+	return lim, ok
+}
+
+// limitRequest is what one request asks of the store, with each quota's
+// layer name.
+type limitRequest struct {
+	req    ratelimit.Request
+	quotas [ratelimit.MaxQuotas]ratelimit.Quota
+	layers [ratelimit.MaxQuotas]string
+}
+
+func (lr *limitRequest) add(layer, key string, lim ratelimit.Limit) {
+	n := len(lr.req.Quotas)
+	lr.quotas[n], lr.layers[n] = ratelimit.Quota{Key: key, Limit: lim}, layer
+	lr.req.Quotas = lr.quotas[:n+1]
+}
+
+// build returns the quotas of a request: for a failed authentication the
+// failed_auth quota of its address; else the caller's plan, its route's
+// group and the global ceiling.
+func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, authErr error) *limitRequest {
+	lr := &limitRequest{}
+	lr.req.Quotas = lr.quotas[:0]
+	if authErr != nil {
+		// A nonce store that failed is not the caller's failure.
+		if l.failedAuth != nil && !errors.Is(authErr, auth.ErrUnavailable) {
+			addr := l.clients.addr(r)
+			lr.add(layerFailedAuth, "failed-auth:"+addr, *l.failedAuth)
+			lr.req.Caller = "addr:" + addr
+		}
+		return lr
+	}
+	lr.req.Caller = l.callerKey(r, p)
+	if lim, ok := l.plan(p); ok {
+		lr.add(layerCaller, "caller:"+lr.req.Caller, lim)
+	}
+	if g, ok := l.groups[rt]; ok && rt != nil {
+		lr.add(g.name, g.key, g.limit)
+	}
+	if l.global != nil {
+		lr.add(layerGlobal, "global", *l.global)
+	}
+	return lr
+}
+
+// limit is the edge's rate-limit step, run right after authentication
+// with its outcome: it answers 429 (or 503 when Redis is down and the
+// policy is closed) and reports true when the request must stop there;
+// otherwise it sets the quota headers of the admitted request.
+func (s *Server) limit(w *responseWriter, r *http.Request, rt *route.Route, p auth.Principal, authErr error) bool {
+	l := w.ex.snap.limits
+	if l == nil {
+		return false
+	}
+	lr := l.build(r, rt, p, authErr)
+	if len(lr.req.Quotas) == 0 {
+		return false
+	}
+	d, err := l.store.Allow(r.Context(), &lr.req)
+	if err != nil {
+		pr := problem.New(problem.CodeServiceUnavailable, "The gateway cannot check rate limits right now; nothing was sent to any service.")
+		pr.RetryAfter = 1
+		s.writeProblem(w, r, pr)
+		return true
+	}
+	if d.Allowed && authErr != nil {
+		return false // a failed authentication within its limit: the 401 follows, unadorned
+	}
+	writeLimitHeaders(w.Header(), lr, &d)
+	if d.Allowed {
+		return false
+	}
+	s.writeProblem(w, r, limitProblem(lr, &d))
+	return true
+}
+
+// limitProblem is the 429 of a refusal or a ban.
+func limitProblem(lr *limitRequest, d *ratelimit.Decision) *problem.Problem {
+	var pr *problem.Problem
+	if d.Banned {
+		pr = problem.New(problem.CodeCallerBanned, "Too many of this caller's requests were refused; all are refused until the ban ends.")
+		pr.Layer = layerBan
+	} else {
+		layer, lim := lr.layers[d.Denied], d.Results[d.Denied].Limit
+		pr = problem.New(problem.CodeRateLimitExceeded, fmt.Sprintf("The %s rate limit of %d requests per %s is used up.", layerText(layer), lim.Rate, lim.Period))
+		pr.Layer = layer
+	}
+	pr.RetryAfter = ceilSeconds(d.RetryAfter)
+	return pr
+}
+
+func layerText(layer string) string {
+	switch layer {
+	case layerCaller:
+		return "caller's"
+	case layerGlobal:
+		return "gateway's global"
+	case layerFailedAuth:
+		return "failed-authentication"
+	}
+	return "route group " + strconv.Quote(layer)
+}
+
+// writeLimitHeaders sets the quota headers: RateLimit-Policy and RateLimit
+// per draft-ietf-httpapi-ratelimit-headers-10 (one list member per layer,
+// named by its layer; q and w are the Rate and Period in seconds, r what is
+// left, t the seconds until it is full again, or until a request fits for
+// the refusing layer), and X-RateLimit-Limit / -Remaining of the refusing
+// layer, or of the layer with the least left.
+func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
+	var policy, state strings.Builder
+	tightest := 0
+	for i := range lr.req.Quotas {
+		res := d.Results[i]
+		t := ceilSeconds(res.ResetAfter)
+		if i == d.Denied {
+			t = ceilSeconds(d.RetryAfter)
+		}
+		if i > 0 {
+			policy.WriteString(", ")
+			state.WriteString(", ")
+		}
+		fmt.Fprintf(&policy, "%q;q=%d;w=%d", lr.layers[i], res.Limit.Rate, ceilSeconds(res.Limit.Period))
+		fmt.Fprintf(&state, "%q;r=%d;t=%d", lr.layers[i], res.Remaining, t)
+		if res.Remaining < d.Results[tightest].Remaining {
+			tightest = i
+		}
+	}
+	if d.Denied >= 0 {
+		tightest = d.Denied
+	}
+	h.Set("RateLimit-Policy", policy.String())
+	h.Set("RateLimit", state.String())
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Results[tightest].Limit.Rate))
+	remaining := d.Results[tightest].Remaining
+	if !d.Allowed {
+		remaining = 0
+	}
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+}
+
+// ceilSeconds is d in whole seconds, rounded up; 0 for d <= 0.
+func ceilSeconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + time.Second - 1) / time.Second)
+}
+
+func cmpOrDuration(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// processNonces is the signed apps' nonce store when New is given none:
+// with redis.url, the Redis every edge shares (fail closed: a Redis that
+// does not answer within DefaultRedisLimitTimeout makes signed requests 503
+// with Retry-After), with the client to close; else one in memory.
+func processNonces(cfg Config) (auth.NonceStore, *redis.Client) {
+	if cfg.Redis.URL == "" {
+		return &auth.MemoryNonces{}, nil
+	}
+	opt, err := redis.ParseURL(cfg.Redis.URL)
+	if err != nil { // validated; keep the edge up with local nonces
+		return &auth.MemoryNonces{}, nil
+	}
+	timeout := cmpOrDuration(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
+	opt.MaxRetries, opt.ContextTimeoutEnabled = -1, true
+	c := redis.NewClient(opt)
+	store, _ := nonce.NewRedis(c, "portico:nonce:", timeout) // a non-nil client and a positive timeout cannot fail
+	return store, c
+}

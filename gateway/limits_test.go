@@ -1,0 +1,411 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	"github.com/portico-gateway/portico/internal/redistest"
+)
+
+// frozenClock is a clock tests move by hand.
+type frozenClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *frozenClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *frozenClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// limitHarness is a harness with limits and a frozen limiter clock.
+func limitHarness(t *testing.T, limits LimitsConfig, more ...func(*Config)) (*harness, *frozenClock) {
+	t.Helper()
+	clock := &frozenClock{now: time.Unix(1_800_000_000, 0)}
+	h := newHarness(t, setup{
+		cfg: func(c *Config) {
+			c.Limits = limits
+			for _, f := range more {
+				f(c)
+			}
+		},
+		opts: []Option{func(o *options) { o.limitClock = clock.Now }},
+	})
+	okStubs(h)
+	return h, clock
+}
+
+func plan(rate int, period time.Duration) LimitConfig { return LimitConfig{Rate: rate, Period: period} }
+
+// TestSeed000Example: deploy/ratelimit-seed000.yaml reproduces seed 000:
+// 13 requests from one client within a second, the 13th answered 429 at
+// the edge with the seed's headers, and inventory saw 12 calls.
+func TestSeed000Example(t *testing.T) {
+	c, err := LoadConfig(filepath.Join("..", "deploy", "ratelimit-seed000.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := limitHarness(t, c.Limits, func(cfg *Config) { cfg.Auth = c.Auth })
+	for i := range 12 {
+		r := h.do("GET", "/api/inventory/keyboard-001", readerToken, "")
+		if r.status != 200 || r.header.Get("X-RateLimit-Limit") != "12" || r.header.Get("X-RateLimit-Remaining") != strconv.Itoa(11-i) {
+			t.Fatalf("request %d: %d, X-RateLimit-Limit %q, -Remaining %q; want 200, 12, %d", i+1, r.status,
+				r.header.Get("X-RateLimit-Limit"), r.header.Get("X-RateLimit-Remaining"), 11-i)
+		}
+	}
+	r := h.do("GET", "/api/inventory/keyboard-001", readerToken, "")
+	want := map[string]string{
+		"Content-Type":          "application/problem+json",
+		"X-RateLimit-Limit":     "12",
+		"X-RateLimit-Remaining": "0",
+		"Retry-After":           "1",
+		"RateLimit-Policy":      `"caller";q=12;w=1`,
+		"RateLimit":             `"caller";r=0;t=1`,
+	}
+	if r.status != http.StatusTooManyRequests {
+		t.Fatalf("13th: status %d, want 429; body %s", r.status, r.body)
+	}
+	for k, v := range want {
+		if got := r.header.Get(k); !strings.HasPrefix(got, v) {
+			t.Errorf("13th: %s = %q, want %q", k, got, v)
+		}
+	}
+	body := r.json(t)
+	for k, v := range map[string]any{
+		"type": "/problems/rate-limit-exceeded", "status": float64(429), "code": "RATE_LIMIT_EXCEEDED",
+		"instance": "/api/inventory/keyboard-001", "layer": "caller", "traceId": r.header.Get("X-Trace-Id"),
+		"detail": "The caller's rate limit of 12 requests per 1s is used up.",
+	} {
+		if body[k] != v {
+			t.Errorf("13th: body %s = %v, want %v", k, body[k], v)
+		}
+	}
+	if _, n := h.inv.last(); n != 12 {
+		t.Errorf("inventory saw %d calls, want 12 (the 13th must not reach it)", n)
+	}
+	// The client id header, trusted by this config, is its own caller.
+	if r := h.do("GET", "/api/inventory/keyboard-001", readerToken, "", "X-Client-Id: app-2"); r.status != 200 {
+		t.Errorf("another X-Client-Id: %d, want 200", r.status)
+	}
+}
+
+// TestLimitLayers: the caller, route group and global layers are all
+// enforced, the one that refused is named, and a refusal consumes nothing
+// of the other layers.
+func TestLimitLayers(t *testing.T) {
+	h, _ := limitHarness(t, LimitsConfig{
+		Plans:       map[string]LimitConfig{"default": plan(100, time.Minute)},
+		DefaultPlan: "default",
+		Groups: []LimitGroupConfig{{Name: "catalogue-reads", Routes: []string{"GET /api/inventory/{sku}"},
+			Limit: plan(3, time.Minute)}},
+		Global: &LimitConfig{Rate: 5, Period: time.Minute},
+	})
+	for range 3 {
+		if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 200 {
+			t.Fatalf("catalogue read: %d %s", r.status, r.body)
+		}
+	}
+	for range 2 {
+		r := h.do("GET", "/api/inventory/a", aliceToken, "")
+		if r.status != 429 || r.json(t)["layer"] != "catalogue-reads" {
+			t.Fatalf("4th catalogue read: %d %s, want 429 by catalogue-reads", r.status, r.body)
+		}
+		if got := r.header.Get("RateLimit"); !strings.Contains(got, `"caller";r=97;`) || !strings.Contains(got, `"global";r=2;`) {
+			t.Errorf("refused by the group: RateLimit %q, want the caller's 97 and global's 2 left untouched", got)
+		}
+	}
+	if _, n := h.inv.last(); n != 3 {
+		t.Errorf("inventory saw %d calls, want 3", n)
+	}
+	// The group's refusals left global 2 of 5: bob's order reads get them.
+	for range 2 {
+		if r := h.do("GET", "/api/orders", bobToken, ""); r.status != 200 {
+			t.Fatalf("order read: %d %s", r.status, r.body)
+		}
+	}
+	r := h.do("GET", "/api/orders", bobToken, "")
+	if r.status != 429 || r.json(t)["layer"] != "global" {
+		t.Fatalf("past the global ceiling: %d %s, want 429 by global", r.status, r.body)
+	}
+	if _, n := h.order.last(); n != 2 {
+		t.Errorf("order saw %d calls, want 2", n)
+	}
+}
+
+// TestLimitPlans: plans give callers different quotas, by subject, by role
+// or by default.
+func TestLimitPlans(t *testing.T) {
+	h, _ := limitHarness(t, LimitsConfig{
+		Plans:        map[string]LimitConfig{"normal": plan(2, time.Minute), "vip": plan(5, time.Minute), "staff": plan(3, time.Minute)},
+		DefaultPlan:  "normal",
+		SubjectPlans: map[string]string{"alice": "vip"},
+		RolePlans:    map[string]string{"reader": "staff"},
+	})
+	for _, tt := range []struct {
+		token string
+		want  int
+	}{{aliceToken, 5}, {bobToken, 2}, {readerToken, 3}} {
+		n := 0
+		for range 10 {
+			if h.do("GET", "/api/inventory/a", tt.token, "").status != 200 {
+				break
+			}
+			n++
+		}
+		if n != tt.want {
+			t.Errorf("%s: %d admitted, want %d", tt.token, n, tt.want)
+		}
+	}
+}
+
+// TestLimitBans: a caller refused more than the threshold is banned with
+// CALLER_BANNED and the ban's Retry-After; others are not.
+func TestLimitBans(t *testing.T) {
+	h, clock := limitHarness(t, LimitsConfig{
+		Plans:       map[string]LimitConfig{"default": plan(1, time.Minute)},
+		DefaultPlan: "default",
+		Bans:        &BanConfig{Threshold: 2, Window: time.Minute, Duration: time.Hour},
+	})
+	codes := []string{}
+	for range 5 {
+		r := h.do("GET", "/api/inventory/a", aliceToken, "")
+		code, _ := r.json(t)["code"].(string)
+		if r.status == 200 {
+			code = "200"
+		}
+		codes = append(codes, code)
+		if code == "CALLER_BANNED" && r.header.Get("Retry-After") != "3600" {
+			t.Errorf("ban: Retry-After %q, want 3600", r.header.Get("Retry-After"))
+		}
+	}
+	want := "200 RATE_LIMIT_EXCEEDED RATE_LIMIT_EXCEEDED CALLER_BANNED CALLER_BANNED"
+	if got := strings.Join(codes, " "); got != want {
+		t.Errorf("alice's answers: %s\nwant %s", got, want)
+	}
+	clock.Add(2 * time.Minute) // alice's quota is back, her ban is not
+	if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 429 || r.json(t)["code"] != "CALLER_BANNED" {
+		t.Errorf("banned alice after 2m: %d %s", r.status, r.body)
+	}
+	if r := h.do("GET", "/api/inventory/a", bobToken, ""); r.status != 200 {
+		t.Errorf("bob: %d, want 200", r.status)
+	}
+	clock.Add(time.Hour)
+	if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 200 {
+		t.Errorf("alice after the ban: %d %s", r.status, r.body)
+	}
+}
+
+// TestLimitFailedAuth: failed authentications per address are limited;
+// good credentials from the same address are neither counted nor refused.
+func TestLimitFailedAuth(t *testing.T) {
+	h, _ := limitHarness(t, LimitsConfig{FailedAuth: &LimitConfig{Rate: 2, Period: time.Minute}})
+	for i, want := range []int{401, 401, 429, 429} {
+		r := h.do("GET", "/api/inventory/a", "wrong-token", "")
+		if r.status != want {
+			t.Fatalf("bad token %d: %d, want %d", i+1, r.status, want)
+		}
+		if want == 429 && r.json(t)["layer"] != "failed_auth" {
+			t.Errorf("bad token %d: layer %v, want failed_auth", i+1, r.json(t)["layer"])
+		}
+	}
+	if r := h.do("GET", "/api/inventory/a", "", ""); r.status != 429 {
+		t.Errorf("no token from the same address: %d, want 429", r.status)
+	}
+	for range 5 {
+		if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 200 {
+			t.Fatalf("good token from the same address: %d, want 200", r.status)
+		}
+	}
+	if _, n := h.inv.last(); n != 5 {
+		t.Errorf("inventory saw %d calls, want 5", n)
+	}
+}
+
+// TestDevLimits: portico dev's limits let a burst of 40 orders through and
+// stop a tight loop of reads from one caller.
+func TestDevLimits(t *testing.T) {
+	h, _ := limitHarness(t, DevLimits())
+	for i := range 40 {
+		r := h.do("POST", "/api/orders", aliceToken, `{"lines":[{"sku":"keyboard-001","quantity":1}],"paymentMethod":"pm_card_ok"}`,
+			"Idempotency-Key: order-"+strconv.Itoa(i))
+		if r.status != 201 && r.status != 200 {
+			t.Fatalf("order %d of a burst of 40: %d %s", i+1, r.status, r.body)
+		}
+	}
+	refused := 0
+	for range 200 {
+		if h.do("GET", "/api/inventory/a", bobToken, "").status == 429 {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Error("a tight loop of 200 reads from one caller was never refused")
+	}
+}
+
+// TestLimitsRedisTwoEdges: two edges sharing one Redis give a client
+// alternating between them one quota.
+func TestLimitsRedisTwoEdges(t *testing.T) {
+	url, _, prefix := redistest.Shared(t)
+	limits := LimitsConfig{
+		Plans: map[string]LimitConfig{"default": plan(5, time.Minute)}, DefaultPlan: "default",
+		Redis: LimitsRedisConfig{Prefix: prefix, Timeout: time.Second},
+	}
+	withRedis := func(c *Config) { c.Redis.URL = url }
+	a, _ := limitHarness(t, limits, withRedis)
+	b, _ := limitHarness(t, limits, withRedis)
+	admitted := 0
+	for i := range 10 {
+		h := a
+		if i%2 == 1 {
+			h = b
+		}
+		if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status == 200 {
+			admitted++
+		} else if r.status != 429 {
+			t.Fatalf("request %d: %d %s", i+1, r.status, r.body)
+		}
+	}
+	_, na := a.inv.last()
+	_, nb := b.inv.last()
+	if admitted != 5 || na+nb != 5 {
+		t.Errorf("two edges admitted %d (upstreams saw %d+%d), want 5: one quota", admitted, na, nb)
+	}
+}
+
+// TestLimitsRedisOutage: Redis killed mid-test. Limits fail open to local
+// ones, /health says so, the log says so.
+func TestLimitsRedisOutage(t *testing.T) {
+	srv := redistest.Private(t)
+	h, _ := limitHarness(t, LimitsConfig{
+		Plans: map[string]LimitConfig{"default": plan(3, time.Hour)}, DefaultPlan: "default",
+		Redis: LimitsRedisConfig{Timeout: 200 * time.Millisecond},
+	}, func(c *Config) { c.Redis.URL = srv.URL })
+	if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "2" {
+		t.Fatalf("through Redis: %d, remaining %q", r.status, r.header.Get("X-RateLimit-Remaining"))
+	}
+	srv.Kill()
+	statuses := []int{}
+	for range 5 {
+		statuses = append(statuses, h.do("GET", "/api/inventory/a", aliceToken, "").status)
+	}
+	// Locally alice has a fresh quota of 3: each edge enforces it alone.
+	if got := statuses; got[0] != 200 || got[1] != 200 || got[2] != 200 || got[3] != 429 || got[4] != 429 {
+		t.Errorf("during the outage: %v, want 3 admitted by the local limit, then 429", got)
+	}
+	r := h.do("GET", "/health", "", "")
+	deps, _ := r.json(t)["dependencies"].([]any)
+	rl, _ := r.json(t)["rateLimits"].(map[string]any)
+	found := false
+	for _, d := range deps {
+		if m := d.(map[string]any); m["name"] == "redis" {
+			found = m["status"] == "DOWN" && rl["redis"] == "DOWN" && rl["outage"] == "local" &&
+				strings.Contains(rl["detail"].(string), "per-instance local limits")
+		}
+	}
+	if !found {
+		t.Errorf("/health = %s, want redis DOWN failing open to local limits", r.body)
+	}
+	if len(h.logs.lines(t, "rate limits: Redis is failing; deciding by the outage policy")) != 1 {
+		t.Errorf("want one log line about the outage; logs:\n%s", h.logs.String())
+	}
+}
+
+// TestLimitsConfigErrors: each bad limits field is named.
+func TestLimitsConfigErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		limits LimitsConfig
+		want   string
+	}{
+		{"zero rate", LimitsConfig{Plans: map[string]LimitConfig{"p": {}}}, `limits.plans["p"]`},
+		{"unknown default plan", LimitsConfig{DefaultPlan: "gold"}, "limits.default_plan"},
+		{"unknown subject plan", LimitsConfig{SubjectPlans: map[string]string{"alice": "gold"}}, `limits.subject_plans["alice"]`},
+		{"bad group name", LimitsConfig{Groups: []LimitGroupConfig{{Name: "Orders", Routes: []string{"POST /api/orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].name"},
+		{"group without routes", LimitsConfig{Groups: []LimitGroupConfig{{Name: "o", Limit: plan(1, 0)}}}, "limits.groups[0].routes"},
+		{"bad selector", LimitsConfig{Groups: []LimitGroupConfig{{Name: "o", Routes: []string{"orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].routes[0]"},
+		{"negative global", LimitsConfig{Global: &LimitConfig{Rate: -1}}, "limits.global"},
+		{"bad proxy", LimitsConfig{Clients: ClientsConfig{TrustedProxies: []string{"10.0.0.1"}}}, "limits.clients.trusted_proxies[0]"},
+		{"half a ban", LimitsConfig{Bans: &BanConfig{Threshold: 10}}, "limits.bans"},
+		{"bad outage", LimitsConfig{Redis: LimitsRedisConfig{Outage: "maybe"}}, "limits.redis.outage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DevConfig(0)
+			c.Limits = tt.limits
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.want+":") {
+				t.Errorf("Validate() = %v, want an error naming %s", err, tt.want)
+			}
+		})
+	}
+	c := DevConfig(0)
+	c.Limits.Groups = append(c.Limits.Groups, LimitGroupConfig{Name: "none", Routes: []string{"GET /api/nowhere"}, Limit: plan(1, 0)})
+	if _, err := New(context.Background(), c); err == nil || !strings.Contains(err.Error(), "selects no route") {
+		t.Errorf("New with a group selecting no route = %v", err)
+	}
+}
+
+// TestSignedNoncesInRedis: with redis.url the signed apps' nonces are in
+// Redis, shared by two edges (a replay on the other edge is refused), and
+// with Redis killed a signed request fails closed: 503 with Retry-After.
+func TestSignedNoncesInRedis(t *testing.T) {
+	srv := redistest.Private(t)
+	withRedis := func(c *Config) { c.Redis.URL = srv.URL }
+	a, _ := limitHarness(t, LimitsConfig{}, withRedis)
+	b, _ := limitHarness(t, LimitsConfig{}, withRedis)
+	signed := func(nonce string) []string {
+		return authtest.SignedHeaders(appSecret, "demo-app", "GET", "/api/inventory/a", "", nil, time.Now().Unix(), nonce)
+	}
+	if r := a.do("GET", "/api/inventory/a", "", "", signed("nonce-0000000001")...); r.status != 200 {
+		t.Fatalf("signed request: %d %s", r.status, r.body)
+	}
+	if r := b.do("GET", "/api/inventory/a", "", "", signed("nonce-0000000001")...); r.status != 401 || r.json(t)["code"] != "REQUEST_REPLAYED" {
+		t.Fatalf("replay on the other edge: %d %s, want 401 REQUEST_REPLAYED", r.status, r.body)
+	}
+	srv.Kill()
+	r := a.do("GET", "/api/inventory/a", "", "", signed("nonce-0000000002")...)
+	if r.status != 503 || r.json(t)["code"] != "SERVICE_UNAVAILABLE" || r.header.Get("Retry-After") == "" {
+		t.Errorf("Redis down: %d %s (Retry-After %q), want 503 SERVICE_UNAVAILABLE with Retry-After", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	if _, n := a.inv.last(); n != 1 {
+		t.Errorf("inventory saw %d calls, want 1", n)
+	}
+}
+
+// TestLimitPlanFromPrincipal: a plan the credential carries (an API key's
+// plan) wins over the config's mappings.
+func TestLimitPlanFromPrincipal(t *testing.T) {
+	sum := sha256.Sum256([]byte(partnerKey))
+	h, _ := limitHarness(t, LimitsConfig{
+		Plans:       map[string]LimitConfig{"free": plan(1, time.Minute), "pro": plan(3, time.Minute)},
+		DefaultPlan: "free",
+	}, func(c *Config) {
+		c.Auth.APIKeys = []APIKeyConfig{{Key: "sha256:" + hex.EncodeToString(sum[:]), Subject: "partner", Roles: []string{"reader"}, Plan: "pro"}}
+	})
+	n := 0
+	for range 5 {
+		if h.do("GET", "/api/inventory/a", partnerKey, "").status == 200 {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("the pro key got %d requests, want 3 (its plan)", n)
+	}
+}
