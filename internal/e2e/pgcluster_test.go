@@ -109,6 +109,9 @@ func (c *pgCluster) setStock(t testing.TB, sku string, units int64) {
 	}
 }
 
+// retryPause is the client's backoff step between attempts of one order.
+const retryPause = 250 * time.Millisecond
+
 // create calls CreateOrder with key on replica i, and on the next replicas
 // while the answer is a transport failure (the replica died, a connection
 // broke), up to attempts calls: a client retrying with its key, as the
@@ -117,6 +120,9 @@ func (c *pgCluster) create(t *testing.T, i int, subject, key string, req *orderv
 	var o *orderv1.Order
 	var err error
 	for a := range attempts {
+		if a > 0 {
+			time.Sleep(time.Duration(a) * retryPause) // a client's backoff: lets ejection and breakers settle
+		}
 		o, err = c.Orders[(i+a)%len(c.Orders)].CreateOrder(as(t, subject, "customer", key), req)
 		switch status.Code(err) {
 		case codes.Unavailable, codes.DeadlineExceeded, codes.Internal, codes.Unknown, codes.Canceled:
