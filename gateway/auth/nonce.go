@@ -25,9 +25,11 @@ var ErrNonceStoreFull = errors.New("auth: nonce store full")
 
 // MemoryNonces is an in-memory NonceStore for one edge process: a map of
 // keys to expiry times behind one mutex, swept of expired keys when it
-// fills. When every entry is live and the store is full, Claim fails (the
-// request is refused, never let through unchecked). Safe for concurrent
-// use.
+// fills, and not again before the earliest entry left expires (so a full
+// store of live nonces refuses a claim in constant time instead of
+// scanning the map each time). When every entry is live and the store is
+// full, Claim fails (the request is refused, never let through
+// unchecked). Safe for concurrent use.
 type MemoryNonces struct {
 	// Max bounds the live nonces; zero means DefaultMaxNonces.
 	Max int
@@ -36,6 +38,9 @@ type MemoryNonces struct {
 
 	mu      sync.Mutex
 	expires map[string]time.Time
+	// sweepAt: no entry expires before it (zero: unknown), so a sweep
+	// before it would free nothing.
+	sweepAt time.Time
 }
 
 var _ NonceStore = (*MemoryNonces)(nil)
@@ -58,18 +63,31 @@ func (m *MemoryNonces) Claim(_ context.Context, key string, ttl time.Duration) (
 	if exp, ok := m.expires[key]; ok && now.Before(exp) {
 		return false, nil
 	}
+	if len(m.expires) >= max && !now.Before(m.sweepAt) {
+		m.sweep(now)
+	}
 	if len(m.expires) >= max {
-		for k, exp := range m.expires {
-			if !now.Before(exp) {
-				delete(m.expires, k)
-			}
-		}
-		if len(m.expires) >= max {
-			return false, ErrNonceStoreFull
+		return false, ErrNonceStoreFull
+	}
+	exp := now.Add(ttl)
+	m.expires[key] = exp
+	if exp.Before(m.sweepAt) {
+		m.sweepAt = exp
+	}
+	return true, nil
+}
+
+// sweep deletes the expired entries and notes when the next one expires.
+func (m *MemoryNonces) sweep(now time.Time) {
+	m.sweepAt = time.Time{}
+	for k, exp := range m.expires {
+		switch {
+		case !now.Before(exp):
+			delete(m.expires, k)
+		case m.sweepAt.IsZero() || exp.Before(m.sweepAt):
+			m.sweepAt = exp
 		}
 	}
-	m.expires[key] = now.Add(ttl)
-	return true, nil
 }
 
 // Len returns how many nonces are held, expired ones included.
