@@ -208,3 +208,25 @@ func TestPolicyFromConfig(t *testing.T) {
 		t.Errorf("Warnings() = %s", warnings)
 	}
 }
+
+// TestPlainRemoteHTTP: a JWK Set URL warns when it is plain http to a
+// host other than the loopback.
+func TestPlainRemoteHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://idp.example/jwks.json", true},
+		{"http://10.0.0.7:8080/jwks.json", true},
+		{"http://127.0.0.1.example/jwks.json", true},
+		{"https://idp.example/jwks.json", false},
+		{"http://127.0.0.1:8080/jwks.json", false},
+		{"http://localhost/jwks.json", false},
+		{"http://[::1]:9/jwks.json", false},
+		{"", false},
+	} {
+		if got := plainRemoteHTTP(tt.url); got != tt.want {
+			t.Errorf("plainRemoteHTTP(%q) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+}
