@@ -138,6 +138,12 @@ func (v *JWTVerifier) Verify(ctx context.Context, tok string) (Principal, error)
 		return Principal{}, fail(ErrInvalidCredentials, "The token's audience is not accepted.")
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
 		return Principal{}, fail(ErrInvalidCredentials, "The token lacks a required claim (iss, aud, exp).")
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return Principal{}, fail(ErrInvalidCredentials, "The token was issued in the future (iat).")
+	case errors.Is(err, jwt.ErrTokenInvalidClaims):
+		return Principal{}, fail(ErrInvalidCredentials, "The token has a registered claim of the wrong type.")
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return Principal{}, fail(ErrInvalidCredentials, "The token is malformed.")
 	case err != nil:
 		return Principal{}, fail(ErrInvalidCredentials, "The token's signature does not verify.")
 	}
