@@ -218,3 +218,33 @@ func TestMemoryNoncesSweepSchedule(t *testing.T) {
 		t.Errorf("Len = %d, want 3", m.Len())
 	}
 }
+
+// readCounter counts the bytes read through it.
+type readCounter struct {
+	io.ReadCloser
+	n int
+}
+
+func (c *readCounter) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestSignedAppsUnknownAppReadsNoBody: a request naming no configured app
+// is refused before its body is read (an unauthenticated client cannot
+// make the edge read and hash bodies).
+func TestSignedAppsUnknownAppReadsNoBody(t *testing.T) {
+	now := time.Unix(999_000, 0)
+	s := newApps(t, func() time.Time { return now }, nil)
+	r := signedRequest("new-secret-000001", "POST", "/api/x", strings.Repeat("x", 60), now.Unix(), "nonce-unknown-app-1")
+	r.Header.Set(auth.HeaderAppID, "no-such-app")
+	body := &readCounter{ReadCloser: r.Body}
+	r.Body = body
+	if _, err := s.Authenticate(r); !errors.Is(err, auth.ErrInvalidCredentials) {
+		t.Fatalf("Authenticate = %v, want ErrInvalidCredentials", err)
+	}
+	if body.n != 0 {
+		t.Errorf("%d body bytes read for an unknown app, want 0", body.n)
+	}
+}
