@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,4 +118,30 @@ func BenchmarkMemoryNoncesFull(b *testing.B) {
 			b.Fatalf("Claim = %v, want ErrNonceStoreFull", err)
 		}
 	}
+}
+
+// BenchmarkMemoryNoncesHeld: the heap one held nonce costs, for the
+// longest nonce (128 characters) of the longest app id (64): what a full
+// store of DefaultMaxNonces weighs, divided by that count.
+func BenchmarkMemoryNoncesHeld(b *testing.B) {
+	const n = 1 << 14
+	app := strings.Repeat("a", 64)
+	var perNonce float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		m := &auth.MemoryNonces{}
+		for i := range n {
+			nonce := strconv.Itoa(i) + strings.Repeat("n", 120)
+			if _, err := m.Claim(b.Context(), app+"\x00"+nonce, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perNonce = float64(after.HeapAlloc-before.HeapAlloc) / n
+		runtime.KeepAlive(m)
+	}
+	b.ReportMetric(perNonce, "B/nonce")
 }
