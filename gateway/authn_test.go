@@ -92,6 +92,7 @@ func TestBadCredentials(t *testing.T) {
 		{"jwt without exp", "GET", "/api/inventory", "", bearer(iss.Mint(authtest.KidRSA, claims(func(c jwt.MapClaims) { delete(c, "exp") }))), 401, "UNAUTHENTICATED"},
 		{"jwt alg none", "GET", "/api/inventory", "", bearer(noneTok), 401, "UNAUTHENTICATED"},
 		{"jwt HS256 signed with the RSA public key", "GET", "/api/inventory", "", bearer(confused), 401, "UNAUTHENTICATED"},
+		{"jwt with a crit header", "GET", "/api/inventory", "", bearer(iss.MintWithHeader(authtest.KidRSA, claims(nil), map[string]any{"crit": []string{"exp"}})), 401, "UNAUTHENTICATED"},
 		{"jwt unknown kid", "GET", "/api/inventory", "", bearer(iss.Mint("nope-1", claims(nil))), 401, "UNAUTHENTICATED"},
 		{"jwt without roles", "GET", "/api/inventory", "", bearer(iss.Mint(authtest.KidRSA, claims(func(c jwt.MapClaims) { delete(c, "roles") }))), 403, "FORBIDDEN"},
 		{"oversize token", "GET", "/api/inventory", "", bearer("eyJ" + strings.Repeat("a", auth.DefaultMaxTokenBytes)), 401, "UNAUTHENTICATED"},
@@ -108,6 +109,8 @@ func TestBadCredentials(t *testing.T) {
 		{"two Authorization headers", "GET", "/api/inventory", "", append(bearer(partnerKey), bearer(envKey)...), 400, "MALFORMED_CREDENTIALS"},
 		{"token in the query string", "GET", "/api/inventory?access_token=" + partnerKey, "", nil, 400, "MALFORMED_CREDENTIALS"},
 		{"token in the query string beside a header", "GET", "/api/inventory?access_token=" + partnerKey, "", bearer(partnerKey), 400, "MALFORMED_CREDENTIALS"},
+		{"token in the query string, name escaped", "GET", "/api/inventory?access%5Ftoken=" + partnerKey, "", nil, 400, "MALFORMED_CREDENTIALS"},
+		{"token in the query string, letter escaped", "GET", "/api/inventory?pageSize=1&%61ccess_token=" + partnerKey, "", bearer(partnerKey), 400, "MALFORMED_CREDENTIALS"},
 		{"120 KB header", "GET", "/api/inventory", "", bearer(strings.Repeat("a", 120<<10)), 431, "REQUEST_HEADER_FIELDS_TOO_LARGE"},
 	}
 	for _, tt := range tests {
@@ -203,5 +206,27 @@ func TestPolicyFromConfig(t *testing.T) {
 	warnings := strings.Join(h.cfg.Warnings(), "\n")
 	if !strings.Contains(warnings, "no rule covers GET /api/orders (") || strings.Contains(warnings, "no rule covers POST /api/orders (") {
 		t.Errorf("Warnings() = %s", warnings)
+	}
+}
+
+// TestPlainRemoteHTTP: a JWK Set URL warns when it is plain http to a
+// host other than the loopback.
+func TestPlainRemoteHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://idp.example/jwks.json", true},
+		{"http://10.0.0.7:8080/jwks.json", true},
+		{"http://127.0.0.1.example/jwks.json", true},
+		{"https://idp.example/jwks.json", false},
+		{"http://127.0.0.1:8080/jwks.json", false},
+		{"http://localhost/jwks.json", false},
+		{"http://[::1]:9/jwks.json", false},
+		{"", false},
+	} {
+		if got := plainRemoteHTTP(tt.url); got != tt.want {
+			t.Errorf("plainRemoteHTTP(%q) = %v, want %v", tt.url, got, tt.want)
+		}
 	}
 }

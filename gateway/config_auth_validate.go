@@ -3,6 +3,7 @@ package gateway
 import (
 	"crypto/sha256"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -196,8 +197,9 @@ func validTime(v *validator, p, s string) {
 }
 
 // authWarnings are what an operator should see but may run with:
-// plaintext secrets outside the dev profile, and routes no policy rule
-// covers (denied to everyone).
+// plaintext secrets outside the dev profile, a JWK Set over plain http
+// from another host, and routes no policy rule covers (denied to
+// everyone).
 func (c Config) authWarnings(routes []*route.Route) []string {
 	var out []string
 	a := c.Auth
@@ -216,6 +218,9 @@ func (c Config) authWarnings(routes []*route.Route) []string {
 			}
 		}
 	}
+	if plainRemoteHTTP(a.JWT.JWKSURL) {
+		out = append(out, "auth.jwt.jwks_url: plain http lets anyone on the path substitute the signing keys (and so mint any token); use https")
+	}
 	pol := auth.DefaultPolicy(routes)
 	if len(a.Policy) > 0 {
 		pol, _ = auth.NewPolicy(a.policyRules(), routes)
@@ -226,6 +231,17 @@ func (c Config) authWarnings(routes []*route.Route) []string {
 		}
 	}
 	return out
+}
+
+// plainRemoteHTTP reports whether raw is an http URL to a host other
+// than the loopback (a local JWKS sidecar is fine over http).
+func plainRemoteHTTP(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback())
 }
 
 func hashOf(s string) [sha256.Size]byte { return sha256.Sum256([]byte(s)) }
@@ -241,7 +257,8 @@ func hasSpace(s string) bool {
 
 // Warnings returns what `portico check-config` prints and the edge logs
 // at startup without refusing the config: plaintext secrets outside the
-// dev profile, and generated routes no policy rule covers.
+// dev profile, a JWK Set fetched over plain http from another host, and
+// generated routes no policy rule covers.
 func (c Config) Warnings() []string {
 	table, _, err := buildRoutes(c, registrations)
 	if err != nil {

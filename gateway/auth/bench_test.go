@@ -2,7 +2,10 @@ package auth_test
 
 import (
 	"crypto/sha256"
+	"errors"
 	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,3 +100,48 @@ func benchJWT(b *testing.B, kid string) {
 // keys cached.
 func BenchmarkJWTRS256(b *testing.B) { benchJWT(b, authtest.KidRSA) }
 func BenchmarkJWTES256(b *testing.B) { benchJWT(b, authtest.KidEC) }
+
+// BenchmarkMemoryNoncesFull: a claim in a store full of live nonces (an
+// app that signed MaxNonces requests within the window): refused, at a
+// cost that must not grow with the store.
+func BenchmarkMemoryNoncesFull(b *testing.B) {
+	now := time.Unix(1_000_000, 0)
+	m := &auth.MemoryNonces{Max: 1 << 16, Now: func() time.Time { return now }}
+	for i := range m.Max {
+		if _, err := m.Claim(b.Context(), "app\x00fill-"+strconv.Itoa(i), time.Minute); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Claim(b.Context(), "app\x00one-more-nonce", time.Minute); !errors.Is(err, auth.ErrNonceStoreFull) {
+			b.Fatalf("Claim = %v, want ErrNonceStoreFull", err)
+		}
+	}
+}
+
+// BenchmarkMemoryNoncesHeld: the heap one held nonce costs, for the
+// longest nonce (128 characters) of the longest app id (64): what a full
+// store of DefaultMaxNonces weighs, divided by that count.
+func BenchmarkMemoryNoncesHeld(b *testing.B) {
+	const n = 1 << 14
+	app := strings.Repeat("a", 64)
+	var perNonce float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		m := &auth.MemoryNonces{}
+		for i := range n {
+			nonce := strconv.Itoa(i) + strings.Repeat("n", 120)
+			if _, err := m.Claim(b.Context(), app+"\x00"+nonce, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perNonce = float64(after.HeapAlloc-before.HeapAlloc) / n
+		runtime.KeepAlive(m)
+	}
+	b.ReportMetric(perNonce, "B/nonce")
+}

@@ -72,9 +72,11 @@ func (c *Chain) Authenticate(r *http.Request) (Principal, error) {
 	return c.Keys.Verify(tok)
 }
 
-// queryCredentials refuses a query string carrying access_token.
+// queryCredentials refuses a query string carrying access_token, its
+// name escaped or not ("access%5Ftoken" is the same parameter once
+// decoded, so the fast path skips only a query with neither).
 func queryCredentials(raw string) error {
-	if !strings.Contains(raw, "access_token") {
+	if !strings.Contains(raw, "access_token") && !strings.Contains(raw, "%") {
 		return nil
 	}
 	for pair := range strings.SplitSeq(raw, "&") {

@@ -63,8 +63,8 @@ type SignedAppsConfig struct {
 //	X-Nonce:     16-128 of [A-Za-z0-9._~-], unique per app within 2 × Window
 //	X-Signature: lowercase hex HMAC-SHA256(secret, CanonicalString(...))
 //
-// The body is read once (at most MaxBodyBytes), hashed, and put back for
-// the edge to transcode. The signature is compared in constant time; the
+// The body is read once (at most MaxBodyBytes; not at all for an unknown
+// app), hashed, and put back for the edge to transcode. The signature is compared in constant time; the
 // nonce is claimed only after the signature verifies, so a forger cannot
 // burn an app's nonces. Safe for concurrent use.
 type SignedApps struct {
@@ -232,13 +232,19 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 		return Principal{}, fail(ErrClockSkew, "X-Timestamp is more than "+strconv.Itoa(int(s.cfg.Window.Seconds()))+
 			" seconds from the gateway's clock ("+strconv.FormatInt(now.Unix(), 10)+"); sign with a current time.")
 	}
+	badSignature := func() error {
+		return fail(ErrInvalidCredentials, "The signature does not verify (unknown app, wrong secret, or a request changed after signing).")
+	}
+	apps := s.apps[h.AppID]
+	if len(apps) == 0 {
+		return Principal{}, badSignature() // before the body: no reading or hashing for a stranger
+	}
 	sum, err := s.hashBody(r)
 	if err != nil {
 		return Principal{}, err
 	}
 	canonical := CanonicalString(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Get(HeaderTimestamp), h.Nonce, sum)
 	found := -1
-	apps := s.apps[h.AppID]
 	var mac [sha256.Size]byte
 	for i := range apps { // no early exit: every secret of the app costs the same
 		m := hmac.New(sha256.New, apps[i].Secret)
@@ -248,7 +254,7 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 		}
 	}
 	if found < 0 {
-		return Principal{}, fail(ErrInvalidCredentials, "The signature does not verify (unknown app, wrong secret, or a request changed after signing).")
+		return Principal{}, badSignature()
 	}
 	app := &apps[found]
 	if !app.NotAfter.IsZero() && now.After(app.NotAfter) {

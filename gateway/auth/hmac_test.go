@@ -177,3 +177,74 @@ func TestParseSignatureHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryNoncesSweepSchedule: a full store refuses claims until its
+// earliest entry expires, whatever order the TTLs were given in, then
+// frees exactly the expired entries.
+func TestMemoryNoncesSweepSchedule(t *testing.T) {
+	var now atomic.Int64
+	m := &auth.MemoryNonces{Max: 3, Now: func() time.Time { return time.Unix(now.Load(), 0) }}
+	claim := func(key string, ttl time.Duration) error {
+		t.Helper()
+		ok, err := m.Claim(context.Background(), key, ttl)
+		if err == nil && !ok {
+			t.Fatalf("Claim(%s) = replay", key)
+		}
+		return err
+	}
+	for _, step := range []struct {
+		at   int64
+		key  string
+		ttl  time.Duration
+		full bool
+	}{
+		{0, "a", 30 * time.Second, false},
+		{0, "b", 10 * time.Second, false},
+		{0, "c", 20 * time.Second, false},
+		{0, "d", time.Second, true},   // sweeps, frees nothing; next expiry at 10
+		{9, "d", time.Second, true},   // before 10: refused without a sweep
+		{10, "d", time.Second, false}, // b expired
+		{10, "e", time.Minute, true},  // d expires at 11, first
+		{11, "e", time.Minute, false}, // d expired
+		{19, "f", time.Minute, true},
+		{20, "f", time.Minute, false}, // c expired
+	} {
+		now.Store(step.at)
+		if err := claim(step.key, step.ttl); errors.Is(err, auth.ErrNonceStoreFull) != step.full {
+			t.Fatalf("at %d Claim(%s) = %v, want full %v", step.at, step.key, err, step.full)
+		}
+	}
+	if m.Len() != 3 {
+		t.Errorf("Len = %d, want 3", m.Len())
+	}
+}
+
+// readCounter counts the bytes read through it.
+type readCounter struct {
+	io.ReadCloser
+	n int
+}
+
+func (c *readCounter) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestSignedAppsUnknownAppReadsNoBody: a request naming no configured app
+// is refused before its body is read (an unauthenticated client cannot
+// make the edge read and hash bodies).
+func TestSignedAppsUnknownAppReadsNoBody(t *testing.T) {
+	now := time.Unix(999_000, 0)
+	s := newApps(t, func() time.Time { return now }, nil)
+	r := signedRequest("new-secret-000001", "POST", "/api/x", strings.Repeat("x", 60), now.Unix(), "nonce-unknown-app-1")
+	r.Header.Set(auth.HeaderAppID, "no-such-app")
+	body := &readCounter{ReadCloser: r.Body}
+	r.Body = body
+	if _, err := s.Authenticate(r); !errors.Is(err, auth.ErrInvalidCredentials) {
+		t.Fatalf("Authenticate = %v, want ErrInvalidCredentials", err)
+	}
+	if body.n != 0 {
+		t.Errorf("%d body bytes read for an unknown app, want 0", body.n)
+	}
+}

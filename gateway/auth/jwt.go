@@ -65,7 +65,8 @@ type JWTConfig struct {
 // JWTVerifier verifies JWT bearer tokens (RFC 7519) with golang-jwt and
 // keys from a JWKS through keyfunc: the signature by the key the header's
 // kid names (required) with an allowed algorithm that fits the key's type,
-// then exp (required), nbf and iat with the leeway, iss and aud. Safe for
+// then exp (required), nbf and iat with the leeway, iss and aud. A token
+// whose header has crit is refused (no extension is understood). Safe for
 // concurrent use.
 type JWTVerifier struct {
 	cfg    JWTConfig
@@ -137,19 +138,31 @@ func (v *JWTVerifier) Verify(ctx context.Context, tok string) (Principal, error)
 		return Principal{}, fail(ErrInvalidCredentials, "The token's audience is not accepted.")
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
 		return Principal{}, fail(ErrInvalidCredentials, "The token lacks a required claim (iss, aud, exp).")
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return Principal{}, fail(ErrInvalidCredentials, "The token was issued in the future (iat).")
+	case errors.Is(err, jwt.ErrTokenInvalidClaims):
+		return Principal{}, fail(ErrInvalidCredentials, "The token has a registered claim of the wrong type.")
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return Principal{}, fail(ErrInvalidCredentials, "The token is malformed.")
 	case err != nil:
 		return Principal{}, fail(ErrInvalidCredentials, "The token's signature does not verify.")
 	}
 	return v.principal(claims)
 }
 
-// keyfunc returns the key of the token's kid, refusing a missing kid, an
-// alg the key's JWK does not name or that does not fit the key's type.
+// keyfunc returns the key of the token's kid, refusing a missing kid, a
+// crit header, an alg the key's JWK does not name or that does not fit
+// the key's type.
 func (v *JWTVerifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 	kf := v.kf.KeyfuncCtx(ctx)
 	return func(t *jwt.Token) (any, error) {
 		if _, ok := t.Header["kid"].(string); !ok {
 			return nil, errors.New("no kid")
+		}
+		if _, ok := t.Header["crit"]; ok {
+			// RFC 7515 section 4.1.11: extensions named in crit must be
+			// understood or the token refused; golang-jwt understands none.
+			return nil, errors.New("crit header")
 		}
 		key, err := kf(t)
 		if err != nil {

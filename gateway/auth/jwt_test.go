@@ -5,9 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
@@ -149,5 +152,34 @@ func TestJWTClaimsMapping(t *testing.T) {
 	c["realm"] = map[string]any{"roles": []any{"Bad Role"}}
 	if _, err := v.Verify(context.Background(), iss.Mint(authtest.KidRSA, c)); !errors.Is(err, auth.ErrInvalidCredentials) {
 		t.Errorf("invalid role = %v, want ErrInvalidCredentials", err)
+	}
+}
+
+// TestJWTFailureDetails: each way a token fails names its cause; a claim
+// problem is never reported as a bad signature (the signature verified).
+func TestJWTFailureDetails(t *testing.T) {
+	iss := authtest.NewIssuer()
+	now := time.Now()
+	v := newVerifier(t, auth.NewJWKSURL(iss.Serve(t), auth.JWKSOptions{}), func() time.Time { return now })
+	mint := func(mod func(jwt.MapClaims)) string {
+		c := authtest.Claims(now, "u", "reader")
+		mod(c)
+		return iss.Mint(authtest.KidRSA, c)
+	}
+	good := mint(func(jwt.MapClaims) {})
+	for _, tt := range []struct {
+		name, tok string
+		want      string
+	}{
+		{"iat in the future", mint(func(c jwt.MapClaims) { c["iat"] = now.Add(time.Hour).Unix() }), "issued in the future"},
+		{"exp of the wrong type", mint(func(c jwt.MapClaims) { c["exp"] = "tomorrow" }), "wrong type"},
+		{"iss of the wrong type", mint(func(c jwt.MapClaims) { c["iss"] = []string{authtest.Iss} }), "wrong type"},
+		{"not a JWT", "eyJ.e30.x", "malformed"},
+		{"signature changed", good[:len(good)-4] + "AAAA", "signature does not verify"},
+	} {
+		_, err := v.Verify(context.Background(), tt.tok)
+		if !errors.Is(err, auth.ErrInvalidCredentials) || !strings.Contains(auth.Detail(err), tt.want) {
+			t.Errorf("%s: Verify = %v (%q), want ErrInvalidCredentials saying %q", tt.name, err, auth.Detail(err), tt.want)
+		}
 	}
 }

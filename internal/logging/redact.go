@@ -20,9 +20,9 @@ var secretKeys = map[string]bool{
 // secretPatterns find secrets inside any string: a bearer credential, a
 // JWS compact token, a credential in a query string.
 var secretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)(bearer|basic)\s+[A-Za-z0-9._~+/=-]+`),
+	regexp.MustCompile(`(?i)(bearer|basic)\s+\S+`), // an API key may hold any non-space character
 	regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*`),
-	regexp.MustCompile(`(?i)(access_token|api_key|apikey|signature)=[^&\s"]*`),
+	regexp.MustCompile(`(?i)(access(_|%5f)token|api_key|apikey|signature)=[^&\s"]*`),
 }
 
 // redact is the one choke point every record of every process passes

@@ -120,6 +120,11 @@ func Claims(now time.Time, sub string, roles ...string) jwt.MapClaims {
 // Mint signs claims with the key kid names (RS256 for RSA keys, ES256
 // for KidEC); an unknown kid signs with KidRSA's key.
 func (i *Issuer) Mint(kid string, claims jwt.MapClaims) string {
+	return i.MintWithHeader(kid, claims, nil)
+}
+
+// MintWithHeader is Mint with extra JOSE header parameters.
+func (i *Issuer) MintWithHeader(kid string, claims jwt.MapClaims, header map[string]any) string {
 	var method jwt.SigningMethod = jwt.SigningMethodRS256
 	var key any = rsaKey
 	switch kid {
@@ -130,6 +135,9 @@ func (i *Issuer) Mint(kid string, claims jwt.MapClaims) string {
 	}
 	tok := jwt.NewWithClaims(method, claims)
 	tok.Header["kid"] = kid
+	for k, v := range header {
+		tok.Header[k] = v
+	}
 	s, err := tok.SignedString(key)
 	if err != nil {
 		panic(err)

@@ -53,6 +53,9 @@ func TestCommands(t *testing.T) {
 			"warning: auth.policy: no rule covers GET /api/inventory/{sku} (/portico.inventory.v1.InventoryService/GetItem)"},
 		{"plaintext token warns, exit 0", []string{"check-config", write("plain.yaml", strings.Replace(ups, "%s", "", 1)+
 			"auth:\n  tokens: [{token: t0k3n, subject: s, role: admin}]\n")}, 0, "warning: auth.tokens[0]: a plaintext token"},
+		{"jwks over plain http warns, exit 0", []string{"check-config", write("jwks.yaml", strings.Replace(ups, "%s", "", 1)+
+			"auth:\n  jwt: {issuer: https://idp.example, audience: [portico], algorithms: [RS256], jwks_url: \"http://idp.example/jwks.json\"}\n")}, 0,
+			"warning: auth.jwt.jwks_url: plain http"},
 		{"unset env secret", []string{"check-config", write("env.yaml", strings.Replace(ups, "%s", "", 1)+
 			"auth:\n  api_keys: [{key: \"env:PORTICO_UNSET_FOR_TEST\", subject: s, roles: [admin]}]\n")}, 1,
 			`auth.api_keys[0].key: environment variable "PORTICO_UNSET_FOR_TEST" is unset or empty`},
