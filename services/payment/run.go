@@ -82,13 +82,13 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service:  paymentv1.PaymentService_ServiceDesc.ServiceName,
-		Logger:   cfg.Logger,
-		Ready:    store.Ping,
-		Identity: cfg.Identity,
-		TLS:      cfg.TLS,
-		Faults:   cfg.Faults,
-		Observe:  cfg.Observe,
+		Service:    paymentv1.PaymentService_ServiceDesc.ServiceName,
+		Logger:     cfg.Logger,
+		Ready:      store.Ping,
+		Identity:   cfg.Identity,
+		TLS:        cfg.TLS,
+		Faults:     cfg.Faults,
+		Observe:    cfg.Observe,
 		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 	})
 	if err != nil {

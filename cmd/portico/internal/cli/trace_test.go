@@ -20,8 +20,8 @@ import (
 
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/interceptors"
-	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/interceptors/faults"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/procmetrics"
