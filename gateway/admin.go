@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -37,7 +38,7 @@ func (s *Server) adminRoutes() map[string]adminRoute {
 		return adminRoute{http.MethodGet, true, func(w http.ResponseWriter, r *http.Request, _ *snapshot) { h(w, r) }}
 	}
 	return map[string]adminRoute{
-		"/metrics":            open(s.ops["/metrics"]),
+		"/metrics":            open(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP),
 		"/healthz/live":       open(serveLive),
 		"/healthz/ready":      open(s.serveReady),
 		"/admin/openapi.json": {http.MethodGet, true, serveAdminOpenAPI},

@@ -13,10 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
@@ -73,7 +75,7 @@ func TestServiceSIGTERMDrains(t *testing.T) {
 	p := testproc.Start(t, bin, "inventory", "inventory", "--listen", addr, "--db", filepath.Join(dir, "inv.db"),
 		"--faults", slowGet, "--drain-delay", "500ms", "--shutdown-grace", "10s")
 	testproc.WaitServing(t, p, addr)
-	client := inventoryv1.NewInventoryServiceClient(testproc.Dial(t, addr))
+	client := inventoryv1.NewInventoryServiceClient(testproc.Dial(t, addr, grpc.WithChainUnaryInterceptor(identity.UnaryClientInterceptor(asService))))
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
@@ -89,7 +91,7 @@ func TestServiceSIGTERMDrains(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("call in flight at SIGTERM = %v, want OK", err)
 	}
-	late := inventoryv1.NewInventoryServiceClient(testproc.Dial(t, addr))
+	late := inventoryv1.NewInventoryServiceClient(testproc.Dial(t, addr, grpc.WithChainUnaryInterceptor(identity.UnaryClientInterceptor(asService))))
 	lctx, lcancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer lcancel()
 	if _, err := late.GetItem(lctx, &inventoryv1.GetItemRequest{Sku: "keyboard-001"}); status.Code(err) != codes.Unavailable {

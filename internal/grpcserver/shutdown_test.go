@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
 // held answers GetItem once release closes, telling called first.
@@ -34,7 +35,13 @@ func (h held) GetItem(_ context.Context, r *inventoryv1.GetItemRequest) (*invent
 // for the grace, and a call after the stop is refused cleanly
 // (UNAVAILABLE), never cut halfway.
 func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
-	s, err := New(Config{Service: "svc", Logger: slog.New(slog.DiscardHandler), ShutdownGrace: time.Minute})
+	keys, err := identity.NewKeys(identity.GenerateKey("k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, _ := identity.NewVerifier(keys, "portico.inventory.v1.InventoryService")
+	minter, _ := identity.NewMinter(keys, identity.WithService("test"))
+	s, err := New(Config{Service: "svc", Logger: slog.New(slog.DiscardHandler), ShutdownGrace: time.Minute, Identity: verifier})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +55,8 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 	ctx, stopServe := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, lis) }()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithChainUnaryInterceptor(identity.UnaryClientInterceptor(minter)))
 	if err != nil {
 		t.Fatal(err)
 	}
