@@ -44,6 +44,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		s.writeProblem(w, r, forbidden(p, r, sn.policy.Roles(rt)))
 		return
 	}
+	ex.principal = sn.policy.Grant(p, rt) // the one role the service receives
 	ep := sn.endpoints[rt]
 	ex.ep, ex.route, ex.upstream = ep, rt.Template, rt.Upstream
 	ex.inFlightDone = s.metrics.InFlight(rt.Template)

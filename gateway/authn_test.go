@@ -8,16 +8,20 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
 const (
@@ -227,6 +231,41 @@ func TestPlainRemoteHTTP(t *testing.T) {
 	} {
 		if got := plainRemoteHTTP(tt.url); got != tt.want {
 			t.Errorf("plainRemoteHTTP(%q) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+}
+
+// TestGrantedRole: a caller holding several roles calls each route in the
+// first of them the policy grants there, and that is the one role the
+// service receives (it checks roles too): [reader admin] reads as reader
+// and updates an item as admin, instead of being refused by the service.
+func TestGrantedRole(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	record := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		md, _ := metadata.FromIncomingContext(ctx)
+		mu.Lock()
+		seen = append(seen, strings.Join(md.Get(callmeta.RoleKey), ","))
+		mu.Unlock()
+		return h(ctx, req)
+	}
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		c.Auth.APIKeys = []APIKeyConfig{{Key: "two-roles-key-0001", Subject: "ops", Roles: []string{callmeta.RoleReader, callmeta.RoleAdmin}}}
+	}, serve: map[string]grpc.UnaryServerInterceptor{"inventory": record}})
+	okStubs(h)
+	for _, tt := range []struct{ method, path, body, want string }{
+		{"GET", "/api/inventory/a", "", callmeta.RoleReader},
+		{"PATCH", "/api/inventory/a", `{"name":"A"}`, callmeta.RoleAdmin},
+	} {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		r := h.do(tt.method, tt.path, "two-roles-key-0001", tt.body)
+		mu.Lock()
+		got := slices.Clone(seen)
+		mu.Unlock()
+		if r.status != 200 || len(got) != 1 || got[0] != tt.want {
+			t.Errorf("%s %s = %d, upstream saw roles %q; want 200 and %q", tt.method, tt.path, r.status, got, tt.want)
 		}
 	}
 }

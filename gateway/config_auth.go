@@ -55,7 +55,8 @@ type APIKeyConfig struct {
 	Key string `yaml:"key"`
 	// Subject is the caller's identity, e.g. "partner-acme". Required.
 	Subject string `yaml:"subject"`
-	// Roles the key holds, the first passed to services. At least one.
+	// Roles the key holds; a service receives the first the policy grants
+	// for the route called. At least one.
 	Roles []string `yaml:"roles"`
 	// Tenant and Plan describe the caller (rate limits key on Plan).
 	// Optional.

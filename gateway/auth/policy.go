@@ -123,6 +123,20 @@ func (pol *Policy) Allowed(p Principal, rt *route.Route) bool {
 	return false
 }
 
+// Grant returns p as it calls rt: its Role becomes the first of its roles
+// (Role, then Roles in order) that the policy grants for rt, so a caller
+// holding [reader admin] updates an item as admin, which the service checks
+// too (it receives one role). p is unchanged when no role is granted.
+func (pol *Policy) Grant(p Principal, rt *route.Route) Principal {
+	for _, role := range append([]string{p.Role}, p.Roles...) {
+		if role != "" && slices.Contains(pol.roles[rt], role) {
+			p.Role = role
+			return p
+		}
+	}
+	return p
+}
+
 // Roles returns the roles that may call rt, sorted.
 func (pol *Policy) Roles(rt *route.Route) []string { return slices.Clone(pol.roles[rt]) }
 
