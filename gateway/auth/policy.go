@@ -167,13 +167,16 @@ var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.Me
 func ParseRouteSelector(sel string) (func(*route.Route) bool, error) {
 	method, target := "", sel
 	if m, rest, ok := strings.Cut(sel, " "); ok {
+		if m == http.MethodHead { // a rule cannot grant HEAD without GET: say so rather than grant GET
+			return nil, errors.New(`method "HEAD": write GET; a GET route serves HEAD too`)
+		}
 		if !slices.Contains(methods, m) {
 			return nil, fmt.Errorf("method %q: want one of %s", m, strings.Join(methods, ", "))
 		}
 		method, target = m, rest
 	}
 	byMethod := func(rt *route.Route) bool {
-		return method == "" || rt.Method == method || method == http.MethodHead && rt.Method == http.MethodGet
+		return method == "" || rt.Method == method
 	}
 	switch {
 	case target == "*":
