@@ -26,6 +26,8 @@ import (
 	"log/slog"
 	"os/signal"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"google.golang.org/grpc/grpclog"
@@ -218,8 +220,15 @@ func newLogger(e env, service, level string) (*slog.Logger, error) {
 	}
 	log := logging.New(e.stdout, service, l)
 	// grpc-go and grpc-gateway log through grpclog, whose default writes
-	// plain text to stderr: one stream of JSON records instead. The process
-	// has one logger, set once here before anything dials or serves.
-	grpclog.SetLoggerV2(logging.GRPCLogger(log))
+	// plain text to stderr: one stream of JSON records instead. grpclog's
+	// logger is set once per process (setting it again races with gRPC's
+	// goroutines); each subcommand run swaps the logger it writes to.
+	grpcLog.Store(log.With("component", "grpc"))
+	grpcLogOnce.Do(func() { grpclog.SetLoggerV2(logging.GRPCLoggerFunc(grpcLog.Load)) })
 	return log, nil
 }
+
+var (
+	grpcLog     atomic.Pointer[slog.Logger]
+	grpcLogOnce sync.Once
+)
