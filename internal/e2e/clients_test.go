@@ -38,7 +38,7 @@ func TestClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes and generates clients")
 	}
-	base := testproc.FreePortRange(t, 8) // admin listeners at base+5..7
+	base := testproc.FreePortRange(t, 10) // portico dev uses base..base+9 (admin listeners at base+4..7)
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")

@@ -19,7 +19,7 @@ func TestDev(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	base := testproc.FreePortRange(t, 8) // admin listeners at base+5..7
+	base := testproc.FreePortRange(t, 10) // portico dev uses base..base+9 (admin listeners at base+4..7)
 	dir := testproc.TempDir(t)
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", dir)
 	url := "http://" + testproc.Addr(base)

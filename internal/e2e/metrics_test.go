@@ -123,7 +123,7 @@ func TestMetricsEveryProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	base := testproc.FreePortRange(t, 8)
+	base := testproc.FreePortRange(t, 10)
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	edgeURL := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, edgeURL+"/health")

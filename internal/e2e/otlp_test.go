@@ -77,7 +77,7 @@ func TestDevExportsOTLP(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	t.Setenv("OTEL_TRACES_SAMPLER", "parentbased_always_on") // every trace, whatever the ratio
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "100")               // export within 100ms, not 5s
-	base := testproc.FreePortRange(t, 8)
+	base := testproc.FreePortRange(t, 10)
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")

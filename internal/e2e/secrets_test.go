@@ -20,7 +20,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	base := testproc.FreePortRange(t, 4)
+	base := testproc.FreePortRange(t, 10)
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")
