@@ -181,6 +181,7 @@ func startStack(t testing.TB, so stackOptions) *stack {
 	})
 	cfg := gateway.DevConfig(0)
 	cfg.Identity.KeysEnv = "TEST_PORTICO_TRACE_KEYS"
+	cfg.Limits = gateway.LimitsConfig{} // the stack measures tracing, not rate limits (the benchmark would hit dev's)
 	for i, lis := range []net.Listener{invLis, payLis, ordLis} {
 		cfg.Upstreams[i].Addresses = []string{lis.Addr().String()}
 	}
