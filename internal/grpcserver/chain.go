@@ -41,7 +41,8 @@ const (
 //	            is refused before any work (interceptors/deadline)
 //	identity -> a call without a valid identity assertion for this service
 //	            is UNAUTHENTICATED, whatever metadata it carries; health
-//	            and reflection stay open (interceptors/identity)
+//	            and reflection stay open (interceptors/identity); absent
+//	            only with TrustMetadata and no Identity
 //	faults   -> fault injection, only with Config.Faults (drills, tests)
 //	recover  -> a handler panic becomes INTERNAL; the process keeps running
 //	handler
@@ -61,8 +62,10 @@ func Chain(cfg Config) []Step {
 	}
 	steps = append(steps,
 		Step{StepLog, logging.UnaryServerInterceptor(cfg.Logger)},
-		Step{StepDeadline, deadline.UnaryServerInterceptor()},
-		Step{StepIdentity, identity.UnaryServerInterceptor(cfg.Identity)})
+		Step{StepDeadline, deadline.UnaryServerInterceptor()})
+	if cfg.Identity != nil || !cfg.TrustMetadata {
+		steps = append(steps, Step{StepIdentity, identity.UnaryServerInterceptor(cfg.Identity)})
+	}
 	if len(cfg.Faults) > 0 {
 		steps = append(steps, Step{StepFaults, faults.UnaryServerInterceptor(cfg.Faults)})
 	}

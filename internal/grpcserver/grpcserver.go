@@ -72,6 +72,12 @@ type Config struct {
 	// verifies nothing: every call but health and reflection is
 	// UNAUTHENTICATED, so a service started without keys fails closed.
 	Identity *identity.Verifier
+	// TrustMetadata, with no Identity, installs no identity step: the
+	// principal metadata a caller sends is trusted as sent, which is how
+	// services behaved before identity keys existed. The cmd layer sets it
+	// only for a service started without keys, and warns; anyone who can
+	// reach such a service can be anyone.
+	TrustMetadata bool
 	// TLS, when set, serves TLS (or mTLS, with ClientCAs) instead of
 	// plaintext (package tlsconfig builds it from files). nil means
 	// plaintext.
@@ -147,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 		grpc.ChainUnaryInterceptor(unary(Chain(cfg))...),
 		// Portico's APIs are unary; a stream other than reflection or a
 		// health watch needs an identity too.
-		grpc.ChainStreamInterceptor(identity.StreamServerInterceptor(cfg.Identity)),
+		grpc.ChainStreamInterceptor(streamIdentity(cfg)...),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgSize),
 		grpc.MaxSendMsgSize(4<<20),
 		grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams),
@@ -338,4 +344,13 @@ func (s *Server) probe(ctx context.Context) {
 	}
 	s.health.SetServingStatus("", st)
 	s.health.SetServingStatus(s.cfg.Service, st)
+}
+
+// streamIdentity is the stream half of the identity step (Chain): none
+// when the config trusts caller metadata.
+func streamIdentity(cfg Config) []grpc.StreamServerInterceptor {
+	if cfg.Identity == nil && cfg.TrustMetadata {
+		return nil
+	}
+	return []grpc.StreamServerInterceptor{identity.StreamServerInterceptor(cfg.Identity)}
 }

@@ -48,7 +48,7 @@ func start(t *testing.T, cfg Config, opts ...grpc.DialOption) (*grpc.ClientConn,
 		t.Fatal(err)
 	}
 	minter, _ := identity.NewMinter(keys, identity.WithService("test"))
-	if cfg.Identity == nil {
+	if cfg.Identity == nil && !cfg.TrustMetadata {
 		cfg.Identity, _ = identity.NewVerifier(keys, "portico.inventory.v1.InventoryService")
 	}
 	if len(opts) == 0 {
@@ -85,6 +85,31 @@ func start(t *testing.T, cfg Config, opts ...grpc.DialOption) (*grpc.ClientConn,
 	}
 	t.Cleanup(func() { _ = stop() })
 	return cc, stop
+}
+
+// TestTrustMetadata: a server without a verifier refuses a call without an
+// assertion, unless TrustMetadata says to trust the caller as before
+// identity keys (the handler, which panics, is then reached: INTERNAL).
+func TestTrustMetadata(t *testing.T) {
+	plain := grpc.WithUserAgent("no-identity") // any option: no minter
+	for _, tt := range []struct {
+		name  string
+		trust bool
+		want  codes.Code
+	}{{"refused", false, codes.Unauthenticated}, {"trusted", true, codes.Internal}} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Service: "svc", Logger: slog.New(slog.DiscardHandler), TrustMetadata: tt.trust}
+			if !tt.trust {
+				keys, _ := identity.NewKeys(identity.GenerateKey("k2"))
+				cfg.Identity, _ = identity.NewVerifier(keys, "portico.inventory.v1.InventoryService")
+			}
+			cc, _ := start(t, cfg, plain)
+			_, err := inventoryv1.NewInventoryServiceClient(cc).GetItem(context.Background(), &inventoryv1.GetItemRequest{Sku: "x"})
+			if status.Code(err) != tt.want {
+				t.Errorf("GetItem() = %v, want %v", err, tt.want)
+			}
+		})
+	}
 }
 
 func TestPanicBecomesInternal(t *testing.T) {

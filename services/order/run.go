@@ -50,6 +50,9 @@ type Config struct {
 	// Payment carry the service's own identity: the caller dials them with
 	// interceptors.WithIdentity and a Minter made identity.WithService.
 	Identity *identity.Verifier
+	// TrustMetadata: grpcserver.Config.TrustMetadata (no keys: the caller
+	// metadata is trusted as sent, the old behaviour).
+	TrustMetadata bool
 	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
 	// means plaintext.
 	TLS *tls.Config
@@ -113,14 +116,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service:    orderv1.OrderService_ServiceDesc.ServiceName,
-		Logger:     cfg.Logger,
-		Ready:      store.Ping,
-		Identity:   cfg.Identity,
-		TLS:        cfg.TLS,
-		Faults:     cfg.Faults,
-		Observe:    cfg.Observe,
-		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
+		Service:       orderv1.OrderService_ServiceDesc.ServiceName,
+		Logger:        cfg.Logger,
+		Ready:         store.Ping,
+		Identity:      cfg.Identity,
+		TrustMetadata: cfg.TrustMetadata,
+		TLS:           cfg.TLS,
+		Faults:        cfg.Faults,
+		Observe:       cfg.Observe,
+		DrainDelay:    cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 		Background: []func(context.Context){grpcserver.Every(cfg.ReconcileInterval, svc.reconcileRound)},
 	})
 	if err != nil {

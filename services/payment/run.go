@@ -35,6 +35,9 @@ type Config struct {
 	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
 	// every call but health and reflection.
 	Identity *identity.Verifier
+	// TrustMetadata: grpcserver.Config.TrustMetadata (no keys: the caller
+	// metadata is trusted as sent, the old behaviour).
+	TrustMetadata bool
 	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
 	// means plaintext.
 	TLS *tls.Config
@@ -82,14 +85,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	srv, err := grpcserver.New(grpcserver.Config{
-		Service:    paymentv1.PaymentService_ServiceDesc.ServiceName,
-		Logger:     cfg.Logger,
-		Ready:      store.Ping,
-		Identity:   cfg.Identity,
-		TLS:        cfg.TLS,
-		Faults:     cfg.Faults,
-		Observe:    cfg.Observe,
-		DrainDelay: cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
+		Service:       paymentv1.PaymentService_ServiceDesc.ServiceName,
+		Logger:        cfg.Logger,
+		Ready:         store.Ping,
+		Identity:      cfg.Identity,
+		TrustMetadata: cfg.TrustMetadata,
+		TLS:           cfg.TLS,
+		Faults:        cfg.Faults,
+		Observe:       cfg.Observe,
+		DrainDelay:    cfg.Shutdown.DrainDelay, ShutdownGrace: cfg.Shutdown.ShutdownGrace,
 	})
 	if err != nil {
 		return err
