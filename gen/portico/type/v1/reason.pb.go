@@ -68,7 +68,7 @@ const (
 	Reason_REASON_UNKNOWN_PAYMENT_METHOD Reason = 12
 	// payment: the order already has a captured payment.
 	Reason_REASON_ORDER_ALREADY_PAID Reason = 13
-	// order: the call carries no caller identity.
+	// every service: the call carries no identity it can verify.
 	Reason_REASON_UNAUTHENTICATED_CALLER Reason = 14
 	// order: no order has the id, or it is another customer's.
 	Reason_REASON_ORDER_NOT_FOUND Reason = 15
@@ -245,7 +245,7 @@ var File_portico_type_v1_reason_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xe2\"\n" +
+	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xec#\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\xd2\x01\n" +
 	"\x15REASON_ITEM_NOT_FOUND\x10\x01\x1a\xb6\x01\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18\xa4\x01No inventory item has the SKU (in the path, or in an order line: the order is then stored FAILED). Check the SKU against GET /api/inventory. Do not retry unchanged.\x12\xb8\x01\n" +
@@ -261,8 +261,8 @@ const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\x1a\x14\xea\xe0\x18\x10INVALID_ARGUMENT\x12\x97\x01\n" +
 	"\x1bREASON_PAYMENT_NOT_CAPTURED\x10\v\x1av\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18[Only a captured payment can be refunded. Read the payment's status. Do not retry unchanged.\x12\xa8\x01\n" +
 	"\x1dREASON_UNKNOWN_PAYMENT_METHOD\x10\f\x1a\x84\x01\xea\xe0\x18\x10INVALID_ARGUMENT\xfa\xe0\x18lThe payment method is not one the payment service knows. Use another payment method. Do not retry unchanged.\x12\xa2\x01\n" +
-	"\x19REASON_ORDER_ALREADY_PAID\x10\r\x1a\x82\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18gThe order has a captured payment already; nothing was charged. Read the order's payments. Do not retry.\x12\xa8\x01\n" +
-	"\x1dREASON_UNAUTHENTICATED_CALLER\x10\x0e\x1a\x84\x01\xea\xe0\x18\x0fUNAUTHENTICATED\xfa\xe0\x18mThe call reached the order service without a caller identity. Send a valid bearer token; retry only with one.\x12\x84\x01\n" +
+	"\x19REASON_ORDER_ALREADY_PAID\x10\r\x1a\x82\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18gThe order has a captured payment already; nothing was charged. Read the order's payments. Do not retry.\x12\xb2\x02\n" +
+	"\x1dREASON_UNAUTHENTICATED_CALLER\x10\x0e\x1a\x8e\x02\xea\xe0\x18\x0fUNAUTHENTICATED\xfa\xe0\x18\xf6\x01A service behind the edge received the call without an identity it could verify. Through the edge, send a valid credential; calling a service directly, send an identity assertion (portico identity, interceptors.WithIdentity). Retry only with one.\x12\x84\x01\n" +
 	"\x16REASON_ORDER_NOT_FOUND\x10\x0f\x1ah\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18WNo order has the id, or it is another customer's. Check the id. Do not retry unchanged.\x12\xe1\x01\n" +
 	"\x1cREASON_ORDER_NOT_CANCELLABLE\x10\x10\x1a\xbe\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xa2\x01The order cannot be cancelled in its status: a FAILED order never, a PENDING one not yet. Read the order; if it is PENDING, retry the cancel once it is CONFIRMED.\x123\n" +
 	"\x18REASON_PERMISSION_DENIED\x10\x11\x1a\x15\xea\xe0\x18\x11PERMISSION_DENIED\x12\xe4\x01\n" +
