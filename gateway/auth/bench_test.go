@@ -97,4 +97,3 @@ func benchJWT(b *testing.B, kid string) {
 // keys cached.
 func BenchmarkJWTRS256(b *testing.B) { benchJWT(b, authtest.KidRSA) }
 func BenchmarkJWTES256(b *testing.B) { benchJWT(b, authtest.KidEC) }
-

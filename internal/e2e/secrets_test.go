@@ -55,7 +55,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	marker := "trace-secrets-" + strconv.FormatInt(ts, 10)
 	call(t, "GET", url+"/api/inventory", "demo-read-token", "", "X-Trace-Id: "+marker)
-	if !dev.WaitOutput(t.Context(), 10*time.Second, func(out string) bool { return servicesWithTrace(out, marker)["inventory"] && servicesWithTrace(out, marker)["gateway"] }) {
+	if !dev.WaitOutput(t.Context(), 10*time.Second, func(out string) bool {
+		return servicesWithTrace(out, marker)["inventory"] && servicesWithTrace(out, marker)["gateway"]
+	}) {
 		t.Fatal("the marker request never reached the logs")
 	}
 	metrics := call(t, "GET", url+"/metrics", "", "")
