@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -69,7 +71,23 @@ type SignedAppsConfig struct {
 // burn an app's nonces. Safe for concurrent use.
 type SignedApps struct {
 	cfg  SignedAppsConfig
-	apps map[string][]App
+	apps map[string][]signer
+}
+
+// signer is one app secret with a pool of HMACs keyed with it, so a
+// verification allocates no hash state.
+type signer struct {
+	App
+	macs *sync.Pool // of hash.Hash
+}
+
+func (s signer) mac(canonical string, sum []byte) []byte {
+	m := s.macs.Get().(hash.Hash)
+	m.Reset()
+	io.WriteString(m, canonical)
+	sum = m.Sum(sum)
+	s.macs.Put(m)
+	return sum
 }
 
 // NewSignedApps validates cfg and returns its verifier.
@@ -86,21 +104,23 @@ func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &SignedApps{cfg: cfg, apps: map[string][]App{}}
+	s := &SignedApps{cfg: cfg, apps: map[string][]signer{}}
 	for i, a := range cfg.Apps {
 		switch {
 		case !validToken(a.ID, 1, 64):
 			return nil, fmt.Errorf("auth: app %d: id must be 1-64 of [A-Za-z0-9._~-]", i)
 		case len(a.Secret) < 16:
 			return nil, fmt.Errorf("auth: app %q: secret must be at least 16 bytes", a.ID)
-		case slices.ContainsFunc(s.apps[a.ID], func(b App) bool { return hmac.Equal(a.Secret, b.Secret) }):
+		case slices.ContainsFunc(s.apps[a.ID], func(b signer) bool { return hmac.Equal(a.Secret, b.Secret) }):
 			return nil, fmt.Errorf("auth: app %q: secret repeated", a.ID)
 		}
 		if err := checkPrincipal(a.Principal); err != nil {
 			return nil, fmt.Errorf("auth: app %q: %w", a.ID, err)
 		}
 		a.Principal.Via = ViaSignedApp
-		s.apps[a.ID] = append(s.apps[a.ID], a)
+		secret := slices.Clone(a.Secret)
+		macs := &sync.Pool{New: func() any { return hmac.New(sha256.New, secret) }}
+		s.apps[a.ID] = append(s.apps[a.ID], signer{App: a, macs: macs})
 	}
 	return s, nil
 }
@@ -247,9 +267,7 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 	found := -1
 	var mac [sha256.Size]byte
 	for i := range apps { // no early exit: every secret of the app costs the same
-		m := hmac.New(sha256.New, apps[i].Secret)
-		io.WriteString(m, canonical)
-		if hmac.Equal(m.Sum(mac[:0]), h.Signature[:]) {
+		if hmac.Equal(apps[i].mac(canonical, mac[:0]), h.Signature[:]) {
 			found = i
 		}
 	}
