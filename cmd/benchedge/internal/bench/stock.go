@@ -19,23 +19,33 @@ import (
 // no middleware, in front of the backend: the reference the edge is
 // measured against.
 func serveStock(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stock", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:0", "HTTP listen `ADDR`")
-	backend := fs.String("backend", "", "the InventoryService's host:port")
-	if err := fs.Parse(args); err != nil {
+	listen, backend, err := parseFront("stock", args, stderr)
+	if err != nil {
 		return err
 	}
-	if *backend == "" {
-		return errors.New("stock: want -backend")
-	}
 	mux := runtime.NewServeMux()
-	err := inventoryv1.RegisterInventoryServiceHandlerFromEndpoint(ctx, mux, *backend,
+	err = inventoryv1.RegisterInventoryServiceHandlerFromEndpoint(ctx, mux, backend,
 		[]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())})
 	if err != nil {
 		return err
 	}
-	return serveHTTPUntil(ctx, *listen, mux)
+	return serveHTTPUntil(ctx, listen, mux)
+}
+
+// parseFront parses the flags of a front (stock, vanguard) named name:
+// -listen and the required -backend.
+func parseFront(name string, args []string, stderr io.Writer) (listen, backend string, err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&listen, "listen", "127.0.0.1:0", "HTTP listen `ADDR`")
+	fs.StringVar(&backend, "backend", "", "the InventoryService's host:port")
+	if err := fs.Parse(args); err != nil {
+		return "", "", err
+	}
+	if backend == "" {
+		return "", "", errors.New(name + ": want -backend")
+	}
+	return listen, backend, nil
 }
 
 // serveHTTPUntil serves h on addr until ctx ends.
