@@ -187,6 +187,20 @@ func getConn(t *testing.T, c *http.Client, url, token string) (int, string) {
 	return resp.StatusCode, resp.Header.Get("Connection")
 }
 
+// waitState waits (bounded) until cc is in state want, asking it to
+// connect while it is idle.
+func waitState(t *testing.T, cc *grpc.ClientConn, want connectivity.State) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for st := cc.GetState(); st != want; st = cc.GetState() {
+		cc.Connect()
+		if !cc.WaitForStateChange(ctx, st) {
+			t.Fatalf("connection stays %v, want %v", st, want)
+		}
+	}
+}
+
 // TestReadiness: /healthz/ready is 503 before serving, while a required
 // upstream has no usable instance (ops.ready_requires), and while
 // draining; /healthz/live stays 200 throughout.
@@ -202,6 +216,7 @@ func TestReadiness(t *testing.T) {
 		t.Errorf("ready before Serve = %d %q", code, why)
 	}
 	h.srv.serving.Store(true)
+	waitState(t, h.srv.snap.Load().upstreams["inventory"].cc, connectivity.Ready)
 	if code, why := ready(); code != 200 {
 		t.Errorf("ready with inventory up (payment down, not required) = %d %q, want 200", code, why)
 	}
@@ -211,15 +226,7 @@ func TestReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	// payment's connection goes to TRANSIENT_FAILURE once it has tried.
-	cc := h.srv.snap.Load().upstreams["payment"].cc
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	for st := cc.GetState(); st != connectivity.TransientFailure; st = cc.GetState() {
-		cc.Connect()
-		if !cc.WaitForStateChange(ctx, st) {
-			t.Fatalf("payment connection stays %v", st)
-		}
-	}
+	waitState(t, h.srv.snap.Load().upstreams["payment"].cc, connectivity.TransientFailure)
 	if code, why := ready(); code != 503 || why != "no usable instance of upstream payment" {
 		t.Errorf("ready with required payment down = %d %q", code, why)
 	}
