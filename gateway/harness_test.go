@@ -110,7 +110,12 @@ func newHarness(t testing.TB, su setup) *harness {
 // startUpstream serves all three stubs and health on a free loopback port
 // and returns its address; ic, when not nil, intercepts every call.
 func (h *harness) startUpstream(up UpstreamConfig, ic grpc.UnaryServerInterceptor, opts ...grpc.ServerOption) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return h.startUpstreamAt("127.0.0.1:0", up, ic, opts...)
+}
+
+// startUpstreamAt is startUpstream on addr.
+func (h *harness) startUpstreamAt(addr string, up UpstreamConfig, ic grpc.UnaryServerInterceptor, opts ...grpc.ServerOption) string {
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		h.t.Fatal(err)
 	}

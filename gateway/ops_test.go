@@ -26,6 +26,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/apidoc"
 	"github.com/portico-gateway/portico/gateway/health"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
 
@@ -401,6 +402,49 @@ func TestHealthBypassesClientChain(t *testing.T) {
 		if st := cc.GetState(); st != connectivity.Shutdown {
 			t.Errorf("after Close, health connection to %s is %v, want SHUTDOWN", name, st)
 		}
+	}
+}
+
+// TestHealthUpMeansCallsGetThrough: an upstream that starts after the
+// edge dialled it leaves the API connection in reconnect backoff while
+// /health's own probe connects at once. /health stays DOWN until the API
+// connection is ready (and ends its backoff), so the first call after
+// /health says UP gets through rather than failing 502.
+func TestHealthUpMeansCallsGetThrough(t *testing.T) {
+	attempts := make(chan struct{}, 100)
+	countDials := func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+		if up.Name != "inventory" {
+			return Dial(ctx, up)
+		}
+		return Dial(ctx, up, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			attempts <- struct{}{}
+			return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		}))
+	}
+	h := newHarness(t, setup{down: []string{"inventory"}, opts: []Option{WithDialer(countDials)}})
+	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+		return &inventoryv1.Item{Sku: "a"}, nil
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	// Four failed connects: the next backoff is about 650 ms, far longer
+	// than the checks below take.
+	for range 4 {
+		select {
+		case <-attempts:
+		case <-ctx.Done():
+			t.Fatal("the API connection did not try to connect four times")
+		}
+	}
+	i := slices.IndexFunc(h.cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == "inventory" })
+	h.startUpstreamAt(h.cfg.Upstreams[i].Addresses[0], h.cfg.Upstreams[i], nil)
+	for r := h.do("GET", "/health", "", ""); r.status != 200; r = h.do("GET", "/health", "", "") {
+		if ctx.Err() != nil {
+			t.Fatalf("/health never UP after inventory started: %d %s", r.status, r.body)
+		}
+	}
+	if r := h.do("GET", "/api/inventory/a", adminToken, ""); r.status != 200 {
+		t.Errorf("first call after /health UP = %d %s, want 200", r.status, r.body)
 	}
 }
 

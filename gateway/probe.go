@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 )
 
 // probe is /health's own connection to one upstream, made by Dial outside
@@ -62,4 +63,28 @@ func (p *probe) close() error {
 	cc := p.cc
 	p.cc = nil
 	return cc.Close()
+}
+
+// awaitReady reports whether the API connection can carry a call now. One in
+// reconnect backoff (say the upstream started after the edge dialled it)
+// is told to retry at once, and awaitReady waits, until ctx ends, for it to
+// become ready: so /health is UP only when API calls would get through,
+// and polling it ends the backoff the moment the upstream answers.
+func (uc *upstreamConn) awaitReady(ctx context.Context) bool {
+	for {
+		st := uc.cc.GetState()
+		switch st {
+		case connectivity.Ready:
+			return true
+		case connectivity.Shutdown:
+			return false
+		case connectivity.TransientFailure:
+			uc.cc.ResetConnectBackoff()
+		case connectivity.Idle:
+			uc.cc.Connect()
+		}
+		if !uc.cc.WaitForStateChange(ctx, st) {
+			return false
+		}
+	}
 }

@@ -70,7 +70,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 			return nil, err
 		}
 		sn.upstreams[up.Name] = uc
-		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: uc.probe})
+		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: uc.probe, Usable: uc.awaitReady})
 	}
 	sn.mux = s.newMux()
 	for _, reg := range s.o.registrations {

@@ -28,6 +28,11 @@ type Dependency struct {
 	Service string
 	// Conn reaches the upstream.
 	Conn grpc.ClientConnInterface
+	// Usable, when set, reports whether the connection that real calls
+	// take (which may differ from Conn) can carry one now; it may wait
+	// until ctx ends for it to become so. A SERVING dependency whose
+	// Usable says no is DOWN: the instance is up, but calls would fail.
+	Usable func(ctx context.Context) bool
 }
 
 // Report is the /health body.
@@ -84,6 +89,9 @@ func (c *Checker) one(ctx context.Context, d Dependency) string {
 	defer cancel()
 	resp, err := healthpb.NewHealthClient(d.Conn).Check(ctx, &healthpb.HealthCheckRequest{Service: d.Service})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		return Down
+	}
+	if d.Usable != nil && !d.Usable(ctx) {
 		return Down
 	}
 	return Up
