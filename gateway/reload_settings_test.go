@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -445,3 +447,56 @@ func TestSameConnUpstreamTLS(t *testing.T) {
 	}
 }
 
+
+// TestReloadHTTPUnderLoad: reloads that change the http section while
+// keep-alive clients send non-idempotent requests (which no client
+// retries) fail none of them: a retired connection is never closed under
+// a client, only after an answer that says Connection: close.
+func TestReloadHTTPUnderLoad(t *testing.T) {
+	h := newHarness(t, setup{})
+	okStubs(h)
+	client := &http.Client{Timeout: 10 * time.Second}
+	srv, addr := serveReloadable(t, h, h.cfg, "http", client)
+	const workers, perWorker, reloads = 3, 40, 10
+	var failed atomic.Int32
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+			for i := range perWorker {
+				url := fmt.Sprintf("http://%s/api/orders/o-%d-%d:cancel", addr, w, i)
+				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader("{}"))
+				req.GetBody = nil // not replayable: the transport never retries it
+				req.Header.Set("Authorization", "Bearer "+adminToken)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := c.Do(req)
+				if err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, resp.Status)
+				}
+			}
+		})
+	}
+	for i := range reloads {
+		next := srv.Config()
+		next.HTTP.IdleTimeout = time.Minute + time.Duration(i)*time.Second
+		if _, err := srv.Reload(t.Context(), next, SourceSignal); err != nil {
+			t.Fatalf("Reload %d = %v", i, err)
+		}
+	}
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d of %d requests failed during reloads; first: %v", n, workers*perWorker, firstErr.Load())
+	}
+	client.CloseIdleConnections()
+}
