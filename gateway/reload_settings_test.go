@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -499,4 +500,37 @@ func TestReloadHTTPUnderLoad(t *testing.T) {
 		t.Errorf("%d of %d requests failed during reloads; first: %v", n, workers*perWorker, firstErr.Load())
 	}
 	client.CloseIdleConnections()
+}
+
+// TestEdgeClientCA: with tls.client_ca_file the edge requires a client
+// certificate its CAs signed; a reload that drops it serves clients
+// without one on their next handshake.
+func TestEdgeClientCA(t *testing.T) {
+	ca := tlstest.NewCA(t, "edge")
+	cert, key := ca.Issue(t, "edge", "127.0.0.1")
+	clientCert, clientKey := ca.Issue(t, "client", "client")
+	h := newHarness(t, setup{cfg: func(c *Config) { c.TLS = TLSConfig{CertFile: cert, KeyFile: key, ClientCAFile: ca.File} }})
+	withCert, err := tlsconfig.Client(ca.File, clientCert, clientKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, _ := tlsconfig.Client(ca.File, "", "", "")
+	client := func(c *tls.Config) *http.Client {
+		tr := &http.Transport{TLSClientConfig: c.Clone(), ForceAttemptHTTP2: true}
+		t.Cleanup(tr.CloseIdleConnections)
+		return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	}
+	srv, addr := serveReloadable(t, h, h.cfg, "https", client(withCert))
+	url := "https://" + addr + "/healthz/live"
+	if code := get(t, client(without), url, ""); code != 0 {
+		t.Errorf("GET without a client certificate = %d, want a failed handshake", code)
+	}
+	next := srv.Config()
+	next.TLS.ClientCAFile = ""
+	if _, err := srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatalf("Reload() = %v", err)
+	}
+	if code := get(t, client(without), url, ""); code != 200 {
+		t.Errorf("GET without a client certificate after the reload = %d, want 200", code)
+	}
 }
