@@ -448,7 +448,6 @@ func TestSameConnUpstreamTLS(t *testing.T) {
 	}
 }
 
-
 // TestReloadHTTPUnderLoad: reloads that change the http section while
 // keep-alive clients send non-idempotent requests (which no client
 // retries) fail none of them: a retired connection is never closed under
