@@ -92,7 +92,8 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 
 // setup makes what the Server keeps across configs: logger, metrics,
 // tracer, the OpenAPI document, the operational endpoints and the problem
-// pages. Everything made from config is in the snapshot (build).
+// pages. Everything else made from config is in the snapshot (build),
+// but the nonce store, which a reload must not forget (processNonces).
 func (s *Server) setup() error {
 	var err error
 	if s.log == nil {
