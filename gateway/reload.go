@@ -110,12 +110,26 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 	return res, nil
 }
 
-// commit makes sn the live snapshot and records its version.
+// commit makes sn the live snapshot, records its version and tells
+// whoever waits on Applied.
 func (s *Server) commit(sn *snapshot, source string) {
 	sn.version.Applied, sn.version.Source = time.Now().UTC(), source
 	s.history.add(sn.version, sn.cfg)
 	s.snap.Store(sn)
 	s.reloads.applied(sn.version)
+	if s.applied != nil {
+		close(s.applied)
+	}
+	s.applied = make(chan struct{})
+}
+
+// Applied returns a channel closed when the next config is applied (a
+// reload or rollback), for what the process runs outside the edge from
+// its config (the config file's watch interval).
+func (s *Server) Applied() <-chan struct{} {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	return s.applied
 }
 
 // reject counts, logs and audits a config that was not applied, and

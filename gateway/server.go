@@ -47,6 +47,7 @@ type Server struct {
 
 	snap     atomic.Pointer[snapshot] // the live config; never nil after New
 	reloadMu sync.Mutex               // serializes Reload and Rollback
+	applied  chan struct{}            // closed by the next commit; under reloadMu
 	history  *history
 	serving  atomic.Bool // Serve is accepting
 	draining atomic.Bool // shutdown has begun

@@ -56,7 +56,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	defer func() { stop(); bg.Wait() }()
 	changed := make(chan struct{}, 1)
 	bg.Go(func() { reloadLoop(rctx, hup, changed, srv, l) })
-	bg.Go(func() { watchConfig(rctx, *path, cfg, changed) })
+	bg.Go(func() { watchConfig(rctx, *path, srv, changed) })
 	bg.Go(func() { srv.WatchIdentityKeys(rctx, keyWatchInterval) })
 	// listen and admin_listen (the admin API stays up until the edge has
 	// drained, so /healthz/ready shows the drain) follow reloads.
