@@ -32,6 +32,9 @@ type Config struct {
 	// Listen is the TCP address the cmd layer listens on. Empty means
 	// DefaultListen, on loopback only, so a laptop running the dev profile
 	// never exposes the demo tokens. Use ":43100" for every interface.
+	// A reload that changes it binds the new address first (a busy one
+	// rejects the reload), serves there, and closes the old listener;
+	// requests in flight on it finish.
 	Listen string `yaml:"listen,omitempty"`
 	// ShutdownGrace bounds how long in-flight requests may finish once
 	// the listener closes (after DrainDelay); then connections are cut.
@@ -44,7 +47,9 @@ type Config struct {
 	// balancer notices first (Kubernetes: the preStop delay). Zero means
 	// the default, no delay.
 	DrainDelay time.Duration `yaml:"drain_delay,omitempty"`
-	// HTTP holds the HTTP server's own limits.
+	// HTTP holds the HTTP server's own limits. A reload that changes them
+	// applies them to new connections; a kept-alive connection from before
+	// gets Connection: close on its next answer.
 	HTTP HTTPConfig `yaml:"http,omitempty"`
 	// Upstreams are the gRPC services behind the edge, one per name the
 	// registration list (routes.go) uses. Required.
@@ -63,7 +68,8 @@ type Config struct {
 	TLS TLSConfig `yaml:"tls,omitempty"`
 	// AdminListen is the admin API's TCP address (admin.go): /metrics and
 	// /healthz/* open, everything else for the admin role. Empty means no
-	// admin listener. Applied at start only.
+	// admin listener. Reloads like listen: set by a reload it starts,
+	// changed it moves, emptied it stops.
 	AdminListen string `yaml:"admin_listen,omitempty"`
 	// Ops configures reloads, kept versions and readiness.
 	Ops OpsConfig `yaml:"ops,omitempty"`

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -17,8 +18,9 @@ import (
 type IdentityConfig struct {
 	// KeysFile is a file of keys, one "ID BASE64-SECRET [NOT-AFTER]" per
 	// line, the first signing (identity.ParseKeys); the services read the
-	// same file (--identity-keys). The edge re-reads it every 2s, so a
-	// rotation needs no restart. Keep it private (0600).
+	// same file (--identity-keys). The edge re-reads it every 2s and on
+	// every reload, so a rotation applies to the next call. Keep it
+	// private (0600).
 	KeysFile string `yaml:"keys_file,omitempty"`
 	// KeysEnv names an environment variable holding the keys text instead
 	// (entries separated by ';' or newlines). Exactly one of KeysFile and
@@ -34,22 +36,35 @@ func (c IdentityConfig) On() bool { return c.KeysFile != "" || c.KeysEnv != "" }
 
 // keys loads the ring the section names; nil when it names none.
 func (c IdentityConfig) keys() (*identity.Keys, error) {
-	switch {
-	case c.KeysFile != "":
-		return identity.ReadKeysFile(c.KeysFile)
-	case c.KeysEnv != "":
-		return identity.ParseKeys(os.Getenv(c.KeysEnv))
+	if !c.On() {
+		return nil, nil
 	}
-	return nil, nil
-}
-
-// minter builds the edge's Minter, nil when the section is empty.
-func (c IdentityConfig) minter() (*identity.Minter, error) {
-	k, err := c.keys()
-	if k == nil || err != nil {
+	text, err := c.keysText()
+	if err != nil {
 		return nil, err
 	}
-	return identity.NewMinter(k, identity.WithTTL(c.TTL))
+	return c.parse(text)
+}
+
+// parse parses keys text the section named, an error naming its file.
+func (c IdentityConfig) parse(text string) (*identity.Keys, error) {
+	k, err := identity.ParseKeys(text)
+	if err != nil && c.KeysFile != "" {
+		return nil, fmt.Errorf("%s: %w", c.KeysFile, err)
+	}
+	return k, err
+}
+
+// keysText reads the keys text the section names; "" when it names none.
+func (c IdentityConfig) keysText() (string, error) {
+	switch {
+	case c.KeysFile != "":
+		b, err := os.ReadFile(c.KeysFile)
+		return string(b), err
+	case c.KeysEnv != "":
+		return os.Getenv(c.KeysEnv), nil
+	}
+	return "", nil
 }
 
 func (c IdentityConfig) validate(v *validator) {

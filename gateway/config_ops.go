@@ -20,7 +20,8 @@ type OpsConfig struct {
 	// being written is never read half-done) is reloaded. The directory's
 	// entries are re-resolved each poll, so Kubernetes' ConfigMap symlink
 	// swap is seen. Zero means DefaultWatchInterval; negative turns
-	// watching off (SIGHUP and the admin API still reload).
+	// watching off (SIGHUP and the admin API still reload). A reload that
+	// changes it restarts the polling with the new interval.
 	WatchInterval time.Duration `yaml:"watch_interval,omitempty"`
 	// KeepVersions is how many applied configs the edge keeps for
 	// rollback, the live one included. Zero means DefaultKeepVersions;

@@ -4,8 +4,8 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"net"
-	"net/http"
 	"strconv"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -15,14 +15,21 @@ import (
 
 // TLSConfig terminates TLS at the edge. Empty means plaintext HTTP. With a
 // pair the edge serves HTTPS only, TLS 1.2 or later with forward-secret
-// AEAD suites, HTTP/2 by ALPN and HTTP/1.1; the pair is re-read when its
+// AEAD suites, HTTP/2 by ALPN and HTTP/1.1. Every handshake takes the
+// settings of the config live at that moment, so a reload that adds,
+// changes or removes this section applies to the next connection, and
+// connections already open keep theirs. The pair is also re-read when its
 // files change (checked at most once a second) and on SIGHUP, so a renewed
-// certificate needs no restart.
+// certificate needs no config change.
 type TLSConfig struct {
 	// CertFile is the PEM certificate chain. Required with KeyFile.
 	CertFile string `yaml:"cert_file,omitempty"`
 	// KeyFile is its PEM private key. Keep it private.
 	KeyFile string `yaml:"key_file,omitempty"`
+	// ClientCAFile, when set, holds the PEM CAs that must sign a client
+	// certificate on every connection (mTLS); re-read on SIGHUP. Empty
+	// means no client certificate is asked for. Needs the pair.
+	ClientCAFile string `yaml:"client_ca_file,omitempty"`
 }
 
 // UpstreamTLSConfig dials one upstream over TLS (or mTLS). Empty means
@@ -45,13 +52,13 @@ type UpstreamTLSConfig struct {
 }
 
 // On reports whether the edge serves TLS.
-func (c TLSConfig) On() bool { return c.CertFile != "" || c.KeyFile != "" }
+func (c TLSConfig) On() bool { return c.CertFile != "" || c.KeyFile != "" || c.ClientCAFile != "" }
 
 func (c TLSConfig) validate(v *validator) {
 	if !c.On() {
 		return
 	}
-	if _, _, err := tlsconfig.Server(c.CertFile, c.KeyFile, ""); err != nil {
+	if _, _, err := tlsconfig.Server(c.CertFile, c.KeyFile, c.ClientCAFile); err != nil {
 		v.add("tls", "%v", err)
 	}
 }
@@ -82,40 +89,65 @@ func (c Config) validateUpstreamTLS(v *validator) {
 	}
 }
 
-// edgeTLS is the edge's TLS state: the server config and its pair.
+// edgeTLS is one snapshot's TLS settings: the server config each new
+// connection handshakes with. A snapshot whose tls section is unchanged
+// shares its predecessor's, so SIGHUP's re-read (ReloadTLS) carries over.
 type edgeTLS struct {
-	cfg  *tls.Config
-	cert *tlsconfig.Cert
+	c   TLSConfig
+	cur atomic.Pointer[tls.Config]
+	log *slog.Logger
 }
 
-// buildTLS loads the edge's pair; nil without a tls section.
+// buildTLS loads the edge's pair (and client CAs); nil without a tls
+// section.
 func buildTLS(c TLSConfig, l *slog.Logger) (*edgeTLS, error) {
 	if !c.On() {
 		return nil, nil
 	}
-	cfg, cert, err := tlsconfig.Server(c.CertFile, c.KeyFile, "")
+	t := &edgeTLS{c: c, log: l}
+	return t, t.load()
+}
+
+// load reads the files again and makes them the config of new
+// handshakes; on error the running config stays.
+func (t *edgeTLS) load() error {
+	cfg, cert, err := tlsconfig.Server(t.c.CertFile, t.c.KeyFile, t.c.ClientCAFile)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cert.Failed = func(err error) { l.Warn("TLS certificate not reloaded; keeping the running one", "err", err.Error()) }
-	return &edgeTLS{cfg: cfg, cert: cert}, nil
+	cert.Failed = func(err error) {
+		t.log.Warn("TLS certificate not reloaded; keeping the running one", "err", err.Error())
+	}
+	// Serve hands net/http *tls.Conns, so ALPN is set here: HTTP/2 first.
+	cfg.NextProtos = []string{"h2", "http/1.1"}
+	t.cur.Store(cfg)
+	return nil
 }
 
-// serveOn serves hs on lis: HTTPS with HTTP/2 when the edge has a tls
-// section (ServeTLS adds "h2" to ALPN), plaintext HTTP otherwise.
-func (s *Server) serveOn(hs *http.Server, lis net.Listener) error {
-	if s.tls == nil {
-		return hs.Serve(lis)
+// tlsFor returns prev's TLS settings when cfg's tls section is the same,
+// else new ones (nil without a section).
+func (s *Server) tlsFor(cfg Config, prev *snapshot) (*edgeTLS, error) {
+	if prev != nil && prev.cfg.TLS == cfg.TLS {
+		return prev.tls, nil
 	}
-	hs.TLSConfig = s.tls.cfg
-	return hs.ServeTLS(lis, "", "")
+	return buildTLS(cfg.TLS, s.log)
 }
 
-// ReloadTLS re-reads the edge's certificate pair now (SIGHUP); on error
-// the running pair stays. A no-op without a tls section.
+// wrapTLS makes c a TLS server connection when the live config has a tls
+// section: its handshake (run by net/http) uses the settings live now.
+func (s *Server) wrapTLS(c net.Conn) net.Conn {
+	if t := s.snap.Load().tls; t != nil {
+		return tls.Server(c, t.cur.Load())
+	}
+	return c
+}
+
+// ReloadTLS re-reads the live config's certificate pair and client CAs
+// now (SIGHUP); on error the running ones stay. A no-op without a tls
+// section.
 func (s *Server) ReloadTLS() error {
-	if s.tls == nil {
-		return nil
+	if t := s.snap.Load().tls; t != nil {
+		return t.load()
 	}
-	return s.tls.cert.Reload()
+	return nil
 }

@@ -183,23 +183,6 @@ func redactURL(v string) string {
 	return u.String()
 }
 
-// restartFields are the changed fields that apply only at start: the
-// listeners and the HTTP server's own timeouts.
-func restartFields(a, b Config) []string {
-	var out []string
-	add := func(name string, changed bool) {
-		if changed {
-			out = append(out, name)
-		}
-	}
-	add("listen", a.Listen != b.Listen)
-	add("admin_listen", a.AdminListen != b.AdminListen)
-	add("http.read_header_timeout", a.HTTP.ReadHeaderTimeout != b.HTTP.ReadHeaderTimeout)
-	add("http.read_timeout", a.HTTP.ReadTimeout != b.HTTP.ReadTimeout)
-	add("http.idle_timeout", a.HTTP.IdleTimeout != b.HTTP.IdleTimeout)
-	return out
-}
-
 func diffCounts(diff []string) (added, removed, changed int) {
 	for _, d := range diff {
 		switch d[0] {

@@ -26,7 +26,10 @@
 // Reload (a Config), ReloadFile (the file again) and Rollback (a kept
 // version) build a new snapshot and swap it in atomically; a request uses
 // the snapshot it started with. Unchanged upstreams keep their
-// connection; replaced ones close once drained. Each change is versioned,
+// connection; replaced ones close once drained. Every setting reloads:
+// the identity signer and the TLS settings are snapshot fields too, and
+// the listeners and HTTP servers follow listen, admin_listen and the http
+// section (listeners.go). Each change is versioned,
 // audited and counted (reload.go). A new component built from config
 // joins reload by being a field of snapshot, set in build: build is the
 // one place config becomes runtime objects. The admin API (admin.go) shows

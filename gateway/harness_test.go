@@ -71,6 +71,7 @@ func newHarness(t testing.TB, su setup) *harness {
 	}
 	h.cfg = DevConfig(0)
 	h.cfg.Limits = LimitsConfig{} // tests that send many requests stay under no limit; limits tests set their own
+	h.cfg.AdminListen = ""        // Serve would open it; tests that want one set a free port
 	if su.cfg != nil {
 		su.cfg(&h.cfg)
 	}

@@ -98,7 +98,7 @@ func newReloadMetrics(reg prometheus.Registerer) (*reloadMetrics, error) {
 	m := &reloadMetrics{
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "portico_gateway_config_reloads_total",
-			Help: "Config reloads by result: applied, rejected (invalid; the running config stays) or unchanged.",
+			Help: "Config reloads by result: applied, rejected (invalid, or a new address that cannot be bound; the running config stays) or unchanged.",
 		}, []string{"result"}),
 		last: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "portico_gateway_config_last_applied_timestamp_seconds",

@@ -69,6 +69,7 @@ func TestIdentityAndTLSConfigValidate(t *testing.T) {
 		{"bad keys in env", func(c *Config) { c.Identity.KeysEnv = "TEST_PORTICO_BAD_KEYS" }, "identity.keys_env"},
 		{"ttl above max", func(c *Config) { c.Identity.TTL = identity.DefaultMaxTTL + 1 }, "identity.ttl"},
 		{"edge cert without key", func(c *Config) { c.TLS.CertFile = "cert.pem" }, "tls"},
+		{"edge client CA without a pair", func(c *Config) { c.TLS.ClientCAFile = "ca.pem" }, "tls: tls: both a cert file and a key file"},
 		{"upstream cert without key", func(c *Config) { c.Upstreams[0].TLS.CertFile = "cert.pem" }, "upstreams[0].tls"},
 		{"upstream missing CA", func(c *Config) { c.Upstreams[1].TLS.CAFile = "/nonexistent/ca.pem" }, "upstreams[1].tls"},
 	}

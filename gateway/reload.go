@@ -55,9 +55,6 @@ type ReloadResult struct {
 	// Diff lists what changed, one "+ path: value", "- path: value" or
 	// "~ path: old -> new" line each, secrets redacted.
 	Diff []string `json:"diff"`
-	// Restart lists changed fields that take effect only after a restart
-	// (the listeners and the HTTP server's timeouts).
-	Restart []string `json:"restartRequired,omitempty"`
 }
 
 // ErrUnknownVersion is Rollback's error for a version the edge does not
@@ -68,7 +65,11 @@ var ErrUnknownVersion = errors.New("gateway: no such kept config version")
 // requests in flight finish on the config they started with, new ones get
 // cfg. Upstream connections whose settings are unchanged carry over with
 // their breaker, ejection and connection state; the others drain and close
-// once no request uses them. An invalid cfg changes nothing; it is logged,
+// once no request uses them. Every field applies: a changed listen or
+// admin_listen is opened before the swap and the old listener drains, a
+// changed http section applies to new connections, a changed tls section
+// to new handshakes (listeners.go). An invalid cfg, or an address that
+// cannot be bound, changes nothing; it is logged,
 // counted (portico_gateway_config_reloads_total{result="rejected"}) and audited.
 // source names the trigger for the audit (SourceSignal, ...).
 func (s *Server) Reload(ctx context.Context, cfg Config, source string) (ReloadResult, error) {
@@ -91,27 +92,44 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 		s.reloads.result("unchanged")
 		return res, nil
 	}
+	lc, err := s.prepareListeners(cfg) // bind first: a busy address rejects the reload
+	if err != nil {
+		return ReloadResult{}, s.reject(live, source, fmt.Errorf("gateway: reload: %w", err))
+	}
 	next, err := s.build(ctx, cfg, live)
 	if err != nil {
+		lc.abort()
 		return ReloadResult{}, s.reject(live, source, err)
 	}
-	res.Diff, res.Restart = Diff(live.cfg, cfg), restartFields(live.cfg, cfg)
+	res.Diff = Diff(live.cfg, cfg)
 	s.commit(next, source)
+	s.applyListeners(lc, cfg)
 	live.release(s) // drains: in-flight requests keep it until they finish
 	res.Version, res.Changed = next.version, true
 	s.audit(slog.LevelInfo, "applied", next.version, live.version.ID, res.Diff, nil)
-	if len(res.Restart) > 0 {
-		s.log.Warn("reload: these changes take effect after a restart", "fields", res.Restart)
-	}
 	return res, nil
 }
 
-// commit makes sn the live snapshot and records its version.
+// commit makes sn the live snapshot, records its version and tells
+// whoever waits on Applied.
 func (s *Server) commit(sn *snapshot, source string) {
 	sn.version.Applied, sn.version.Source = time.Now().UTC(), source
 	s.history.add(sn.version, sn.cfg)
 	s.snap.Store(sn)
 	s.reloads.applied(sn.version)
+	if s.applied != nil {
+		close(s.applied)
+	}
+	s.applied = make(chan struct{})
+}
+
+// Applied returns a channel closed when the next config is applied (a
+// reload or rollback), for what the process runs outside the edge from
+// its config (the config file's watch interval).
+func (s *Server) Applied() <-chan struct{} {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	return s.applied
 }
 
 // reject counts, logs and audits a config that was not applied, and

@@ -19,7 +19,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
-	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/procmetrics"
 	"github.com/portico-gateway/portico/internal/telemetry"
@@ -36,17 +35,19 @@ type Server struct {
 	reloads   *reloadMetrics
 	shedTotal *prometheus.CounterVec // portico_gateway_shed_total, for every snapshot's shedder
 	tracer    trace.Tracer
-	identity  *identity.Minter // nil: plain principal metadata (no identity section); applied at start
-	tls       *edgeTLS         // nil: plaintext HTTP; applied at start, the pair reloads (ReloadTLS)
 	openAPI   []byte
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
 	// nonceRedis is the Redis client of the nonce store New made; closed by Close.
 	nonceRedis *redis.Client
 	handler    http.Handler
+	// adminHandler is AdminHandler, served on admin_listen.
+	adminHandler http.Handler
+	lis          *listeners // set by Serve under reloadMu; nil before
 
 	snap     atomic.Pointer[snapshot] // the live config; never nil after New
 	reloadMu sync.Mutex               // serializes Reload and Rollback
+	applied  chan struct{}            // closed by the next commit; under reloadMu
 	history  *history
 	serving  atomic.Bool // Serve is accepting
 	draining atomic.Bool // shutdown has begun
@@ -76,7 +77,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	if s.o.nonces == nil { // the process's: a reload must not forget nonces
 		s.o.nonces, s.nonceRedis = processNonces(cfg)
 	}
-	if err := s.setup(cfg); err != nil {
+	if err := s.setup(); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -86,29 +87,21 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	}
 	s.commit(sn, sourceStart)
 	s.handler = http.HandlerFunc(s.serveHTTP)
+	s.adminHandler = s.AdminHandler()
 	return s, nil
 }
 
 // setup makes what the Server keeps across configs: logger, metrics,
 // tracer, the OpenAPI document, the operational endpoints and the problem
-// pages, and from cfg what applies at start only: the identity minter
-// (its keys are re-read, SetIdentityKeys) and the TLS pair (ReloadTLS).
-func (s *Server) setup(cfg Config) error {
+// pages. Everything else made from config is in the snapshot (build),
+// but the nonce store, which a reload must not forget (processNonces).
+func (s *Server) setup() error {
 	var err error
 	if s.log == nil {
 		s.log = logging.New(os.Stderr, "gateway", slog.LevelInfo)
 	}
 	if s.registry == nil {
 		s.registry = procmetrics.NewRegistry()
-	}
-	if s.identity, err = cfg.Identity.minter(); err != nil {
-		return fmt.Errorf("gateway: identity: %w", err)
-	}
-	if s.tls, err = buildTLS(cfg.TLS, s.log); err != nil {
-		return fmt.Errorf("gateway: tls: %w", err)
-	}
-	if s.identity == nil {
-		s.log.Warn("no identity section: upstream calls carry the principal as plain metadata, which Portico's services refuse")
 	}
 	if s.metrics, err = metrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
@@ -153,33 +146,42 @@ func (s *Server) Config() Config { return s.snap.Load().cfg }
 // Handler returns the edge's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve serves on lis until ctx is done, then shuts down (shutdown.go).
-// It returns nil after a clean shutdown.
+// Serve serves the API on lis, the listener of the config's listen, and,
+// when admin_listen is set, the admin API on a listener it opens, until
+// ctx is done; then it shuts down (shutdown.go) and returns nil after a
+// clean shutdown. Both addresses, the http section and the tls section
+// follow reloads (listeners.go).
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
-	cfg := s.Config() // the HTTP server's own limits apply from the start
-	hs := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
-		ReadTimeout:       cfg.HTTP.ReadTimeout,
-		IdleTimeout:       cfg.HTTP.IdleTimeout,
-		MaxHeaderBytes:    cfg.HTTP.MaxHeaderBytes, // the handler enforces it exactly (headerSize)
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		// "OPTIONS *" reaches the edge too, so its answer has an X-Trace-Id.
-		DisableGeneralOptionsHandler: true,
+	s.reloadMu.Lock()
+	err := s.startListeners(lis)
+	s.reloadMu.Unlock()
+	if err != nil {
+		_ = lis.Close()
+		s.Close()
+		return fmt.Errorf("gateway: admin_listen: %w", err)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- s.serveOn(hs, lis) }()
 	s.serving.Store(true)
 	s.log.Info("serving", "addr", lis.Addr().String(), "version", s.snap.Load().version.ID)
 	select {
-	case err := <-errc:
-		s.serving.Store(false)
+	case err := <-s.lis.failed:
+		s.shutdown(true)
 		s.Close()
 		return fmt.Errorf("gateway: serve: %w", err)
 	case <-ctx.Done():
 	}
-	s.shutdown(hs, errc)
+	s.shutdown(false)
 	return s.Close()
+}
+
+// ListenAndServe listens on the config's listen and Serves.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	addr := s.Config().Listen
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("gateway: listen %s: %w", addr, err)
+	}
+	return s.Serve(ctx, lis)
 }
 
 // Close retires the live config: its upstream connections, /health's

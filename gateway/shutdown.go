@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
 	"google.golang.org/grpc/connectivity"
@@ -15,17 +13,21 @@ import (
 //     Connection: close, so clients and load balancers move away;
 //  2. the edge keeps serving for drain_delay (the preStop delay);
 //  3. the listener closes: new connections are refused, idle ones closed;
+//     from here a reload no longer moves the listeners;
 //  4. in-flight requests finish within shutdown_grace (by default longer
-//     than the longest route timeout), then what is left is cut;
-//  5. Serve returns nil and the upstream connections close.
+//     than the longest route timeout), then what is left is cut; requests
+//     on connections a reload retired (listeners.go) are waited for too;
+//  5. the admin API stops (it showed the drain until here), Serve returns
+//     nil and the upstream connections close.
 //
 // drain_delay and shutdown_grace are read from the live config when
-// shutdown begins, so a reload changes them.
-func (s *Server) shutdown(hs *http.Server, errc <-chan error) {
+// shutdown begins, so a reload changes them. now skips the drain delay
+// (the listener failed).
+func (s *Server) shutdown(now bool) {
 	s.draining.Store(true)
 	cfg := s.Config()
 	s.log.Info("shutting down", "drainDelay", cfg.DrainDelay.String(), "grace", cfg.ShutdownGrace.String())
-	if cfg.DrainDelay > 0 {
+	if cfg.DrainDelay > 0 && !now {
 		if s.drainWait != nil {
 			s.drainWait(cfg.DrainDelay)
 		} else {
@@ -35,13 +37,13 @@ func (s *Server) shutdown(hs *http.Server, errc <-chan error) {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
+	if !shutdownAll(sctx, s.lis.stopAPI()) {
 		s.log.Warn("shutdown grace expired; cutting in-flight requests")
-		_ = hs.Close()
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		s.log.Warn("serve", "err", err.Error())
-	}
+	actx, acancel := context.WithTimeout(context.Background(), time.Second)
+	defer acancel()
+	shutdownAll(actx, s.lis.stopAdmin())
+	s.lis.wg.Wait()
 	s.serving.Store(false)
 	s.log.Info("stopped")
 }

@@ -36,6 +36,8 @@ type snapshot struct {
 	health    *health.Checker
 	shed      *shedder // load shedding, the pipeline's first step
 	limits    *limiter // rate limits; nil without a limits section
+	identity  *signer  // signs upstream calls' identity; nil without an identity section
+	tls       *edgeTLS // new connections' TLS; nil for plaintext HTTP
 
 	// refs counts the requests using the snapshot, plus one while it is
 	// the live one. At zero it is drained: its upstream references are
@@ -62,6 +64,12 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	}
 	if err = s.buildAccess(sn); err != nil {
 		return nil, err
+	}
+	if sn.identity, err = s.signerFor(cfg, prev); err != nil {
+		return nil, fmt.Errorf("gateway: identity: %w", err)
+	}
+	if sn.tls, err = s.tlsFor(cfg, prev); err != nil {
+		return nil, fmt.Errorf("gateway: tls: %w", err)
 	}
 	var deps []health.Dependency
 	for _, up := range cfg.Upstreams {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/gen/openapi"
@@ -64,13 +66,35 @@ func reloadLoop(ctx context.Context, hup <-chan os.Signal, changed <-chan struct
 }
 
 // watchConfig reports changes of the config file on changed until ctx
-// ends, polling every ops.watch_interval of the config in effect at start
-// (negative: never).
-func watchConfig(ctx context.Context, path string, cfg gateway.Config, changed chan<- struct{}) {
-	interval := cfg.Ops.WatchInterval
-	if interval < 0 {
-		return
+// ends, polling every ops.watch_interval of the live config (negative:
+// never). A reload that changes the interval restarts the poll with it.
+func watchConfig(ctx context.Context, path string, srv *gateway.Server, changed chan<- struct{}) {
+	for {
+		next := srv.Applied()
+		interval := srv.Config().Ops.WatchInterval
+		wctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		if interval >= 0 {
+			wg.Go(func() { pollConfig(wctx, path, interval, changed) })
+		}
+		for same := true; same; {
+			select {
+			case <-ctx.Done():
+				cancel()
+				wg.Wait()
+				return
+			case <-next:
+				next = srv.Applied()
+				same = srv.Config().Ops.WatchInterval == interval
+			}
+		}
+		cancel()
+		wg.Wait()
 	}
+}
+
+// pollConfig is one interval's watch of the config file.
+func pollConfig(ctx context.Context, path string, interval time.Duration, changed chan<- struct{}) {
 	if interval == 0 {
 		interval = gateway.DefaultWatchInterval
 	}

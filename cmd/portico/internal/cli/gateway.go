@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"sync"
@@ -53,28 +51,14 @@ func runGateway(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer srv.Close()
-	lis, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
-	}
 	var bg sync.WaitGroup
 	rctx, stop := context.WithCancel(ctx)
 	defer func() { stop(); bg.Wait() }()
 	changed := make(chan struct{}, 1)
 	bg.Go(func() { reloadLoop(rctx, hup, changed, srv, l) })
-	bg.Go(func() { watchConfig(rctx, *path, cfg, changed) })
-	bg.Go(func() { watchIdentityKeys(rctx, cfg.Identity.KeysFile, srv, l) })
-	if cfg.AdminListen != "" {
-		alis, err := net.Listen("tcp", cfg.AdminListen)
-		if err != nil {
-			return fmt.Errorf("admin_listen %s: %w", cfg.AdminListen, err)
-		}
-		// Up until the edge has drained, so /healthz/ready shows the drain.
-		bg.Go(func() {
-			if err := srv.ServeAdmin(rctx, alis); err != nil {
-				l.Error("admin API stopped", "err", err.Error())
-			}
-		})
-	}
-	return srv.Serve(ctx, lis)
+	bg.Go(func() { watchConfig(rctx, *path, srv, changed) })
+	bg.Go(func() { srv.WatchIdentityKeys(rctx, keyWatchInterval) })
+	// listen and admin_listen (the admin API stays up until the edge has
+	// drained, so /healthz/ready shows the drain) follow reloads.
+	return srv.ListenAndServe(ctx)
 }

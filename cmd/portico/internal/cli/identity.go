@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/portico-gateway/portico/gateway"
-
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
@@ -81,20 +79,6 @@ func (s serviceKeys) watch(ctx context.Context, targets ...keySetter) {
 		s.log.Warn("identity keys not reloaded; keeping the running ones", "err", err.Error())
 	})
 }
-
-// watchIdentityKeys re-reads the edge's keys file (if any) until ctx ends
-// and swaps the ring the edge signs with.
-func watchIdentityKeys(ctx context.Context, file string, srv *gateway.Server, l *slog.Logger) {
-	if file == "" {
-		return
-	}
-	serviceKeys{file: file, log: l}.watch(ctx, edgeKeys{srv})
-}
-
-// edgeKeys lets the watch swap the edge's ring.
-type edgeKeys struct{ srv *gateway.Server }
-
-func (e edgeKeys) SetKeys(k *identity.Keys) { e.srv.SetIdentityKeys(k) }
 
 // runIdentity prints an identity assertion signed with a keys file, for
 // calling a service directly (grpcurl -H "x-portico-identity: ...").
