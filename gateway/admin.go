@@ -135,7 +135,8 @@ func (s *Server) adminRoutesList(w http.ResponseWriter, _ *http.Request, sn *sna
 }
 
 // UpstreamInfo is one upstream on /admin/upstreams: its settings, what
-// /health says of it, and its chain's live state (instances with their
+// /health says of it, each instance with its own health, ejection and
+// calls in flight, and its chain's live state (instances with their
 // ejection, calls in flight, each breaker's state and counts).
 type UpstreamInfo struct {
 	Name      string              `json:"name"`
@@ -143,6 +144,7 @@ type UpstreamInfo struct {
 	Timeout   string              `json:"timeout"`
 	Health    string              `json:"health"` // grpc.health.v1 over /health's own connection: UP or DOWN
 	Required  bool                `json:"requiredForReadiness"`
+	Instances []InstanceInfo      `json:"instances"`
 	Chain     *interceptors.State `json:"chain,omitempty"` // nil without WithUpstreams
 }
 
@@ -153,16 +155,20 @@ func (s *Server) adminUpstreams(w http.ResponseWriter, r *http.Request, sn *snap
 		status[d.Name] = d.Status
 	}
 	out := make([]UpstreamInfo, 0, len(sn.cfg.Upstreams))
-	for _, u := range sn.cfg.Upstreams {
+	chains := make([]*interceptors.State, len(sn.cfg.Upstreams))
+	for i, u := range sn.cfg.Upstreams {
 		info := UpstreamInfo{Name: u.Name, Addresses: u.Addresses, Timeout: u.Timeout.String(), Health: status[u.Name],
 			Required: slices.Contains(sn.cfg.Ops.ReadyRequires, u.Name)}
 		if s.o.upstreams != nil {
 			if up := s.o.upstreams.lookup(sn.upstreams[u.Name].cc); up != nil {
 				st := up.State()
-				info.Chain = &st
+				info.Chain, chains[i] = &st, &st
 			}
 		}
 		out = append(out, info)
+	}
+	for i, insts := range s.instanceInfos(r.Context(), sn, chains) {
+		out[i].Instances = insts
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "upstreams": out})
 }
