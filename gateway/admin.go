@@ -47,6 +47,7 @@ func (s *Server) adminRoutes() map[string]adminRoute {
 		"/admin/audit":        {http.MethodGet, false, s.adminAudit},
 		"/admin/routes":       {http.MethodGet, false, s.adminRoutesList},
 		"/admin/upstreams":    {http.MethodGet, false, s.adminUpstreams},
+		"/admin/limits":       {http.MethodGet, false, s.adminLimits},
 		"/admin/reload":       {http.MethodPost, false, s.adminReload},
 		"/admin/rollback":     {http.MethodPost, false, s.adminRollback},
 	}

@@ -110,6 +110,7 @@ func sortBans(bans []Ban) {
 		return strings.Compare(a.Caller, b.Caller)
 	})
 }
+
 // globQuote escapes the glob characters of a SCAN MATCH pattern.
 func globQuote(s string) string {
 	var b strings.Builder
