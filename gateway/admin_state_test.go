@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/peer"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/redistest"
 )
 
@@ -260,5 +261,31 @@ func TestAdminLimitsRedis(t *testing.T) {
 	}
 	if b := rl.Bans; b.Source != "redis" || len(b.Active) != 1 || b.Active[0].Caller != "subject:alice" || time.Until(b.Active[0].Until) < 59*time.Minute {
 		t.Errorf("bans = %+v, want alice's from Redis, about 1h left", b)
+	}
+}
+
+// BenchmarkGetItemChain is BenchmarkGetItem through the real client chain
+// (WithUpstreams), whose connection counts calls per instance.
+func BenchmarkGetItemChain(b *testing.B) {
+	h := newHarness(b, setup{})
+	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
+	}
+	ups := NewUpstreams(interceptors.WithLogger(discardLogger()))
+	srv, err := New(context.Background(), h.cfg, WithUpstreams(ups), WithLogger(discardLogger()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close(); ups.Close() })
+	handler := srv.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	req.Header.Set("Authorization", "Bearer "+readerToken)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
 	}
 }
