@@ -150,15 +150,10 @@ type UpstreamInfo struct {
 }
 
 func (s *Server) adminUpstreams(w http.ResponseWriter, r *http.Request, sn *snapshot) {
-	rep := sn.health.Check(r.Context())
-	status := map[string]string{}
-	for _, d := range rep.Dependencies {
-		status[d.Name] = d.Status
-	}
 	out := make([]UpstreamInfo, 0, len(sn.cfg.Upstreams))
 	chains := make([]*interceptors.State, len(sn.cfg.Upstreams))
 	for i, u := range sn.cfg.Upstreams {
-		info := UpstreamInfo{Name: u.Name, Addresses: u.Addresses, Timeout: u.Timeout.String(), Health: status[u.Name],
+		info := UpstreamInfo{Name: u.Name, Addresses: u.Addresses, Timeout: u.Timeout.String(),
 			Required: slices.Contains(sn.cfg.Ops.ReadyRequires, u.Name)}
 		if s.o.upstreams != nil {
 			if up := s.o.upstreams.lookup(sn.upstreams[u.Name].cc); up != nil {
@@ -168,8 +163,22 @@ func (s *Server) adminUpstreams(w http.ResponseWriter, r *http.Request, sn *snap
 		}
 		out = append(out, info)
 	}
-	for i, insts := range s.instanceInfos(r.Context(), sn, chains) {
-		out[i].Instances = insts
+	// The upstreams' and the instances' checks run at once: the answer
+	// takes one health timeout at most.
+	var insts [][]InstanceInfo
+	checked := make(chan struct{})
+	go func() {
+		defer close(checked)
+		insts = s.instanceInfos(r.Context(), sn, chains)
+	}()
+	rep := sn.health.Check(r.Context())
+	<-checked
+	status := map[string]string{}
+	for _, d := range rep.Dependencies {
+		status[d.Name] = d.Status
+	}
+	for i := range out {
+		out[i].Health, out[i].Instances = status[out[i].Name], insts[i]
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "upstreams": out})
 }
