@@ -104,7 +104,10 @@ func upstreamNamed(t *testing.T, ups []UpstreamInfo, name string) UpstreamInfo {
 }
 
 // twoInventories gives inventory a second instance and returns its server.
+// Checks get 5s: a loaded machine must not make a live instance DOWN (a
+// stopped one fails at once, its port refusing).
 func twoInventories(h *harness) *grpc.Server {
+	h.cfg.Health.Timeout = 5 * time.Second
 	for i, up := range h.cfg.Upstreams {
 		if up.Name == "inventory" {
 			h.cfg.Upstreams[i].Addresses = append(up.Addresses, h.startUpstream(up, nil))
