@@ -7,7 +7,10 @@
 // moment its stream is opened on an instance's transport (stats.OutHeader,
 // which carries the remote address) until it ends (stats.End, whose
 // context carries that transport's peer). An attempt that never got a
-// stream (refused connection, a pick that timed out) is never counted.
+// stream (refused connection, a pick that timed out) is never counted;
+// its End carries the caller's context, whose peer, if any (a call made
+// inside a gRPC server carries that server's caller), is never an
+// instance's listening address, so it matches no counter.
 // Retries made by interceptors are separate calls, each counted on its
 // own instance.
 //
