@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
 // composeFile is the part of a compose file the checks read.
@@ -19,10 +20,11 @@ type composeFile struct {
 		Build struct {
 			Dockerfile string `yaml:"dockerfile"`
 		} `yaml:"build"`
-		Command         []string `yaml:"command"`
-		Volumes         []string `yaml:"volumes"`
-		Ports           []string `yaml:"ports"`
-		StopGracePeriod string   `yaml:"stop_grace_period"`
+		Command         []string          `yaml:"command"`
+		Volumes         []string          `yaml:"volumes"`
+		Ports           []string          `yaml:"ports"`
+		StopGracePeriod string            `yaml:"stop_grace_period"`
+		Environment     map[string]string `yaml:"environment"`
 	} `yaml:"services"`
 	Volumes map[string]any `yaml:"volumes"`
 }
@@ -61,6 +63,12 @@ func checkCompose(data []byte, readConfig func(string) ([]byte, error), ports ma
 		if len(s.Command) == 0 || s.Command[0] != sub {
 			bad = append(bad, fmt.Sprintf("%s: command %v, want portico %s", name, s.Command, sub))
 			continue
+		}
+		// Every process gets the one identity key ring from the host's
+		// environment, required (${VAR:?...}): the edge signs with it, the
+		// services verify, instead of trusting x-portico-* metadata.
+		if v := s.Environment[identity.EnvKeys]; !strings.HasPrefix(v, "${"+identity.EnvKeys+":?") {
+			bad = append(bad, fmt.Sprintf("%s: environment %s = %q, want the host's, required (${%s:?...})", name, identity.EnvKeys, v, identity.EnvKeys))
 		}
 		if sub == "gateway" {
 			continue
@@ -101,11 +109,22 @@ func checkComposeEdge(c composeFile, readConfig func(string) ([]byte, error), po
 	if err != nil {
 		return []string{err.Error()}
 	}
+	// Compose passes the host's key ring; a generated one stands in for it.
+	old, had := os.LookupEnv(identity.EnvKeys)
+	os.Setenv(identity.EnvKeys, identity.GenerateKey("compose-test").String())
 	cfg, err := gateway.ParseConfig(data)
+	if had {
+		os.Setenv(identity.EnvKeys, old)
+	} else {
+		os.Unsetenv(identity.EnvKeys)
+	}
 	if err != nil {
 		return []string{fmt.Sprintf("edge config %s: %v", host, err)}
 	}
 	var bad []string
+	if cfg.Identity.KeysEnv != identity.EnvKeys {
+		bad = append(bad, fmt.Sprintf("edge config: identity.keys_env %q, want %s, the ring every process gets", cfg.Identity.KeysEnv, identity.EnvKeys))
+	}
 	if cfg.Listen != fmt.Sprintf(":%d", ports["edge"]) {
 		bad = append(bad, fmt.Sprintf("edge config listen %q, want :%d", cfg.Listen, ports["edge"]))
 	}
@@ -182,6 +201,8 @@ func TestCheckComposeCatches(t *testing.T) {
 		{"short stop grace", "stop_grace_period: 20s", "stop_grace_period: 15s", "stop_grace_period"},
 		{"not published", `ports: ["127.0.0.1:43100:43100"]`, `ports: []`, "do not publish"},
 		{"missing service", "  payment:\n", "  payments:\n", "service payment missing"},
+		{"service without the identity keys", "  inventory:\n    <<: *portico\n", "  inventory:\n    <<: *portico\n    environment: {}\n", "inventory: environment PORTICO_IDENTITY_KEYS"},
+		{"identity keys optional", "${PORTICO_IDENTITY_KEYS:?", "${PORTICO_IDENTITY_KEYS:-", "environment PORTICO_IDENTITY_KEYS"},
 		{"service stop grace under the longest call", "  stop_grace_period: 15s\n", "  stop_grace_period: 5s\n", "order: stop_grace_period"},
 	}
 	ports := contractPorts(t)
@@ -205,6 +226,16 @@ func TestCheckComposeCatches(t *testing.T) {
 		got := strings.Join(checkCompose(good, read, ports), "\n")
 		if !strings.Contains(got, "upstream payment") {
 			t.Errorf("checkCompose = %q, want the payment upstream flagged", got)
+		}
+	})
+	t.Run("edge signs nothing", func(t *testing.T) {
+		cfg, _ := os.ReadFile("compose.gateway.yaml")
+		read := func(string) ([]byte, error) {
+			return []byte(strings.Replace(string(cfg), "keys_env: PORTICO_IDENTITY_KEYS", "keys_env: \"\"", 1)), nil
+		}
+		got := strings.Join(checkCompose(good, read, ports), "\n")
+		if !strings.Contains(got, "identity.keys_env") {
+			t.Errorf("checkCompose = %q, want the missing identity flagged", got)
 		}
 	})
 	t.Run("edge grace under a route's timeout", func(t *testing.T) {

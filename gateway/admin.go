@@ -47,6 +47,7 @@ func (s *Server) adminRoutes() map[string]adminRoute {
 		"/admin/audit":        {http.MethodGet, false, s.adminAudit},
 		"/admin/routes":       {http.MethodGet, false, s.adminRoutesList},
 		"/admin/upstreams":    {http.MethodGet, false, s.adminUpstreams},
+		"/admin/limits":       {http.MethodGet, false, s.adminLimits},
 		"/admin/reload":       {http.MethodPost, false, s.adminReload},
 		"/admin/rollback":     {http.MethodPost, false, s.adminRollback},
 	}
@@ -135,7 +136,8 @@ func (s *Server) adminRoutesList(w http.ResponseWriter, _ *http.Request, sn *sna
 }
 
 // UpstreamInfo is one upstream on /admin/upstreams: its settings, what
-// /health says of it, and its chain's live state (instances with their
+// /health says of it, each instance with its own health, ejection and
+// calls in flight, and its chain's live state (instances with their
 // ejection, calls in flight, each breaker's state and counts).
 type UpstreamInfo struct {
 	Name      string              `json:"name"`
@@ -143,26 +145,40 @@ type UpstreamInfo struct {
 	Timeout   string              `json:"timeout"`
 	Health    string              `json:"health"` // grpc.health.v1 over /health's own connection: UP or DOWN
 	Required  bool                `json:"requiredForReadiness"`
+	Instances []InstanceInfo      `json:"instances"`
 	Chain     *interceptors.State `json:"chain,omitempty"` // nil without WithUpstreams
 }
 
 func (s *Server) adminUpstreams(w http.ResponseWriter, r *http.Request, sn *snapshot) {
-	rep := sn.health.Check(r.Context())
-	status := map[string]string{}
-	for _, d := range rep.Dependencies {
-		status[d.Name] = d.Status
-	}
 	out := make([]UpstreamInfo, 0, len(sn.cfg.Upstreams))
-	for _, u := range sn.cfg.Upstreams {
-		info := UpstreamInfo{Name: u.Name, Addresses: u.Addresses, Timeout: u.Timeout.String(), Health: status[u.Name],
+	chains := make([]*interceptors.State, len(sn.cfg.Upstreams))
+	for i, u := range sn.cfg.Upstreams {
+		info := UpstreamInfo{Name: u.Name, Addresses: u.Addresses, Timeout: u.Timeout.String(),
 			Required: slices.Contains(sn.cfg.Ops.ReadyRequires, u.Name)}
 		if s.o.upstreams != nil {
 			if up := s.o.upstreams.lookup(sn.upstreams[u.Name].cc); up != nil {
 				st := up.State()
-				info.Chain = &st
+				info.Chain, chains[i] = &st, &st
 			}
 		}
 		out = append(out, info)
+	}
+	// The upstreams' and the instances' checks run at once: the answer
+	// takes one health timeout at most.
+	var insts [][]InstanceInfo
+	checked := make(chan struct{})
+	go func() {
+		defer close(checked)
+		insts = s.instanceInfos(r.Context(), sn, chains)
+	}()
+	rep := sn.health.Check(r.Context())
+	<-checked
+	status := map[string]string{}
+	for _, d := range rep.Dependencies {
+		status[d.Name] = d.Status
+	}
+	for i := range out {
+		out[i].Health, out[i].Instances = status[out[i].Name], insts[i]
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "upstreams": out})
 }

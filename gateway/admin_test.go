@@ -22,12 +22,18 @@ type adminHarness struct {
 	*harness
 	srv   *Server
 	admin *httptest.Server
+	api   *httptest.Server // srv's API
 	path  string
 }
 
-func newAdminHarness(t *testing.T) *adminHarness {
+// newAdminHarness builds it; each before runs on the harness first (to
+// change h.cfg, start more upstream servers).
+func newAdminHarness(t *testing.T, before ...func(*harness)) *adminHarness {
 	h := newHarness(t, setup{})
 	okStubs(h)
+	for _, f := range before {
+		f(h)
+	}
 	ups := NewUpstreams(interceptors.WithLogger(discardLogger()))
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
 	writeConfig(t, path, h.cfg)
@@ -35,9 +41,9 @@ func newAdminHarness(t *testing.T) *adminHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := httptest.NewServer(srv.AdminHandler())
-	t.Cleanup(func() { admin.Close(); srv.Close(); ups.Close() })
-	return &adminHarness{harness: h, srv: srv, admin: admin, path: path}
+	admin, api := httptest.NewServer(srv.AdminHandler()), httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { api.Close(); admin.Close(); srv.Close(); ups.Close() })
+	return &adminHarness{harness: h, srv: srv, admin: admin, api: api, path: path}
 }
 
 func writeConfig(t *testing.T, path string, c Config) {
@@ -89,6 +95,9 @@ func TestAdminAccess(t *testing.T) {
 		{"GET", "/admin/audit", adminToken, 200},
 		{"GET", "/admin/routes", adminToken, 200},
 		{"GET", "/admin/upstreams", adminToken, 200},
+		{"GET", "/admin/limits", "", 401},
+		{"GET", "/admin/limits", readerToken, 403},
+		{"GET", "/admin/limits", adminToken, 200},
 		{"POST", "/admin/reload", readerToken, 403},
 		{"GET", "/admin/reload", adminToken, 405},
 		{"POST", "/admin/config", adminToken, 405},

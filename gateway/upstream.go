@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/portico-gateway/portico/gateway/inflight"
 	"github.com/portico-gateway/portico/interceptors"
 )
 
@@ -103,27 +104,31 @@ func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.
 type Upstreams struct {
 	opts []interceptors.Option
 
-	mu sync.Mutex
-	m  map[*grpc.ClientConn]*interceptors.Upstream
+	mu    sync.Mutex
+	m     map[*grpc.ClientConn]*interceptors.Upstream
+	calls map[*grpc.ClientConn]*inflight.Counter // per instance, for the admin API
 }
 
 // NewUpstreams returns an empty set whose chains get opts (typically
 // interceptors.WithLogger and WithMetrics).
 func NewUpstreams(opts ...interceptors.Option) *Upstreams {
-	return &Upstreams{opts: opts, m: map[*grpc.ClientConn]*interceptors.Upstream{}}
+	return &Upstreams{opts: opts, m: map[*grpc.ClientConn]*interceptors.Upstream{}, calls: map[*grpc.ClientConn]*inflight.Counter{}}
 }
 
-// Dialer returns the DialFunc that builds each upstream with NewUpstream
-// and records it.
+// Dialer returns the DialFunc that builds each upstream with NewUpstream,
+// its connection counting calls in flight per instance (an
+// inflight.Counter), and records it.
 func (s *Upstreams) Dialer() DialFunc {
 	return func(_ context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
-		u, err := NewUpstream(up, s.opts...)
+		calls := inflight.New()
+		opts := append(slices.Clip(s.opts), interceptors.WithDialOptions(grpc.WithStatsHandler(calls)))
+		u, err := NewUpstream(up, opts...)
 		if err != nil {
 			return nil, err
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		s.m[u.Conn()] = u
+		s.m[u.Conn()], s.calls[u.Conn()] = u, calls
 		return u.Conn(), nil
 	}
 }
@@ -135,11 +140,19 @@ func (s *Upstreams) lookup(cc *grpc.ClientConn) *interceptors.Upstream {
 	return s.m[cc]
 }
 
+// inFlight returns the per-instance call counter of cc's chain, or nil.
+func (s *Upstreams) inFlight(cc *grpc.ClientConn) *inflight.Counter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[cc]
+}
+
 // release closes the chain that owns cc and forgets it.
 func (s *Upstreams) release(cc *grpc.ClientConn) error {
 	s.mu.Lock()
 	u, ok := s.m[cc]
 	delete(s.m, cc)
+	delete(s.calls, cc)
 	s.mu.Unlock()
 	if !ok {
 		return cc.Close()
@@ -155,5 +168,6 @@ func (s *Upstreams) Close() {
 	for cc, u := range s.m {
 		_ = u.Close()
 		delete(s.m, cc)
+		delete(s.calls, cc)
 	}
 }

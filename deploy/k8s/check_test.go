@@ -17,19 +17,23 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
 // check returns every way an overlay falls short of what the processes
 // need; ports are the contract's.
 func check(r *rendered, ports map[string]int32) []string {
 	bad := slices.Clone(r.namespaceErr)
-	cfg, cmName, err := r.edgeConfig()
-	if err != nil {
-		return append(bad, err.Error())
-	}
-	bad = append(bad, checkEdge(r, cfg, cmName, ports["edge"])...)
-	for _, u := range cfg.Upstreams {
-		bad = append(bad, checkService(r, cfg, u, ports[u.Name])...)
+	// The pods' own checks run even when the edge's config does not parse
+	// (a missing Secret breaks both: say both).
+	if cfg, cmName, err := r.edgeConfig(); err != nil {
+		bad = append(bad, err.Error())
+	} else {
+		bad = append(bad, checkEdge(r, cfg, cmName, ports["edge"])...)
+		for _, u := range cfg.Upstreams {
+			bad = append(bad, checkService(r, cfg, u, ports[u.Name])...)
+		}
+		bad = append(bad, checkIdentity(r, cfg)...)
 	}
 	bad = append(bad, checkOrderFlags(r, ports)...)
 	for _, name := range sorted(r.Deployments) {
@@ -202,6 +206,49 @@ func checkServicePorts(r *rendered, name string, d *appsv1.Deployment, port int3
 		bad = append(bad, fmt.Sprintf("Service %s: ports %v, want %d to the container's %d", name, s.Spec.Ports, port, port))
 	}
 	return bad
+}
+
+// checkIdentity: the edge signs callers' identities with a key ring from
+// a Secret (identity.keys_env), and every service reads the same Secret
+// key as $PORTICO_IDENTITY_KEYS, so it verifies them instead of trusting
+// x-portico-* metadata (a service without keys only warns and trusts).
+func checkIdentity(r *rendered, cfg gateway.Config) []string {
+	if cfg.Identity.KeysEnv == "" {
+		return []string{"edge config: identity.keys_env is empty: the edge would sign nothing and the services trust caller metadata as sent"}
+	}
+	var bad []string
+	edge := secretEnv(r.Deployments["edge"], cfg.Identity.KeysEnv)
+	if edge == nil {
+		return []string{fmt.Sprintf("edge: env %s (identity.keys_env) is not read from a Secret", cfg.Identity.KeysEnv)}
+	}
+	for _, name := range []string{"inventory", "payment", "order"} {
+		d, ok := r.Deployments[name]
+		if !ok {
+			continue // checkService reports it
+		}
+		ref := secretEnv(d, identity.EnvKeys)
+		switch {
+		case ref == nil:
+			bad = append(bad, fmt.Sprintf("%s: no identity keys: env %s is not read from a Secret, so the service trusts caller metadata as sent", name, identity.EnvKeys))
+		case ref.Name != edge.Name || ref.Key != edge.Key:
+			bad = append(bad, fmt.Sprintf("%s: identity keys from Secret %q key %q, the edge signs with %q key %q", name, ref.Name, ref.Key, edge.Name, edge.Key))
+		}
+	}
+	return bad
+}
+
+// secretEnv returns where d's first container reads env name from, nil
+// when not from a Secret.
+func secretEnv(d *appsv1.Deployment, name string) *corev1.SecretKeySelector {
+	if d == nil {
+		return nil
+	}
+	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			return e.ValueFrom.SecretKeyRef
+		}
+	}
+	return nil
 }
 
 // checkPod: non-root, no privilege escalation, read-only root, resource

@@ -154,6 +154,17 @@ func TestCheckCatches(t *testing.T) {
 				delete(s.Data, "api-key-ops")
 			}
 		}, "PORTICO_API_KEY_OPS"},
+		{"service without identity keys", func(r *rendered) {
+			r.Deployments["payment"].Spec.Template.Spec.Containers[0].Env = nil
+		}, "payment: no identity keys"},
+		{"service with another key", func(r *rendered) {
+			r.Deployments["order"].Spec.Template.Spec.Containers[0].Env[0].ValueFrom.SecretKeyRef.Key = "api-key-ops"
+		}, `order: identity keys from Secret`},
+		{"edge signs nothing", func(r *rendered) {
+			for _, cm := range r.ConfigMaps {
+				cm.Data["gateway.yaml"] = strings.Replace(cm.Data["gateway.yaml"], "keys_env: PORTICO_IDENTITY_KEYS", "keys_env: \"\"", 1)
+			}
+		}, "identity.keys_env is empty"},
 		{"replicas beside the HPA", func(r *rendered) { r.Deployments["edge"].Spec.Replicas = new(int32(3)) }, "sets replicas while HPA"},
 	}
 	for _, tt := range tests {
