@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	mw "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	mw "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc"
@@ -143,7 +143,9 @@ func (z zeroes) Collect(ch chan<- prometheus.Metric) {
 }
 
 // forward calls f with every metric col collects.
-func forward(col interface{ Collect(chan<- prometheus.Metric) }, f func(prometheus.Metric)) {
+func forward(col interface {
+	Collect(chan<- prometheus.Metric)
+}, f func(prometheus.Metric)) {
 	ch := make(chan prometheus.Metric, 64)
 	go func() { col.Collect(ch); close(ch) }()
 	for m := range ch {
