@@ -74,14 +74,26 @@ func BenchmarkAccessLog(b *testing.B) {
 	}
 }
 
+// BenchmarkMetricsRequest: a route's success through the series Init
+// bound, and an answer Init did not bind (a 404) by label lookup.
 func BenchmarkMetricsRequest(b *testing.B) {
 	m, err := metrics.New(prometheus.NewRegistry())
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		m.Request(metrics.Answer{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory", Status: http.StatusOK, Duration: 1200 * time.Microsecond})
+	m.Init([]metrics.Route{{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory"}}, nil)
+	for _, bc := range []struct {
+		name   string
+		status int
+		code   string
+	}{{"bound", http.StatusOK, ""}, {"lookup", http.StatusNotFound, "NOT_FOUND"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Request(metrics.Answer{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory",
+					Status: bc.status, Code: bc.code, Duration: 1200 * time.Microsecond})
+			}
+		})
 	}
 }
 

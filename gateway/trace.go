@@ -62,8 +62,12 @@ func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string
 // endSpan names the span after the route and records the answer: a 5xx
 // is an error; the problem code, and the resilience decisions behind it
 // (breaker open, bulkhead full, rate limited) as events.
+//
+// A span the sampler only recorded (not sampled) is exported only if it
+// ends in error (telemetry's keepErrors), so below a 5xx it ends bare:
+// its name and attributes would be built for nothing.
 func endSpan(span trace.Span, r *http.Request, ex *exchange, status int) {
-	if !span.IsRecording() {
+	if !span.IsRecording() || !span.SpanContext().IsSampled() && status < 500 {
 		span.End()
 		return
 	}
