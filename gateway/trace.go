@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -96,7 +97,8 @@ func endSpan(span trace.Span, r *http.Request, ex *exchange, status int) {
 // decision are the problem codes that report a resilience decision rather
 // than an upstream's answer; the edge span gets one event for each.
 var decision = map[string]bool{
-	"CIRCUIT_OPEN": true, "OVERLOADED": true, "RATE_LIMITED": true, "RETRY_BUDGET_EXHAUSTED": true,
+	problem.CodeCircuitOpen: true, problem.CodeOverloaded: true,
+	problem.CodeRateLimitExceeded: true, problem.CodeCallerBanned: true, "RETRY_BUDGET_EXHAUSTED": true,
 }
 
 // single returns the header's value when it was sent exactly once.
