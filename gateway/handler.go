@@ -14,6 +14,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -148,13 +149,16 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 	case status >= 400, ex.writeErr != nil:
 		level = slog.LevelWarn
 	}
+	if logging.DropsRequest(r.Context(), s.log, level, d) { // sampled out: build nothing
+		return
+	}
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.String("route", ex.route),
 		slog.Int("status", status),
 		slog.String("code", ex.code),
-		slog.Float64("durationMs", float64(d.Microseconds())/1000),
+		slog.Float64("durationMs", logging.DurationMs(d)),
 		slog.String("upstream", ex.upstream),
 		slog.String("client", clientAddr(r)),
 		slog.String("userAgent", cap256(r.UserAgent())),

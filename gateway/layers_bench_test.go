@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -64,24 +65,51 @@ func BenchmarkProblemWrite(b *testing.B) {
 	}
 }
 
+// BenchmarkAccessLog: a line written, and a line the sampled logger
+// drops (its trace not kept, fast, a success), which is not built.
 func BenchmarkAccessLog(b *testing.B) {
-	s := &Server{log: logging.New(io.Discard, "gateway", slog.LevelInfo)}
-	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
-	ex := &exchange{traceID: "4bf92f3577b34da6a3ce929d0e0e4736", route: "/api/inventory/{sku}", upstream: "inventory"}
-	b.ReportAllocs()
-	for b.Loop() {
-		s.logAccess(req, ex, http.StatusOK, 1200*time.Microsecond)
+	zero := 0.0
+	tid, _ := trace.TraceIDFromHex("0000000000000000ffffffffffffffff")
+	traced := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}}))
+	for _, bc := range []struct {
+		name string
+		log  *slog.Logger
+	}{
+		{"written", logging.New(io.Discard, "gateway", slog.LevelInfo)},
+		{"sampled out", logging.Sample(logging.New(io.Discard, "gateway", slog.LevelInfo), logging.Sampling{Rate: &zero})},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := &Server{log: bc.log}
+			req := httptest.NewRequestWithContext(traced, http.MethodGet, "/api/inventory/kb-1", nil)
+			ex := &exchange{traceID: "4bf92f3577b34da6a3ce929d0e0e4736", route: "/api/inventory/{sku}", upstream: "inventory"}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.logAccess(req, ex, http.StatusOK, 1200*time.Microsecond)
+			}
+		})
 	}
 }
 
+// BenchmarkMetricsRequest: a route's success through the series Init
+// bound, and an answer Init did not bind (a 404) by label lookup.
 func BenchmarkMetricsRequest(b *testing.B) {
 	m, err := metrics.New(prometheus.NewRegistry())
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		m.Request(metrics.Answer{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory", Status: http.StatusOK, Duration: 1200 * time.Microsecond})
+	m.Init([]metrics.Route{{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory"}}, nil)
+	for _, bc := range []struct {
+		name   string
+		status int
+		code   string
+	}{{"bound", http.StatusOK, ""}, {"lookup", http.StatusNotFound, "NOT_FOUND"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Request(metrics.Answer{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory",
+					Status: bc.status, Code: bc.code, Duration: 1200 * time.Microsecond})
+			}
+		})
 	}
 }
 

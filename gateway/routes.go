@@ -26,6 +26,16 @@ var registrations = []registration{
 	{"order", orderv1.OrderService_ServiceDesc.ServiceName, orderv1.RegisterOrderServiceHandler},
 }
 
+// Services are the full names of the proto services the edge calls, one
+// per registration: the grpc_service values of its gRPC client metrics.
+func Services() []string {
+	out := make([]string, len(registrations))
+	for i, reg := range registrations {
+		out[i] = reg.service
+	}
+	return out
+}
+
 // behaviour is what the edge adds to one RPC beyond forwarding it.
 type behaviour struct {
 	// location is the Location template of a 201 Created answer; {field}

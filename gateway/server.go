@@ -115,6 +115,9 @@ func (s *Server) setup() error {
 	if err = s.registry.Register(shedGauge{s}); err != nil {
 		return fmt.Errorf("gateway: shed metrics: %w", err)
 	}
+	if err = s.registry.Register(redisGauge{s}); err != nil {
+		return fmt.Errorf("gateway: rate-limit metrics: %w", err)
+	}
 	tp := s.o.telemetry
 	if tp == nil {
 		tp = telemetry.Disabled(telemetry.ServiceGateway)

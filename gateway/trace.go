@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -62,8 +63,12 @@ func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string
 // endSpan names the span after the route and records the answer: a 5xx
 // is an error; the problem code, and the resilience decisions behind it
 // (breaker open, bulkhead full, rate limited) as events.
+//
+// A span the sampler only recorded (not sampled) is exported only if it
+// ends in error (telemetry's keepErrors), so below a 5xx it ends bare:
+// its name and attributes would be built for nothing.
 func endSpan(span trace.Span, r *http.Request, ex *exchange, status int) {
-	if !span.IsRecording() {
+	if !span.IsRecording() || !span.SpanContext().IsSampled() && status < 500 {
 		span.End()
 		return
 	}
@@ -92,7 +97,8 @@ func endSpan(span trace.Span, r *http.Request, ex *exchange, status int) {
 // decision are the problem codes that report a resilience decision rather
 // than an upstream's answer; the edge span gets one event for each.
 var decision = map[string]bool{
-	"CIRCUIT_OPEN": true, "OVERLOADED": true, "RATE_LIMITED": true, "RETRY_BUDGET_EXHAUSTED": true,
+	problem.CodeCircuitOpen: true, problem.CodeOverloaded: true,
+	problem.CodeRateLimitExceeded: true, problem.CodeCallerBanned: true, "RETRY_BUDGET_EXHAUSTED": true,
 }
 
 // single returns the header's value when it was sent exactly once.

@@ -3,6 +3,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,21 @@ type Metrics struct {
 	duration       *prometheus.HistogramVec
 	inFlight       *prometheus.GaugeVec
 	upstreamErrors *prometheus.CounterVec
+	// ok holds the success series of every route Init saw, bound once
+	// (WithLabelValues at start, not per request); replaced whole by Init.
+	ok atomic.Pointer[map[okKey]okSeries]
+}
+
+// okKey names a route's success series.
+type okKey struct {
+	route, method, upstream string
+	status                  int
+}
+
+// okSeries are a route's success counter and latency, bound.
+type okSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 // New registers the edge's collectors with reg.
@@ -60,16 +76,36 @@ type Answer struct {
 	TraceID string
 }
 
-// Request records one answered request.
+// Request records one answered request: through the series Init bound
+// for a route's success, else by label lookup.
 func (m *Metrics) Request(a Answer) {
-	method, status := normalize(a.Method), statusLabel(a.Status)
-	m.requests.WithLabelValues(a.Route, method, a.Upstream, status, a.Code).Inc()
-	h := m.duration.WithLabelValues(a.Route, method, a.Upstream, status)
+	var c prometheus.Counter
+	var h prometheus.Observer
+	if b, ok := m.bound(a); ok {
+		c, h = b.requests, b.duration
+	} else {
+		method, status := normalize(a.Method), statusLabel(a.Status)
+		c = m.requests.WithLabelValues(a.Route, method, a.Upstream, status, a.Code)
+		h = m.duration.WithLabelValues(a.Route, method, a.Upstream, status)
+	}
+	c.Inc()
 	if a.TraceID != "" {
 		h.(prometheus.ExemplarObserver).ObserveWithExemplar(a.Duration.Seconds(), prometheus.Labels{"trace_id": a.TraceID})
 		return
 	}
 	h.Observe(a.Duration.Seconds())
+}
+
+func (m *Metrics) bound(a Answer) (okSeries, bool) {
+	if a.Code != "" {
+		return okSeries{}, false
+	}
+	ok := m.ok.Load()
+	if ok == nil {
+		return okSeries{}, false
+	}
+	b, found := (*ok)[okKey{a.Route, a.Method, a.Upstream, a.Status}]
+	return b, found
 }
 
 // InFlight counts a request to route as in flight until done is called.
@@ -91,17 +127,27 @@ type Route struct{ Route, Method, Upstream string }
 // Init creates at zero, for every route: its success series, one series
 // per 5xx problem code in problems (code -> HTTP status), its latency and
 // in-flight series; and for every upstream of them, its error series for
-// every gRPC code. Call it once at start.
+// every gRPC code. It binds each route's success series for Request. Call
+// it at start and with each new set of routes, never concurrently.
 func (m *Metrics) Init(routes []Route, problems map[string]int) {
 	ups := map[string]bool{}
+	bound := map[okKey]okSeries{}
+	if prev := m.ok.Load(); prev != nil {
+		for k, v := range *prev {
+			bound[k] = v
+		}
+	}
 	for _, r := range routes {
 		method := normalize(r.Method)
-		ok := "200"
+		status := http.StatusOK
 		if r.Method == http.MethodPost {
-			ok = "201"
+			status = http.StatusCreated
 		}
-		m.requests.WithLabelValues(r.Route, method, r.Upstream, ok, "")
-		m.duration.WithLabelValues(r.Route, method, r.Upstream, ok)
+		ok := statusLabel(status)
+		bound[okKey{r.Route, r.Method, r.Upstream, status}] = okSeries{
+			requests: m.requests.WithLabelValues(r.Route, method, r.Upstream, ok, ""),
+			duration: m.duration.WithLabelValues(r.Route, method, r.Upstream, ok),
+		}
 		for code, status := range problems {
 			if status >= 500 {
 				m.requests.WithLabelValues(r.Route, method, r.Upstream, strconv.Itoa(status), code)
@@ -115,14 +161,23 @@ func (m *Metrics) Init(routes []Route, problems map[string]int) {
 			m.upstreamErrors.WithLabelValues(u, c.String())
 		}
 	}
+	m.ok.Store(&bound)
 }
 
 func statusLabel(status int) string {
 	if status < 100 || status > 599 {
 		return "other"
 	}
-	return strconv.Itoa(status)
+	return statusLabels[status-100]
 }
+
+// statusLabels are the labels of statuses 100 to 599, made once.
+var statusLabels = func() (out [500]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(100 + i)
+	}
+	return out
+}()
 
 func normalize(method string) string {
 	switch method {

@@ -85,3 +85,45 @@ func TestInit(t *testing.T) {
 		t.Error("Init made a 4xx series; only 5xx problems are initialised")
 	}
 }
+
+// TestBound: a route's success goes to the series Init bound (200, or 201
+// for a POST), with its latency; a second Init keeps the first's routes
+// bound; an answer Init did not bind still counts, by lookup.
+func TestBound(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init([]Route{{Route: "/api/orders", Method: "POST", Upstream: "order"}}, nil)
+	m.Init([]Route{{Route: "/api/orders/{id}", Method: "GET", Upstream: "order"}}, nil)
+	for _, a := range []Answer{
+		{Route: "/api/orders", Method: "POST", Upstream: "order", Status: 201},
+		{Route: "/api/orders/{id}", Method: "GET", Upstream: "order", Status: 200, TraceID: "4bf92f3577b34da6a3ce929d0e0e4736"},
+		{Route: "/api/orders/{id}", Method: "GET", Upstream: "order", Status: 404, Code: "NOT_FOUND"},
+	} {
+		a.Duration = time.Millisecond
+		m.Request(a)
+	}
+	got := counters(t, reg)
+	for key, want := range map[string]float64{
+		"portico_gateway_requests_total{code=,method=POST,route=/api/orders,status=201,upstream=order}":              1,
+		"portico_gateway_requests_total{code=,method=GET,route=/api/orders/{id},status=200,upstream=order}":          1,
+		"portico_gateway_requests_total{code=NOT_FOUND,method=GET,route=/api/orders/{id},status=404,upstream=order}": 1,
+	} {
+		if got[key] != want {
+			t.Errorf("%s = %v, want %v", key, got[key], want)
+		}
+	}
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() != "portico_gateway_request_duration_seconds" {
+			continue
+		}
+		for _, h := range mf.GetMetric() {
+			if n := h.GetHistogram().GetSampleCount(); n != 1 {
+				t.Errorf("latency %v has %d samples, want 1", h.GetLabel(), n)
+			}
+		}
+	}
+}

@@ -34,6 +34,7 @@ var labelSets = map[string][]string{
 	"portico_gateway_config_last_applied_timestamp_seconds": {},
 	"portico_gateway_shed_total":                            {"scope"},
 	"portico_gateway_in_flight":                             {"scope"},
+	"portico_gateway_ratelimit_redis_degraded":              {},
 	"portico_upstream_retries_total":                        {"upstream"},
 	"portico_upstream_retry_budget_exhausted_total":         {"upstream"},
 	"portico_upstream_breaker_state":                        {"breaker"},
@@ -142,6 +143,10 @@ func TestMetricsEveryProcess(t *testing.T) {
 			`portico_upstream_breaker_transitions_total{breaker="order",from="closed",to="open"}`,
 			`portico_gateway_requests_total{code="CIRCUIT_OPEN",method="POST",route="/api/orders",status="503",upstream="order"}`,
 			`portico_gateway_requests_total{code="",method="GET",route="/api/inventory/{sku}",status="200",upstream="inventory"}`,
+			`portico_gateway_ratelimit_redis_degraded{}`,
+			`grpc_client_handled_total{grpc_code="Unavailable",grpc_method="CreateOrder",grpc_service="portico.order.v1.OrderService",grpc_type="unary"}`,
+			`grpc_client_started_total{grpc_method="GetItem",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`,
+			`grpc_client_handling_seconds_count{grpc_method="CreatePayment",grpc_service="portico.payment.v1.PaymentService",grpc_type="unary"}`,
 		}},
 		{"inventory", "http://" + testproc.Addr(base+5) + "/metrics", "", []string{
 			`grpc_server_handled_total{grpc_code="Unavailable",grpc_method="ReserveStock",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`,
@@ -153,6 +158,8 @@ func TestMetricsEveryProcess(t *testing.T) {
 			`portico_upstream_retries_total{upstream="payment"}`,
 			`portico_upstream_breaker_state{breaker="inventory"}`,
 			`portico_order_reconcile_rounds_total{result="error"}`,
+			`grpc_client_handled_total{grpc_code="OK",grpc_method="ReserveStock",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`,
+			`grpc_client_msg_received_total{grpc_method="RefundPayment",grpc_service="portico.payment.v1.PaymentService",grpc_type="unary"}`,
 		}},
 	}
 	exported := map[string]bool{}
@@ -198,8 +205,8 @@ func TestMetricsEveryProcess(t *testing.T) {
 			promtool(t, body, "check", "metrics")
 		})
 	}
-	// The deploy files may read series that appear with the first call
-	// (the gRPC client metrics): make one, then collect every family.
+	// Make one call too (a series created by the provider replaces its
+	// zero), then collect every family for the deploy files' queries.
 	if r := call(t, "POST", edgeURL+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: metrics-1"); r.status != 201 {
 		t.Fatalf("POST /api/orders = %d %s", r.status, r.body)
 	}

@@ -37,7 +37,7 @@ func Sample(l *slog.Logger, s Sampling) *slog.Logger {
 	if s.Slow == 0 {
 		s.Slow = DefaultSlow
 	}
-	return slog.New(sampleHandler{l.Handler(), *s.Rate, float64(s.Slow.Microseconds()) / 1000})
+	return slog.New(sampleHandler{l.Handler(), *s.Rate, DurationMs(s.Slow)})
 }
 
 type sampleHandler struct {
@@ -54,8 +54,7 @@ func (h sampleHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h sampleHandler) keep(ctx context.Context, r slog.Record) bool {
-	sc := trace.SpanContextFromContext(ctx)
-	if r.Level >= slog.LevelWarn || !sc.IsValid() || telemetry.Keep(sc.TraceID(), h.rate) {
+	if h.sampled(ctx, r.Level) {
 		return true
 	}
 	slow := false
@@ -70,6 +69,28 @@ func (h sampleHandler) keep(ctx context.Context, r slog.Record) bool {
 	}
 	return slow
 }
+
+// sampled: a line at level in ctx is kept whatever it says.
+func (h sampleHandler) sampled(ctx context.Context, level slog.Level) bool {
+	sc := trace.SpanContextFromContext(ctx)
+	return level >= slog.LevelWarn || !sc.IsValid() || telemetry.Keep(sc.TraceID(), h.rate)
+}
+
+// DropsRequest reports whether l drops the access line ("request", with
+// durationMs d) of a request at level in ctx: l's level is above it, or l
+// samples (Sample) and neither the rate nor the slow rule keeps it. A
+// caller checks it first so as not to build a line for nothing.
+func DropsRequest(ctx context.Context, l *slog.Logger, level slog.Level, d time.Duration) bool {
+	if !l.Enabled(ctx, level) {
+		return true
+	}
+	h, ok := l.Handler().(sampleHandler)
+	return ok && !h.sampled(ctx, level) && DurationMs(d) < h.slowMs
+}
+
+// DurationMs is an access line's durationMs: d in milliseconds, to the
+// microsecond.
+func DurationMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (h sampleHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	return sampleHandler{h.Handler.WithAttrs(as), h.rate, h.slowMs}

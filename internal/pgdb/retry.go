@@ -9,6 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // Attempts is how many times InTx and Retry try in all.
@@ -24,16 +28,31 @@ var backoff = [Attempts]time.Duration{0, 10 * time.Millisecond, 50 * time.Millis
 // says nothing was committed (serialization failure, deadlock); a commit
 // lost with its connection is reported, as its outcome is unknown. fn must
 // be safe to run again: its writes go to the database, through tx only.
-func (d *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	var err error
+//
+// Its span is the SQLite stores' (telemetry.StartDB): "postgresql tx",
+// with a "retry" event per attempt after the first and a "rollback" event
+// when fn's error ends it; its status is Error only when the database
+// fails outside fn (begin, commit).
+func (d *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) (err error) {
+	ctx, span := telemetry.StartDB(ctx, telemetry.Postgres, "tx")
+	var fnErr error
+	defer func() {
+		if err != nil && err == fnErr {
+			span.AddEvent("rollback")
+			telemetry.End(span, nil)
+			return
+		}
+		telemetry.End(span, err)
+	}()
 	for i := range Attempts {
-		if err = pause(ctx, i); err != nil {
+		if err = pause(ctx, i, err); err != nil {
 			return err
 		}
 		var committing bool
+		fnErr = nil
 		err = pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
-			if err := fn(tx); err != nil {
-				return err
+			if fnErr = fn(tx); fnErr != nil {
+				return fnErr
 			}
 			committing = true
 			return nil
@@ -46,11 +65,12 @@ func (d *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 }
 
 // Retry runs op, a read or a single idempotent statement, again while it
-// fails retryably, up to Attempts in all.
+// fails retryably, up to Attempts in all. Each attempt after the first is
+// a "retry" event on the span in ctx.
 func (d *DB) Retry(ctx context.Context, op func() error) error {
 	var err error
 	for i := range Attempts {
-		if err = pause(ctx, i); err != nil {
+		if err = pause(ctx, i, err); err != nil {
 			return err
 		}
 		if err = op(); err == nil || !Retryable(err) {
@@ -60,10 +80,14 @@ func (d *DB) Retry(ctx context.Context, op func() error) error {
 	return err
 }
 
-func pause(ctx context.Context, attempt int) error {
+// pause waits before attempt (0-based) after a failure last, and records
+// it as a "retry" event on the span in ctx.
+func pause(ctx context.Context, attempt int, last error) error {
 	if attempt == 0 {
 		return nil
 	}
+	trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(
+		attribute.Int("attempt", attempt+1), attribute.String("error", last.Error())))
 	t := time.NewTimer(backoff[attempt])
 	defer t.Stop()
 	select {

@@ -72,23 +72,3 @@ func (s *Server) Unary() grpc.UnaryServerInterceptor {
 // Init sets every method of srv's registered services, with every code, to
 // zero, so a dashboard shows 0 rather than no data.
 func (s *Server) Init(srv *grpc.Server) { s.m.InitializeMetrics(srv) }
-
-// Client is a process's gRPC client metrics (grpc_client_*), one series
-// per upstream service and method: installed inside the retry layer, it
-// counts attempts.
-type Client struct{ m *grpcprom.ClientMetrics }
-
-// NewClient registers the gRPC client metrics on reg.
-func NewClient(reg prometheus.Registerer) (*Client, error) {
-	m := grpcprom.NewClientMetrics(grpcprom.WithClientHandlingTimeHistogram(histogram()))
-	if err := reg.Register(m); err != nil {
-		return nil, err
-	}
-	return &Client{m}, nil
-}
-
-// DialOption adds the client metrics as the connection's innermost
-// interceptor (after the chain's), so each attempt is counted.
-func (c *Client) DialOption() grpc.DialOption {
-	return grpc.WithChainUnaryInterceptor(c.m.UnaryClientInterceptor(grpcprom.WithExemplarFromContext(Exemplar)))
-}

@@ -3,7 +3,9 @@ package telemetry
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -33,4 +35,22 @@ func End(span trace.Span, err error) {
 		span.SetStatus(codes.Error, err.Error())
 	}
 	span.End()
+}
+
+// Database systems, as OpenTelemetry's db.system.name says them.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgresql"
+)
+
+// StartDB starts the span of one store operation on a database system
+// (SQLite or Postgres), the one shape both stores use: named "<system>
+// <op>" ("sqlite tx", "postgresql tx create order"), of kind client, with
+// the attribute db.system.name. A store adds a "rollback" event when its
+// caller's function refuses (not a failure), "retry" when the operation
+// runs again, "conflict" when another writer won; the span's status is
+// Error only when the database fails (End).
+func StartDB(ctx context.Context, system, op string) (context.Context, trace.Span) {
+	return Start(ctx, system+" "+op, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String(string(semconv.DBSystemNameKey), system)))
 }

@@ -15,6 +15,7 @@ import (
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/pgdb"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 //go:embed migrations/postgres/*.sql
@@ -89,8 +90,11 @@ func (s *PostgresStore) Owner() string { return s.owner }
 // its one parameter is the TTL in microseconds.
 const leaseUntil = `clock_timestamp() + make_interval(secs => $%d::bigint / 1e6)`
 
-// Create implements Store.
-func (s *PostgresStore) Create(ctx context.Context, r *Record) (*Record, error) {
+// Create implements Store. Its span is SQLiteStore.Create's, on
+// PostgreSQL ("postgresql tx create order").
+func (s *PostgresStore) Create(ctx context.Context, r *Record) (_ *Record, err error) {
+	ctx, span := telemetry.StartDB(ctx, telemetry.Postgres, "tx create order")
+	defer func() { telemetry.End(span, err) }()
 	args, err := encodeRecord(r)
 	if err != nil {
 		return nil, err
@@ -147,8 +151,11 @@ func (s *PostgresStore) Get(ctx context.Context, id string) (r *Record, err erro
 }
 
 // Update implements Store: one conditional statement, so of two replicas
-// writing one order only the first to leave status from succeeds.
-func (s *PostgresStore) Update(ctx context.Context, r *Record, from orderv1.Order_Status) error {
+// writing one order only the first to leave status from succeeds. Its span
+// is SQLiteStore.Update's, on PostgreSQL ("postgresql update order").
+func (s *PostgresStore) Update(ctx context.Context, r *Record, from orderv1.Order_Status) (err error) {
+	ctx, span := telemetry.StartDB(ctx, telemetry.Postgres, "update order")
+	defer func() { endUpdate(span, err) }()
 	a, err := encodeRecord(r)
 	if err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 	"github.com/portico-gateway/portico/internal/telemetry"
@@ -42,7 +44,7 @@ const columns = `id, customer, idempotency_key, request_hash, status, lines, pay
 // Create implements Store. The transaction is BEGIN IMMEDIATE (sqlitedb),
 // so the look-up and the insert see no concurrent writer in between.
 func (s *SQLiteStore) Create(ctx context.Context, r *Record) (_ *Record, err error) {
-	ctx, span := telemetry.Start(ctx, "sqlite tx create order")
+	ctx, span := telemetry.StartDB(ctx, telemetry.SQLite, "tx create order")
 	defer func() { telemetry.End(span, err) }()
 	args, err := encodeRecord(r)
 	if err != nil {
@@ -79,15 +81,8 @@ func (s *SQLiteStore) Get(ctx context.Context, id string) (*Record, error) {
 
 // Update implements Store.
 func (s *SQLiteStore) Update(ctx context.Context, r *Record, from orderv1.Order_Status) (err error) {
-	ctx, span := telemetry.Start(ctx, "sqlite update order")
-	defer func() {
-		if errors.Is(err, ErrConflict) { // another run's write: not a failure
-			span.AddEvent("conflict")
-			telemetry.End(span, nil)
-			return
-		}
-		telemetry.End(span, err)
-	}()
+	ctx, span := telemetry.StartDB(ctx, telemetry.SQLite, "update order")
+	defer func() { endUpdate(span, err) }()
 	a, err := encodeRecord(r)
 	if err != nil {
 		return err
@@ -168,4 +163,14 @@ func (s *SQLiteStore) query(ctx context.Context, query string, args ...any) ([]*
 		return nil, fmt.Errorf("order store: query: %w", err)
 	}
 	return out, nil
+}
+
+// endUpdate ends an Update's span: ErrConflict is another run's write, a
+// "conflict" event and not a failure.
+func endUpdate(span trace.Span, err error) {
+	if errors.Is(err, ErrConflict) {
+		span.AddEvent("conflict")
+		err = nil
+	}
+	telemetry.End(span, err)
 }

@@ -71,7 +71,7 @@ func (s *SQLiteStore) Payments(ctx context.Context, orderID, after string, limit
 // Its span ("sqlite tx") has status Error only when the database fails; a
 // rule fn refuses shows as a "rollback" event.
 func (s *SQLiteStore) InTx(ctx context.Context, fn func(Tx) error) (err error) {
-	ctx, span := telemetry.Start(ctx, "sqlite tx")
+	ctx, span := telemetry.StartDB(ctx, telemetry.SQLite, "tx")
 	var dbErr error
 	defer func() { telemetry.End(span, dbErr) }()
 	tx, dbErr := s.DB.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see sqlitedb

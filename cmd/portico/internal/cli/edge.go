@@ -27,7 +27,7 @@ func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider, 
 	for _, up := range cfg.Upstreams {
 		names = append(names, up.Name)
 	}
-	chain, err := clientObservers(observed{observe: grpcserver.Observe{Tracing: tp, Registry: reg}}, names...)
+	chain, err := clientObservers(observed{observe: grpcserver.Observe{Tracing: tp, Registry: reg}}, gateway.Services(), names...)
 	if err != nil {
 		return nil, nil, err
 	}

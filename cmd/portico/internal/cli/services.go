@@ -26,6 +26,13 @@ const (
 	defaultOrder     = "127.0.0.1:43103"
 )
 
+// The proto services the order service calls: health checks name them,
+// and its gRPC client metrics start with their methods at zero.
+const (
+	inventoryService = "portico.inventory.v1.InventoryService"
+	paymentService   = "portico.payment.v1.PaymentService"
+)
+
 // service is what every service process gets from its flags.
 type service struct {
 	listen, db string
@@ -149,7 +156,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer s.shutdown()
-	chain, err := clientObservers(s.observed, "inventory", "payment")
+	chain, err := clientObservers(s.observed, []string{inventoryService, paymentService}, "inventory", "payment")
 	if err != nil {
 		return err
 	}
@@ -172,12 +179,12 @@ func runOrder(ctx context.Context, e env, args []string) error {
 			return fmt.Errorf("--upstream-ca: %w", err)
 		}
 	}
-	inv, err := dialService("inventory", invAddr, "portico.inventory.v1.InventoryService", timeout, s.logger, m, creds, chain...)
+	inv, err := dialService("inventory", invAddr, inventoryService, timeout, s.logger, m, creds, chain...)
 	if err != nil {
 		return fmt.Errorf("--inventory: %w", err)
 	}
 	defer inv.Close()
-	pay, err := dialService("payment", payAddr, "portico.payment.v1.PaymentService", timeout, s.logger, m, creds, chain...)
+	pay, err := dialService("payment", payAddr, paymentService, timeout, s.logger, m, creds, chain...)
 	if err != nil {
 		return fmt.Errorf("--payment: %w", err)
 	}

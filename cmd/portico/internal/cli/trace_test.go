@@ -162,7 +162,7 @@ func startStack(t testing.TB, so stackOptions) *stack {
 	var chain []interceptors.Option
 	if !so.off {
 		var err error
-		if chain, err = clientObservers(ordObs, "inventory", "payment"); err != nil {
+		if chain, err = clientObservers(ordObs, []string{inventoryService, paymentService}, "inventory", "payment"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -59,9 +59,10 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 
 // clientObservers are the options that make a process's client chains
 // observable: the resilience metrics (every upstream's series at zero from
-// the start), the gRPC client metrics per attempt and a client span per
-// attempt. One place per process role adds a series: here for clients.
-func clientObservers(o observed, upstreams ...string) ([]interceptors.Option, error) {
+// the start), the gRPC client metrics per attempt (every unary method of
+// services, with every code, at zero from the start) and a client span
+// per attempt. One place per process role adds a series: here for clients.
+func clientObservers(o observed, services []string, upstreams ...string) ([]interceptors.Option, error) {
 	reg := o.observe.Registry
 	m, err := metrics.New(reg)
 	if err != nil {
@@ -70,6 +71,9 @@ func clientObservers(o observed, upstreams ...string) ([]interceptors.Option, er
 	m.Init(upstreams...)
 	c, err := procmetrics.NewClient(reg)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.Init(services...); err != nil {
 		return nil, err
 	}
 	return []interceptors.Option{
