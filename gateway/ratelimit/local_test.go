@@ -293,3 +293,61 @@ func TestBucketPer(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalRequestNow: a Request's Now is the decision's time, whatever
+// the store's clock says, also before the store was built; a fresh key is
+// a full bucket at any time.
+func TestLocalRequestNow(t *testing.T) {
+	start := time.Now()
+	l := newLocal(t, WithClock(func() time.Time { return start }),
+		WithBans(BanPolicy{Threshold: 1, Window: time.Minute, Duration: time.Hour}))
+	q := []Quota{{Key: "caller:alice", Limit: Limit{Rate: 2, Period: time.Minute}}}
+	before := &Request{Quotas: q, Caller: "alice", Now: start.Add(-time.Hour)}
+	for i := range 2 {
+		if d := allow(t, l, before); !d.Allowed || d.Results[0].Remaining != 1-i {
+			t.Fatalf("request %d an hour before the store: %+v, want allowed with %d left", i+1, d, 1-i)
+		}
+	}
+	if d := allow(t, l, before); d.Allowed || d.RetryAfter != 30*time.Second {
+		t.Fatalf("3rd: %+v, want refused for 30s", d)
+	}
+	later := &Request{Quotas: q, Caller: "alice", Now: start.Add(-time.Hour + time.Minute)}
+	if d := allow(t, l, later); !d.Allowed || d.Results[0].Remaining != 1 {
+		t.Fatalf("a minute later (by Now, the store's clock stood still): %+v, want allowed with 1 left", d)
+	}
+}
+
+// TestLocalBanCheckSkipped: while no ban is recorded the check costs
+// nothing; an ended ban is removed when met, which makes it free again.
+func TestLocalBanCheckSkipped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLocal(t, WithBans(BanPolicy{Threshold: 1, Window: time.Minute, Duration: time.Minute}))
+		req := &Request{Quotas: []Quota{{Key: "q", Limit: Limit{Rate: 1, Period: time.Hour}}}, Caller: "mallory"}
+		allow(t, l, req)
+		allow(t, l, req) // refusal 1
+		if d := allow(t, l, req); !d.Banned || l.live.Load() != 1 {
+			t.Fatalf("%+v, %d bans recorded; want banned, 1", d, l.live.Load())
+		}
+		time.Sleep(time.Minute)
+		d := allow(t, l, &Request{Quotas: []Quota{{Key: "q2", Limit: Limit{Rate: 1}}}, Caller: "mallory"})
+		if !d.Allowed || l.live.Load() != 0 {
+			t.Fatalf("after the ban: %+v, %d bans recorded; want allowed, 0", d, l.live.Load())
+		}
+	})
+}
+
+// TestShardCollision: two keys of one 64-bit hash keep two buckets, and
+// evicting one keeps the other.
+func TestShardCollision(t *testing.T) {
+	s := &shard{tats: map[uint64]*entry{}}
+	s.insert(42, "a", 100, 10, 0)
+	s.insert(42, "b", 200, 10, 0)
+	s.insert(42, "a", 150, 10, 0)
+	if a, b := s.find(42, "a"), s.find(42, "b"); a == nil || b == nil || a.tat != 150 || b.tat != 200 || s.keys != 2 {
+		t.Fatalf("find a, b = %+v, %+v with %d keys; want tats 150, 200 and 2 keys", a, b, s.keys)
+	}
+	s.evict(0) // both are ahead of now: the head of the chain goes
+	if s.keys != 1 || (s.find(42, "a") == nil) == (s.find(42, "b") == nil) {
+		t.Fatalf("after one eviction: %d keys, a %v, b %v; want exactly one left", s.keys, s.find(42, "a"), s.find(42, "b"))
+	}
+}
