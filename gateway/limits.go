@@ -157,8 +157,8 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) e
 	if err != nil {
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
-	// Concurrent decisions go to Redis together, each still one atomic
-	// script run: as exact, with fewer round trips.
+	// Concurrent decisions go to Redis together, as one script run that
+	// decides each as if alone: as exact, with a fraction of Redis's work.
 	if l.pipeline, err = ratelimit.NewPipeline(shared, l.redis, 0, 0, timeout); err != nil {
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
