@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -153,13 +154,13 @@ func (l *Local) Allow(_ context.Context, req *Request) (Decision, error) {
 	for i := range req.Quotas {
 		ls.add(l, i, req.Quotas[i].keyHash())
 	}
-	for j := 0; j < ls.n; j++ {
-		l.shards[ls.idx[j]].mu.Lock()
+	for m := ls.mask; m != 0; m &= m - 1 {
+		l.shards[bits.TrailingZeros32(m)].mu.Lock()
 	}
 	d := Decision{Denied: -1, N: len(req.Quotas)}
 	l.decide(&d, req, &ls, now, ban)
-	for j := ls.n - 1; j >= 0; j-- {
-		l.shards[ls.idx[j]].mu.Unlock()
+	for m := ls.mask; m != 0; m &= m - 1 {
+		l.shards[bits.TrailingZeros32(m)].mu.Unlock()
 	}
 	if bans && d.Denied >= 0 {
 		l.countRefusal(req.Caller, now, &d)
@@ -168,28 +169,20 @@ func (l *Local) Allow(_ context.Context, req *Request) (Decision, error) {
 }
 
 // lockSet is the shards a Request's keys live in: quota i's key hashes to
-// hash[i] in shard[i]; idx holds the distinct shards in ascending order,
-// the order they are locked in (so two requests never wait on each other
-// in a cycle).
+// hash[i] in shard[i]; mask has a bit per distinct shard (at most 32), and
+// they are locked in ascending order (so two requests never wait on each
+// other in a cycle).
 type lockSet struct {
 	hash  [MaxQuotas]uint64
 	shard [MaxQuotas]*shard
-	idx   [MaxQuotas]int
-	n     int
+	mask  uint32
 }
 
 // add records quota i's key hash h and its shard.
 func (ls *lockSet) add(l *Local, i int, h uint64) {
-	k := int(h & l.mask)
+	k := h & l.mask
 	ls.hash[i], ls.shard[i] = h, &l.shards[k]
-	j := 0
-	for ; j < ls.n && ls.idx[j] < k; j++ {
-	}
-	if j == ls.n || ls.idx[j] != k {
-		copy(ls.idx[j+1:ls.n+1], ls.idx[j:ls.n])
-		ls.idx[j] = k
-		ls.n++
-	}
+	ls.mask |= 1 << k
 }
 
 // decide runs with the shards of req's keys locked. ban is how long the
