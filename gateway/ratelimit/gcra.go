@@ -12,12 +12,18 @@ import (
 type bucket struct {
 	interval int64  // T: the time one request's quota takes to come back
 	tau      int64  // T * Burst: how far ahead of now tat may run
-	inv      uint64 // (2^64-1) / T: divides by T with a multiplication
+	inv      uint64 // (2^64-1) / T: divides by T with a multiplication; 0: divide
 }
 
-func bucketOf(l Limit) bucket {
+// bucketOf returns l's arithmetic; prepared, it also divides by T with a
+// multiplication (worth it for a bucket decided many times).
+func bucketOf(l Limit, prepared bool) bucket {
 	t := int64(l.interval())
-	return bucket{interval: t, tau: t * int64(l.Burst), inv: ^uint64(0) / uint64(t)}
+	b := bucket{interval: t, tau: t * int64(l.Burst)}
+	if prepared {
+		b.inv = ^uint64(0) / uint64(t)
+	}
+	return b
 }
 
 // take decides one request at now: the bucket's new tat and, on a refusal,
@@ -50,6 +56,9 @@ func (b bucket) result(l Limit, tat, now int64) Result {
 func (b bucket) per(x int64) int64 {
 	if x <= 0 {
 		return 0
+	}
+	if b.inv == 0 {
+		return x / b.interval
 	}
 	q, _ := bits.Mul64(uint64(x), b.inv)
 	if int64(q+1)*b.interval <= x {

@@ -84,7 +84,7 @@ var keySeed = maphash.MakeSeed()
 // cost of that work in every decision.
 func (q Quota) Prepare() Quota {
 	q.Limit = q.Limit.withDefaults()
-	q.hash, q.hashed, q.bucket = maphash.String(keySeed, q.Key), true, bucketOf(q.Limit)
+	q.hash, q.hashed, q.bucket = maphash.String(keySeed, q.Key), true, bucketOf(q.Limit, true)
 	return q
 }
 
@@ -102,7 +102,7 @@ func (q *Quota) arith() (Limit, bucket) {
 		return q.Limit, q.bucket
 	}
 	lim := q.Limit.withDefaults()
-	return lim, bucketOf(lim)
+	return lim, bucketOf(lim, false)
 }
 
 // keyHash returns q's key hash.

@@ -82,7 +82,7 @@ func NewLocal(opts ...LocalOption) (*Local, error) {
 		return nil, fmt.Errorf("ratelimit: %w", err)
 	}
 	if l.bans.enabled() {
-		l.counter = bucketOf(l.bans.counter())
+		l.counter = bucketOf(l.bans.counter(), false)
 	}
 	maxKeys := cmpOr(l.perShard, DefaultMaxKeys)
 	n := 1

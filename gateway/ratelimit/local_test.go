@@ -273,7 +273,7 @@ func BenchmarkLocalParallel(b *testing.B) {
 // the edges of each quotient and for intervals from 1 ns to an hour.
 func TestBucketPer(t *testing.T) {
 	for _, lim := range []Limit{{Rate: 1e9}, {Rate: 3}, {Rate: 7, Period: time.Hour, Burst: 1000}, {Rate: 12}, {Rate: 1, Period: 24 * time.Hour, Burst: 1 << 14}} {
-		b := bucketOf(lim.withDefaults())
+		b := bucketOf(lim.withDefaults(), true)
 		for _, x := range []int64{0, 1, b.interval - 1, b.interval, b.interval + 1, 2*b.interval - 1, b.tau - 1, b.tau, b.tau / 3, b.tau/2 + 1} {
 			if x < 0 {
 				continue

@@ -122,7 +122,7 @@ func (b *batch) args() []any {
 	var c bucket
 	var ban int64
 	if b.s.bans.enabled() {
-		c, ban = bucketOf(b.s.bans.counter()), int64(b.s.bans.Duration)
+		c, ban = bucketOf(b.s.bans.counter(), false), int64(b.s.bans.Duration)
 	}
 	args := make([]any, 0, 5+len(b.limits)+len(b.reqs))
 	args = append(args, b.n, len(b.limits)/2, c.interval, c.tau, ban)
