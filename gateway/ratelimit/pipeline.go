@@ -15,6 +15,9 @@ const (
 	DefaultPipelineWorkers = 2
 	DefaultPipelineBatch   = 64
 	DefaultPipelineTimeout = time.Second
+	// MaxPipelineBatch bounds Batch: a script run reads its keys with one
+	// MGET, and Lua unpacks at most about 8000 values into one call.
+	MaxPipelineBatch = 1000
 )
 
 // errClosed fails the decisions a closed Pipeline could not send.
@@ -64,6 +67,9 @@ func NewPipeline(store *Redis, client redis.Scripter, workers, batch int, timeou
 	}
 	if workers < 0 || batch < 0 || timeout < 0 {
 		return nil, fmt.Errorf("ratelimit: pipeline workers, batch and timeout must not be negative")
+	}
+	if batch > MaxPipelineBatch {
+		return nil, fmt.Errorf("ratelimit: pipeline batch %d is over %d", batch, MaxPipelineBatch)
 	}
 	p := &Pipeline{store: store, client: client, batch: cmpOr(batch, DefaultPipelineBatch),
 		timeout: cmpOrDur(timeout, DefaultPipelineTimeout), done: make(chan struct{})}

@@ -324,3 +324,24 @@ func TestPipelineBatchBans(t *testing.T) {
 		t.Errorf("mallory from another edge: %+v, want banned for about an hour", d)
 	}
 }
+
+func TestNewPipelineRejects(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	store, _ := NewRedis(c, "rl:", BanPolicy{})
+	for _, tt := range []struct {
+		name           string
+		workers, batch int
+		timeout        time.Duration
+	}{
+		{"negative workers", -1, 0, 0},
+		{"negative batch", 0, -1, 0},
+		{"negative timeout", 0, 0, -time.Second},
+		{"batch over the bound", 0, MaxPipelineBatch + 1, 0},
+	} {
+		if p, err := NewPipeline(store, store.client, tt.workers, tt.batch, tt.timeout); err == nil {
+			p.Close()
+			t.Errorf("%s: NewPipeline = nil error", tt.name)
+		}
+	}
+}
