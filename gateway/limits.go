@@ -38,6 +38,13 @@ type limiter struct {
 	global     *ratelimit.Limit
 	failedAuth *ratelimit.Limit
 	clients    clients
+	// Prepared once for every decision (ratelimit.Quota.Prepare): the
+	// global quota, and each plan's quota without its key.
+	globalQuota *ratelimit.Quota
+	planQuotas  map[string]ratelimit.Quota
+	// now is the local store's clock in tests; nil passes each request's
+	// arrival time to the store, so a decision reads no clock.
+	now func() time.Time
 }
 
 // limitBackend is a limiter's state: its store (buckets and bans) and,
@@ -56,6 +63,7 @@ type limitBackend struct {
 type limitGroup struct {
 	name, key string
 	limit     ratelimit.Limit
+	quota     ratelimit.Quota // key and limit, prepared
 }
 
 // newLimiter builds the limiter of cfg.Limits over the route table: in
@@ -66,7 +74,8 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 	if !lc.enabled() {
 		return nil, nil
 	}
-	l := &limiter{cfg: lc, plans: map[string]ratelimit.Limit{}, groups: map[*route.Route]limitGroup{}, clients: newClients(lc.Clients)}
+	l := &limiter{cfg: lc, plans: map[string]ratelimit.Limit{}, planQuotas: map[string]ratelimit.Quota{},
+		groups: map[*route.Route]limitGroup{}, clients: newClients(lc.Clients), now: now}
 	key := fmt.Sprintf("%#v|%s", lc, cfg.Redis.URL)
 	if prev != nil && prev.limitBackend.key == key {
 		prev.limitBackend.refs.Add(1)
@@ -74,9 +83,11 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 	}
 	for name, p := range lc.Plans {
 		l.plans[name] = p.limit()
+		l.planQuotas[name] = ratelimit.Quota{Limit: p.limit()}.Prepare()
 	}
 	for _, g := range lc.Groups {
 		lg := limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.limit()}
+		lg.quota = ratelimit.Quota{Key: lg.key, Limit: lg.limit}.Prepare()
 		for _, key := range g.Routes {
 			sel, _ := parseSelector(key) // validated
 			n := 0
@@ -97,6 +108,8 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 	if lc.Global != nil {
 		g := lc.Global.limit()
 		l.global = &g
+		q := ratelimit.Quota{Key: "global", Limit: g}.Prepare()
+		l.globalQuota = &q
 	}
 	if lc.FailedAuth != nil {
 		f := lc.FailedAuth.limit()
@@ -144,8 +157,8 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) e
 	if err != nil {
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
-	// Concurrent decisions go to Redis together, each still one atomic
-	// script run: as exact, with fewer round trips.
+	// Concurrent decisions go to Redis together, as one script run that
+	// decides each as if alone: as exact, with a fraction of Redis's work.
 	if l.pipeline, err = ratelimit.NewPipeline(shared, l.redis, 0, 0, timeout); err != nil {
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
@@ -228,12 +241,12 @@ func (l *limiter) callerKey(r *http.Request, p auth.Principal) string {
 	return "addr:" + l.clients.addr(r)
 }
 
-// plan returns the caller's plan: the principal's own (a JWT claim, an API
-// key's plan) when limits.plans has it, else by subject, by role, or the
-// default.
-func (l *limiter) plan(p auth.Principal) (ratelimit.Limit, bool) {
-	if lim, ok := l.plans[p.Plan]; ok && p.Plan != "" {
-		return lim, true
+// plan returns the caller's plan, as its prepared quota without a key: the
+// principal's own (a JWT claim, an API key's plan) when limits.plans has
+// it, else by subject, by role, or the default.
+func (l *limiter) plan(p auth.Principal) (ratelimit.Quota, bool) {
+	if q, ok := l.planQuotas[p.Plan]; ok && p.Plan != "" {
+		return q, true
 	}
 	name, ok := l.cfg.SubjectPlans[p.Subject]
 	if !ok {
@@ -242,8 +255,8 @@ func (l *limiter) plan(p auth.Principal) (ratelimit.Limit, bool) {
 	if !ok {
 		name = l.cfg.DefaultPlan
 	}
-	lim, ok := l.plans[name]
-	return lim, ok
+	q, ok := l.planQuotas[name]
+	return q, ok
 }
 
 // limitRequest is what one request asks of the store, with each quota's
@@ -254,9 +267,9 @@ type limitRequest struct {
 	layers [ratelimit.MaxQuotas]string
 }
 
-func (lr *limitRequest) add(layer, key string, lim ratelimit.Limit) {
+func (lr *limitRequest) add(layer string, q ratelimit.Quota) {
 	n := len(lr.req.Quotas)
-	lr.quotas[n], lr.layers[n] = ratelimit.Quota{Key: key, Limit: lim}, layer
+	lr.quotas[n], lr.layers[n] = q, layer
 	lr.req.Quotas = lr.quotas[:n+1]
 }
 
@@ -270,20 +283,20 @@ func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, auth
 		// A nonce store that failed is not the caller's failure.
 		if l.failedAuth != nil && !errors.Is(authErr, auth.ErrUnavailable) {
 			addr := l.clients.addr(r)
-			lr.add(layerFailedAuth, "failed-auth:"+addr, *l.failedAuth)
+			lr.add(layerFailedAuth, ratelimit.Quota{Key: "failed-auth:" + addr, Limit: *l.failedAuth})
 			lr.req.Caller = "addr:" + addr
 		}
 		return lr
 	}
 	lr.req.Caller = l.callerKey(r, p)
-	if lim, ok := l.plan(p); ok {
-		lr.add(layerCaller, "caller:"+lr.req.Caller, lim)
+	if q, ok := l.plan(p); ok {
+		lr.add(layerCaller, q.For("caller:"+lr.req.Caller))
 	}
 	if g, ok := l.groups[rt]; ok && rt != nil {
-		lr.add(g.name, g.key, g.limit)
+		lr.add(g.name, g.quota)
 	}
-	if l.global != nil {
-		lr.add(layerGlobal, "global", *l.global)
+	if l.globalQuota != nil {
+		lr.add(layerGlobal, *l.globalQuota)
 	}
 	return lr
 }
@@ -300,6 +313,9 @@ func (s *Server) limit(w *responseWriter, r *http.Request, rt *route.Route, p au
 	lr := l.build(r, rt, p, authErr)
 	if len(lr.req.Quotas) == 0 {
 		return false
+	}
+	if l.now == nil {
+		lr.req.Now = w.ex.start // the clock was read when the request arrived
 	}
 	d, err := l.store.Allow(r.Context(), &lr.req)
 	if err != nil {

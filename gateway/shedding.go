@@ -14,6 +14,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/shed"
+	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // edgeScope labels the edge's own cap in metrics and logs; a route group's
@@ -42,10 +43,11 @@ type shedder struct {
 
 // shedScope is one cap: the edge's or a route group's.
 type shedScope struct {
-	name  string
-	lim   *shed.Limiter
-	shed  prometheus.Counter
-	queue int
+	name    string
+	lim     *shed.Limiter
+	shed    prometheus.Counter
+	queue   int
+	refusal *refusal // its 503, built once
 }
 
 // scopes are sh's caps: the edge's first, then each group's once.
@@ -133,14 +135,15 @@ func newShedder(cfg ShedConfig, table *route.Table, total *prometheus.CounterVec
 	sh := &shedder{table: table, wait: cfg.MaxWait, retryAfter: wholeSeconds(cfg.RetryAfter), log: log,
 		groups: map[*route.Route]*shedScope{}}
 	scope := func(name string, n int) (*shedScope, error) {
+		rf := newRefusal(name, sh.retryAfter)
 		if old := prev.scope(name); old != nil && old.lim.Max() == n && old.queue == queue {
-			return &shedScope{name: name, lim: old.lim, shed: old.shed, queue: queue}, nil
+			return &shedScope{name: name, lim: old.lim, shed: old.shed, queue: queue, refusal: rf}, nil
 		}
 		lim, err := shed.New(n, queue)
 		if err != nil {
 			return nil, err
 		}
-		return &shedScope{name: name, lim: lim, shed: total.WithLabelValues(name), queue: queue}, nil
+		return &shedScope{name: name, lim: lim, shed: total.WithLabelValues(name), queue: queue, refusal: rf}, nil
 	}
 	var err error
 	if cfg.MaxInFlight > 0 {
@@ -236,28 +239,42 @@ func (sh *shedder) acquire(r *http.Request, lim *shed.Limiter) bool {
 	return lim.Acquire(r.Context(), wait) == nil
 }
 
-// refuse answers 503 OVERLOADED with Retry-After, counts the refusal and
-// logs at most one line per shedLogEvery.
+// refuse answers 503 OVERLOADED with Retry-After (the scope's refusal,
+// built once), counts the refusal and logs at most one line per
+// shedLogEvery.
 func (sh *shedder) refuse(w http.ResponseWriter, r *http.Request, sc *shedScope) {
 	sc.shed.Inc()
-	traceID := requestTraceID(r) // a refusal starts no span: an id is enough
-	w.Header().Set(traceHeader, traceID)
+	traceID := refusalTraceID(r) // a refusal starts no span: an id is enough
+	w.Header()[traceHeader] = []string{traceID}
 	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) {
 		closeAfter(w) // the unread body's framing is not to be trusted (closeAfter)
 	}
-	detail := "The gateway is at its limit of requests in flight; the request was not started."
-	if sc.name != edgeScope {
-		detail = "The gateway is at its limit of requests in flight for the " + sc.name + " routes; the request was not started."
+	if path := r.URL.EscapedPath(); !sc.refusal.write(w, path, traceID) {
+		p := problem.New(problem.CodeOverloaded, overloadDetail(sc.name))
+		p.Instance, p.TraceID, p.RetryAfter = path, traceID, sh.retryAfter
+		p.Write(w)
 	}
-	p := problem.New(problem.CodeOverloaded, detail)
-	p.Instance, p.TraceID, p.RetryAfter = r.URL.EscapedPath(), traceID, sh.retryAfter
-	p.Write(w)
 	sh.unlogged.Add(1)
 	now := time.Now().UnixNano()
 	if last := sh.lastLog.Load(); now-last >= int64(shedLogEvery) && sh.lastLog.CompareAndSwap(last, now) {
 		sh.log.Warn("shedding load", "scope", sc.name, "shed", sh.unlogged.Swap(0),
 			"maxInFlight", sc.lim.Max(), "traceId", traceID)
 	}
+}
+
+// refusalTraceID is requestTraceID without canonicalising the header
+// names each time (the keys below are canonical already).
+func refusalTraceID(r *http.Request) string {
+	one := func(vs []string) string {
+		if len(vs) == 1 {
+			return vs[0]
+		}
+		return ""
+	}
+	if id, ok := traceid.Choose(one(r.Header[traceHeader]), one(r.Header["Traceparent"])); ok {
+		return id
+	}
+	return traceid.New()
 }
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }

@@ -27,18 +27,24 @@
 //     the keys whose buckets are full (equal to absent) first, then those
 //     closest to full, so memory stays bounded and the callers that matter
 //     (those being limited) keep their state longest. A decision on known
-//     keys takes no allocation.
+//     keys takes no allocation, hashes each key once, and locks the shards
+//     of its keys once; a Quota prepared once (Quota.Prepare, for a route
+//     group's or the global quota) is not even hashed, and a Request that
+//     carries its time (Request.Now) reads no clock.
 //   - Redis keeps the state in a Redis server shared by every edge, so N
 //     edges enforce one quota, not N. One Lua script decides a whole
 //     Request atomically (every quota, the ban check and the refusal count)
 //     in one round trip, on Redis's clock. Keys of one Request may live in
 //     different hash slots, so it needs a single Redis server (or a
 //     primary with replicas), not Redis Cluster.
-//   - Pipeline sends the decisions that wait at the same moment to Redis in
-//     one pipeline (DefaultPipelineWorkers pipelines in flight): each is
-//     still one atomic script run, so it is exactly as exact as Redis, with
-//     fewer round trips and system calls per decision. Its workers run
-//     until Close.
+//   - Pipeline sends the decisions that wait at the same moment to Redis as
+//     one script run (DefaultPipelineWorkers runs in flight), which decides
+//     them one after another, each all or nothing, on one reading of
+//     Redis's clock: exactly as if each had run alone at that instant. A
+//     batch reads every key once and writes every changed key once, so a
+//     key most requests share (a route group's, the global one) costs
+//     Redis one read and one write per batch, not per decision. Its
+//     workers run until Close.
 //   - Failover puts a tight timeout and a circuit breaker around Redis and
 //     falls back, while Redis fails, to a local store (the default: each
 //     edge enforces the quotas alone), to admitting everything, or to

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"math"
 	"time"
 )
 
@@ -47,6 +49,8 @@ func (l Limit) Validate() error {
 		return fmt.Errorf("burst must not be negative, got %d", l.Burst)
 	case l.withDefaults().interval() <= 0:
 		return fmt.Errorf("rate %d per %s is finer than a nanosecond", l.Rate, l.Period)
+	case int64(l.withDefaults().interval()) > math.MaxInt64/2/int64(max(l.withDefaults().Burst, 1)):
+		return fmt.Errorf("burst %d at %d per %s spans too long a time", l.Burst, l.Rate, l.Period)
 	}
 	return nil
 }
@@ -59,6 +63,54 @@ func (l Limit) interval() time.Duration { return l.Period / time.Duration(l.Rate
 type Quota struct {
 	Key   string
 	Limit Limit
+
+	// Set by Prepare: the key's hash (keySeed) and the limit's GCRA
+	// arithmetic (bucket.interval 0: not prepared).
+	hash   uint64
+	hashed bool
+	bucket bucket
+}
+
+// keySeed hashes quota keys for every Local store of the process (random
+// per process, so keys cannot be chosen to collide), which lets a Quota
+// be hashed once, by Prepare, for every store.
+var keySeed = maphash.MakeSeed()
+
+// Prepare returns q with its key hashed and its limit's arithmetic done
+// (Limit gets its defaults), so that a Local store deciding it spends
+// neither per decision: for quotas built once and decided many times, such
+// as a route group's or the global one. A prepared Quota's Key and Limit
+// must not be changed; one that is not prepared works the same, at the
+// cost of that work in every decision.
+func (q Quota) Prepare() Quota {
+	q.Limit = q.Limit.withDefaults()
+	q.hash, q.hashed, q.bucket = maphash.String(keySeed, q.Key), true, bucketOf(q.Limit, true)
+	return q
+}
+
+// For returns q on key: a Quota whose limit is prepared once (a plan's)
+// keeps its arithmetic for every key it is given; the key is hashed when
+// decided.
+func (q Quota) For(key string) Quota {
+	q.Key, q.hashed = key, false
+	return q
+}
+
+// arith returns q's limit (defaults applied) and GCRA arithmetic.
+func (q *Quota) arith() (Limit, bucket) {
+	if q.bucket.interval != 0 {
+		return q.Limit, q.bucket
+	}
+	lim := q.Limit.withDefaults()
+	return lim, bucketOf(lim, false)
+}
+
+// keyHash returns q's key hash.
+func (q *Quota) keyHash() uint64 {
+	if q.hashed {
+		return q.hash
+	}
+	return maphash.String(keySeed, q.Key)
 }
 
 // Request is what one request asks of the stores.
@@ -67,6 +119,11 @@ type Request struct {
 	Quotas []Quota
 	// Caller is the ban key; empty means bans do not apply.
 	Caller string
+	// Now, when set, is the time of the decision for a Local store, so a
+	// caller that has read the clock already (the edge, when the request
+	// arrived) spares the store a second reading; zero means the store
+	// reads its own clock. Redis decides on Redis's clock and ignores it.
+	Now time.Time
 }
 
 // Result is one quota's state after a decision.

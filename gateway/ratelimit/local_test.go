@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"testing"
@@ -200,6 +201,8 @@ func TestLimitValidate(t *testing.T) {
 		{Limit{Rate: 1, Period: -time.Second}, false},
 		{Limit{Rate: 1, Burst: -1}, false},
 		{Limit{Rate: 2, Period: time.Nanosecond}, false},
+		{Limit{Rate: 1, Period: 24 * time.Hour, Burst: 1 << 20}, false}, // T*Burst overflows
+		{Limit{Rate: 1, Period: 24 * time.Hour, Burst: 1 << 14}, true},
 	}
 	for _, tt := range tests {
 		if err := tt.l.Validate(); (err == nil) != tt.ok {
@@ -219,18 +222,23 @@ func TestTooManyQuotas(t *testing.T) {
 	}
 }
 
-// BenchmarkLocal is one decision on known keys: one quota, and the edge's
-// hot path of three quotas (caller, route group, global) with bans on.
+// BenchmarkLocal is one decision on known keys: one quota; the three
+// layers (caller, route group, global) with bans on, as a bare Request;
+// and the edge's hot path (edge), the same three layers as the edge builds
+// them: the route group's and the global quota prepared once, the
+// caller's from its plan's prepared quota on the caller's key (hashed per
+// decision), and the time the request arrived passed in (the edge has read
+// the clock already).
 func BenchmarkLocal(b *testing.B) {
 	huge := Limit{Rate: 1e9}
+	three := []Quota{{Key: "caller:alice", Limit: huge}, {Key: "group:orders", Limit: huge}, {Key: "global", Limit: huge}}
 	for _, bc := range []struct {
 		name string
 		req  *Request
 	}{
-		{"one-quota", &Request{Quotas: []Quota{{Key: "caller:alice", Limit: huge}}}},
-		{"three-quotas-bans", &Request{Quotas: []Quota{
-			{Key: "caller:alice", Limit: huge}, {Key: "group:orders", Limit: huge}, {Key: "global", Limit: huge},
-		}, Caller: "alice"}},
+		{"one-quota", &Request{Quotas: three[:1]}},
+		{"three-quotas-bans", &Request{Quotas: three, Caller: "alice"}},
+		{"edge", &Request{Quotas: []Quota{Quota{Limit: huge}.Prepare().For("caller:alice"), three[1].Prepare(), three[2].Prepare()}, Caller: "alice", Now: time.Now()}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l := newLocal(b, WithBans(BanPolicy{Threshold: 1000, Window: time.Minute, Duration: time.Minute}))
@@ -259,4 +267,87 @@ func BenchmarkLocalParallel(b *testing.B) {
 			l.Allow(ctx, req)
 		}
 	})
+}
+
+// TestBucketPer: the division by multiplication equals the division, at
+// the edges of each quotient and for intervals from 1 ns to an hour.
+func TestBucketPer(t *testing.T) {
+	for _, lim := range []Limit{{Rate: 1e9}, {Rate: 3}, {Rate: 7, Period: time.Hour, Burst: 1000}, {Rate: 12}, {Rate: 1, Period: 24 * time.Hour, Burst: 1 << 14}} {
+		b := bucketOf(lim.withDefaults(), true)
+		for _, x := range []int64{0, 1, b.interval - 1, b.interval, b.interval + 1, 2*b.interval - 1, b.tau - 1, b.tau, b.tau / 3, b.tau/2 + 1} {
+			if x < 0 {
+				continue
+			}
+			if got, want := b.per(x), x/b.interval; got != want {
+				t.Errorf("%+v: per(%d) = %d, want %d", lim, x, got, want)
+			}
+		}
+		for range 1000 {
+			x := rand.Int64N(b.tau + 1)
+			if got, want := b.per(x), x/b.interval; got != want {
+				t.Fatalf("%+v: per(%d) = %d, want %d", lim, x, got, want)
+			}
+		}
+		if got := b.per(-b.interval); got != 0 {
+			t.Errorf("%+v: per(-interval) = %d, want 0", lim, got)
+		}
+	}
+}
+
+// TestLocalRequestNow: a Request's Now is the decision's time, whatever
+// the store's clock says, also before the store was built; a fresh key is
+// a full bucket at any time.
+func TestLocalRequestNow(t *testing.T) {
+	start := time.Now()
+	l := newLocal(t, WithClock(func() time.Time { return start }),
+		WithBans(BanPolicy{Threshold: 1, Window: time.Minute, Duration: time.Hour}))
+	q := []Quota{{Key: "caller:alice", Limit: Limit{Rate: 2, Period: time.Minute}}}
+	before := &Request{Quotas: q, Caller: "alice", Now: start.Add(-time.Hour)}
+	for i := range 2 {
+		if d := allow(t, l, before); !d.Allowed || d.Results[0].Remaining != 1-i {
+			t.Fatalf("request %d an hour before the store: %+v, want allowed with %d left", i+1, d, 1-i)
+		}
+	}
+	if d := allow(t, l, before); d.Allowed || d.RetryAfter != 30*time.Second {
+		t.Fatalf("3rd: %+v, want refused for 30s", d)
+	}
+	later := &Request{Quotas: q, Caller: "alice", Now: start.Add(-time.Hour + time.Minute)}
+	if d := allow(t, l, later); !d.Allowed || d.Results[0].Remaining != 1 {
+		t.Fatalf("a minute later (by Now, the store's clock stood still): %+v, want allowed with 1 left", d)
+	}
+}
+
+// TestLocalBanCheckSkipped: while no ban is recorded the check costs
+// nothing; an ended ban is removed when met, which makes it free again.
+func TestLocalBanCheckSkipped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLocal(t, WithBans(BanPolicy{Threshold: 1, Window: time.Minute, Duration: time.Minute}))
+		req := &Request{Quotas: []Quota{{Key: "q", Limit: Limit{Rate: 1, Period: time.Hour}}}, Caller: "mallory"}
+		allow(t, l, req)
+		allow(t, l, req) // refusal 1
+		if d := allow(t, l, req); !d.Banned || l.live.Load() != 1 {
+			t.Fatalf("%+v, %d bans recorded; want banned, 1", d, l.live.Load())
+		}
+		time.Sleep(time.Minute)
+		d := allow(t, l, &Request{Quotas: []Quota{{Key: "q2", Limit: Limit{Rate: 1}}}, Caller: "mallory"})
+		if !d.Allowed || l.live.Load() != 0 {
+			t.Fatalf("after the ban: %+v, %d bans recorded; want allowed, 0", d, l.live.Load())
+		}
+	})
+}
+
+// TestShardCollision: two keys of one 64-bit hash keep two buckets, and
+// evicting one keeps the other.
+func TestShardCollision(t *testing.T) {
+	s := &shard{tats: map[uint64]*entry{}}
+	s.insert(42, "a", 100, 10, 0)
+	s.insert(42, "b", 200, 10, 0)
+	s.insert(42, "a", 150, 10, 0)
+	if a, b := s.find(42, "a"), s.find(42, "b"); a == nil || b == nil || a.tat != 150 || b.tat != 200 || s.keys != 2 {
+		t.Fatalf("find a, b = %+v, %+v with %d keys; want tats 150, 200 and 2 keys", a, b, s.keys)
+	}
+	s.evict(0) // both are ahead of now: the head of the chain goes
+	if s.keys != 1 || (s.find(42, "a") == nil) == (s.find(42, "b") == nil) {
+		t.Fatalf("after one eviction: %d keys, a %v, b %v; want exactly one left", s.keys, s.find(42, "a"), s.find(42, "b"))
+	}
 }

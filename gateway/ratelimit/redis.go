@@ -3,7 +3,6 @@ package ratelimit
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,42 +34,110 @@ func (s *Redis) Allow(ctx context.Context, req *Request) (Decision, error) {
 	if err := checkRequest(req); err != nil {
 		return Decision{Denied: -1}, err
 	}
-	keys, args := s.prepare(req)
-	v, err := script.Run(ctx, s.client, keys, args...).Int64Slice()
-	return decode(req, v, err)
-}
-
-// prepare returns the script's keys and arguments for req.
-func (s *Redis) prepare(req *Request) ([]string, []any) {
-	n := len(req.Quotas)
-	bans := s.bans.enabled() && req.Caller != ""
-	keys := make([]string, n, n+2)
-	args := make([]any, 0, 2+2*n+3)
-	args = append(args, n, 0)
-	for i, q := range req.Quotas {
-		keys[i] = s.prefix + "q:" + q.Key
-		b := bucketOf(q.Limit.withDefaults())
-		args = append(args, micros(b.interval), micros(b.tau))
-	}
-	if bans {
-		c := bucketOf(s.bans.counter())
-		keys = append(keys, s.prefix+"ban:"+req.Caller, s.prefix+"refusals:"+req.Caller)
-		args[1] = 1
-		args = append(args, micros(c.interval), micros(c.tau), s.bans.Duration.Milliseconds())
-	}
-	return keys, args
-}
-
-// decode turns the script's reply into a Decision.
-func decode(req *Request, v []int64, err error) (Decision, error) {
-	n := len(req.Quotas)
+	var d Decision
+	b := s.newBatch(1)
+	b.add(req)
+	err := s.run(ctx, s.client, b, func(_ int, v []int64) ([]int64, error) {
+		var err error
+		d, v, err = decode(req, v)
+		return v, err
+	})
 	if err != nil {
-		return Decision{Denied: -1}, fmt.Errorf("ratelimit: redis: %w", err)
+		return Decision{Denied: -1}, err
 	}
-	if len(v) != 3+2*n {
-		return Decision{Denied: -1}, fmt.Errorf("ratelimit: redis: script answered %d values, want %d", len(v), 3+2*n)
+	return d, nil
+}
+
+// run sends b as one script run through c and hands each request's part
+// of the reply, in order, to each.
+func (s *Redis) run(ctx context.Context, c redis.Scripter, b *batch, each func(i int, v []int64) ([]int64, error)) error {
+	v, err := script.Run(ctx, c, b.keys, b.args()...).Int64Slice()
+	if err != nil {
+		return fmt.Errorf("ratelimit: redis: %w", err)
 	}
-	d := Decision{Denied: -1, N: n, RetryAfter: time.Duration(v[2]) * time.Microsecond}
+	for i := range b.n {
+		if v, err = each(i, v); err != nil {
+			return err
+		}
+	}
+	if len(v) != 0 {
+		return fmt.Errorf("ratelimit: redis: script answered %d values too many", len(v))
+	}
+	return nil
+}
+
+// batch is one script run's keys and arguments for n Requests: each
+// distinct key once (a route group's or the global quota, shared by
+// most requests, is read and written once per run), and each distinct
+// limit once.
+type batch struct {
+	s      *Redis
+	n      int
+	keys   []string
+	index  map[string]int // key -> its 1-based place in keys
+	limits []any          // interval and tau (ns) of each distinct limit
+	limIdx map[bucket]int // limit -> its 1-based place in limits
+	reqs   []any          // per request: quotas, ban key, then (key, limit) per quota
+}
+
+func (s *Redis) newBatch(n int) *batch {
+	return &batch{s: s, keys: make([]string, 0, 3*n+2), index: make(map[string]int, 3*n+2),
+		limIdx: map[bucket]int{}, reqs: make([]any, 0, n*(2+2*MaxQuotas))}
+}
+
+// add appends req to b.
+func (b *batch) add(req *Request) {
+	bk := 0
+	if b.s.bans.enabled() && req.Caller != "" {
+		// The refusal-count key always follows its ban key.
+		if bk = b.key(b.s.prefix + "ban:" + req.Caller); bk == len(b.keys) {
+			b.key(b.s.prefix + "refusals:" + req.Caller)
+		}
+	}
+	b.reqs = append(b.reqs, len(req.Quotas), bk)
+	for i := range req.Quotas {
+		_, bu := req.Quotas[i].arith()
+		li, ok := b.limIdx[bu]
+		if !ok {
+			b.limits = append(b.limits, bu.interval, bu.tau)
+			li = len(b.limits) / 2
+			b.limIdx[bu] = li
+		}
+		b.reqs = append(b.reqs, b.key(b.s.prefix+"q:"+req.Quotas[i].Key), li)
+	}
+	b.n++
+}
+
+func (b *batch) key(k string) int {
+	if i, ok := b.index[k]; ok {
+		return i
+	}
+	b.keys = append(b.keys, k)
+	b.index[k] = len(b.keys)
+	return len(b.keys)
+}
+
+// args returns the script's ARGV.
+func (b *batch) args() []any {
+	var c bucket
+	var ban int64
+	if b.s.bans.enabled() {
+		c, ban = bucketOf(b.s.bans.counter(), false), int64(b.s.bans.Duration)
+	}
+	args := make([]any, 0, 5+len(b.limits)+len(b.reqs))
+	args = append(args, b.n, len(b.limits)/2, c.interval, c.tau, ban)
+	args = append(args, b.limits...)
+	return append(args, b.reqs...)
+}
+
+// decode takes req's Decision from the head of the script's reply and
+// returns the rest.
+func decode(req *Request, v []int64) (Decision, []int64, error) {
+	n := len(req.Quotas)
+	if len(v) < 3+n {
+		return Decision{Denied: -1}, nil, fmt.Errorf("ratelimit: redis: script answered %d values, want at least %d", len(v), 3+n)
+	}
+	d := Decision{Denied: -1, N: n, RetryAfter: time.Duration(v[2])}
 	switch v[0] {
 	case 1:
 		d.Allowed = true
@@ -79,94 +146,106 @@ func decode(req *Request, v []int64, err error) (Decision, error) {
 	default: // 2 banned, 3 banned by this refusal
 		d.Banned = true
 	}
-	for i, q := range req.Quotas {
-		d.Results[i] = Result{
-			Limit:      q.Limit.withDefaults(),
-			Remaining:  int(v[3+2*i]),
-			ResetAfter: time.Duration(v[4+2*i]) * time.Microsecond,
-		}
+	for i := range req.Quotas {
+		lim, b := req.Quotas[i].arith()
+		ahead := max(v[3+i], 0) // tat - now
+		d.Results[i] = Result{Limit: lim, Remaining: int(b.per(b.tau - ahead)), ResetAfter: time.Duration(ahead)}
 	}
-	return d, nil
+	return d, v[3+n:], nil
 }
 
-// micros formats a nanosecond count in microseconds, the script's unit.
-func micros(ns int64) string {
-	return strconv.FormatFloat(float64(ns)/1e3, 'f', 3, 64)
-}
-
-// script decides a Request: the GCRA of gcra.go in microseconds on
-// Redis's clock, all quotas or none, then the ban bookkeeping.
+// script decides a batch of Requests, one after another as if each ran
+// alone, on one reading of Redis's clock: the GCRA of gcra.go in
+// microseconds, all quotas of a request or none, then the ban
+// bookkeeping. Every key is read once (MGET) and every key that changed
+// is written once, with an expiry when it is worth nothing more (a full
+// bucket, an ended ban), so idle keys leave Redis by themselves.
 //
-//	KEYS  quota keys 1..n, then (bans) the ban key and the refusal-count key
-//	ARGV  n, bans (0/1), interval and tau of each quota (µs), then (bans)
-//	      the refusal counter's interval and tau (µs) and the ban (ms)
-//	reply status (1 allowed, 0 refused, 2 banned, 3 banned by this refusal),
-//	      the refusing quota (1-based) or 0, retry after (µs), then
-//	      remaining and reset after (µs) of each quota
+//	KEYS  the batch's distinct keys: quota keys, and for each banned-or-not
+//	      caller its ban key (value: the ban's end, µs) followed by its
+//	      refusal-count key
+//	ARGV  requests, limits, the refusal counter's interval and tau (ns),
+//	      the ban's duration (ns); then interval and tau (ns) of each
+//	      limit; then per request: its quota count n, its ban key's place
+//	      (0: no bans), then n pairs of its quota key's place and limit's
+//	      place
+//	reply per request: status (1 allowed, 0 refused, 2 banned, 3 banned
+//	      by this refusal), the refusing quota (1-based) or 0, retry after
+//	      (ns), then each quota's tat - now (ns)
 //
 // A tat is stored with "%.3f": Lua's default number format keeps 14
 // digits, too few for microseconds since the epoch.
 var script = redis.NewScript(`
 local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local n = tonumber(ARGV[1])
-local bans = ARGV[2] == "1"
-
-local tats = {}
-local got = {}
-if n > 0 then
-  got = redis.call("MGET", unpack(KEYS, 1, n))
+local nreq, nlim = tonumber(ARGV[1]), tonumber(ARGV[2])
+local c_int, c_tau, ban = tonumber(ARGV[3]) / 1000, tonumber(ARGV[4]) / 1000, tonumber(ARGV[5]) / 1000
+local ints, taus = {}, {}
+local p = 6
+for i = 1, nlim do
+  ints[i], taus[i] = tonumber(ARGV[p]) / 1000, tonumber(ARGV[p + 1]) / 1000
+  p = p + 2
 end
-for i = 1, n do
-  tats[i] = math.max(tonumber(got[i]) or now, now)
+local state = {}
+if #KEYS > 0 then
+  state = redis.call("MGET", unpack(KEYS))
+  for i = 1, #KEYS do
+    state[i] = tonumber(state[i])
+  end
 end
 
-local function reply(status, index, retry, fill)
-  local out = {status, index, math.ceil(retry)}
+local dirty, out, keys, lims, nexts = {}, {}, {}, {}, {}
+for r = 1, nreq do
+  local n, bk = tonumber(ARGV[p]), tonumber(ARGV[p + 1])
+  p = p + 2
   for i = 1, n do
-    local interval = tonumber(ARGV[1 + 2 * i])
-    local tau = tonumber(ARGV[2 + 2 * i])
-    local tat = fill[i]
-    out[#out + 1] = math.floor((now + tau - tat) / interval)
-    out[#out + 1] = math.floor(tat - now)
+    keys[i], lims[i] = tonumber(ARGV[p]), tonumber(ARGV[p + 1])
+    p = p + 2
   end
-  return out
-end
-
-if bans then
-  local left = redis.call("PTTL", KEYS[n + 1])
-  if left > 0 then
-    return reply(2, 0, left * 1000, tats)
-  end
-end
-
-local nexts = {}
-for i = 1, n do
-  local interval = tonumber(ARGV[1 + 2 * i])
-  local tau = tonumber(ARGV[2 + 2 * i])
-  local nxt = tats[i] + interval
-  local allow_at = nxt - tau
-  if now < allow_at then
-    if bans then
-      local c_interval = tonumber(ARGV[3 + 2 * n])
-      local c_tau = tonumber(ARGV[4 + 2 * n])
-      local ban_ms = tonumber(ARGV[5 + 2 * n])
-      local c_tat = math.max(tonumber(redis.call("GET", KEYS[n + 2]) or now), now)
-      local c_next = c_tat + c_interval
-      if now < c_next - c_tau then
-        redis.call("DEL", KEYS[n + 2])
-        redis.call("SET", KEYS[n + 1], "1", "PX", ban_ms)
-        return reply(3, 0, ban_ms * 1000, tats)
+  local status, index, retry = 1, 0, 0
+  if bk > 0 and (state[bk] or 0) > now then
+    status, retry = 2, state[bk] - now
+  else
+    for i = 1, n do
+      local l = lims[i]
+      local nxt = math.max(state[keys[i]] or now, now) + ints[l]
+      if now < nxt - taus[l] then
+        status, index, retry = 0, i, nxt - taus[l] - now
+        break
       end
-      redis.call("SET", KEYS[n + 2], string.format("%.3f", c_next), "PX", math.ceil((c_next - now) / 1000) + 1)
+      nexts[i] = nxt
     end
-    return reply(0, i, allow_at - now, tats)
+    if status == 1 then
+      for i = 1, n do
+        state[keys[i]], dirty[keys[i]] = nexts[i], true
+      end
+    elseif bk > 0 then
+      local rk = bk + 1
+      local c = math.max(state[rk] or now, now) + c_int
+      if now < c - c_tau then
+        state[rk], state[bk], status, retry = false, now + ban, 3, ban
+        dirty[bk] = true
+      else
+        state[rk] = c
+      end
+      dirty[rk] = true
+    end
   end
-  nexts[i] = nxt
+  out[#out + 1] = status
+  out[#out + 1] = index
+  out[#out + 1] = math.ceil(retry * 1000)
+  for i = 1, n do
+    out[#out + 1] = math.floor(((state[keys[i]] or now) - now) * 1000)
+  end
 end
 
-for i = 1, n do
-  redis.call("SET", KEYS[i], string.format("%.3f", nexts[i]), "PX", math.ceil((nexts[i] - now) / 1000) + 1)
+for k in pairs(dirty) do
+  local v = state[k]
+  if v then
+    redis.call("SET", KEYS[k], string.format("%.3f", v), "PX", math.ceil((v - now) / 1000) + 1)
+  else
+    redis.call("DEL", KEYS[k])
+  end
 end
-return reply(1, 0, 0, nexts)
+return out
 `)

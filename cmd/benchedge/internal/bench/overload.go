@@ -223,6 +223,8 @@ func startEdgeAndInventory(ctx context.Context, portico, dir, backend string, ma
 	}
 	// Long enough for the shed-only phase's held requests.
 	cfg.Upstreams[0].Timeout, cfg.Routes.MaxTimeout = 2*time.Minute, 2*time.Minute
+	cfg.ShutdownGrace = 2 * time.Minute // the config refuses a route timeout longer than the drain
+	cfg.Limits = gateway.LimitsConfig{} // the dev profile's rate limits would answer 429 long before the edge is loaded
 	cfg.Shed = gateway.ShedConfig{}
 	if maxInFlight != 0 {
 		cfg.Shed = gateway.ShedConfig{MaxInFlight: maxInFlight, MaxWait: maxWait}
