@@ -28,7 +28,7 @@ const MaxBanScan = 32
 // unspecified). It holds one shard's lock at a time.
 func (l *Local) Bans(limit int) (bans []Ban, more bool) {
 	limit = max(limit, 0)
-	now := l.clock()
+	now := l.clock(time.Time{})
 	for i := range l.shards {
 		s := &l.shards[i]
 		s.mu.Lock()
