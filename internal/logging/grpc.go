@@ -58,7 +58,7 @@ func UnaryServerInterceptor(l *slog.Logger) grpc.UnaryServerInterceptor {
 		ms := DurationMs(time.Since(start))
 		code := status.Code(err)
 		lvl := mwlog.DefaultServerCodeToLevel(code)
-		if slog.Level(lvl) < slog.LevelWarn && ms < h.slowMs {
+		if _, slowMs := h.p.load(); slog.Level(lvl) < slog.LevelWarn && ms < slowMs {
 			return resp, err // sampled out: nothing built
 		}
 		service, method, _ := strings.Cut(strings.TrimPrefix(info.FullMethod, "/"), "/")

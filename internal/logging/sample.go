@@ -3,6 +3,8 @@ package logging
 import (
 	"context"
 	"log/slog"
+	"math"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -34,16 +36,49 @@ func Sample(l *slog.Logger, s Sampling) *slog.Logger {
 	if s.Rate == nil || *s.Rate >= 1 {
 		return l
 	}
+	return NewSampler(s).Logger(l)
+}
+
+// Sampler is a Sampling that can change while loggers use it (the edge's,
+// on a config reload). Build it with NewSampler.
+type Sampler struct {
+	rate   atomic.Uint64 // math.Float64bits
+	slowMs atomic.Uint64 // math.Float64bits
+}
+
+// NewSampler returns a Sampler set to s.
+func NewSampler(s Sampling) *Sampler {
+	p := &Sampler{}
+	p.Set(s)
+	return p
+}
+
+// Set makes every logger of p sample by s from the next line on.
+func (p *Sampler) Set(s Sampling) {
+	rate := 1.0
+	if s.Rate != nil {
+		rate = min(max(*s.Rate, 0), 1)
+	}
 	if s.Slow == 0 {
 		s.Slow = DefaultSlow
 	}
-	return slog.New(sampleHandler{l.Handler(), *s.Rate, DurationMs(s.Slow)})
+	p.rate.Store(math.Float64bits(rate))
+	p.slowMs.Store(math.Float64bits(DurationMs(s.Slow)))
+}
+
+func (p *Sampler) load() (rate, slowMs float64) {
+	return math.Float64frombits(p.rate.Load()), math.Float64frombits(p.slowMs.Load())
+}
+
+// Logger returns l thinned out by p's Sampling (see Sample), whatever it is
+// set to later.
+func (p *Sampler) Logger(l *slog.Logger) *slog.Logger {
+	return slog.New(sampleHandler{l.Handler(), p})
 }
 
 type sampleHandler struct {
 	slog.Handler
-	rate   float64
-	slowMs float64
+	p *Sampler
 }
 
 func (h sampleHandler) Handle(ctx context.Context, r slog.Record) error {
@@ -57,11 +92,12 @@ func (h sampleHandler) keep(ctx context.Context, r slog.Record) bool {
 	if h.sampled(ctx, r.Level) {
 		return true
 	}
+	_, slowMs := h.p.load()
 	slow := false
 	if r.Message == "request" {
 		r.Attrs(func(a slog.Attr) bool {
 			if a.Key == "durationMs" {
-				slow = a.Value.Kind() == slog.KindFloat64 && a.Value.Float64() >= h.slowMs
+				slow = a.Value.Kind() == slog.KindFloat64 && a.Value.Float64() >= slowMs
 				return false
 			}
 			return true
@@ -72,8 +108,12 @@ func (h sampleHandler) keep(ctx context.Context, r slog.Record) bool {
 
 // sampled: a line at level in ctx is kept whatever it says.
 func (h sampleHandler) sampled(ctx context.Context, level slog.Level) bool {
+	rate, _ := h.p.load()
+	if rate >= 1 || level >= slog.LevelWarn {
+		return true
+	}
 	sc := trace.SpanContextFromContext(ctx)
-	return level >= slog.LevelWarn || !sc.IsValid() || telemetry.Keep(sc.TraceID(), h.rate)
+	return !sc.IsValid() || telemetry.Keep(sc.TraceID(), rate)
 }
 
 // DropsRequest reports whether l drops the access line ("request", with
@@ -85,7 +125,11 @@ func DropsRequest(ctx context.Context, l *slog.Logger, level slog.Level, d time.
 		return true
 	}
 	h, ok := l.Handler().(sampleHandler)
-	return ok && !h.sampled(ctx, level) && DurationMs(d) < h.slowMs
+	if !ok || h.sampled(ctx, level) {
+		return false
+	}
+	_, slowMs := h.p.load()
+	return DurationMs(d) < slowMs
 }
 
 // DurationMs is an access line's durationMs: d in milliseconds, to the
@@ -93,9 +137,9 @@ func DropsRequest(ctx context.Context, l *slog.Logger, level slog.Level, d time.
 func DurationMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (h sampleHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return sampleHandler{h.Handler.WithAttrs(as), h.rate, h.slowMs}
+	return sampleHandler{h.Handler.WithAttrs(as), h.p}
 }
 
 func (h sampleHandler) WithGroup(name string) slog.Handler {
-	return sampleHandler{h.Handler.WithGroup(name), h.rate, h.slowMs}
+	return sampleHandler{h.Handler.WithGroup(name), h.p}
 }

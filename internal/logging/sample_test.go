@@ -148,3 +148,33 @@ func TestUnaryServerInterceptorSampled(t *testing.T) {
 		})
 	}
 }
+
+// TestSamplerSet: a Sampler's loggers follow Set from the next line on.
+func TestSamplerSet(t *testing.T) {
+	zero, one := 0.0, 1.0
+	var buf bytes.Buffer
+	s := NewSampler(Sampling{Rate: &zero})
+	l := s.Logger(New(&buf, "svc", slog.LevelInfo))
+	ctx := traced("0000000000000000ffffffffffffffff") // kept only at rate 1
+	tests := []struct {
+		name     string
+		sampling Sampling
+		want     bool
+	}{
+		{"rate 0 drops", Sampling{Rate: &zero}, false},
+		{"rate 1 keeps", Sampling{Rate: &one}, true},
+		{"nil rate keeps", Sampling{}, true},
+		{"back to 0 drops", Sampling{Rate: &zero}, false},
+		{"slow threshold lowered keeps", Sampling{Rate: &zero, Slow: 100 * time.Microsecond}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			buf.Reset()
+			s.Set(tc.sampling)
+			l.InfoContext(ctx, "request", "durationMs", 0.5)
+			if got := buf.Len() > 0; got != tc.want {
+				t.Errorf("line kept = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,23 +1,26 @@
 package telemetry
 
 import (
+	"sync/atomic"
+
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// sampler decides by trace id (see the package doc).
+// sampler decides by trace id (see the package doc). Provider.Apply
+// changes its ratio; without one (nothing exported) it drops every span.
 type sampler struct {
-	ratio sdktrace.Sampler
+	ratio atomic.Pointer[sdktrace.Sampler]
 	edge  bool
 }
 
-func newSampler(ratio float64, edge bool) sdktrace.Sampler {
-	return sampler{ratio: sdktrace.TraceIDRatioBased(ratio), edge: edge}
-}
-
-func (s sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+func (s *sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
 	psc := trace.SpanContextFromContext(p.ParentContext)
+	ratio := s.ratio.Load()
+	if ratio == nil {
+		return sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: psc.TraceState()}
+	}
 	var d sdktrace.SamplingDecision
 	switch {
 	case psc.IsValid() && (!psc.IsRemote() || !s.edge):
@@ -26,7 +29,7 @@ func (s sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingRe
 			d = sdktrace.RecordAndSample
 		}
 	default:
-		d = s.ratio.ShouldSample(p).Decision
+		d = (*ratio).ShouldSample(p).Decision
 	}
 	if d == sdktrace.Drop {
 		d = sdktrace.RecordOnly // kept if it ends in error (keepErrors)
@@ -34,11 +37,15 @@ func (s sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingRe
 	return sdktrace.SamplingResult{Decision: d, Tracestate: psc.TraceState()}
 }
 
-func (s sampler) Description() string {
-	if s.edge {
-		return "PorticoEdge{" + s.ratio.Description() + "}"
+func (s *sampler) Description() string {
+	ratio := "NeverSample"
+	if r := s.ratio.Load(); r != nil {
+		ratio = (*r).Description()
 	}
-	return "PorticoParentBased{" + s.ratio.Description() + "}"
+	if s.edge {
+		return "PorticoEdge{" + ratio + "}"
+	}
+	return "PorticoParentBased{" + ratio + "}"
 }
 
 // keepErrors passes on sampled spans, and spans the sampler only recorded

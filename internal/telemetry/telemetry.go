@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -69,11 +71,16 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Provider is one process's tracing: build it with New, stop it with
-// Shutdown.
+// Provider is one process's tracing: build it with New, change its
+// sampling and exporter with Apply, stop it with Shutdown.
 type Provider struct {
 	tp        *sdktrace.TracerProvider
-	exporting bool
+	sampler   *sampler // nil when OTEL_TRACES_SAMPLER decides
+	exporting atomic.Bool
+
+	mu   sync.Mutex             // serialises Apply
+	cfg  Config                 // the settings in effect
+	proc sdktrace.SpanProcessor // nil while exporting nothing
 }
 
 // Propagator is the W3C Trace Context propagator (traceparent and
@@ -86,10 +93,6 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ratio := DefaultSampleRatio
-	if cfg.SampleRatio != nil {
-		ratio = *cfg.SampleRatio
-	}
 	exp, sync, err := exporter(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: exporter: %w", err)
@@ -98,22 +101,84 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: resource: %w", err)
 	}
+	p := &Provider{cfg: cfg}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithIDGenerator(idGenerator{})}
-	if exp == nil {
-		opts = append(opts, sdktrace.WithSampler(sdktrace.NeverSample()))
-	} else {
-		if os.Getenv("OTEL_TRACES_SAMPLER") == "" { // the variable wins: the SDK reads it itself
-			opts = append(opts, sdktrace.WithSampler(newSampler(ratio, cfg.Edge)))
-		}
-		var sp sdktrace.SpanProcessor
-		if sync {
-			sp = sdktrace.NewSimpleSpanProcessor(exp)
-		} else {
-			sp = sdktrace.NewBatchSpanProcessor(exp)
-		}
-		opts = append(opts, sdktrace.WithSpanProcessor(keepErrors{sp}))
+	// OTEL_TRACES_SAMPLER wins (the SDK reads it itself) while spans are
+	// exported from the start; otherwise the sampler is Portico's, which
+	// drops everything while nothing is exported.
+	if exp == nil || os.Getenv("OTEL_TRACES_SAMPLER") == "" {
+		p.sampler = &sampler{edge: cfg.Edge}
+		opts = append(opts, sdktrace.WithSampler(p.sampler))
 	}
-	return &Provider{tp: sdktrace.NewTracerProvider(opts...), exporting: exp != nil}, nil
+	if exp != nil {
+		p.proc = processor(exp, sync)
+		opts = append(opts, sdktrace.WithSpanProcessor(p.proc))
+	}
+	p.tp = sdktrace.NewTracerProvider(opts...)
+	p.setSampling()
+	return p, nil
+}
+
+// Apply makes cfg's sample ratio, endpoint and protocol those of p from the
+// next span on (a config reload). A new exporter replaces the old one,
+// whose queued spans are flushed first; while the OTEL_* variables choose
+// the exporter, cfg's endpoint and protocol are ignored, as at start.
+// Service, Edge and Exporter keep their values from New. On error p is
+// unchanged.
+func (p *Provider) Apply(ctx context.Context, cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cfg.Service, cfg.Edge, cfg.Exporter = p.cfg.Service, p.cfg.Edge, p.cfg.Exporter
+	if (cfg.Endpoint != p.cfg.Endpoint || cfg.Protocol != p.cfg.Protocol) && cfg.Exporter == nil && !envExporter() {
+		exp, sync, err := exporter(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("telemetry: exporter: %w", err)
+		}
+		old := p.proc
+		p.proc = nil
+		if exp != nil {
+			p.proc = processor(exp, sync)
+			p.tp.RegisterSpanProcessor(p.proc)
+		}
+		if old != nil {
+			p.tp.UnregisterSpanProcessor(old) // shuts it down: its queue is exported
+		}
+	}
+	p.cfg = cfg
+	p.setSampling()
+	return nil
+}
+
+// setSampling sets the sampler from p.cfg and whether p exports.
+func (p *Provider) setSampling() {
+	p.exporting.Store(p.proc != nil)
+	if p.sampler == nil {
+		return
+	}
+	if p.proc == nil {
+		p.sampler.ratio.Store(nil)
+		return
+	}
+	ratio := DefaultSampleRatio
+	if p.cfg.SampleRatio != nil {
+		ratio = *p.cfg.SampleRatio
+	}
+	r := sdktrace.TraceIDRatioBased(ratio)
+	p.sampler.ratio.Store(&r)
+}
+
+func processor(exp sdktrace.SpanExporter, sync bool) sdktrace.SpanProcessor {
+	if sync {
+		return keepErrors{sdktrace.NewSimpleSpanProcessor(exp)}
+	}
+	return keepErrors{sdktrace.NewBatchSpanProcessor(exp)}
+}
+
+func envExporter() bool {
+	return anyEnv("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 }
 
 // exporter picks the span exporter: Config.Exporter, then the OTEL_*
@@ -123,7 +188,7 @@ func exporter(ctx context.Context, cfg Config) (exp sdktrace.SpanExporter, sync 
 	if cfg.Exporter != nil {
 		return cfg.Exporter, true, nil
 	}
-	if anyEnv("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+	if envExporter() {
 		exp, err := autoexport.NewSpanExporter(ctx)
 		if err != nil || autoexport.IsNoneSpanExporter(exp) {
 			return nil, false, err
@@ -158,7 +223,7 @@ func anyEnv(keys ...string) bool {
 func (p *Provider) TracerProvider() trace.TracerProvider { return p.tp }
 
 // Exporting reports whether spans are exported at all.
-func (p *Provider) Exporting() bool { return p.exporting }
+func (p *Provider) Exporting() bool { return p.exporting.Load() }
 
 // Shutdown flushes queued spans and stops the exporter; ctx bounds it.
 func (p *Provider) Shutdown(ctx context.Context) error { return p.tp.Shutdown(ctx) }

@@ -1,18 +1,23 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // TestWatchConfigFollowsInterval: ops.watch_interval applies on reload. An
@@ -63,4 +68,75 @@ func TestWatchConfigFollowsInterval(t *testing.T) {
 			t.Fatal("no change reported within 5s: the watch did not take the reloaded interval")
 		}
 	}
+}
+
+// TestFollowTelemetry: each applied config's trace sample ratio and log
+// sample rate apply to the process's tracer and logger.
+func TestFollowTelemetry(t *testing.T) {
+	t.Setenv("OTEL_TRACES_SAMPLER", "")
+	zero, one := 0.0, 1.0
+	cfg := gateway.DevConfig(0)
+	cfg.AdminListen = ""
+	cfg.Telemetry.Traces.SampleRatio, cfg.Telemetry.Logs.SampleRate = &zero, &zero
+	srv, err := gateway.New(t.Context(), cfg, gateway.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	tc := cfg.Tracing()
+	tc.Exporter, tc.SampleRatio = tracetest.NewInMemoryExporter(), &one // until the live config applies
+	tp, err := telemetry.New(t.Context(), tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf syncBuf
+	sampling := logging.NewSampler(logging.Sampling{Rate: &one})
+	l := sampling.Logger(logging.New(&buf, "gateway", slog.LevelInfo))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); followTelemetry(ctx, srv, tp, sampling, l) }()
+	defer func() { cancel(); <-done }()
+	// follows polls until a span and an access line are kept as want
+	// (followTelemetry applies on its own goroutine), at most 5s.
+	follows := func(want bool) bool {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			before := buf.Len()
+			sctx, span := tp.TracerProvider().Tracer("t").Start(context.Background(), "x")
+			l.InfoContext(sctx, "request", "durationMs", 0.1)
+			span.End()
+			if span.SpanContext().IsSampled() == want && (buf.Len() > before) == want {
+				return true
+			}
+		}
+		return false
+	}
+	if !follows(false) {
+		t.Fatal("the live config's ratio 0 never applied")
+	}
+	next := cfg
+	next.Telemetry.Traces.SampleRatio, next.Telemetry.Logs.SampleRate = &one, &one
+	if _, err := srv.Reload(t.Context(), next, gateway.SourceAdmin); err != nil {
+		t.Fatalf("Reload() = %v", err)
+	}
+	if !follows(true) {
+		t.Fatal("a reload to ratio 1 and rate 1 never applied")
+	}
+}
+
+// syncBuf is a bytes.Buffer safe for the logger and the test at once.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
 }

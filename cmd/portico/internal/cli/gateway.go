@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync"
@@ -35,7 +36,8 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l = logging.Sample(l, cfg.LogSampling())
+	sampling := logging.NewSampler(cfg.LogSampling())
+	l = sampling.Logger(l)
 	tp, err := telemetry.New(ctx, cfg.Tracing())
 	if err != nil {
 		return err
@@ -58,7 +60,28 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	bg.Go(func() { reloadLoop(rctx, hup, changed, srv, l) })
 	bg.Go(func() { watchConfig(rctx, *path, srv, changed) })
 	bg.Go(func() { srv.WatchIdentityKeys(rctx, keyWatchInterval) })
+	bg.Go(func() { followTelemetry(rctx, srv, tp, sampling, l) })
 	// listen and admin_listen (the admin API stays up until the edge has
 	// drained, so /healthz/ready shows the drain) follow reloads.
 	return srv.ListenAndServe(ctx)
+}
+
+// followTelemetry applies each config the edge applies to what the process
+// runs outside it: trace sampling and exporter, and log sampling. It
+// returns when ctx ends.
+func followTelemetry(ctx context.Context, srv *gateway.Server, tp *telemetry.Provider, s *logging.Sampler, l *slog.Logger) {
+	next := srv.Applied()
+	for {
+		cfg := srv.Config()
+		s.Set(cfg.LogSampling())
+		if err := tp.Apply(ctx, cfg.Tracing()); err != nil {
+			l.Error("telemetry settings not applied; keeping the running ones", "err", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-next:
+			next = srv.Applied()
+		}
+	}
 }
