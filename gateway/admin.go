@@ -79,11 +79,11 @@ func (s *Server) AdminHandler() http.Handler {
 		if !rt.open {
 			p, err := sn.auth.Authenticate(r)
 			if err != nil {
-				s.writeProblem(w, r, authProblem(err))
+				s.refuseAuth(w, r, authProblem(err))
 				return
 			}
 			if !p.HasRole(callmeta.RoleAdmin) {
-				s.writeProblem(w, r, problem.New(problem.CodeForbidden, "The admin API needs the admin role; the caller's roles ("+strings.Join(p.Roles, ", ")+") do not include it."))
+				s.refuseAuth(w, r, problem.New(problem.CodeForbidden, "The admin API needs the admin role; the caller's roles ("+strings.Join(p.Roles, ", ")+") do not include it."))
 				return
 			}
 		}

@@ -32,7 +32,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.writeProblem(w, r, authProblem(err))
+		s.refuseAuth(w, r, authProblem(err))
 		return
 	}
 	ex.principal = p
@@ -41,7 +41,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	if !sn.policy.Allowed(p, rt) {
-		s.writeProblem(w, r, forbidden(p, r, sn.policy.Roles(rt)))
+		s.refuseAuth(w, r, forbidden(p, r, sn.policy.Roles(rt)))
 		return
 	}
 	ex.principal = sn.policy.Grant(p, rt) // the one role the service receives

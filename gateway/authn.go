@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth"
@@ -96,6 +97,17 @@ func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339, s) // validated
 	return t
 }
+
+// refuseAuth answers a failed authentication or authorisation with pr
+// and counts it (portico_gateway_auth_failures_total) by its code.
+func (s *Server) refuseAuth(w http.ResponseWriter, r *http.Request, pr *problem.Problem) {
+	s.metrics.AuthFailure(pr.Code)
+	s.writeProblem(w, r, pr)
+}
+
+// authReasons are the auth failure series created at zero.
+var authReasons = []string{problem.CodeUnauthenticated, problem.CodeMalformedCredentials, problem.CodeCredentialsExpired,
+	problem.CodeRequestReplayed, problem.CodeClockSkew, problem.CodeForbidden}
 
 // authProblem maps an authentication failure to its problem; the detail
 // is the failure's client-safe one.

@@ -331,8 +331,20 @@ func (s *Server) limit(w *responseWriter, r *http.Request, rt *route.Route, p au
 	if d.Allowed {
 		return false
 	}
-	s.writeProblem(w, r, limitProblem(lr, &d))
+	pr := limitProblem(lr, &d)
+	s.metrics.RateLimited(pr.Layer)
+	s.writeProblem(w, r, pr)
 	return true
+}
+
+// limitLayers names every layer lc can refuse in: the fixed ones and
+// its route groups.
+func limitLayers(lc LimitsConfig) []string {
+	out := []string{layerCaller, layerGlobal, layerFailedAuth, layerBan}
+	for _, g := range lc.Groups {
+		out = append(out, g.Name)
+	}
+	return out
 }
 
 // limitProblem is the 429 of a refusal or a ban.

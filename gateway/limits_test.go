@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
 	"github.com/portico-gateway/portico/internal/redistest"
@@ -408,4 +412,68 @@ func TestLimitPlanFromPrincipal(t *testing.T) {
 	if n != 3 {
 		t.Errorf("the pro key got %d requests, want 3 (its plan)", n)
 	}
+}
+
+// TestRefusalMetrics: rate-limit refusals count by layer and failed
+// authentication or authorisation by reason; every known layer and reason
+// exists at 0 before any refusal.
+func TestRefusalMetrics(t *testing.T) {
+	h, _ := limitHarness(t, LimitsConfig{
+		Groups: []LimitGroupConfig{{Name: "catalogue-reads", Routes: []string{"GET /api/inventory/{sku}"},
+			Limit: plan(1, time.Minute)}},
+	})
+	want := map[string]float64{
+		`portico_gateway_rate_limited_total{layer="catalogue-reads"}`:         0,
+		`portico_gateway_rate_limited_total{layer="caller"}`:                  0,
+		`portico_gateway_rate_limited_total{layer="ban"}`:                     0,
+		`portico_gateway_auth_failures_total{reason="UNAUTHENTICATED"}`:       0,
+		`portico_gateway_auth_failures_total{reason="MALFORMED_CREDENTIALS"}`: 0,
+		`portico_gateway_auth_failures_total{reason="FORBIDDEN"}`:             0,
+	}
+	if diff := cmp.Diff(want, series(t, h.registry, want)); diff != "" {
+		t.Fatalf("before any refusal (-want +got):\n%s", diff)
+	}
+	h.do("GET", "/api/inventory/a", aliceToken, "")
+	for range 2 {
+		if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 429 {
+			t.Fatalf("past the group's quota: %d %s", r.status, r.body)
+		}
+	}
+	h.do("GET", "/api/orders", "", "")
+	h.do("GET", "/api/orders", "wrong-token", "")
+	h.do("GET", "/api/orders?access_token=x", "", "") // credentials in the query: malformed
+	if r := h.do("PATCH", "/api/inventory/a", readerToken, `{"name":"A"}`); r.status != 403 {
+		t.Fatalf("reader updating = %d %s, want 403", r.status, r.body)
+	}
+	want[`portico_gateway_rate_limited_total{layer="catalogue-reads"}`] = 2
+	want[`portico_gateway_auth_failures_total{reason="UNAUTHENTICATED"}`] = 2
+	want[`portico_gateway_auth_failures_total{reason="MALFORMED_CREDENTIALS"}`] = 1
+	want[`portico_gateway_auth_failures_total{reason="FORBIDDEN"}`] = 1
+	if diff := cmp.Diff(want, series(t, h.registry, want)); diff != "" {
+		t.Errorf("after the refusals (-want +got):\n%s", diff)
+	}
+}
+
+// series returns the value of each series named in want (as
+// name{label="value",...}) that reg has.
+func series(t *testing.T, reg prometheus.Gatherer, want map[string]float64) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, lp := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", lp.GetName(), lp.GetValue()))
+			}
+			name := mf.GetName() + "{" + strings.Join(labels, ",") + "}"
+			if _, ok := want[name]; ok {
+				got[name] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			}
+		}
+	}
+	return got
 }

@@ -30,12 +30,12 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := exchangeFrom(r.Context()).snap.auth.Authenticate(r)
 		if err != nil {
-			s.writeProblem(w, r, authProblem(err))
+			s.refuseAuth(w, r, authProblem(err))
 			return
 		}
 		exchangeFrom(r.Context()).principal = p
 		if !p.HasRole(callmeta.RoleAdmin) {
-			s.writeProblem(w, r, problem.New(problem.CodeForbidden, "Role "+p.Role+" may not read "+r.URL.Path+"."))
+			s.refuseAuth(w, r, problem.New(problem.CodeForbidden, "Role "+p.Role+" may not read "+r.URL.Path+"."))
 			return
 		}
 		h.ServeHTTP(w, r)
