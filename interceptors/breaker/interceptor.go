@@ -56,13 +56,29 @@ func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error)
 		if mb, ok := perMethod[method]; ok {
 			b = mb
 		}
+		if o.instances != nil {
+			if d := o.instances.Blocked(); d > 0 {
+				trace.SpanFromContext(ctx).AddEvent("breaker open")
+				return blocked(o.upstream, d)
+			}
+		}
 		t, err := b.Admit()
 		if err != nil {
 			trace.SpanFromContext(ctx).AddEvent("breaker open")
 			return open(o.upstream, b)
 		}
-		err = invoker(ctx, method, req, reply, cc, callOpts...)
-		b.Done(t, outcome(ctx, b, err))
+		if o.instances == nil {
+			err = invoker(ctx, method, req, reply, cc, callOpts...)
+			b.Done(t, outcome(ctx, b, err))
+			return err
+		}
+		a := &Attribution{}
+		err = invoker(ctx, method, req, reply, cc, append(callOpts[:len(callOpts):len(callOpts)], a)...)
+		oc := outcome(ctx, b, err)
+		if oc == Failure && a.instance {
+			oc = Excluded // the instance's breaker counted it
+		}
+		b.Done(t, oc)
 		return err
 	}, nil
 }
