@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -27,6 +28,29 @@ type Instances interface {
 type Attribution struct {
 	grpc.EmptyCallOption
 	instance bool
+	// opts backs the call's options with the Attribution appended, and
+	// room for the layers below to append theirs without allocating.
+	opts [8]grpc.CallOption
+}
+
+// attributions recycles Attributions: a call's is released once the call
+// has returned, when grpc-go no longer holds its options.
+var attributions = sync.Pool{New: func() any { return new(Attribution) }}
+
+// attribute returns a fresh Attribution and the call's options with it
+// appended.
+func attribute(callOpts []grpc.CallOption) (*Attribution, []grpc.CallOption) {
+	a := attributions.Get().(*Attribution)
+	if len(callOpts) >= len(a.opts)-2 {
+		return a, append(callOpts[:len(callOpts):len(callOpts)], a)
+	}
+	opts := append(a.opts[:0], callOpts...)
+	return a, append(opts, a)
+}
+
+func (a *Attribution) release() {
+	*a = Attribution{}
+	attributions.Put(a)
 }
 
 // SetInstance records whether an instance took the last attempt: false

@@ -72,13 +72,14 @@ func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error)
 			b.Done(t, outcome(ctx, b, err))
 			return err
 		}
-		a := &Attribution{}
-		err = invoker(ctx, method, req, reply, cc, append(callOpts[:len(callOpts):len(callOpts)], a)...)
+		a, opts := attribute(callOpts)
+		err = invoker(ctx, method, req, reply, cc, opts...)
 		oc := outcome(ctx, b, err)
 		if oc == Failure && a.instance {
 			oc = Excluded // the instance's breaker counted it
 		}
 		b.Done(t, oc)
+		a.release()
 		return err
 	}, nil
 }
