@@ -239,7 +239,8 @@ func (u *Upstream) SetAddresses(addrs []string) error {
 }
 
 // Addresses returns the instances calls may go to now (the list minus
-// ejected ones), or nil for an upstream dialled by target.
+// ejected ones and those whose breaker is open), or nil for an upstream
+// dialled by target.
 func (u *Upstream) Addresses() []string {
 	if u.resolver == nil {
 		return nil

@@ -123,7 +123,8 @@ func validAddresses(addrs []string) error {
 }
 
 // Addresses returns the addresses calls may go to now: the list minus the
-// ejected ones.
+// ejected ones and those whose breaker is open (all of those when every
+// breaker is open).
 func (r *Resolver) Addresses() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
