@@ -74,8 +74,11 @@
 //     upstream's: the upstream's breaker then counts only failures no
 //     instance took (no connection ready anywhere), and the breaker layer
 //     refuses calls at once with CIRCUIT_OPEN while every instance's
-//     breaker is open. So when all instances fail, calls still fail fast
-//     as with one upstream. A per-attempt timeout (RetryConfig.AttemptTimeout)
+//     breaker is open, counting each refusal against the upstream's
+//     breaker, which so opens too. When all instances fail, calls still
+//     fail fast and the upstream's breaker is open, as with one instance.
+//     With a single address the instance's breaker stays idle and the
+//     upstream's judges every call, as before. A per-attempt timeout (RetryConfig.AttemptTimeout)
 //     makes a hanging instance cost one attempt, retried on another.
 //   - retry is inside everything that must happen once per call, and holds
 //     the per-attempt deadline itself: only the loop can tell its own

@@ -159,9 +159,9 @@ func TestOneInstanceHangingCostsNoCall(t *testing.T) {
 }
 
 // TestEveryInstanceDownFailsFast: when every instance fails, whether it
-// hangs, answers UNAVAILABLE or cannot be reached, the chain opens a
-// breaker and then refuses calls at once with CIRCUIT_OPEN, as for a single
-// upstream.
+// hangs, answers UNAVAILABLE or cannot be reached, the chain refuses calls
+// at once with CIRCUIT_OPEN and the upstream's breaker is open, as for a
+// single upstream.
 func TestEveryInstanceDownFailsFast(t *testing.T) {
 	tests := []struct {
 		name string
@@ -177,7 +177,7 @@ func TestEveryInstanceDownFailsFast(t *testing.T) {
 			for _, m := range s.mode {
 				m.Store(int32(tt.mode))
 			}
-			_, c := s.upstream(t, 3)
+			up, c := s.upstream(t, 3)
 			// Every instance's breaker (or, with none reachable, the
 			// upstream's) needs its 2 failures; each call makes up to 3.
 			var err error
@@ -195,6 +195,9 @@ func TestEveryInstanceDownFailsFast(t *testing.T) {
 			_, err = c.GetItem(ctx, &inventoryv1.GetItemRequest{})
 			if took := time.Since(start); status.Code(err) != codes.Unavailable || rpcerr.Reason(err) != reason.CircuitOpen || took > 50*time.Millisecond {
 				t.Errorf("GetItem with the circuit open = %v after %v, want UNAVAILABLE CIRCUIT_OPEN at once", err, took)
+			}
+			if got := breakerStates(up)["inventory"]; got != "open" {
+				t.Errorf("upstream's breaker = %s, want open: the upstream is down", got)
 			}
 		})
 	}

@@ -21,7 +21,9 @@ type breakerSettings struct {
 // the cool-down), so calls go to the other instances; once the cool-down
 // ends the address returns and the breaker, half-open, judges the next
 // attempts there. When every address's breaker is open, the addresses all
-// stay and Blocked tells the breaker layer to refuse calls.
+// stay and Blocked tells the breaker layer to refuse calls. With a single
+// address the breakers stay idle: that instance is the upstream, judged by
+// the upstream's breaker as without WithBreakers.
 func WithBreakers(s breaker.Settings, obs breaker.Observer) Option {
 	return func(r *Resolver) { r.breakers = &breakerSettings{s: s, observer: obs} }
 }
@@ -83,11 +85,15 @@ func (r *Resolver) Blocked() time.Duration {
 }
 
 // Breakers returns the addresses' breakers in list order; none without
-// WithBreakers.
+// WithBreakers or with a single address (whose breaker stays idle: the
+// upstream's judges its calls).
 func (r *Resolver) Breakers() []*breaker.Breaker {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*breaker.Breaker
+	if len(r.addrs) < 2 {
+		return nil
+	}
 	for _, a := range r.addrs {
 		if b := r.hosts[a].brk; b != nil {
 			out = append(out, b)

@@ -39,6 +39,9 @@ type Resolver struct {
 	blockedUntil atomic.Int64
 
 	breakers *breakerSettings // WithBreakers; nil means none
+	// several is true while the list has two addresses or more: only then
+	// do the instances' breakers judge (one instance is the upstream).
+	several atomic.Bool
 
 	mu    sync.Mutex
 	addrs []string
@@ -101,6 +104,7 @@ func (r *Resolver) setAddresses(addrs []string, push func(resolver.State)) error
 		}
 	}
 	r.addrs, r.hosts = slices.Clone(addrs), hosts
+	r.several.Store(len(addrs) > 1)
 	r.publish(push)
 	return nil
 }
@@ -203,11 +207,12 @@ func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
 		}
 		p := new(peer.Peer)
 		err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Peer(p))...)
+		several := r.breakers != nil && r.several.Load()
 		if a := breaker.FindAttribution(opts); a != nil {
-			a.SetInstance(p.Addr != nil)
+			a.SetInstance(p.Addr != nil && several)
 		}
 		if p.Addr != nil {
-			r.record(ctx, p.Addr.String(), start, err)
+			r.record(ctx, p.Addr.String(), start, err, several)
 		}
 		return err
 	}
@@ -222,9 +227,9 @@ func attemptOutcome(ctx context.Context, err error) breaker.Outcome {
 	return breaker.Classify(err)
 }
 
-// record counts one attempt's outcome against addr: its breaker, and its
-// ejection when due.
-func (r *Resolver) record(ctx context.Context, addr string, start time.Time, err error) {
+// record counts one attempt's outcome against addr: its breaker (with
+// several instances), and its ejection when due.
+func (r *Resolver) record(ctx context.Context, addr string, start time.Time, err error, several bool) {
 	o := attemptOutcome(ctx, err)
 	if o == breaker.Excluded {
 		return // says nothing about the instance
@@ -235,7 +240,10 @@ func (r *Resolver) record(ctx context.Context, addr string, start time.Time, err
 		r.mu.Unlock()
 		return
 	}
-	brk := h.brk
+	var brk *breaker.Breaker
+	if several {
+		brk = h.brk
+	}
 	ejected := r.judge(h, addr, o == breaker.Failure)
 	r.mu.Unlock()
 	if brk != nil {

@@ -58,6 +58,12 @@ func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error)
 		}
 		if o.instances != nil {
 			if d := o.instances.Blocked(); d > 0 {
+				// A refused call counts against the upstream's breaker, so
+				// it opens too when every instance's has: the upstream is
+				// down, and says so in its state and metrics.
+				if t, err := b.Admit(); err == nil {
+					b.Done(t, Failure)
+				}
 				trace.SpanFromContext(ctx).AddEvent("breaker open")
 				return blocked(o.upstream, d)
 			}
