@@ -73,8 +73,17 @@ func BenchmarkChain(b *testing.B) {
 // BenchmarkChainLayers runs only the interceptors, with a no-op invoker:
 // the chain's own cost without the transport's noise.
 func BenchmarkChainLayers(b *testing.B) {
-	layers, err := interceptors.Layers(interceptors.WithConfig(interceptors.Config{Target: "127.0.0.1:1"}),
-		interceptors.WithUpstream("inventory"), quiet)
+	benchLayers(b, interceptors.Config{Target: "127.0.0.1:1"})
+}
+
+// BenchmarkChainLayersAddresses is BenchmarkChainLayers for an upstream of
+// three addresses: the eject layer and the per-instance breakers' checks.
+func BenchmarkChainLayersAddresses(b *testing.B) {
+	benchLayers(b, interceptors.Config{Addresses: []string{"10.0.0.7:1", "10.0.0.8:1", "10.0.0.9:1"}})
+}
+
+func benchLayers(b *testing.B, cfg interceptors.Config) {
+	layers, err := interceptors.Layers(interceptors.WithConfig(cfg), interceptors.WithUpstream("inventory"), quiet)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -91,13 +91,19 @@ func build(opts []Option) (*chain, error) {
 	}
 	if len(addrs) > 0 {
 		r, err := balance.NewResolver(s.cfg.Name, addrs,
-			balance.WithEjection(s.ejection()), balance.WithObserver(rep))
+			balance.WithEjection(s.ejection()), balance.WithObserver(rep),
+			balance.WithBreakers(s.breakerSettings(), rep))
 		if err != nil {
 			return nil, err
 		}
 		c.resolver, c.target = r, r.Target()
+		c.tracker.instances = r
 	}
-	brk, err := breaker.UnaryClientInterceptor(s.breakerOptions(rep)...)
+	var inst breaker.Instances
+	if c.resolver != nil {
+		inst = c.resolver
+	}
+	brk, err := breaker.UnaryClientInterceptor(s.breakerOptions(rep, inst)...)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +117,8 @@ func build(opts []Option) (*chain, error) {
 		{LayerBreaker, brk},
 		{LayerRetry, retry.UnaryClientInterceptor(s.retryOptions(rep)...)},
 	}...)
-	if c.resolver != nil && s.cfg.Ejection.ConsecutiveFailures >= 0 {
+	if c.resolver != nil {
+		// Per attempt: ejection and the instances' breakers.
 		c.layers = append(c.layers, Layer{LayerEject, c.resolver.UnaryClientInterceptor()})
 	}
 	return c, nil
@@ -232,7 +239,8 @@ func (u *Upstream) SetAddresses(addrs []string) error {
 }
 
 // Addresses returns the instances calls may go to now (the list minus
-// ejected ones), or nil for an upstream dialled by target.
+// ejected ones and those whose breaker is open), or nil for an upstream
+// dialled by target.
 func (u *Upstream) Addresses() []string {
 	if u.resolver == nil {
 		return nil

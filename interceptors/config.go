@@ -65,7 +65,9 @@ type Config struct {
 	MinBudget time.Duration `yaml:"min_budget,omitempty"`
 	// Retry configures retries of idempotent calls.
 	Retry RetryConfig `yaml:"retry,omitempty"`
-	// Breaker configures the circuit breaker.
+	// Breaker configures the circuit breakers: the upstream's, each
+	// method's and, for Addresses or a dns:/// Target, each instance's
+	// (which opens for that instance alone; see package interceptors).
 	Breaker BreakerConfig `yaml:"breaker,omitempty"`
 	// Bulkhead caps the calls in flight.
 	Bulkhead BulkheadConfig `yaml:"bulkhead,omitempty"`

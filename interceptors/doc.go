@@ -64,6 +64,22 @@
 //     the caller saw. While open nothing below
 //     runs, so no attempt and no retry budget is spent. Amplification by
 //     retries is capped by the retry budget, not by the breaker.
+//   - For an upstream of several instances (Addresses, or a dns:/// target
+//     Portico resolves) each instance has a breaker of its own too,
+//     "<upstream>@<addr>", below the balancer's pick: the eject layer
+//     feeds it each attempt's outcome by the address the attempt went to
+//     (grpc.Peer), and while it is open the instance is out of the
+//     resolver's list, so the balancer picks the others. One instance that
+//     hangs or fails (a host cut off) opens its own breaker, never the
+//     upstream's: the upstream's breaker then counts only failures no
+//     instance took (no connection ready anywhere), and the breaker layer
+//     refuses calls at once with CIRCUIT_OPEN while every instance's
+//     breaker is open, counting each refusal against the upstream's
+//     breaker, which so opens too. When all instances fail, calls still
+//     fail fast and the upstream's breaker is open, as with one instance.
+//     With a single address the instance's breaker stays idle and the
+//     upstream's judges every call, as before. A per-attempt timeout (RetryConfig.AttemptTimeout)
+//     makes a hanging instance cost one attempt, retried on another.
 //   - retry is inside everything that must happen once per call, and holds
 //     the per-attempt deadline itself: only the loop can tell its own
 //     per-attempt timeout (retried) from a DEADLINE_EXCEEDED sent by the
@@ -71,8 +87,8 @@
 //     (they cannot reach it) or below a deeper Portico hop (CIRCUIT_OPEN,
 //     OVERLOADED, DEADLINE_BUDGET_EXHAUSTED).
 //   - eject is innermost because it judges instances, and each attempt may
-//     go to a different one. It exists only for upstreams given as
-//     Addresses.
+//     go to a different one: ejection and the instances' breakers. It
+//     exists only for upstreams Portico resolves (Addresses, dns:///).
 //
 // Streams are not intercepted: Portico's APIs are unary.
 //

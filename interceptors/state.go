@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -10,7 +11,9 @@ import (
 
 // State is a snapshot of one upstream's chain for operators: its
 // connection, instances with their ejection state, calls in flight and
-// every breaker. Upstream.State returns it.
+// every breaker: the upstream's, each method's (Config.Breaker.Methods) and,
+// for an upstream of Addresses or a dns:/// target, each instance's, in
+// that order. Upstream.State returns it.
 type State struct {
 	Name         string `json:"name"`
 	Target       string `json:"target,omitempty"`
@@ -23,18 +26,22 @@ type State struct {
 
 // BreakerState is one breaker's state and the counts of its window.
 type BreakerState struct {
-	Name   string         `json:"name"`
-	State  string         `json:"state"`
-	Counts breaker.Counts `json:"counts"`
+	Name string `json:"name"`
+	// Instance is the address of an instance's breaker ("10.0.0.7:43101"),
+	// empty for the upstream's and each method's.
+	Instance string         `json:"instance,omitempty"`
+	State    string         `json:"state"`
+	Counts   breaker.Counts `json:"counts"`
 }
 
 // tracker keeps what State reads: the breakers a chain made and its calls
 // in flight. It sits between the bulkhead's observer and the chain's
 // reporter.
 type tracker struct {
-	mu       sync.Mutex
-	breakers []*breaker.Breaker
-	inFlight atomic.Int64
+	mu        sync.Mutex
+	breakers  []*breaker.Breaker
+	instances *balance.Resolver // its instances' breakers; nil for a target grpc-go resolves
+	inFlight  atomic.Int64
 }
 
 func (t *tracker) track(b *breaker.Breaker) {
@@ -58,6 +65,13 @@ func (u *Upstream) State() State {
 	u.tracker.mu.Unlock()
 	for _, b := range bs {
 		st.Breakers = append(st.Breakers, BreakerState{Name: b.Name(), State: b.State().String(), Counts: b.Counts()})
+	}
+	if u.tracker.instances != nil {
+		prefix := u.name + "@"
+		for _, b := range u.tracker.instances.Breakers() {
+			st.Breakers = append(st.Breakers, BreakerState{Name: b.Name(), Instance: strings.TrimPrefix(b.Name(), prefix),
+				State: b.State().String(), Counts: b.Counts()})
+		}
 	}
 	return st
 }

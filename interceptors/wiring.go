@@ -34,7 +34,9 @@ func (s *settings) bulkheadOptions(rep *reporter) []bulkhead.Option {
 	}
 }
 
-func (s *settings) breakerOptions(rep *reporter) []breaker.Option {
+// breakerSettings are the settings of every breaker of the upstream: its
+// own, each method's and each instance's.
+func (s *settings) breakerSettings() breaker.Settings {
 	b := s.cfg.Breaker
 	bs := breaker.Settings{
 		MaxRequests:         b.HalfOpenProbes,
@@ -49,13 +51,21 @@ func (s *settings) breakerOptions(rep *reporter) []breaker.Option {
 	if s.breaker != nil {
 		bs = *s.breaker
 	}
-	return []breaker.Option{
+	return bs
+}
+
+func (s *settings) breakerOptions(rep *reporter, inst breaker.Instances) []breaker.Option {
+	opts := []breaker.Option{
 		breaker.WithUpstream(s.cfg.Name),
-		breaker.WithSettings(bs),
-		breaker.WithMethods(b.Methods...),
+		breaker.WithSettings(s.breakerSettings()),
+		breaker.WithMethods(s.cfg.Breaker.Methods...),
 		breaker.WithObserver(rep),
 		breaker.WithTracker(rep.tracker.track),
 	}
+	if inst != nil {
+		opts = append(opts, breaker.WithInstances(inst))
+	}
+	return opts
 }
 
 func (s *settings) retryOptions(rep *reporter) []retry.Option {

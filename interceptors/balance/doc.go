@@ -45,6 +45,18 @@
 //   - An ejected address returns with the first call after its time is up;
 //     its ejection count resets after MaxTime without ejection.
 //
+// # Breakers per instance
+//
+// With WithBreakers every address also has a circuit breaker (package
+// breaker), fed by the same interceptor with each attempt's outcome. While
+// it is open the address is out of the list for the cool-down, as for a
+// short ejection; then it returns and the half-open breaker judges its next
+// attempts. When every address's breaker is open they all stay in the list
+// and Blocked reports how long calls must wait, for the breaker layer to
+// refuse them at once. Breakers act after 2 failures by default, ejection
+// after 5 and for longer: the breaker takes a bad instance out within a
+// call or two, ejection keeps a repeatedly bad one out.
+//
 // Limitations: the signal is the peer address of each call, so it works for
 // addresses given as IP:port (what the connection reports), not for names
 // and not for DNS targets, where only active health checking applies. A

@@ -31,9 +31,17 @@ type Resolver struct {
 	observer Observer
 	manual   *manual.Resolver
 
-	// nextReturn is the UnixNano time of the earliest ejection end, 0 when
-	// nothing is ejected: the hot path's only check.
+	// nextReturn is the UnixNano time of the earliest ejection or breaker
+	// cool-down end, 0 when nothing is out: the hot path's only check.
 	nextReturn atomic.Int64
+	// blockedUntil is the UnixNano time the first cool-down ends while
+	// every routable instance's breaker is open, 0 otherwise (Blocked).
+	blockedUntil atomic.Int64
+
+	breakers *breakerSettings // WithBreakers; nil means none
+	// several is true while the list has two addresses or more: only then
+	// do the instances' breakers judge (one instance is the upstream).
+	several atomic.Bool
 
 	mu    sync.Mutex
 	addrs []string
@@ -45,6 +53,8 @@ type host struct {
 	ejections    int       // times ejected; sets the next ejection's length
 	ejectedUntil time.Time // zero when in the list
 	lastEjected  time.Time
+	brk          *breaker.Breaker // the instance's breaker; nil without WithBreakers
+	openUntil    time.Time        // while brk is open: the end of its cool-down
 }
 
 // NewResolver returns a Resolver for upstream name serving addrs
@@ -55,6 +65,11 @@ func NewResolver(name string, addrs []string, opts ...Option) (*Resolver, error)
 		opt(r)
 	}
 	r.eject = r.eject.withDefaults()
+	if r.breakers != nil {
+		if err := r.breakers.s.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	r.manual = manual.NewBuilderWithScheme(Scheme)
 	if err := r.setAddresses(addrs, r.manual.InitialState); err != nil {
 		return nil, err
@@ -85,10 +100,11 @@ func (r *Resolver) setAddresses(addrs []string, push func(resolver.State)) error
 		if h, ok := r.hosts[a]; ok {
 			hosts[a] = h
 		} else {
-			hosts[a] = &host{}
+			hosts[a] = &host{brk: r.newBreaker(a)}
 		}
 	}
 	r.addrs, r.hosts = slices.Clone(addrs), hosts
+	r.several.Store(len(addrs) > 1)
 	r.publish(push)
 	return nil
 }
@@ -111,15 +127,33 @@ func validAddresses(addrs []string) error {
 }
 
 // Addresses returns the addresses calls may go to now: the list minus the
-// ejected ones.
+// ejected ones and those whose breaker is open (all of those when every
+// breaker is open).
 func (r *Resolver) Addresses() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.routed()
 }
 
-// routed returns the addresses not ejected. r.mu must be held.
+// routed returns the addresses not ejected and whose breaker is not open;
+// when every breaker of those is open, all of them (calls are refused by
+// Blocked until one half-opens, and their connections stay warm). r.mu must
+// be held.
 func (r *Resolver) routed() []string {
+	out := make([]string, 0, len(r.addrs))
+	for _, a := range r.addrs {
+		if h := r.hosts[a]; h.ejectedUntil.IsZero() && h.openUntil.IsZero() {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		out = r.notEjected()
+	}
+	return out
+}
+
+// notEjected returns the addresses not ejected. r.mu must be held.
+func (r *Resolver) notEjected() []string {
 	out := make([]string, 0, len(r.addrs))
 	for _, a := range r.addrs {
 		if r.hosts[a].ejectedUntil.IsZero() {
@@ -132,17 +166,21 @@ func (r *Resolver) routed() []string {
 // publish pushes the routed addresses and the earliest return time. r.mu
 // must be held, so updates reach grpc-go in the order they were made.
 func (r *Resolver) publish(push func(resolver.State)) {
-	var next time.Time
+	var next, blocked time.Time
+	allOpen := true
 	for _, h := range r.hosts {
-		if !h.ejectedUntil.IsZero() && (next.IsZero() || h.ejectedUntil.Before(next)) {
-			next = h.ejectedUntil
+		next = earliest(next, h.ejectedUntil)
+		next = earliest(next, h.openUntil)
+		if h.ejectedUntil.IsZero() {
+			allOpen = allOpen && !h.openUntil.IsZero()
+			blocked = earliest(blocked, h.openUntil)
 		}
 	}
-	if next.IsZero() {
-		r.nextReturn.Store(0)
-	} else {
-		r.nextReturn.Store(next.UnixNano())
+	r.nextReturn.Store(unixNano(next))
+	if !allOpen {
+		blocked = time.Time{}
 	}
+	r.blockedUntil.Store(unixNano(blocked))
 	eps := make([]resolver.Endpoint, 0, len(r.addrs))
 	for _, a := range r.routed() {
 		eps = append(eps, resolver.Endpoint{Addresses: []resolver.Address{{Addr: a}}})
@@ -150,46 +188,86 @@ func (r *Resolver) publish(push func(resolver.State)) {
 	push(resolver.State{Endpoints: eps})
 }
 
-// UnaryClientInterceptor returns the interceptor that feeds ejection. Put it
-// innermost, after retries, so each attempt is judged on its own peer.
+// UnaryClientInterceptor returns the interceptor that judges instances: it
+// feeds ejection and the instances' breakers (WithBreakers) with each
+// attempt's outcome, by the address the attempt went to, and tells the
+// breaker layer above (breaker.Attribution) whether an instance took the
+// attempt. Put it innermost, after retries, so each attempt is judged on
+// its own peer.
 func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
-	if r.eject.ConsecutiveFailures < 0 {
+	if r.eject.ConsecutiveFailures < 0 && r.breakers == nil {
 		return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			return invoker(ctx, method, req, reply, cc, opts...)
 		}
 	}
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		if next := r.nextReturn.Load(); next != 0 && time.Now().UnixNano() >= next {
+		start := time.Now()
+		if next := r.nextReturn.Load(); next != 0 && start.UnixNano() >= next {
 			r.returnDue()
 		}
 		p := new(peer.Peer)
 		err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Peer(p))...)
+		several := r.breakers != nil && r.several.Load()
+		if a := breaker.FindAttribution(opts); a != nil {
+			a.SetInstance(p.Addr != nil && several)
+		}
 		if p.Addr != nil {
-			r.record(ctx, p.Addr.String(), err)
+			r.record(ctx, p.Addr.String(), start, err, several)
 		}
 		return err
 	}
 }
 
-// record counts one call's outcome against addr and ejects it when due.
-func (r *Resolver) record(ctx context.Context, addr string, err error) {
-	failed := breaker.Classify(err) == breaker.Failure && !deadline.CallerCaused(ctx, err)
-	if err != nil && !failed {
+// attemptOutcome judges one attempt for its instance: the codes Classify
+// calls failures, minus attempts the caller cut short.
+func attemptOutcome(ctx context.Context, err error) breaker.Outcome {
+	if err != nil && deadline.CallerCaused(ctx, err) {
+		return breaker.Excluded
+	}
+	return breaker.Classify(err)
+}
+
+// record counts one attempt's outcome against addr: its breaker (with
+// several instances), and its ejection when due.
+func (r *Resolver) record(ctx context.Context, addr string, start time.Time, err error, several bool) {
+	o := attemptOutcome(ctx, err)
+	if o == breaker.Excluded {
 		return // says nothing about the instance
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	h, ok := r.hosts[addr]
-	if !ok || !h.ejectedUntil.IsZero() {
+	if !ok {
+		r.mu.Unlock()
 		return
+	}
+	var brk *breaker.Breaker
+	if several {
+		brk = h.brk
+	}
+	ejected := r.judge(h, addr, o == breaker.Failure)
+	r.mu.Unlock()
+	if brk != nil {
+		// Outside r.mu: a transition calls back into the resolver.
+		brk.Record(start, o)
+	}
+	if ejected {
+		r.observer.Ejected(r.name, addr)
+	}
+}
+
+// judge counts an outcome for ejection and reports whether it ejected
+// addr. r.mu must be held.
+func (r *Resolver) judge(h *host, addr string, failed bool) bool {
+	if r.eject.ConsecutiveFailures < 0 || !h.ejectedUntil.IsZero() {
+		return false
 	}
 	if !failed {
 		h.failures = 0
-		return
+		return false
 	}
 	h.failures++
 	if h.failures < r.eject.ConsecutiveFailures || !r.canEject() {
-		return
+		return false
 	}
 	now := time.Now()
 	if !h.lastEjected.IsZero() && now.Sub(h.lastEjected) > r.eject.MaxTime {
@@ -200,12 +278,12 @@ func (r *Resolver) record(ctx context.Context, addr string, err error) {
 	h.lastEjected = now
 	h.ejectedUntil = now.Add(min(time.Duration(h.ejections)*r.eject.BaseTime, r.eject.MaxTime))
 	r.publish(r.manual.UpdateState)
-	r.observer.Ejected(r.name, addr)
+	return true
 }
 
 // canEject reports whether one more address may go out. r.mu must be held.
 func (r *Resolver) canEject() bool {
-	out := len(r.addrs) - len(r.routed())
+	out := len(r.addrs) - len(r.notEjected())
 	limit := max(len(r.addrs)*r.eject.MaxPercent/100, 1)
 	return out+1 <= limit && out+1 < len(r.addrs)
 }
@@ -216,13 +294,19 @@ func (r *Resolver) returnDue() {
 	defer r.mu.Unlock()
 	now := time.Now()
 	var back []string
+	cooled := false
 	for _, a := range r.addrs {
-		if h := r.hosts[a]; !h.ejectedUntil.IsZero() && !now.Before(h.ejectedUntil) {
+		h := r.hosts[a]
+		if !h.ejectedUntil.IsZero() && !now.Before(h.ejectedUntil) {
 			h.ejectedUntil = time.Time{}
 			back = append(back, a)
 		}
+		if !h.openUntil.IsZero() && !now.Before(h.openUntil) {
+			h.openUntil = time.Time{} // its breaker half-opens: probes may go
+			cooled = true
+		}
 	}
-	if len(back) == 0 {
+	if len(back) == 0 && !cooled {
 		return
 	}
 	r.publish(r.manual.UpdateState)

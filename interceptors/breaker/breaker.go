@@ -133,8 +133,21 @@ func (b *Breaker) outcome(err error) Outcome {
 }
 
 // Admit is Allow without the closure: the interceptor's allocation-free path.
-func (b *Breaker) Admit() (Ticket, error) {
-	now := time.Now()
+func (b *Breaker) Admit() (Ticket, error) { return b.admit(time.Now()) }
+
+// Record counts a call that ran without Admit, started at start: one whose
+// breaker could be chosen only after it ran, such as an instance's breaker
+// picked by the address the call went to. It is admitted and done at once;
+// while open, or half-open with every probe slot taken, it is dropped (it
+// was under way before the breaker could refuse it).
+func (b *Breaker) Record(start time.Time, o Outcome) {
+	if t, err := b.admit(time.Now()); err == nil {
+		t.start = start
+		b.Done(t, o)
+	}
+}
+
+func (b *Breaker) admit(now time.Time) (Ticket, error) {
 	b.mu.Lock()
 	st, tr := b.current(now)
 	var err error

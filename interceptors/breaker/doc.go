@@ -2,6 +2,16 @@
 // configured), so an upstream that keeps failing is left alone to recover
 // instead of being sent every new call to prove it is still down.
 //
+// # Instances
+//
+// For an upstream of several instances, breakers are also kept per
+// instance, below the balancer's pick (balance.WithBreakers), and the
+// interceptor works with them through WithInstances: it refuses calls while
+// every instance's breaker is open (Instances.Blocked), and its own
+// breakers count only the failures no instance took (an Attribution call
+// option, set by the layer that sees each attempt's peer, tells which).
+// Record counts such a call, whose breaker is known only once it ran.
+//
 // # States
 //
 //   - Closed: calls pass. The circuit opens after ConsecutiveFailures

@@ -56,13 +56,36 @@ func UnaryClientInterceptor(opts ...Option) (grpc.UnaryClientInterceptor, error)
 		if mb, ok := perMethod[method]; ok {
 			b = mb
 		}
+		if o.instances != nil {
+			if d := o.instances.Blocked(); d > 0 {
+				// A refused call counts against the upstream's breaker, so
+				// it opens too when every instance's has: the upstream is
+				// down, and says so in its state and metrics.
+				if t, err := b.Admit(); err == nil {
+					b.Done(t, Failure)
+				}
+				trace.SpanFromContext(ctx).AddEvent("breaker open")
+				return blocked(o.upstream, d)
+			}
+		}
 		t, err := b.Admit()
 		if err != nil {
 			trace.SpanFromContext(ctx).AddEvent("breaker open")
 			return open(o.upstream, b)
 		}
-		err = invoker(ctx, method, req, reply, cc, callOpts...)
-		b.Done(t, outcome(ctx, b, err))
+		if o.instances == nil {
+			err = invoker(ctx, method, req, reply, cc, callOpts...)
+			b.Done(t, outcome(ctx, b, err))
+			return err
+		}
+		a, opts := attribute(callOpts)
+		err = invoker(ctx, method, req, reply, cc, opts...)
+		oc := outcome(ctx, b, err)
+		if oc == Failure && a.instance {
+			oc = Excluded // the instance's breaker counted it
+		}
+		b.Done(t, oc)
+		a.release()
 		return err
 	}, nil
 }

@@ -12,11 +12,12 @@ type Observer interface {
 type Option func(*options)
 
 type options struct {
-	upstream string
-	settings Settings
-	methods  []string
-	observer Observer
-	track    func(*Breaker)
+	upstream  string
+	settings  Settings
+	methods   []string
+	observer  Observer
+	track     func(*Breaker)
+	instances Instances // WithInstances; nil: this breaker judges every call
 }
 
 // WithUpstream names the upstream: the breaker's name and the "upstream"

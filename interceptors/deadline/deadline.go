@@ -28,6 +28,23 @@ func WithUpstreamDeadline(ctx context.Context) context.Context {
 	return context.WithValue(ctx, upstreamDeadlineKey{}, true)
 }
 
+type attemptBoundKey struct{}
+
+// WithAttemptTimeout is context.WithTimeout for one attempt of a call
+// (package retry's per-attempt timeout). When the attempt's deadline comes
+// before ctx's, running out of it is the instance's slowness even where the
+// caller's deadline binds the call: CallerCaused reports false for it.
+func WithAttemptTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	dl, has := ctx.Deadline()
+	actx, cancel := context.WithTimeout(ctx, d)
+	if has && CallerBound(ctx) {
+		if adl, _ := actx.Deadline(); adl.Before(dl) {
+			actx = context.WithValue(actx, attemptBoundKey{}, true)
+		}
+	}
+	return actx, cancel
+}
+
 // CallerBound reports whether ctx is a call context whose deadline was set by
 // the caller rather than by the upstream's timeout: the caller had less time
 // left than the upstream is allowed.
@@ -46,6 +63,9 @@ func CallerCaused(ctx context.Context, err error) bool {
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return true
+	}
+	if ctx.Value(attemptBoundKey{}) != nil {
+		return false // its own per-attempt deadline, before the caller's, ran out
 	}
 	return CallerBound(ctx) && (ctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded)
 }

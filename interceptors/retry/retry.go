@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
@@ -69,7 +70,7 @@ func (r *retrier) attempt(ctx context.Context, method string, req, reply any, cc
 	if r.attemptTimeout <= 0 {
 		return false, invoker(ctx, method, req, reply, cc, callOpts...)
 	}
-	actx, cancel := context.WithTimeout(ctx, r.attemptTimeout)
+	actx, cancel := deadline.WithAttemptTimeout(ctx, r.attemptTimeout)
 	defer cancel()
 	err = invoker(actx, method, req, reply, cc, callOpts...)
 	if ctx.Err() != nil || status.Code(err) != codes.DeadlineExceeded {

@@ -24,5 +24,10 @@
 // A connection idle for over a second is pinged before use (pgxpool's
 // default), so the pool sheds connections the server has closed.
 //
+// A session idle inside a transaction for DefaultIdleInTransactionTimeout
+// (5s; the URL's idle_in_transaction_session_timeout replaces it) is ended
+// by the server, so a replica cut off mid-transaction releases its row
+// locks within that time instead of blocking the other replicas.
+//
 // A DB is safe for concurrent use.
 package pgdb

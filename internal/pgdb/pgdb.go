@@ -27,6 +27,19 @@ func IsURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// idleInTx is the PostgreSQL setting that ends a session idle inside a
+// transaction.
+const idleInTx = "idle_in_transaction_session_timeout"
+
+// DefaultIdleInTransactionTimeout is every connection's
+// idle_in_transaction_session_timeout unless the URL sets one: a replica cut
+// off the network (or frozen) in the middle of a transaction would
+// otherwise hold its row locks until TCP gives up, hours later, and every
+// other replica's writes to those rows would wait for it. The services'
+// transactions send their statements back to back, so a healthy one is
+// never idle that long.
+const DefaultIdleInTransactionTimeout = "5s"
+
 var schemaName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,30}$`)
 
 // Open connects to the database at url, creates schema if needed, makes it
@@ -41,6 +54,9 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS) (*DB, error
 		return nil, fmt.Errorf("pgdb: %w", err) // pgconn's parse errors never echo the password
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	if _, set := cfg.ConnConfig.RuntimeParams[idleInTx]; !set {
+		cfg.ConnConfig.RuntimeParams[idleInTx] = DefaultIdleInTransactionTimeout
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgdb: %w", err)

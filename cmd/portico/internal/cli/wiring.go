@@ -32,6 +32,11 @@ func parseFaults(spec string) (faults.Rules, error) {
 	return rules, nil
 }
 
+// attemptsPerInstanceTimeout splits a service's --upstream-timeout into
+// per-attempt timeouts when it has several instances: half each, so a call
+// whose first instance hangs still has the other half on another.
+const attemptsPerInstanceTimeout = 2
+
 // dialService builds a service's client to another, the one function for
 // that role: the full chain of package interceptors (trace, deadline,
 // bulkhead, breaker, retry, balancing with ejection, health checking; see
@@ -39,12 +44,20 @@ func parseFaults(spec string) (faults.Rules, error) {
 // comma-separated list of instances, or a gRPC target such as
 // dns:///inventory:43101. Calls carry an identity minted by m (nil: none),
 // over TLS with creds (nil: plaintext); opts add to the chain (observers).
+// With several instances (a list, or a dns:/// name) each attempt gets half
+// the timeout, so a hanging instance costs one attempt.
 func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, m *identity.Minter, creds *tls.Config, opts ...interceptors.Option) (*interceptors.Upstream, error) {
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
-	if list := strings.Split(addr, ","); interceptors.HostPorts(list) {
+	list := strings.Split(addr, ",")
+	if interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection
 	} else {
 		cfg.Target = addr // e.g. dns:///inventory:43101
+	}
+	if len(list) > 1 || strings.HasPrefix(addr, "dns:///") {
+		// Several instances: one that hangs (a host cut off) costs one
+		// attempt, and the retry goes to another, within the one timeout.
+		cfg.Retry.AttemptTimeout = timeout / attemptsPerInstanceTimeout
 	}
 	cfg.HealthCheck = interceptors.HealthCheckConfig{Enabled: new(true), Service: healthService}
 	base := []interceptors.Option{interceptors.WithConfig(cfg), interceptors.WithLogger(l)}
