@@ -147,7 +147,7 @@ func TestMetricsEveryProcess(t *testing.T) {
 			`portico_gateway_requests_total{code="",method="GET",route="/api/inventory/{sku}",status="200",upstream="inventory"}`,
 			`portico_gateway_ratelimit_redis_degraded{}`,
 			`portico_gateway_rate_limited_total{layer="caller"}`,
-			`portico_gateway_auth_failures_total{reason="FORBIDDEN"}`,
+			`portico_gateway_auth_failures_total{reason="CREDENTIALS_EXPIRED"}`, // the 401 and 403 above count UNAUTHENTICATED and FORBIDDEN
 			`grpc_client_handled_total{grpc_code="Unavailable",grpc_method="CreateOrder",grpc_service="portico.order.v1.OrderService",grpc_type="unary"}`,
 			`grpc_client_started_total{grpc_method="GetItem",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`,
 			`grpc_client_handling_seconds_count{grpc_method="CreatePayment",grpc_service="portico.payment.v1.PaymentService",grpc_type="unary"}`,
