@@ -148,7 +148,7 @@ func (s *Server) buildAccess(sn *snapshot) error {
 	var err error
 	cfg := sn.cfg
 	if sn.auth = s.o.authenticator; sn.auth == nil {
-		if sn.auth, err = buildAuth(cfg, s.o.nonces, maxBodyOf(sn.endpoints)); err != nil {
+		if sn.auth, err = buildAuth(cfg, sn.nonces, maxBodyOf(sn.endpoints)); err != nil {
 			return err
 		}
 		a := cfg.Auth

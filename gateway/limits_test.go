@@ -477,3 +477,40 @@ func series(t *testing.T, reg prometheus.Gatherer, want map[string]float64) map[
 	}
 	return got
 }
+
+// TestReloadMovesNonces: a reload that points redis.url at a server moves
+// the nonce store there without forgetting a nonce: one claimed in memory
+// before the move is still a replay after it, both ways round.
+func TestReloadMovesNonces(t *testing.T) {
+	srv := redistest.Private(t)
+	h, _ := limitHarness(t, LimitsConfig{})
+	signed := func(nonce string) []string {
+		return authtest.SignedHeaders(appSecret, "demo-app", "GET", "/api/inventory/a", "", nil, time.Now().Unix(), nonce)
+	}
+	get := func(nonce string) response { return h.do("GET", "/api/inventory/a", "", "", signed(nonce)...) }
+	if r := get("nonce-before-move-1"); r.status != 200 {
+		t.Fatalf("signed request: %d %s", r.status, r.body)
+	}
+	next := h.cfg
+	next.Redis.URL = srv.URL
+	if _, err := h.srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatalf("Reload(redis.url) = %v", err)
+	}
+	tests := []struct {
+		name, nonce string
+		want        int
+	}{
+		{"claimed before the move", "nonce-before-move-1", 401},
+		{"fresh after the move", "nonce-after-move-01", 200},
+		{"claimed after the move", "nonce-after-move-01", 401},
+	}
+	for _, tc := range tests {
+		if r := get(tc.nonce); r.status != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, r.status, r.body, tc.want)
+		}
+	}
+	srv.Kill() // the new store is Redis: it now fails closed
+	if r := get("nonce-after-kill-01"); r.status != 503 {
+		t.Errorf("Redis down after the move: %d %s, want 503", r.status, r.body)
+	}
+}

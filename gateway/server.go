@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/gateway/metrics"
@@ -38,9 +37,9 @@ type Server struct {
 	openAPI   []byte
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
-	// nonceRedis is the Redis client of the nonce store New made; closed by Close.
-	nonceRedis *redis.Client
-	handler    http.Handler
+	// nonces is the signed requests' nonce store, kept across reloads.
+	nonces  nonces
+	handler http.Handler
 	// adminHandler is AdminHandler, served on admin_listen.
 	adminHandler http.Handler
 	lis          *listeners // set by Serve under reloadMu; nil before
@@ -74,8 +73,11 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{o: o, log: o.logger, registry: o.registry}
+	s.nonces.store = s.o.nonces
 	if s.o.nonces == nil { // the process's: a reload must not forget nonces
-		s.o.nonces, s.nonceRedis = processNonces(cfg)
+		store, c := processNonces(cfg)
+		s.nonces = nonces{managed: true}
+		s.nonces.commit(cfg, store, c)
 	}
 	if err := s.setup(); err != nil {
 		s.Close()
@@ -94,7 +96,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 // setup makes what the Server keeps across configs: logger, metrics,
 // tracer, the OpenAPI document, the operational endpoints and the problem
 // pages. Everything else made from config is in the snapshot (build),
-// but the nonce store, which a reload must not forget (processNonces).
+// but the nonce store, which a reload must not forget (nonces).
 func (s *Server) setup() error {
 	var err error
 	if s.log == nil {
@@ -198,8 +200,8 @@ func (s *Server) Close() error {
 		if sn := s.snap.Load(); sn != nil {
 			sn.release(s)
 		}
-		if s.nonceRedis != nil {
-			s.closeErr = errors.Join(s.closeErr, s.nonceRedis.Close())
+		for _, c := range s.nonces.clients {
+			s.closeErr = errors.Join(s.closeErr, c.Close())
 		}
 	})
 	return s.closeErr

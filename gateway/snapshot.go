@@ -7,8 +7,10 @@ import (
 	"os"
 	"reflect"
 	"sync/atomic"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/auth"
@@ -38,6 +40,11 @@ type snapshot struct {
 	limits    *limiter // rate limits; nil without a limits section
 	identity  *signer  // signs upstream calls' identity; nil without an identity section
 	tls       *edgeTLS // new connections' TLS; nil for plaintext HTTP
+	// nonces is the signed requests' nonce store (Server.nonces'), and
+	// nonceClient the Redis client build opened for it when redis.url
+	// changed (the Server keeps it once the snapshot is committed).
+	nonces      auth.NonceStore
+	nonceClient *redis.Client
 
 	// refs counts the requests using the snapshot, plus one while it is
 	// the live one. At zero it is drained: its upstream references are
@@ -54,9 +61,13 @@ type snapshot struct {
 func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snapshot, err error) {
 	sn := &snapshot{cfg: cfg, version: versionOf(cfg), upstreams: map[string]*upstreamConn{}}
 	sn.refs.Store(1)
+	sn.nonces, sn.nonceClient = s.nonces.next(cfg, time.Now())
 	defer func() {
 		if err != nil {
 			sn.releaseUpstreams(s)
+			if sn.nonceClient != nil {
+				_ = sn.nonceClient.Close()
+			}
 		}
 	}()
 	if sn.table, sn.endpoints, err = buildRoutes(cfg, s.o.registrations); err != nil {
