@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -18,27 +17,8 @@ func serveEdge(t *testing.T, h *harness, maxHeaderBytes int) string {
 	t.Helper()
 	cfg := h.cfg
 	cfg.HTTP.MaxHeaderBytes = maxHeaderBytes
-	cfg.ShutdownGrace = time.Second
-	srv, err := New(context.Background(), cfg, WithDialer(h.dial), WithLogger(discardLogger()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, lis) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-served:
-		case <-time.After(5 * time.Second):
-			t.Error("Serve did not return within 5s of cancel")
-		}
-	})
-	return lis.Addr().String()
+	_, addr := serveReloadable(t, h, cfg, "http", http.DefaultClient)
+	return addr
 }
 
 // rawRequest writes one HTTP/1.1 request as bytes, so the test controls

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -89,7 +87,7 @@ func TestFollowTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf syncBuf
+	var buf lockedBuffer
 	sampling := logging.NewSampler(logging.Sampling{Rate: &one})
 	l := sampling.Logger(logging.New(&buf, "gateway", slog.LevelInfo))
 	ctx, cancel := context.WithCancel(t.Context())
@@ -100,11 +98,11 @@ func TestFollowTelemetry(t *testing.T) {
 	// (followTelemetry applies on its own goroutine), at most 5s.
 	follows := func(want bool) bool {
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			before := buf.Len()
+			before := len(buf.String())
 			sctx, span := tp.TracerProvider().Tracer("t").Start(context.Background(), "x")
 			l.InfoContext(sctx, "request", "durationMs", 0.1)
 			span.End()
-			if span.SpanContext().IsSampled() == want && (buf.Len() > before) == want {
+			if span.SpanContext().IsSampled() == want && (len(buf.String()) > before) == want {
 				return true
 			}
 		}
@@ -121,22 +119,4 @@ func TestFollowTelemetry(t *testing.T) {
 	if !follows(true) {
 		t.Fatal("a reload to ratio 1 and rate 1 never applied")
 	}
-}
-
-// syncBuf is a bytes.Buffer safe for the logger and the test at once.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Len()
 }
