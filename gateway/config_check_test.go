@@ -72,6 +72,8 @@ func TestConfigSemantics(t *testing.T) {
 			"gateway config: telemetry.traces: telemetry: sample ratio NaN: want 0 to 1"},
 		{"NaN log sample rate", func(c *Config) { nan := math.NaN(); c.Telemetry.Logs.SampleRate = &nan },
 			"gateway config: telemetry.logs.sample_rate: want 0 to 1, got NaN"},
+		{"watch interval that spins", func(c *Config) { c.Ops.WatchInterval = time.Nanosecond },
+			"gateway config: ops.watch_interval: want at least 10ms (negative: no watching), got 1ns"},
 		{"negative keep_versions", func(c *Config) { c.Ops.KeepVersions = -1 },
 			"gateway config: ops.keep_versions: must not be negative, got -1"},
 	}
