@@ -157,6 +157,32 @@ func TestAdminShowsLiveState(t *testing.T) {
 	}
 }
 
+// TestWatchDoesNotUndoRollback: a file change that a reload has read
+// already (SIGHUP, POST /admin/reload) and the watch reports after a
+// rollback is no change: the rollback stays; a later edit applies.
+func TestWatchDoesNotUndoRollback(t *testing.T) {
+	a := newAdminHarness(t)
+	first := a.srv.snap.Load().version.ID
+	next := a.cfg
+	next.Routes.MaxBodyBytes = 2048
+	writeConfig(t, a.path, next)
+	if code, body := a.call(t, "POST", "/admin/reload", adminToken); code != 200 {
+		t.Fatalf("POST /admin/reload = %d %s", code, body)
+	}
+	if code, body := a.call(t, "POST", "/admin/rollback", adminToken); code != 200 {
+		t.Fatalf("POST /admin/rollback = %d %s", code, body)
+	}
+	res, err := a.srv.ReloadFile(t.Context(), SourceFile) // the watch's late report
+	if err != nil || res.Changed || a.srv.snap.Load().version.ID != first {
+		t.Errorf("watch after the rollback = %+v, %v; live %s, want %s kept", res, err, a.srv.snap.Load().version.ID, first)
+	}
+	next.Routes.MaxBodyBytes = 4096
+	writeConfig(t, a.path, next)
+	if res, err := a.srv.ReloadFile(t.Context(), SourceFile); err != nil || !res.Changed {
+		t.Errorf("watch of a new edit = %+v, %v, want it applied", res, err)
+	}
+}
+
 // TestAdminReloadAndRollback: POST /admin/reload applies the changed file,
 // rejects a broken one (409, config stays) and POST /admin/rollback goes
 // back; an unknown version is 404.

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -61,6 +62,18 @@ func TestConfigSemantics(t *testing.T) {
 			`gateway config: admin_listen: must differ from listen "127.0.0.1:43100"`},
 		{"ready requires an unknown upstream", func(c *Config) { c.Ops.ReadyRequires = []string{"order", "billing"} },
 			`gateway config: ops.ready_requires[1]: no upstream named "billing"`},
+		{"redis url of another scheme keeps its password out", func(c *Config) { c.Redis.URL = "http://:hunter2pass@127.0.0.1:6379/0" },
+			`gateway config: redis.url: want redis://host:port[/db] or rediss://host:port[/db], got "http://:REDACTED@127.0.0.1:6379/0"`},
+		{"redis url without a host keeps its password out", func(c *Config) { c.Redis.URL = "redis://:hunter2pass@/0" },
+			`gateway config: redis.url: want redis://host:port[/db] or rediss://host:port[/db], got "redis://:REDACTED@/0"`},
+		{"unparsable redis url keeps its password out", func(c *Config) { c.Redis.URL = "redis://u:hunter2%zz@127.0.0.1:6379" },
+			`gateway config: redis.url: want redis://host:port[/db] or rediss://host:port[/db], got "redis://REDACTED@127.0.0.1:6379"`},
+		{"NaN trace sample ratio", func(c *Config) { nan := math.NaN(); c.Telemetry.Traces.SampleRatio = &nan },
+			"gateway config: telemetry.traces: telemetry: sample ratio NaN: want 0 to 1"},
+		{"NaN log sample rate", func(c *Config) { nan := math.NaN(); c.Telemetry.Logs.SampleRate = &nan },
+			"gateway config: telemetry.logs.sample_rate: want 0 to 1, got NaN"},
+		{"watch interval that spins", func(c *Config) { c.Ops.WatchInterval = time.Nanosecond },
+			"gateway config: ops.watch_interval: want at least 10ms (negative: no watching), got 1ns"},
 		{"negative keep_versions", func(c *Config) { c.Ops.KeepVersions = -1 },
 			"gateway config: ops.keep_versions: must not be negative, got -1"},
 	}

@@ -11,6 +11,10 @@ import (
 // change when ops.watch_interval is zero.
 const DefaultWatchInterval = 2 * time.Second
 
+// MinWatchInterval is the shortest ops.watch_interval: a shorter poll
+// (1ns loaded) re-reads and hashes the file in a loop and takes a CPU.
+const MinWatchInterval = 10 * time.Millisecond
+
 // OpsConfig configures how the edge is operated: reloads, kept versions
 // and readiness. Every field's zero value is the documented default; the
 // whole section absent is the old behaviour plus file watching.
@@ -42,6 +46,9 @@ func (c Config) validateOps(v *validator) {
 		} else if c.AdminListen == c.Listen && port != "0" {
 			v.add("admin_listen", "must differ from listen %q", c.Listen)
 		}
+	}
+	if w := c.Ops.WatchInterval; w > 0 && w < MinWatchInterval {
+		v.add("ops.watch_interval", "want at least %v (negative: no watching), got %v", MinWatchInterval, w)
 	}
 	if c.Ops.KeepVersions < 0 {
 		v.add("ops.keep_versions", "must not be negative, got %d", c.Ops.KeepVersions)

@@ -1,6 +1,9 @@
 package gateway
 
-import "net/url"
+import (
+	"net/url"
+	"strings"
+)
 
 // RedisConfig names the Redis server that edge instances share state
 // through (rate-limit counters, bans, HMAC nonces). Empty means none: every
@@ -17,6 +20,28 @@ func (r RedisConfig) validate(v *validator) {
 	}
 	u, err := url.Parse(r.URL)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-		v.add("redis.url", "want redis://host:port[/db] or rediss://host:port[/db], got %q", r.URL)
+		v.add("redis.url", "want redis://host:port[/db] or rediss://host:port[/db], got %q", redactURLText(r.URL))
 	}
+}
+
+// redactURLText hides a URL's password for an error message, also when the
+// URL does not parse (redactURL then returns it unchanged): everything
+// between "://" and the last "@" of the authority becomes "REDACTED".
+func redactURLText(v string) string {
+	if r := redactURL(v); r != v {
+		return r
+	}
+	i := strings.Index(v, "://")
+	if i < 0 {
+		return v
+	}
+	auth := v[i+3:]
+	if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+		auth = auth[:j]
+	}
+	at := strings.LastIndex(auth, "@")
+	if at < 0 {
+		return v
+	}
+	return v[:i+3] + "REDACTED" + v[i+3+at:]
 }

@@ -50,7 +50,7 @@ func (t TelemetryConfig) validate(v *validator) {
 	if err := tc.Validate(); err != nil {
 		v.add("telemetry.traces", "%v", err)
 	}
-	if r := t.Logs.SampleRate; r != nil && (*r < 0 || *r > 1) {
+	if r := t.Logs.SampleRate; r != nil && !(*r >= 0 && *r <= 1) { // NaN too
 		v.add("telemetry.logs.sample_rate", "want 0 to 1, got %g", *r)
 	}
 	if t.Logs.SlowThreshold < 0 {

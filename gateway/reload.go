@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -151,6 +152,17 @@ func (s *Server) ReloadFile(ctx context.Context, source string) (ReloadResult, e
 	if s.o.configPath == "" {
 		return ReloadResult{}, errors.New("gateway: no config file to reload (WithConfigFile)")
 	}
+	var sum [32]byte
+	if b, err := os.ReadFile(s.o.configPath); err == nil {
+		sum = sha256.Sum256(b)
+	}
+	if live := s.snap.Load(); source == SourceFile && sum != ([32]byte{}) && sum == s.fileSum {
+		// The watch reports content a signal or the admin API read
+		// already; applying it again would undo a rollback made since.
+		s.reloads.result("unchanged")
+		return ReloadResult{Version: live.version, Previous: live.version.ID}, nil
+	}
+	s.fileSum = sum
 	cfg, err := LoadConfig(s.o.configPath)
 	if err != nil {
 		return ReloadResult{}, s.reject(s.snap.Load(), source, err)

@@ -55,7 +55,11 @@ type Server struct {
 	drainWait func(time.Duration)
 	closeOnce sync.Once
 	closed    bool // under reloadMu: no reload after Close
-	closeErr  error
+	// fileSum is the SHA-256 of the config file as ReloadFile last read
+	// it, under reloadMu: a watch that reports content already read is
+	// no change (it must not undo a rollback made since).
+	fileSum  [32]byte
+	closeErr error
 }
 
 // New validates cfg (defaults applied), builds the route table from the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net"
 	"slices"
 	"strings"
@@ -253,6 +254,8 @@ func (r RetryConfig) validate(v *validator) {
 	v.check(r.AttemptTimeout >= 0, "retry.attempt_timeout", fmt.Sprintf("must not be negative (0, the default, is off), got %v", r.AttemptTimeout))
 	v.check(r.BudgetRatio >= 0 && r.BudgetRatio <= 1, "retry.budget_ratio", fmt.Sprintf("must be 0..1, got %v", r.BudgetRatio))
 	v.nonNegative("retry.budget_window", r.BudgetWindow)
+	v.check(!math.IsNaN(r.BudgetMinPerSecond) && !math.IsInf(r.BudgetMinPerSecond, 0), "retry.budget_min_per_second",
+		fmt.Sprintf("must be a finite number (negative: no floor), got %v", r.BudgetMinPerSecond))
 }
 
 func (b BreakerConfig) validate(v *validator) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,8 @@ func TestOptionsNameTheField(t *testing.T) {
 		{interceptors.WithBulkhead(4, 10, -time.Millisecond), "bulkhead.max_wait"},
 		{interceptors.WithRetryBudget(1.5, time.Second, 1), "retry.budget_ratio"},
 		{interceptors.WithRetryBudget(0.1, -time.Second, 1), "retry.budget_window"},
+		{interceptors.WithRetryBudget(0.1, time.Second, math.NaN()), "retry.budget_min_per_second"},
+		{interceptors.WithRetryBudget(0.1, time.Second, math.Inf(1)), "retry.budget_min_per_second"},
 		{interceptors.WithBreaker(breaker.Settings{CoolDown: -1}), "breaker"},
 		{interceptors.WithBalancer("random"), "balancer"},
 		{interceptors.WithMinBudget(-time.Millisecond), "min_budget"},

@@ -60,7 +60,7 @@ func (c Config) Validate() error {
 	if c.Service == "" {
 		errs = append(errs, errors.New("telemetry: Service is required"))
 	}
-	if r := c.SampleRatio; r != nil && (*r < 0 || *r > 1) {
+	if r := c.SampleRatio; r != nil && !(*r >= 0 && *r <= 1) { // NaN too
 		errs = append(errs, fmt.Errorf("telemetry: sample ratio %g: want 0 to 1", *r))
 	}
 	switch c.Protocol {
