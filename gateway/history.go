@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 
@@ -71,6 +72,10 @@ func (h *history) versions() []Version {
 }
 
 func (h *history) addAudit(e AuditEntry) {
+	e.Diff = boundDiff(e.Diff)
+	if len(e.Error) > maxAuditText {
+		e.Error = e.Error[:maxAuditText] + "..."
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.audits = append(h.audits, e)
@@ -79,10 +84,35 @@ func (h *history) addAudit(e AuditEntry) {
 	}
 }
 
+// Bounds of one kept audit record, so the audit log's memory and the
+// admin API's answer stay bounded however large a change is (the reload's
+// own answer and the change's validation carry it whole).
+const (
+	maxAuditDiff = 100  // diff lines, then "... and N more"
+	maxAuditText = 1024 // bytes of a diff line or the error, then "..."
+)
+
+// boundDiff returns diff cut to maxAuditDiff lines of at most
+// maxAuditText bytes each.
+func boundDiff(diff []string) []string {
+	n := min(len(diff), maxAuditDiff)
+	out := make([]string, 0, n+1)
+	for _, d := range diff[:n] {
+		if len(d) > maxAuditText {
+			d = d[:maxAuditText] + "..."
+		}
+		out = append(out, d)
+	}
+	if len(diff) > n {
+		out = append(out, fmt.Sprintf("... and %d more", len(diff)-n))
+	}
+	return out
+}
+
 func (h *history) auditLog() []AuditEntry {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := slices.Clone(h.audits)
+	out := append([]AuditEntry{}, h.audits...) // [] before the first change, never null
 	slices.Reverse(out)
 	return out
 }

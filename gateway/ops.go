@@ -79,7 +79,11 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, _ := json.Marshal(v)
+	b, err := json.Marshal(v)
+	if err != nil { // a value JSON cannot hold: a 500 problem, never a broken 200
+		problem.New(problem.CodeInternal, "The answer could not be encoded as JSON.").Write(w)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
