@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -257,7 +258,12 @@ func (s *Server) prepareListeners(next Config) (*listenChange, error) {
 	if ls.stopped {
 		return nil, nil
 	}
-	ch := &listenChange{ls: ls, limits: ls.api.cur.Load().limits != next.HTTP}
+	// A changed tls section retires the generation like changed limits: a
+	// connection open from before (say plaintext, now that TLS is on) gets
+	// Connection: close on its next answer and reconnects under the new
+	// settings, instead of keeping the old ones for as long as it lives.
+	ch := &listenChange{ls: ls, limits: ls.api.cur.Load().limits != next.HTTP ||
+		!reflect.DeepEqual(s.snap.Load().cfg.TLS, next.TLS)}
 	var err error
 	if next.Listen != ls.api.addr {
 		if ch.api, err = net.Listen("tcp", next.Listen); err != nil {

@@ -328,6 +328,16 @@ func TestReloadTLSOnOff(t *testing.T) {
 		if _, err := srv.Reload(t.Context(), next, SourceAdmin); err != nil {
 			t.Fatalf("%s: Reload() = %v", step.name, err)
 		}
+		if step.name == "on" { // plain's connection from before is told to close
+			resp, err := plain.Get("http://" + addr + "/healthz/live")
+			if err != nil {
+				t.Fatalf("plaintext keep-alive request after TLS went on: %v", err)
+			}
+			resp.Body.Close()
+			if !resp.Close {
+				t.Error("a plaintext connection open before TLS went on was not told Connection: close")
+			}
+		}
 		tr := &http.Transport{TLSClientConfig: clientTLS.Clone(), ForceAttemptHTTP2: true}
 		c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 		if code := get(t, c, step.scheme+"://"+addr+"/healthz/live", ""); code != 200 {
