@@ -202,6 +202,9 @@ func (s *Server) adminRollback(w http.ResponseWriter, r *http.Request, _ *snapsh
 	res, err := s.Rollback(r.Context(), id)
 	switch {
 	case errors.Is(err, ErrUnknownVersion):
+		if len(id) > 64 { // a version id is a short hash: echo no more of anything else
+			id = id[:64] + "..."
+		}
 		s.writeProblem(w, r, problem.New(problem.CodeNotFound, "No kept config version "+fmt.Sprintf("%q", id)+"; GET /admin/versions lists them."))
 	case err != nil:
 		s.writeProblem(w, r, problem.New(problem.CodeFailedPrecondition, "The rollback was not applied: "+err.Error()))
