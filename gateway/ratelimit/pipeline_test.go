@@ -79,21 +79,7 @@ func TestPipelineExact(t *testing.T) {
 // BenchmarkRedisPipeline is BenchmarkRedis through a Pipeline.
 func BenchmarkRedisPipeline(b *testing.B) {
 	p, _ := newPipeline(b, BanPolicy{Threshold: 1000, Window: time.Minute, Duration: time.Minute})
-	huge := Limit{Rate: 1e9}
-	b.SetParallelism(64)
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		req := &Request{Quotas: []Quota{{Key: "caller:" + redistest.Random(), Limit: huge},
-			{Key: "group:reads", Limit: huge}, {Key: "global", Limit: huge}}, Caller: "c"}
-		ctx := context.Background()
-		for pb.Next() {
-			if _, err := p.Allow(ctx, req); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+	benchDecisions(b, p, 64)
 }
 
 // TestPipelineBatch: one script run decides a batch in order, each

@@ -171,15 +171,22 @@ func TestFailover(t *testing.T) {
 // many goroutines (the edge's concurrent requests) over the client's pool.
 func BenchmarkRedis(b *testing.B) {
 	a, _ := newRedis(b, BanPolicy{Threshold: 1000, Window: time.Minute, Duration: time.Minute})
+	benchDecisions(b, a, 32)
+}
+
+// benchDecisions runs b.N decisions of three huge quotas through s from
+// parallelism goroutines per CPU, each its own caller, and reports them
+// per second.
+func benchDecisions(b *testing.B, s Store, parallelism int) {
 	huge := Limit{Rate: 1e9}
-	b.SetParallelism(32)
+	b.SetParallelism(parallelism)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		req := &Request{Quotas: []Quota{{Key: "caller:" + redistest.Random(), Limit: huge},
 			{Key: "group:reads", Limit: huge}, {Key: "global", Limit: huge}}, Caller: "c"}
 		ctx := context.Background()
 		for pb.Next() {
-			if _, err := a.Allow(ctx, req); err != nil {
+			if _, err := s.Allow(ctx, req); err != nil {
 				b.Error(err)
 				return
 			}
