@@ -9,6 +9,12 @@
 // directory (what a service's //go:embed migrations/*.sql holds); the
 // applied version is kept in the table schema_migrations.
 //
+// Writes go through one connection (the embedded *sql.DB holds at most
+// one), so writers queue in Go, honouring their context, instead of
+// meeting SQLITE_BUSY and sleeping in SQLite's busy handler (1, 2, 5, 10
+// ms...); reads use Reader, a separate read-only pool that WAL lets run
+// beside the writer.
+//
 // A service's store embeds the *DB that Open returns: its Close, and its
 // Ping(ctx), the service's readiness probe, become the store's.
 package sqlitedb
@@ -16,6 +22,7 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -32,11 +39,29 @@ import (
 // Memory is the path that opens a private in-memory database, for tests.
 const Memory = ":memory:"
 
-// DB is an open database.
-type DB struct{ *sql.DB }
+// DB is an open database. The embedded *sql.DB is the writer: use it for
+// every write and write transaction, and Reader for reads outside one.
+type DB struct {
+	*sql.DB
+	read *sql.DB // == DB for Memory
+}
 
 // Ping reports whether the database answers.
 func (d *DB) Ping(ctx context.Context) error { return d.PingContext(ctx) }
+
+// Reader is the pool for reads outside a transaction. Its connections are
+// query_only, so a write sent to it fails instead of contending with the
+// writer.
+func (d *DB) Reader() *sql.DB { return d.read }
+
+// Close closes the writer and the read pool.
+func (d *DB) Close() error {
+	err := d.DB.Close()
+	if d.read != d.DB {
+		err = errors.Join(err, d.read.Close())
+	}
+	return err
+}
 
 // Open opens (creating it and its directory if needed) the database at
 // path and applies the pending migrations from migrations/ in migrations.
@@ -63,15 +88,23 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlitedb: open %s: %w", path, err)
 	}
-	if path == Memory {
-		// Each connection to :memory: is a separate database; keep one.
-		db.SetMaxOpenConns(1)
-	}
+	// One writer. For Memory it is also the only connection: each
+	// connection to :memory: is a separate database.
+	db.SetMaxOpenConns(1)
 	if err := migrate(ctx, db, migrations); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitedb: migrate %s: %w", path, err)
 	}
-	return &DB{db}, nil
+	out := &DB{DB: db, read: db}
+	if path != Memory {
+		q.Add("_pragma", "query_only(1)")
+		q.Del("_txlock")
+		if out.read, err = sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+q.Encode()); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqlitedb: open %s for reading: %w", path, err)
+		}
+	}
+	return out, nil
 }
 
 func migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {

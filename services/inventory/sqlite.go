@@ -57,12 +57,12 @@ func (s *SQLiteStore) Seed(ctx context.Context, items []Item) (bool, error) {
 
 // Item implements Store.
 func (s *SQLiteStore) Item(ctx context.Context, sku string) (Item, error) {
-	return getItem(ctx, s.DB, sku)
+	return getItem(ctx, s.Reader(), sku)
 }
 
 // Items implements Store.
 func (s *SQLiteStore) Items(ctx context.Context, after string, limit int) ([]Item, error) {
-	rows, err := s.DB.QueryContext(ctx,
+	rows, err := s.Reader().QueryContext(ctx,
 		`SELECT `+itemColumns+` FROM items WHERE sku > ? ORDER BY sku LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (s *SQLiteStore) Items(ctx context.Context, after string, limit int) ([]Ite
 
 // Reservation implements Store.
 func (s *SQLiteStore) Reservation(ctx context.Context, id string) (Reservation, error) {
-	return getReservation(ctx, s.DB, id)
+	return getReservation(ctx, s.Reader(), id)
 }
 
 // InTx implements Store.

@@ -76,7 +76,7 @@ func (s *SQLiteStore) Create(ctx context.Context, r *Record) (_ *Record, err err
 
 // Get implements Store.
 func (s *SQLiteStore) Get(ctx context.Context, id string) (*Record, error) {
-	return scanRecord(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM orders WHERE id = ?`, id))
+	return scanRecord(s.Reader().QueryRowContext(ctx, `SELECT `+columns+` FROM orders WHERE id = ?`, id))
 }
 
 // Update implements Store.
@@ -146,7 +146,7 @@ func (s *SQLiteStore) Pending(ctx context.Context, createdBefore time.Time, limi
 }
 
 func (s *SQLiteStore) query(ctx context.Context, query string, args ...any) ([]*Record, error) {
-	rows, err := s.DB.QueryContext(ctx, query, args...)
+	rows, err := s.Reader().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("order store: query: %w", err)
 	}

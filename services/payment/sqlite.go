@@ -38,7 +38,7 @@ func OpenSQLite(ctx context.Context, path string) (*SQLiteStore, error) {
 
 // Payment implements Store.
 func (s *SQLiteStore) Payment(ctx context.Context, id string) (Payment, error) {
-	return getPayment(ctx, s.DB, id)
+	return getPayment(ctx, s.Reader(), id)
 }
 
 // Payments implements Store.
@@ -51,7 +51,7 @@ func (s *SQLiteStore) Payments(ctx context.Context, orderID, after string, limit
 		query += ` AND (create_time, rowid) > (SELECT create_time, rowid FROM payments WHERE id = ?)`
 		args = append(args, after)
 	}
-	rows, err := s.DB.QueryContext(ctx, query+` ORDER BY create_time, rowid LIMIT ?`, append(args, limit)...)
+	rows, err := s.Reader().QueryContext(ctx, query+` ORDER BY create_time, rowid LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
