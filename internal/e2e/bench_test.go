@@ -14,6 +14,8 @@ import (
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/procstat"
+	"github.com/portico-gateway/portico/internal/testproc"
 )
 
 // latencies records call durations from many goroutines.
@@ -56,6 +58,7 @@ func BenchmarkCreateOrder(b *testing.B) {
 	}
 	var lat latencies
 	var n, failed atomic.Int64
+	cpu := startCPU(b, c.inv, c.pay, c.ord)
 	b.SetParallelism(8) // 8 x GOMAXPROCS concurrent clients
 	b.ResetTimer()
 	start := time.Now()
@@ -78,6 +81,39 @@ func BenchmarkCreateOrder(b *testing.B) {
 		b.Errorf("%d of %d orders failed", f, n.Load())
 	}
 	lat.report(b, elapsed, "orders")
+	cpu.report(b, n.Load(), "order")
+}
+
+// cpuMeter measures the CPU time a benchmark's service processes use: a
+// figure the machine's other load does not change, unlike orders/s.
+type cpuMeter struct {
+	procs []*testproc.Proc
+	start time.Duration
+}
+
+func startCPU(b *testing.B, procs ...*testproc.Proc) *cpuMeter {
+	m := &cpuMeter{procs: procs}
+	m.start = m.total(b)
+	return m
+}
+
+func (m *cpuMeter) total(b *testing.B) time.Duration {
+	var sum time.Duration
+	for _, p := range m.procs {
+		d, err := procstat.CPU(p.Pid())
+		if err != nil {
+			b.Fatalf("CPU of pid %d: %v", p.Pid(), err)
+		}
+		sum += d
+	}
+	return sum
+}
+
+// report adds the processes' CPU microseconds per op (unit names the op).
+func (m *cpuMeter) report(b *testing.B, ops int64, unit string) {
+	if ops > 0 {
+		b.ReportMetric(float64((m.total(b)-m.start).Microseconds())/float64(ops), "cpu-µs/"+unit)
+	}
 }
 
 // BenchmarkGetItem compares GET /api/inventory/{sku} through the edge with

@@ -33,7 +33,7 @@ import (
 	"strconv"
 	"strings"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 // Memory is the path that opens a private in-memory database, for tests.
@@ -84,7 +84,7 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 		q.Add("_pragma", "journal_mode(WAL)")
 		dsn = "file:" + filepath.ToSlash(path) + "?" + q.Encode()
 	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := open(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitedb: open %s: %w", path, err)
 	}
@@ -99,12 +99,21 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if path != Memory {
 		q.Add("_pragma", "query_only(1)")
 		q.Del("_txlock")
-		if out.read, err = sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+q.Encode()); err != nil {
+		if out.read, err = open("file:" + filepath.ToSlash(path) + "?" + q.Encode()); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("sqlitedb: open %s for reading: %w", path, err)
 		}
 	}
 	return out, nil
+}
+
+// open opens dsn with a statement cache per connection.
+func open(dsn string) (*sql.DB, error) {
+	c, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(cachingConnector{c}), nil
 }
 
 func migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {

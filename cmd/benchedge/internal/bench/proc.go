@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,9 +10,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/portico-gateway/portico/internal/procstat"
 )
 
 // CPUs the harness pins to: the system under test alone on sutCPU, the
@@ -80,27 +80,7 @@ func (p *proc) cpuTime() (time.Duration, error) {
 }
 
 // procCPU reads utime+stime of pid from /proc/<pid>/stat.
-func procCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')') // the command name may hold spaces
-	if i < 0 {
-		return 0, errors.New("bad /proc stat")
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 13 {
-		return 0, errors.New("short /proc stat")
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / clockTicks, nil
-}
-
-// clockTicks is USER_HZ, 100 on every Linux the harness runs on.
-const clockTicks = 100
+func procCPU(pid int) (time.Duration, error) { return procstat.CPU(pid) }
 
 // freePort returns a loopback port nothing listens on now.
 func freePort() (int, error) {
