@@ -280,8 +280,17 @@ func fillCap(ctx context.Context, edgeURL string, n int) (release func(), err er
 		wg.Go(func() {
 			req, _ := http.NewRequestWithContext(hctx, http.MethodGet, edgeURL+"/api/inventory/"+holdSKU+strconv.Itoa(i), nil)
 			req.Header.Set("Authorization", "Bearer demo-read-token")
-			if resp, err := client.Do(req); err == nil {
+			// A probe below may take a slot first and get this hold shed:
+			// then it asks again, or the cap would never fill.
+			for {
+				resp, err := client.Do(req)
+				if err != nil {
+					return
+				}
 				resp.Body.Close()
+				if resp.StatusCode != http.StatusServiceUnavailable || hctx.Err() != nil {
+					return
+				}
 			}
 		})
 	}
