@@ -28,7 +28,9 @@
 // with the edge's timeouts answering a prebuilt 503 of the same shape, on
 // the edge's CPU). Each phase also reports the load CPU's busy share (the
 // generator's and the backend's CPU time over the phase): near 1, the
-// generator and the backend, not the edge, are what saturates.
+// generator and the backend, not the edge, are what saturates. A run whose
+// capacity phase finds the edge under 90% busy is marked invalid (the
+// edge did not have its CPU to itself), as bench-edge marks its rounds.
 //
 // The harness only sends load to loopback, and every phase is bounded in
 // time; the processes it starts are stopped when it returns.

@@ -46,3 +46,22 @@ func TestFloorAnswersARefusal(t *testing.T) {
 		t.Errorf("floor answered %d %v %+v, want 503 problem+json OVERLOADED with Retry-After and X-Trace-Id", resp.StatusCode, h, body)
 	}
 }
+
+func TestInvalidCapacity(t *testing.T) {
+	tests := []struct {
+		name    string
+		p       Phase
+		invalid bool
+	}{
+		{"edge saturated", Phase{SUTBusy: 0.97, LoadBusy: 0.6}, false},
+		{"at the gate", Phase{SUTBusy: 0.9}, false},
+		{"edge shares its CPU", Phase{SUTBusy: 0.24, LoadBusy: 0.12}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := invalidCapacity(tt.p); (got != "") != tt.invalid {
+				t.Errorf("invalidCapacity(%+v) = %q, want invalid %v", tt.p, got, tt.invalid)
+			}
+		})
+	}
+}

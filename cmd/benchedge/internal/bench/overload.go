@@ -80,7 +80,13 @@ type OverloadReport struct {
 	// prebuilt 503 (benchedge floor, same CPU, same timeouts): the least
 	// any refusal through net/http costs on this machine.
 	FloorCostRatio float64 `json:"floorCostRatio,omitempty"`
-	Phases         []Phase `json:"phases"`
+	// Invalid says why the figures are not the edge's (empty: valid): the
+	// capacity phase must find the edge at least 90% busy, as bench-edge's
+	// rounds must, or the edge did not have its CPU to itself (another
+	// process on it, or the load CPU saturated) and every ratio to the
+	// capacity is a ratio to a machine's contention.
+	Invalid string  `json:"invalid,omitempty"`
+	Phases  []Phase `json:"phases"`
 }
 
 // overload runs the load-shedding benchmark.
@@ -143,6 +149,7 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 		return err
 	}
 	rep.CapacityRPS = capPhase.GoodputRPS
+	rep.Invalid = invalidCapacity(capPhase)
 	rep.Phases = append(rep.Phases, capPhase)
 	if f.maxInFlight > 0 && f.maxInFlight <= 100 { // within the upstream bulkhead, which would refuse more holds
 		release, err := fillCap(ctx, edgeURL, f.maxInFlight)
@@ -312,6 +319,9 @@ func fillCap(ctx context.Context, edgeURL string, n int) (release func(), err er
 func writeOverloadTable(w io.Writer, rep OverloadReport) {
 	fmt.Fprintf(w, "capacity (closed loop): %.0f req/s; max_in_flight %d; refusal/served CPU %.3f (net/http floor %.3f); %s; %s\n\n",
 		rep.CapacityRPS, rep.MaxInFlight, rep.RefusalCostRatio, rep.FloorCostRatio, rep.Machine, rep.Date)
+	if rep.Invalid != "" {
+		fmt.Fprintf(w, "**INVALID** (%s): compare CPU per request only.\n\n", rep.Invalid)
+	}
 	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req | edge busy | load CPU busy |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range rep.Phases {
@@ -361,4 +371,14 @@ func floorPhase(ctx context.Context, dir string, a attack,
 		return Phase{}, err
 	}
 	return phaseOn("net/http floor", a, fl, "http://"+addr)
+}
+
+// invalidCapacity says why a capacity phase does not measure the edge,
+// or "": the edge must be at least 90% busy, as in bench-edge's rounds.
+func invalidCapacity(p Phase) string {
+	if p.SUTBusy >= 0.9 {
+		return ""
+	}
+	return fmt.Sprintf("capacity phase: edge %.0f%% busy (< 90%%), load CPU %.0f%%: the edge did not have its CPU to itself",
+		100*p.SUTBusy, 100*p.LoadBusy)
 }
