@@ -135,7 +135,8 @@ bench-edge:
 
 ## bench-overload: load shedding's goodput benchmark (about 3 minutes): the
 ## edge alone on CPU 1 (GOMAXPROCS=1), backend and generator on CPU 0;
-## closed-loop capacity, then open loop at 0.4x, 1x, 2x, 4x for 30 s each.
+## closed-loop capacity, shed-only and net/http floor references, then
+## open loop at 0.4x, 1x, 2x, 4x for 30 s each.
 ## OVERLOAD_FLAGS passes more flags (-max-in-flight, -generator vegeta, ...)
 bench-overload:
 	$(GO) run ./cmd/benchedge overload -out var/bench-overload.json $(OVERLOAD_FLAGS)

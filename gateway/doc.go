@@ -42,8 +42,9 @@
 // before any upstream call:
 //
 //	shed         503 OVERLOADED + Retry-After over the in-flight caps (shed
-//	             section, shedding.go): /api only, before the body is read,
-//	             with no access line (one "shedding load" line a second)
+//	             section, shedding.go): /api only, before the body is read
+//	             and before the config snapshot is acquired, with no access
+//	             line (one "shedding load" line a second)
 //	trace id     a valid W3C traceparent wins, else X-Trace-Id, else a new id (trace.go)
 //	trace        the server span: a valid W3C traceparent (and tracestate) is
 //	             continued, else X-Trace-Id names the trace, else a new one;

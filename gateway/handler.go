@@ -22,14 +22,21 @@ import (
 // serveHTTP is the edge's handler: load shedding, trace id, then the
 // operational endpoints, the problem types' pages or the /api pipeline,
 // then one access line and the metrics.
+//
+// Shedding comes first, before the snapshot is acquired: a refusal is the
+// one answer that must stay cheap when the edge's CPU is saturated, and it
+// needs nothing the reference protects (the live shedder's limiters and
+// prebuilt answers outlive any snapshot that holds them). A request
+// admitted by one config's caps and served by the next one's (a reload in
+// between) releases the slots it took.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	sn := s.acquire() // the one config this request sees, whatever reloads meanwhile
-	defer sn.release(s)
-	hold, ok := sn.shed.admit(w, r)
+	hold, ok := s.snap.Load().shed.admit(w, r)
 	if !ok {
 		return
 	}
 	defer hold.release()
+	sn := s.acquire() // the one config this request sees, whatever reloads meanwhile
+	defer sn.release(s)
 	ex := &exchange{start: time.Now(), route: "unmatched", snap: sn}
 	ctx, span, id := s.startSpan(r)
 	ex.span, ex.traceID = span, id

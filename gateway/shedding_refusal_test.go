@@ -68,11 +68,16 @@ func BenchmarkRefusalWrite(b *testing.B) {
 	}
 }
 
-type discardWriter struct{ h http.Header }
+// discardWriter is a ResponseWriter that keeps the status and drops the
+// body.
+type discardWriter struct {
+	h    http.Header
+	code int
+}
 
 func (w *discardWriter) Header() http.Header               { return w.h }
 func (w *discardWriter) Write(p []byte) (int, error)       { return len(p), nil }
-func (w *discardWriter) WriteHeader(int)                   {}
+func (w *discardWriter) WriteHeader(code int)              { w.code = code }
 func (w *discardWriter) WriteString(s string) (int, error) { return len(s), nil }
 
 // TestShedRefusalTraceID: a refusal carries the caller's trace id, from a
@@ -102,5 +107,33 @@ func TestShedRefusalTraceID(t *testing.T) {
 				t.Errorf("X-Trace-Id = %q, want a fresh id", got)
 			}
 		})
+	}
+}
+
+// refsWriter records the live snapshot's references when the answer's
+// status is written.
+type refsWriter struct {
+	discardWriter
+	s    *Server
+	refs int64
+}
+
+func (w *refsWriter) WriteHeader(code int) {
+	w.refs = w.s.snap.Load().refs.Load()
+	w.discardWriter.WriteHeader(code)
+}
+
+// TestShedRefusalHoldsNoSnapshot: shedding is the handler's first step, so
+// a refusal is answered without acquiring the config snapshot (nor
+// anything after it: span, access line, metrics).
+func TestShedRefusalHoldsNoSnapshot(t *testing.T) {
+	h := newHarness(t, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
+	defer h.srv.snap.Load().shed.edge.Release()
+	before := h.srv.snap.Load().refs.Load()
+	w := &refsWriter{discardWriter: discardWriter{h: http.Header{}}, s: h.srv}
+	h.srv.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil))
+	if w.code != http.StatusServiceUnavailable || w.refs != before {
+		t.Errorf("refusal: status %d with %d snapshot references, want 503 with %d (none taken)", w.code, w.refs, before)
 	}
 }

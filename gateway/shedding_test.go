@@ -256,6 +256,26 @@ func BenchmarkShedRefusal(b *testing.B) {
 	}
 }
 
+// BenchmarkShedRefusalHandler is the edge's own share of a refusal: the
+// handler alone, into a reused ResponseWriter, so that neither
+// httptest.NewRecorder's allocations nor net/http's floor hide it.
+func BenchmarkShedRefusalHandler(b *testing.B) {
+	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
+	handler := h.srv.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	req.Header.Set("Authorization", "Bearer "+readerToken)
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		handler.ServeHTTP(w, req)
+		if w.code != http.StatusServiceUnavailable {
+			b.Fatalf("status %d", w.code)
+		}
+	}
+}
+
 func counterValue(t *testing.T, sc *shedScope) float64 {
 	t.Helper()
 	var m dto.Metric

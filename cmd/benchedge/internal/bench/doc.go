@@ -22,7 +22,15 @@
 // a low rate and at 1x, 2x and 4x that capacity (the lean generator of
 // `benchedge load`, or vegeta), and reports per rate the
 // goodput (2xx a second), the admitted (2xx) p50/p99, the shed (503) p99
-// and the edge's CPU per request from /proc.
+// and the edge's CPU per request from /proc. Two references frame the
+// refusal's cost: shed-only (the cap held full, closed loop: every answer
+// a 503) and the net/http floor (`benchedge floor`, a bare net/http server
+// with the edge's timeouts answering a prebuilt 503 of the same shape, on
+// the edge's CPU). Each phase also reports the load CPU's busy share (the
+// generator's and the backend's CPU time over the phase): near 1, the
+// generator and the backend, not the edge, are what saturates. A run whose
+// capacity phase finds the edge under 90% busy is marked invalid (the
+// edge did not have its CPU to itself), as bench-edge marks its rounds.
 //
 // The harness only sends load to loopback, and every phase is bounded in
 // time; the processes it starts are stopped when it returns.

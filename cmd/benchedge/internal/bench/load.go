@@ -35,6 +35,9 @@ type LoadResult struct {
 	Codes     map[int]int     `json:"codes"`     // status -> count; 0 is a transport error
 	Latency   map[int][]int64 `json:"latencyUs"` // status -> sorted latencies, µs, from the scheduled time
 	Errors    []string        `json:"errors,omitempty"`
+	// GeneratorCPU is the generator process's CPU time (user+system),
+	// filled by the harness that ran it.
+	GeneratorCPU time.Duration `json:"-"`
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {

@@ -10,7 +10,7 @@ import (
 // Main runs benchedge with args and returns its exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: benchedge edge|overload|load|grpcload|backend|stock|vanguard [flags]")
+		fmt.Fprintln(stderr, "usage: benchedge edge|overload|load|grpcload|backend|floor|stock|vanguard [flags]")
 		return 2
 	}
 	var err error
@@ -38,6 +38,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = serveVanguard(ctx, args[1:], stderr)
 	case "backend":
 		err = serveBackend(ctx, args[1:], stderr)
+	case "floor":
+		err = serveFloor(ctx, args[1:], stderr)
 	default:
 		err = fmt.Errorf("unknown command %q", args[0])
 	}

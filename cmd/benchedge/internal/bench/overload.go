@@ -30,6 +30,7 @@ type overloadFlags struct {
 	lowFactor               float64
 	backend, generator      string
 	conns                   int
+	floor                   bool
 }
 
 func parseOverload(args []string, stderr io.Writer) (overloadFlags, error) {
@@ -50,6 +51,7 @@ func parseOverload(args []string, stderr io.Writer) (overloadFlags, error) {
 	fs.StringVar(&f.backend, "backend", "memory", "what the edge forwards to: memory (benchedge's trivial InventoryService) or inventory (portico inventory on SQLite)")
 	fs.StringVar(&f.generator, "generator", "lean", "load generator: lean (benchedge load) or vegeta")
 	fs.IntVar(&f.conns, "conns", 256, "open loop's connections (lean generator)")
+	fs.BoolVar(&f.floor, "floor", true, "measure net/http's floor: a bare server answering a prebuilt 503 on the edge's CPU, closed loop")
 	fs.Float64Var(&f.lowFactor, "low", 0.4, "the unloaded reference rate as a multiple of the capacity")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -74,7 +76,17 @@ type OverloadReport struct {
 	// the cap held full, closed loop) over its CPU per served request
 	// (capacity), both saturated.
 	RefusalCostRatio float64 `json:"refusalCostRatio,omitempty"`
-	Phases           []Phase `json:"phases"`
+	// FloorCostRatio is the same ratio for net/http alone answering a
+	// prebuilt 503 (benchedge floor, same CPU, same timeouts): the least
+	// any refusal through net/http costs on this machine.
+	FloorCostRatio float64 `json:"floorCostRatio,omitempty"`
+	// Invalid says why the figures are not the edge's (empty: valid): the
+	// capacity phase must find the edge at least 90% busy, as bench-edge's
+	// rounds must, or the edge did not have its CPU to itself (another
+	// process on it, or the load CPU saturated) and every ratio to the
+	// capacity is a ratio to a machine's contention.
+	Invalid string  `json:"invalid,omitempty"`
+	Phases  []Phase `json:"phases"`
 }
 
 // overload runs the load-shedding benchmark.
@@ -103,20 +115,28 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 		return err
 	}
 	rep := OverloadReport{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), MaxInFlight: f.maxInFlight}
-	phase := func(name string, a attack) (Phase, error) {
+	// phaseOn offers a's load to sut at url; the phase counts sut's CPU,
+	// and the generator's and the backend's (the load CPU's).
+	phaseOn := func(name string, a attack, sut *proc, url string) (Phase, error) {
 		a.vegeta, a.targets, a.out = bins.vegeta, targets, filepath.Join(dir, name+".bin")
-		a.generator, a.url, a.token, a.conns = f.generator, edgeURL+"/api/inventory/"+benchSKU, "demo-read-token", f.conns
-		c0, _ := edge.cpuTime()
+		a.generator, a.url, a.token, a.conns = f.generator, url+"/api/inventory/"+benchSKU, "demo-read-token", f.conns
+		c0, _ := sut.cpuTime()
+		b0, _ := inv.cpuTime()
 		rs, err := a.run(ctx)
-		c1, _ := edge.cpuTime()
+		c1, _ := sut.cpuTime()
+		b1, _ := inv.cpuTime()
 		if err != nil {
 			return Phase{}, err
 		}
 		p := summarize(name, a, rs, c1-c0)
+		if rs.Seconds > 0 {
+			p.LoadBusy = round((rs.GeneratorCPU+b1-b0).Seconds()/rs.Seconds, 2)
+		}
 		fmt.Fprintf(stderr, "%s: %+v\n", name, p)
 		time.Sleep(f.pause)
 		return p, nil
 	}
+	phase := func(name string, a attack) (Phase, error) { return phaseOn(name, a, edge, edgeURL) }
 	workers := f.workers // closed loop within the cap, so the capacity is what the edge serves
 	if f.maxInFlight > 0 {
 		workers = min(workers, f.maxInFlight)
@@ -129,6 +149,7 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 		return err
 	}
 	rep.CapacityRPS = capPhase.GoodputRPS
+	rep.Invalid = invalidCapacity(capPhase)
 	rep.Phases = append(rep.Phases, capPhase)
 	if f.maxInFlight > 0 && f.maxInFlight <= 100 { // within the upstream bulkhead, which would refuse more holds
 		release, err := fillCap(ctx, edgeURL, f.maxInFlight)
@@ -144,6 +165,16 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 		rep.Phases = append(rep.Phases, p)
 		if capPhase.SUTCPUus > 0 {
 			rep.RefusalCostRatio = round(p.SUTCPUus/capPhase.SUTCPUus, 3)
+		}
+	}
+	if f.floor {
+		p, err := floorPhase(ctx, dir, attack{workers: f.workers, dur: f.closedDur}, phaseOn)
+		if err != nil {
+			return err
+		}
+		rep.Phases = append(rep.Phases, p)
+		if capPhase.SUTCPUus > 0 {
+			rep.FloorCostRatio = round(p.SUTCPUus/capPhase.SUTCPUus, 3)
 		}
 	}
 	rates := []struct {
@@ -256,8 +287,17 @@ func fillCap(ctx context.Context, edgeURL string, n int) (release func(), err er
 		wg.Go(func() {
 			req, _ := http.NewRequestWithContext(hctx, http.MethodGet, edgeURL+"/api/inventory/"+holdSKU+strconv.Itoa(i), nil)
 			req.Header.Set("Authorization", "Bearer demo-read-token")
-			if resp, err := client.Do(req); err == nil {
+			// A probe below may take a slot first and get this hold shed:
+			// then it asks again, or the cap would never fill.
+			for {
+				resp, err := client.Do(req)
+				if err != nil {
+					return
+				}
 				resp.Body.Close()
+				if resp.StatusCode != http.StatusServiceUnavailable || hctx.Err() != nil {
+					return
+				}
 			}
 		})
 	}
@@ -277,18 +317,21 @@ func fillCap(ctx context.Context, edgeURL string, n int) (release func(), err er
 }
 
 func writeOverloadTable(w io.Writer, rep OverloadReport) {
-	fmt.Fprintf(w, "capacity (closed loop): %.0f req/s; max_in_flight %d; refusal/served CPU %.3f; %s; %s\n\n",
-		rep.CapacityRPS, rep.MaxInFlight, rep.RefusalCostRatio, rep.Machine, rep.Date)
-	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req | edge busy |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "capacity (closed loop): %.0f req/s; max_in_flight %d; refusal/served CPU %.3f (net/http floor %.3f); %s; %s\n\n",
+		rep.CapacityRPS, rep.MaxInFlight, rep.RefusalCostRatio, rep.FloorCostRatio, rep.Machine, rep.Date)
+	if rep.Invalid != "" {
+		fmt.Fprintf(w, "**INVALID** (%s): compare CPU per request only.\n\n", rep.Invalid)
+	}
+	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req | edge busy | load CPU busy |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range rep.Phases {
 		offered := strconv.Itoa(p.OfferedRPS)
 		if p.OfferedRPS == 0 {
 			offered = "closed c=" + strconv.Itoa(p.Workers)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %d | %.2f | %d | %.1f | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %d | %.2f | %d | %.1f | %.2f | %.2f |\n",
 			p.Name, offered, p.SentRPS, p.GoodputRPS, p.GoodputRPS/max(rep.CapacityRPS, 1), p.OKP50ms, p.OKP99ms,
-			p.Shed, p.ShedP99ms, p.Other, p.SUTCPUus, p.SUTBusy)
+			p.Shed, p.ShedP99ms, p.Other, p.SUTCPUus, p.SUTBusy, p.LoadBusy)
 	}
 }
 
@@ -304,4 +347,38 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%s, %d CPUs", model, numCPU())
+}
+
+// floorPhase starts `benchedge floor` alone on the edge's CPU (the edge,
+// idle then, stays there) and measures it closed loop with phaseOn.
+func floorPhase(ctx context.Context, dir string, a attack,
+	phaseOn func(string, attack, *proc, string) (Phase, error)) (Phase, error) {
+	port, err := freePort()
+	if err != nil {
+		return Phase{}, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return Phase{}, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	fl, err := start("floor", sutCPU, true, filepath.Join(dir, "floor.log"), self, "floor", "-listen", addr)
+	if err != nil {
+		return Phase{}, err
+	}
+	defer fl.stop()
+	if err := waitTCP(ctx, addr, 20*time.Second); err != nil {
+		return Phase{}, err
+	}
+	return phaseOn("net/http floor", a, fl, "http://"+addr)
+}
+
+// invalidCapacity says why a capacity phase does not measure the edge,
+// or "": the edge must be at least 90% busy, as in bench-edge's rounds.
+func invalidCapacity(p Phase) string {
+	if p.SUTBusy >= 0.9 {
+		return ""
+	}
+	return fmt.Sprintf("capacity phase: edge %.0f%% busy (< 90%%), load CPU %.0f%%: the edge did not have its CPU to itself",
+		100*p.SUTBusy, 100*p.LoadBusy)
 }

@@ -56,7 +56,17 @@ func (a attack) runLean(ctx context.Context) (LoadResult, error) {
 		return LoadResult{}, fmt.Errorf("benchedge load: %w", err)
 	}
 	var res LoadResult
-	return res, json.Unmarshal(out, &res)
+	err = json.Unmarshal(out, &res)
+	res.GeneratorCPU = processCPU(cmd.ProcessState)
+	return res, err
+}
+
+// processCPU is the user and system CPU time of an ended process.
+func processCPU(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
 }
 
 // pinned prefixes argv with taskset -c cpu when the machine has two CPUs.
@@ -86,11 +96,14 @@ func (a attack) runVegeta(ctx context.Context) (LoadResult, error) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return LoadResult{}, fmt.Errorf("vegeta attack: %w\n%s", err, b)
 	}
+	gen := processCPU(cmd.ProcessState)
 	rs, err := a.decode(ctx)
 	if err != nil {
 		return LoadResult{}, err
 	}
-	return fromResults(rs), nil
+	res := fromResults(rs)
+	res.GeneratorCPU = gen
+	return res, nil
 }
 
 // fromResults folds vegeta's results into a LoadResult.
@@ -177,6 +190,10 @@ type Phase struct {
 	ShedP99ms  float64 `json:"shedP99ms"`
 	SUTCPUus   float64 `json:"sutCpuUsPerRequest"`
 	SUTBusy    float64 `json:"sutBusy"`
+	// LoadBusy is the generator's and the backend's CPU over the phase,
+	// in cores: near 1, the load CPU is saturated, and the edge is
+	// measured through a slow generator and a slow backend.
+	LoadBusy   float64 `json:"loadBusy"`
 	OtherCodes string  `json:"otherCodes,omitempty"`
 	Unsent     int     `json:"unsent,omitempty"`
 }
