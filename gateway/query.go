@@ -68,6 +68,15 @@ func checkParam(ep *endpoint, key string, vs []string) (changed bool, detail str
 		return false, "given more than once"
 	}
 	for i, v := range vs {
+		if target := ep.BodyMessage(); fd.Message() != nil && fd.Message().FullName() == "google.protobuf.FieldMask" && target != nil && ep.Body != "*" {
+			paths, err := jsonwire.MaskPaths(target, v)
+			if err != nil {
+				return false, err.Error()
+			}
+			if p := strings.Join(paths, ","); p != v {
+				vs[i], changed = p, true
+			}
+		}
 		if ed := fd.Enum(); ed != nil {
 			if p, ok := jsonwire.Prefix(ed); ok && ed.Values().ByName(protoreflect.Name(p+v)) != nil {
 				vs[i], changed = p+v, true
