@@ -124,10 +124,10 @@ func closeObjects(doc *openapi3.T) {
 // contractClient sends requests the document allows and checks the answers
 // against it.
 type contractClient struct {
-	t      *testing.T
-	url    string
-	doc    *openapi3.T
-	seen   map[string]bool // "METHOD /route" called
+	t    *testing.T
+	url  string
+	doc  *openapi3.T
+	seen map[string]bool // "METHOD /route" called
 }
 
 // do sends one request, checks it and its answer against the document and
