@@ -19,7 +19,8 @@ import (
 
 // TestResponsesMatchSchema calls every operation of the /openapi.json a
 // real `portico dev` serves, and checks each request against the document
-// (kin-openapi's openapi3filter) before sending it, and each answer, the
+// (kin-openapi's openapi3filter) before sending it (the document refuses
+// exactly the requests the edge answers 400), and each answer, the
 // successes and the problems, against the operation's response: its
 // status is declared, its body has every required member (the edge writes
 // every member, EmitUnpopulated) and, with every object schema closed for
@@ -66,7 +67,16 @@ func TestResponsesMatchSchema(t *testing.T) {
 	c.do(admin, "POST", "/api/reservations/"+res+":release", `{}`, 409)
 	c.do(alice, "POST", "/api/orders", `{"lines":[{"sku":"keyboard-001","quantity":1}],"paymentMethod":"pm_card_declined"}`, 422,
 		"Idempotency-Key: contract-3")
+	// 400s the document predicts: a bound, an unknown member, a number in
+	// the other JSON type (protojson would take it; the edge reads one
+	// representation, the document's), an update mask's proto name.
 	c.do(admin, "GET", "/api/inventory?pageSize=-1", "", 400)
+	c.do(admin, "POST", "/api/reservations", `{"orderId":"manual-904","lines":[{"sku":"pad-901","quantity":1}],"colour":"red"}`, 400)
+	c.do(admin, "POST", "/api/inventory", `{"sku":"pad-902","name":"Pad","unitPrice":{"amountMinor":"1500","currency":"USD"},"available":10}`, 400)
+	c.do(alice, "POST", "/api/orders", `{"lines":[{"sku":"keyboard-001","quantity":"1"}],"paymentMethod":"pm_card_ok"}`, 400,
+		"Idempotency-Key: contract-4")
+	c.do(admin, "PATCH", "/api/inventory/pad-901?updateMask=unit_price", `{"unitPrice":{"amountMinor":"1","currency":"USD"}}`, 400)
+	c.do(admin, "PATCH", "/api/inventory/pad-901", `{"unitPrice":{"currency":"USD"}}`, 400)
 
 	for _, route := range doc.Paths.InMatchingOrder() {
 		for method := range doc.Paths.Value(route).Operations() {
@@ -159,10 +169,13 @@ func (c *contractClient) do(token, method, path, body string, want int, headers 
 	c.seen[method+" "+route.Path] = true
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-	if want < 400 {
-		if err := openapi3filter.ValidateRequest(t.Context(), in); err != nil {
-			t.Errorf("%s %s: the request does not match the document: %v", method, path, err)
-		}
+	// A 400 is the edge refusing the request's shape or a field rule: the
+	// document must refuse it too; every other request is one it allows.
+	switch err := openapi3filter.ValidateRequest(t.Context(), in); {
+	case want == 400 && err == nil:
+		t.Errorf("%s %s %s: the document allows the request the edge refuses", method, path, body)
+	case want != 400 && err != nil:
+		t.Errorf("%s %s: the request does not match the document: %v", method, path, err)
 	}
 	resp, err := (&http.Client{Timeout: 15 * time.Second}).Do(newReq())
 	if err != nil {
