@@ -21,7 +21,8 @@ import (
 // document lists; grpc-gateway would also bind proto names (page_size),
 // but a second, undocumented spelling per parameter is one more thing
 // every client, cache key and log query must know, so a proto name is
-// rejected with the name to use.
+// rejected with the name to use. A FieldMask parameter (updateMask) is
+// read as jsonwire.MaskPaths reads it and forwarded in proto names.
 func checkQuery(ep *endpoint, raw string) (string, *problem.Problem) {
 	if raw == "" {
 		return "", nil
