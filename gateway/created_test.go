@@ -108,14 +108,16 @@ func TestPatchBindsPathAndBody(t *testing.T) {
 		got <- r
 		return r.Item, nil
 	}
-	r := h.do("PATCH", "/api/inventory/mouse-002?updateMask=name,available", adminToken, `{"name":"Mouse","available":"7"}`)
+	r := h.do("PATCH", "/api/inventory/mouse-002?updateMask=name,unitPrice,available", adminToken, `{"name":"Mouse","available":"7"}`)
 	if r.status != 200 {
 		t.Fatalf("status = %d %s", r.status, r.body)
 	}
 	req := <-got
+	// The mask's JSON form (lowerCamel) reaches the service in proto names,
+	// as protojson reads a FieldMask.
 	if req.GetItem().GetSku() != "mouse-002" || req.GetItem().GetName() != "Mouse" || req.GetItem().GetAvailable() != 7 ||
-		len(req.GetUpdateMask().GetPaths()) != 2 {
-		t.Errorf("UpdateItem got %v", req)
+		!slices.Equal(req.GetUpdateMask().GetPaths(), []string{"name", "unit_price", "available"}) {
+		t.Errorf("UpdateItem got %v, want mask paths name, unit_price, available", req)
 	}
 }
 

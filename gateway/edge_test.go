@@ -80,6 +80,10 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "query sets a path field", method: "GET", path: "/api/orders/ord-1?id=ord-2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "id"},
 		{name: "repeated singular query", method: "GET", path: "/api/inventory?pageSize=1&pageSize=2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize"},
 		{name: "query not utf-8", method: "PATCH", path: "/api/inventory/a?updateMask=%FF", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},
+		{name: "mask proto name", method: "PATCH", path: "/api/inventory/a?updateMask=unit_price", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},
+		{name: "mask nested path", method: "PATCH", path: "/api/inventory/a?updateMask=unitPrice.currency", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},
+		{name: "mask unknown member", method: "PATCH", path: "/api/inventory/a?updateMask=colour", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},
+		{name: "mask empty path", method: "PATCH", path: "/api/inventory/a?updateMask=name,", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},
 		{name: "path not utf-8", method: "GET", path: "/api/orders/%FF", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT"},
 		{name: "malformed query", method: "GET", path: "/api/inventory?pageSize=%zz", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT"},
 	}

@@ -27,6 +27,7 @@ func FuzzAPIRequest(f *testing.F) {
 	f.Add(uint8(0), "", "", []byte(orderBody), "application/json", "", "k", "")
 	f.Add(uint8(0), "", "", gzipBytes(orderBody), "application/json", "", "k", "gzip")
 	f.Add(uint8(1), "", "pageSize=2&pageToken=x", []byte(nil), "", "5S", "", "")
+	f.Add(uint8(2), "a", "updateMask=unitPrice,unit_price.currency,", []byte(`{}`), "application/json", "", "", "")
 	f.Add(uint8(2), "a", "updateMask=name", []byte(`{"name":"x","unitPrice":{"amountMinor":"1"}}`), "application/json", "1m", "", "br")
 	f.Add(uint8(3), "ord-1", "", []byte(`{"id":"x"}`), "application/json; charset=latin1", "", "", "")
 	f.Add(uint8(4), "%FF", "id=a&id=b", []byte(`{`), "text/plain", "99999999H", "\x01", "gzip, identity")

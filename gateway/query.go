@@ -21,7 +21,8 @@ import (
 // document lists; grpc-gateway would also bind proto names (page_size),
 // but a second, undocumented spelling per parameter is one more thing
 // every client, cache key and log query must know, so a proto name is
-// rejected with the name to use.
+// rejected with the name to use. A FieldMask parameter (updateMask) is
+// read as jsonwire.MaskPaths reads it and forwarded in proto names.
 func checkQuery(ep *endpoint, raw string) (string, *problem.Problem) {
 	if raw == "" {
 		return "", nil
@@ -68,6 +69,15 @@ func checkParam(ep *endpoint, key string, vs []string) (changed bool, detail str
 		return false, "given more than once"
 	}
 	for i, v := range vs {
+		if target := ep.BodyMessage(); fd.Message() != nil && fd.Message().FullName() == "google.protobuf.FieldMask" && target != nil && ep.Body != "*" {
+			paths, err := jsonwire.MaskPaths(target, v)
+			if err != nil {
+				return false, err.Error()
+			}
+			if p := strings.Join(paths, ","); p != v {
+				vs[i], changed = p, true
+			}
+		}
 		if ed := fd.Enum(); ed != nil {
 			if p, ok := jsonwire.Prefix(ed); ok && ed.Values().ByName(protoreflect.Name(p+v)) != nil {
 				vs[i], changed = p+v, true

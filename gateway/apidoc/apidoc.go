@@ -269,11 +269,52 @@ func patchBodies(doc *openapi3.T) {
 			update := *s.Value
 			update.Required = nil
 			update.Properties = maps.Clone(s.Value.Properties) // pathlessBodies edits it
-			update.Description = "The fields of " + name + " to change; every member is optional."
+			update.Description = "The fields of " + name + " to change: at least one; every member is optional, and an object member is set whole (all of its members)."
+			update.MinProps = 1
+			for p, ref := range update.Properties {
+				update.Properties[p] = whole(doc, ref)
+			}
 			doc.Components.Schemas[name+"Update"] = openapi3.NewSchemaRef("", &update)
 			mt.Schema = openapi3.NewSchemaRef("#/components/schemas/"+name+"Update", nil)
 		}
 	}
+}
+
+// whole returns the schema of an update's member ref, requiring every
+// member of it when it is an object (a $ref, or an allOf whose first
+// member is one): without updateMask, the edge derives the mask from the
+// body's leaves, and the service sets an object member whole, so it needs
+// them all (a price without its currency is refused). An empty update
+// judges the whole resource (an empty mask means every field), which
+// minProperties refuses as the service does. A body sent with an
+// updateMask is read by the mask alone (a member it names and the body
+// leaves out is set to zero), which one body schema cannot also say.
+func whole(doc *openapi3.T, ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	if ref == nil {
+		return ref
+	}
+	target := ref.Ref
+	if target == "" && ref.Value != nil && len(ref.Value.AllOf) > 0 {
+		target = ref.Value.AllOf[0].Ref
+	}
+	t := doc.Components.Schemas[strings.TrimPrefix(target, schemaPrefix)]
+	if target == "" || t == nil || t.Value == nil || !t.Value.Type.Is(openapi3.TypeObject) {
+		return ref
+	}
+	var names []string
+	for n, p := range t.Value.Properties {
+		if p.Value == nil || !p.Value.ReadOnly {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	req := openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Required: names})
+	if ref.Ref != "" {
+		return openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{ref, req}})
+	}
+	c := *ref.Value
+	c.AllOf = append(slices.Clone(c.AllOf), req)
+	return openapi3.NewSchemaRef("", &c)
 }
 
 // pathlessBodies drops from each request body the members its path already

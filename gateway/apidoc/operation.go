@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"google.golang.org/genproto/googleapis/api/annotations"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -37,6 +39,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 			rules.Field(fd, p.Value.Schema.Value)
 			p.Value.Required = p.Value.Required || rules.Required(fd)
 			shortEnum(fd, p.Value.Schema.Value)
+			mask(md, fd, p.Value.Schema.Value)
 		}
 	}
 	op.Parameters = append(op.Parameters,
@@ -96,4 +99,22 @@ func fieldByPath(md protoreflect.MessageDescriptor, path string) protoreflect.Fi
 		md = fd.Message()
 	}
 	return fd
+}
+
+// mask gives an update mask parameter the pattern of the names the edge
+// and the service accept (rules.Mask): the lowerCamel names of the
+// settable members of the message the route's body binds.
+func mask(md protoreflect.MethodDescriptor, fd protoreflect.FieldDescriptor, s *openapi3.Schema) {
+	rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
+	body := rule.GetBody()
+	if body == "" || body == "*" || strings.Contains(body, ".") {
+		return
+	}
+	target := md.Input().Fields().ByName(protoreflect.Name(body))
+	if target == nil || target.Message() == nil || !rules.Mask(fd, target.Message(), s) {
+		return
+	}
+	s.Description = strings.TrimSpace(s.Description + "\n\nThe members to set, by their JSON names, comma-separated: " +
+		strings.Join(rules.Settable(target.Message()), ", ") +
+		". A member named is set whole from the body (one named but absent from the body is cleared); without updateMask, the members the body holds are set.")
 }

@@ -33,6 +33,10 @@
 // name; on the way in both spellings and enum numbers are accepted (a
 // short name is the one case where a valid body is walked, then parsed).
 //
+// An update mask in a query parameter is read in the FieldMask's JSON form
+// too (MaskPaths): lowerCamel names of the body's top-level members,
+// forwarded in proto names.
+//
 // Everything here is stateless apart from per-descriptor caches and safe for
 // concurrent use.
 package jsonwire

@@ -37,11 +37,16 @@
 // float finite, message oneof rules and ignore conditions. In Portico's
 // protos the mapped CEL rules are a unit price's cap (Item.unit_price,
 // 1e12 minor units, tighter than Money's own 1e15) and a charge's minimum
-// (CreatePaymentRequest.amount, at least 1); the schema-blind ones are
-// each SKU once in an order's or reservation's lines (uniqueness by a
-// member) and an update mask's path count and path lengths (its JSON form
-// is one comma-separated string of camelCase paths; the rules count and
-// measure the snake_case paths).
+// (CreatePaymentRequest.amount, at least 1). The schema-blind one is each
+// SKU once in an order's or reservation's lines (uniqueness by a member):
+// a rule "this.map(l, l.<member>).unique()" puts the member's JSON name in
+// the list's x-portico-unique-by (UniqueByExtension).
+//
+// Mask gives an update mask query parameter a pattern: the FieldMask's
+// JSON form as the edge reads it (jsonwire.MaskPaths: comma-separated
+// lowerCamel names of top-level members), limited to the settable members
+// (Settable) and to the path count and length of the mask's CEL rules
+// ("this.paths.size() <= N", "this.paths.all(p, p.size() <= N)").
 //
 // A 64-bit integer's pattern accepts the canonical decimal string
 // protojson writes; protojson also reads a JSON number or an exponent

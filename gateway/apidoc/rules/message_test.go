@@ -36,7 +36,7 @@ func TestMessage(t *testing.T) {
 		{name: "create order", md: (&orderv1.CreateOrderRequest{}).ProtoReflect().Descriptor(),
 			props: openapi3.Schemas{"lines": openapi3.NewArraySchema().WithItems(&openapi3.Schema{}).NewRef(), "paymentMethod": str()},
 			want: `{"required":["lines","paymentMethod"],"properties":{
-				"lines":{"type":"array","items":{},"minItems":1,"maxItems":50,"description":"Rule: each SKU must appear at most once."},
+				"lines":{"type":"array","items":{},"minItems":1,"maxItems":50,"description":"Rule: each SKU must appear at most once.","x-portico-unique-by":"sku"},
 				"paymentMethod":{"type":"string","minLength":1,"maxLength":64}}}`},
 		{name: "create payment: a $ref with a CEL rule is wrapped", md: (&paymentv1.CreatePaymentRequest{}).ProtoReflect().Descriptor(),
 			props: openapi3.Schemas{"amount": ref("Money")},

@@ -59,6 +59,12 @@ func Field(fd protoreflect.FieldDescriptor, s *openapi3.Schema) {
 				b.apply(s)
 			}
 		}
+		if member, ok := uniqueBy(fd, c.GetExpression()); ok {
+			if s.Extensions == nil {
+				s.Extensions = map[string]any{}
+			}
+			s.Extensions[UniqueByExtension] = member
+		}
 	}
 	switch {
 	case fd.IsList():
