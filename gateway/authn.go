@@ -162,6 +162,9 @@ func (s *Server) buildAccess(sn *snapshot) error {
 	for _, w := range cfg.authWarnings(sn.table.Routes()) {
 		s.log.Warn(w)
 	}
+	if len(cfg.Auth.Policy) > 0 {
+		sn.openAPI = documentPolicy(s.openAPI, sn.policy, sn.table.Routes())
+	}
 	sn.cors = newCORS(cfg.CORS)
 	return nil
 }

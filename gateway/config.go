@@ -96,9 +96,9 @@ type HTTPConfig struct {
 	// request. Zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
 	// MaxHeaderBytes bounds a request's request line and headers. Zero
-	// means DefaultMaxHeaderBytes. Over it the answer is 431: a problem while net/http
-	// still reads the headers (it reads 4096 bytes more), its own plain
-	// text beyond that.
+	// means DefaultMaxHeaderBytes. Over it the answer is a 431 problem
+	// up to 256 KiB beyond the limit (what net/http still reads), and
+	// net/http's own plain-text 431 beyond that.
 	// There is no write timeout: route deadlines bound the work, and a
 	// write timeout would cut slow readers of large pages mid-body.
 	MaxHeaderBytes int `yaml:"max_header_bytes,omitempty"`

@@ -114,6 +114,8 @@ func (a AuthConfig) validate(v *validator) {
 		for j, role := range r.Roles {
 			if !auth.ValidRole(role) {
 				v.add(fmt.Sprintf("%s.roles[%d]", p, j), "want 1-32 of [a-z0-9_-] starting with a letter, got %q", role)
+			} else if role == auth.RoleService {
+				v.add(fmt.Sprintf("%s.roles[%d]", p, j), "role %q is reserved for Portico's services calling one another; the edge never grants it", role)
 			}
 		}
 		if len(r.Allow) == 0 {

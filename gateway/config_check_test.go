@@ -18,6 +18,11 @@ func TestConfigSemantics(t *testing.T) {
 		want string // "" means valid
 	}{
 		{"dev config", func(*Config) {}, ""},
+		{"policy grants the reserved role service", func(c *Config) {
+			c.Auth.Tokens, c.Auth.SignedApps = nil, SignedAppsConfig{}
+			c.Auth.APIKeys = []APIKeyConfig{{Key: "svc-key-0001", Subject: "impostor", Roles: []string{"service"}}}
+			c.Auth.Policy = []PolicyRuleConfig{{Roles: []string{"service"}, Allow: []string{"*"}}}
+		}, `gateway config: auth.policy[0].roles[0]: role "service" is reserved for Portico's services calling one another; the edge never grants it`},
 		{"cloud metadata IPv4", func(c *Config) { c.Upstreams[0].Addresses = []string{"169.254.169.254:80"} },
 			`gateway config: upstreams[0].addresses[0]: "169.254.169.254:80" is a cloud metadata endpoint`},
 		{"cloud metadata IPv6", func(c *Config) { c.Upstreams[0].Addresses = []string{"[fd00:ec2::254]:80"} },

@@ -99,8 +99,9 @@ func closeAfter(w http.ResponseWriter) {
 
 // headerSize counts the bytes of r's request line and header block the
 // way they arrived: net/http reads up to http.Server.MaxHeaderBytes + 4096
-// before it answers 431 itself, in plain text, so the edge enforces the
-// configured limit here for what gets through, as a problem. The count is
+// (headerReadLimit: the configured limit plus headerSlack) before it
+// answers 431 itself, in plain text, so the edge enforces the configured
+// limit here for what gets through, as a problem. The count is
 // a lower bound (net/http trims the space around values and moves Host out
 // of the header, uncounted here), so a request within the limit is never
 // refused.

@@ -433,11 +433,11 @@ func cmpOrDuration(v, def time.Duration) time.Duration {
 // with Retry-After), with the client to close; else one in memory.
 func processNonces(cfg Config) (auth.NonceStore, *redis.Client) {
 	if cfg.Redis.URL == "" {
-		return &auth.MemoryNonces{}, nil
+		return &auth.MemoryNonces{Since: time.Now()}, nil
 	}
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil { // validated; keep the edge up with local nonces
-		return &auth.MemoryNonces{}, nil
+		return &auth.MemoryNonces{Since: time.Now()}, nil
 	}
 	timeout := cmpOrDuration(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout

@@ -106,6 +106,18 @@ func (s *Server) startFront(ls *listeners, ln net.Listener, addr string, admin b
 	return f
 }
 
+// headerSlack is how far past http.max_header_bytes net/http still reads a
+// request's headers, so the handler answers the 431 problem (with its code
+// and X-Trace-Id) instead of net/http's own plain text: an oversized token
+// (120 KB against the default 64 KiB) gets a problem like every other bad
+// credential. It bounds what one connection may hold while its headers
+// arrive to the limit plus 256 KiB (net/http's default is 1 MiB).
+const headerSlack = 256 << 10
+
+// headerReadLimit is the http.Server.MaxHeaderBytes for a configured
+// http.max_header_bytes limit.
+func headerReadLimit(limit int) int { return limit + headerSlack }
+
 // startGeneration starts an http.Server with limits for f's connections.
 func (s *Server) startGeneration(ls *listeners, f *front, limits HTTPConfig) *generation {
 	g := &generation{lis: newHandoff(f.ln.Addr()), limits: limits}
@@ -118,7 +130,7 @@ func (s *Server) startGeneration(ls *listeners, f *front, limits HTTPConfig) *ge
 		ReadHeaderTimeout: limits.ReadHeaderTimeout,
 		ReadTimeout:       limits.ReadTimeout,
 		IdleTimeout:       limits.IdleTimeout,
-		MaxHeaderBytes:    limits.MaxHeaderBytes, // the handler enforces it exactly (headerSize)
+		MaxHeaderBytes:    headerReadLimit(limits.MaxHeaderBytes), // the handler enforces the configured limit exactly (headerSize)
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		ConnState:         func(_ net.Conn, st http.ConnState) { g.track(ls, st) },
 		// "OPTIONS *" reaches the edge too, so its answer has an X-Trace-Id.

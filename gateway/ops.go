@@ -72,10 +72,14 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": health.Up})
 }
 
-func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+	doc := s.openAPI
+	if d := s.snapFor(r).openAPI; d != nil {
+		doc = d // roles under this config's auth.policy
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(s.openAPI)
+	_, _ = w.Write(doc)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -466,3 +467,59 @@ func TestReloadMovesHealth(t *testing.T) {
 		t.Errorf("/health after moving inventory to a live instance = %d %s, want 200", r.status, r.body)
 	}
 }
+
+// TestOpenAPIStatesPolicy: with auth.policy set, /openapi.json states per
+// operation the roles that policy grants (x-portico-roles and the
+// description), not the built-in ones, and is otherwise the generated
+// document.
+func TestOpenAPIStatesPolicy(t *testing.T) {
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		c.Auth.Tokens, c.Auth.SignedApps = nil, SignedAppsConfig{}
+		c.Auth.APIKeys = []APIKeyConfig{{Key: "doc-key-0001", Subject: "acme", Roles: []string{"partner"}}}
+		c.Auth.Policy = []PolicyRuleConfig{
+			{Roles: []string{"partner"}, Allow: []string{"GET /api/inventory/**", "portico.order.v1.OrderService/CreateOrder"}},
+			{Roles: []string{"auditor"}, Allow: []string{"GET /api/orders/**"}},
+		}
+	}})
+	r := h.do("GET", "/openapi.json", "", "")
+	type op struct {
+		Description string   `json:"description"`
+		Roles       []string `json:"x-portico-roles"`
+	}
+	var got, gen struct {
+		Paths      map[string]map[string]op `json:"paths"`
+		Components json.RawMessage          `json:"components"`
+	}
+	if err := json.Unmarshal(r.body, &got); err != nil {
+		t.Fatalf("/openapi.json = %d: %v", r.status, err)
+	}
+	if err := json.Unmarshal(genopenapi.JSON, &gen); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		method, path string
+		want         []string
+	}{
+		{"post", "/api/orders", []string{"partner"}},
+		{"get", "/api/orders/{id}", []string{"auditor"}},
+		{"get", "/api/inventory/{sku}", []string{"partner"}},
+		{"patch", "/api/inventory/{sku}", []string{}},
+	} {
+		o := got.Paths[tt.path][tt.method]
+		who := strings.Join(tt.want, ", ")
+		if who == "" {
+			who = "no role"
+		}
+		if !slices.Equal(o.Roles, tt.want) || o.Roles == nil || !strings.HasSuffix(o.Description, "Roles (this deployment's `auth.policy`): "+who+".") {
+			t.Errorf("%s %s: x-portico-roles %q, description ends %q; want %q", tt.method, tt.path, o.Roles, tail(o.Description, 60), tt.want)
+		}
+	}
+	var a, b any
+	_ = json.Unmarshal(got.Components, &a)
+	_ = json.Unmarshal(gen.Components, &b)
+	if len(got.Paths) != len(gen.Paths) || !reflect.DeepEqual(a, b) {
+		t.Errorf("/openapi.json under a policy: %d paths (want %d), components equal %v", len(got.Paths), len(gen.Paths), reflect.DeepEqual(a, b))
+	}
+}
+
+func tail(s string, n int) string { return s[max(0, len(s)-n):] }

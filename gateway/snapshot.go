@@ -40,6 +40,10 @@ type snapshot struct {
 	limits    *limiter // rate limits; nil without a limits section
 	identity  *signer  // signs upstream calls' identity; nil without an identity section
 	tls       *edgeTLS // new connections' TLS; nil for plaintext HTTP
+	// openAPI is the document /openapi.json serves when auth.policy is
+	// set: Server.openAPI with each operation's roles under this policy
+	// (documentPolicy). nil means Server.openAPI as is.
+	openAPI []byte
 	// nonces is the signed requests' nonce store (Server.nonces'), and
 	// nonceClient the Redis client build opened for it when redis.url
 	// changed (the Server keeps it once the snapshot is committed).

@@ -46,7 +46,9 @@ type App struct {
 // SignedAppsConfig configures SignedApps.
 type SignedAppsConfig struct {
 	Apps []App
-	// Nonces remembers nonces. Nil means a new MemoryNonces.
+	// Nonces remembers nonces. Nil means a new MemoryNonces (no Since).
+	// A store that is a NonceHorizon makes requests signed before its
+	// horizon ErrClockSkew.
 	Nonces NonceStore
 	// Window is how far X-Timestamp may be from now, either way. Zero
 	// means DefaultSignatureWindow.
@@ -92,9 +94,6 @@ func (s signer) mac(canonical string, sum []byte) []byte {
 
 // NewSignedApps validates cfg and returns its verifier.
 func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
-	if cfg.Nonces == nil {
-		cfg.Nonces = &MemoryNonces{}
-	}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultSignatureWindow
 	}
@@ -103,6 +102,9 @@ func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Nonces == nil {
+		cfg.Nonces = &MemoryNonces{}
 	}
 	s := &SignedApps{cfg: cfg, apps: map[string][]signer{}}
 	for i, a := range cfg.Apps {
@@ -252,6 +254,9 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 		return Principal{}, fail(ErrClockSkew, "X-Timestamp is more than "+strconv.Itoa(int(s.cfg.Window.Seconds()))+
 			" seconds from the gateway's clock ("+strconv.FormatInt(now.Unix(), 10)+"); sign with a current time.")
 	}
+	if err := s.horizon(h.Timestamp); err != nil {
+		return Principal{}, err
+	}
 	badSignature := func() error {
 		return fail(ErrInvalidCredentials, "The signature does not verify (unknown app, wrong secret, or a request changed after signing).")
 	}
@@ -286,6 +291,24 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 		return Principal{}, fail(ErrReplayed, "The nonce was used before; sign each request with a new X-Nonce.")
 	}
 	return app.Principal, nil
+}
+
+// horizon refuses a timestamp from before the nonce store began
+// remembering (NonceHorizon): its nonce may have been claimed in a store
+// that is gone, such as the memory of an edge since restarted.
+func (s *SignedApps) horizon(ts int64) error {
+	hz, ok := s.cfg.Nonces.(NonceHorizon)
+	if !ok {
+		return nil
+	}
+	// Whole seconds, as X-Timestamp: a request signed in the second the
+	// store began passes.
+	since := hz.RemembersSince()
+	if since.IsZero() || ts >= since.Unix() {
+		return nil
+	}
+	return fail(ErrClockSkew, "X-Timestamp is before the gateway began remembering nonces ("+
+		strconv.FormatInt(since.Unix(), 10)+"), so a replay could not be told apart; sign with a current time.")
 }
 
 // hashBody reads r's body once, at most MaxBodyBytes, returns its

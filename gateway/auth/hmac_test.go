@@ -248,3 +248,37 @@ func TestSignedAppsUnknownAppReadsNoBody(t *testing.T) {
 		t.Errorf("%d body bytes read for an unknown app, want 0", body.n)
 	}
 }
+
+// TestSignedAppsReplayAfterRestart: an edge restarted with a fresh store
+// in memory cannot know the nonces its predecessor claimed, so it refuses
+// a request signed before it began remembering (CLOCK_SKEW) rather than
+// accept the replay; a request signed since passes.
+func TestSignedAppsReplayAfterRestart(t *testing.T) {
+	signedAt := time.Unix(999_000, 0)
+	restart := signedAt.Add(20 * time.Second)
+	now := restart.Add(10 * time.Second)
+	captured := func() *http.Request {
+		return signedRequest("new-secret-000001", "GET", "/api/x", "", signedAt.Unix(), "nonce-before-restart")
+	}
+	before := newApps(t, func() time.Time { return signedAt }, &auth.MemoryNonces{Since: signedAt.Add(-time.Hour)})
+	if _, err := before.Authenticate(captured()); err != nil {
+		t.Fatalf("Authenticate before the restart = %v", err)
+	}
+	after := newApps(t, func() time.Time { return now }, &auth.MemoryNonces{Since: restart})
+	tests := []struct {
+		name    string
+		r       *http.Request
+		wantErr error
+	}{
+		{"captured request replayed after the restart", captured(), auth.ErrClockSkew},
+		{"signed the second the store began", signedRequest("new-secret-000001", "GET", "/api/x", "", restart.Unix(), "nonce-at-the-restart"), nil},
+		{"signed after the restart", signedRequest("new-secret-000001", "GET", "/api/x", "", now.Unix(), "nonce-after-restart0"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := after.Authenticate(tt.r); !errors.Is(err, tt.wantErr) {
+				t.Errorf("Authenticate = %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+}

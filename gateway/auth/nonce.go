@@ -18,6 +18,17 @@ type NonceStore interface {
 	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
 }
 
+// NonceHorizon is implemented by a NonceStore that remembers claims only
+// from some instant on: a store in memory forgets every nonce when its
+// process ends, so a request signed before a restarted edge began
+// remembering could have been claimed in the store that is gone.
+// SignedApps refuses such a request (ErrClockSkew) instead of letting a
+// captured request be replayed after a restart. The zero time means the
+// store remembers everything it was ever told (a store in Redis).
+type NonceHorizon interface {
+	RemembersSince() time.Time
+}
+
 // DefaultMaxNonces bounds a MemoryNonces.
 const DefaultMaxNonces = 1 << 20
 
@@ -37,6 +48,11 @@ type MemoryNonces struct {
 	Max int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Since is when the store began remembering (its process started):
+	// SignedApps refuses requests signed before it (NonceHorizon), as
+	// the nonces of those may have been claimed in a store now gone. Zero
+	// means no such refusal (a store that outlives no restart of interest).
+	Since time.Time
 
 	mu      sync.Mutex
 	expires map[[sha256.Size]byte]time.Time // by the key's SHA-256: fixed size, whatever the client sent
@@ -45,7 +61,13 @@ type MemoryNonces struct {
 	sweepAt time.Time
 }
 
-var _ NonceStore = (*MemoryNonces)(nil)
+var (
+	_ NonceStore   = (*MemoryNonces)(nil)
+	_ NonceHorizon = (*MemoryNonces)(nil)
+)
+
+// RemembersSince implements NonceHorizon: Since.
+func (m *MemoryNonces) RemembersSince() time.Time { return m.Since }
 
 // Claim implements NonceStore.
 func (m *MemoryNonces) Claim(_ context.Context, key string, ttl time.Duration) (bool, error) {

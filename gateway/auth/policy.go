@@ -77,6 +77,8 @@ func newPolicy(rules []Rule, routes []*route.Route, strict bool) (*Policy, error
 		for _, role := range r.Roles {
 			if !ValidRole(role) {
 				errs = append(errs, fmt.Errorf("rule %d: role %q: want 1-32 of [a-z0-9_-] starting with a letter", i, role))
+			} else if role == RoleService {
+				errs = append(errs, fmt.Errorf("rule %d: %s", i, errReservedRole))
 			}
 		}
 		if len(r.Allow) == 0 {

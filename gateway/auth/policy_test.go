@@ -95,4 +95,7 @@ func TestPolicy(t *testing.T) {
 	if _, err := auth.NewPolicy([]auth.Rule{{Allow: []string{"*"}}}, routes); err == nil {
 		t.Error("a rule without roles: nil error")
 	}
+	if _, err := auth.NewPolicy([]auth.Rule{{Roles: []string{auth.RoleService}, Allow: []string{"*"}}}, routes); err == nil {
+		t.Error("a rule granting the reserved role service: nil error")
+	}
 }

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -61,6 +62,15 @@ const (
 	RoleReader   = callmeta.RoleReader
 	RoleCustomer = callmeta.RoleCustomer
 )
+
+// RoleService is the role of a Portico service calling another as itself
+// (callmeta.RoleService). It is reserved: no policy may grant it, so no
+// credential at the edge (an API key, an app, a JWT's roles claim) ever
+// passes it on to a service.
+const RoleService = callmeta.RoleService
+
+// errReservedRole is why a policy may not grant RoleService.
+var errReservedRole = errors.New(`role "service" is reserved for Portico's services calling one another; the edge never grants it`)
 
 // MaxRoles bounds the roles of one principal (a JWT's roles claim).
 const MaxRoles = 16

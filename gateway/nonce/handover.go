@@ -36,6 +36,25 @@ func (h *Handover) Claim(ctx context.Context, key string, ttl time.Duration) (bo
 	return fresh && prevFresh, nil
 }
 
+// RemembersSince is the instant from which the handover remembers every
+// claim (auth.NonceHorizon): until Until, the previous store's (it holds
+// the claims from before the move); then the next store's. The zero time
+// means no horizon (a store that is not one, such as Redis).
+func (h *Handover) RemembersSince() time.Time {
+	if h.now().After(h.Until) {
+		return horizon(h.Next)
+	}
+	return horizon(h.Prev)
+}
+
+// horizon returns s's RemembersSince, or the zero time when s has none.
+func horizon(s Store) time.Time {
+	if hz, ok := s.(interface{ RemembersSince() time.Time }); ok {
+		return hz.RemembersSince()
+	}
+	return time.Time{}
+}
+
 func (h *Handover) now() time.Time {
 	if h.Now != nil {
 		return h.Now()

@@ -69,3 +69,40 @@ func TestCurrent(t *testing.T) {
 		t.Error("a plain store is its own current")
 	}
 }
+
+// sinceStore is a store that remembers claims from since on.
+type sinceStore struct {
+	memStore
+	since time.Time
+}
+
+func (s *sinceStore) RemembersSince() time.Time { return s.since }
+
+// TestHandoverRemembersSince: during the move the horizon is the previous
+// store's (it holds the claims made before), after Until the next one's;
+// a store without one (Redis) has none.
+func TestHandoverRemembersSince(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	started, moved := t0.Add(-time.Hour), t0
+	mem := func(at time.Time) Store { return &sinceStore{memStore{seen: map[string]bool{}}, at} }
+	redis := &memStore{seen: map[string]bool{}}
+	tests := []struct {
+		name       string
+		next, prev Store
+		at         time.Time
+		want       time.Time
+	}{
+		{"memory to Redis, during the move", redis, mem(started), t0, started},
+		{"memory to Redis, after Until", redis, mem(started), t0.Add(time.Hour), time.Time{}},
+		{"Redis to memory, during the move", mem(moved), redis, t0, time.Time{}},
+		{"Redis to memory, after Until", mem(moved), redis, t0.Add(time.Hour), moved},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &Handover{Next: tc.next, Prev: tc.prev, Until: t0.Add(time.Minute), Now: func() time.Time { return tc.at }}
+			if got := h.RemembersSince(); !got.Equal(tc.want) {
+				t.Errorf("RemembersSince() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,12 +1,21 @@
 package e2e
 
 import (
+	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
@@ -21,7 +30,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Skip("starts real processes")
 	}
 	base := testproc.FreePortRange(t, 10)
-	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
+	data := testproc.TempDir(t)
+	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", data)
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")
 
@@ -60,6 +70,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}) {
 		t.Fatal("the marker request never reached the logs")
 	}
+	secrets = append(secrets, directAssertions(t, data, testproc.Addr(base+1))...)
 	metrics := call(t, "GET", url+"/metrics", "", "")
 	for _, s := range secrets {
 		if strings.Contains(dev.Output(), s) {
@@ -84,4 +95,33 @@ func flatten(h map[string][]string) []string {
 		}
 	}
 	return out
+}
+
+// directAssertions calls the inventory service at addr directly with
+// identity assertions minted under the dev run's keys (in dir): one valid
+// for a missing item (NOT_FOUND) and one for another audience
+// (UNAUTHENTICATED), and returns both, secrets the logs must not hold.
+func directAssertions(t *testing.T, dir, addr string) []string {
+	t.Helper()
+	keys, _, err := identity.LoadKeys(filepath.Join(dir, "identity.keys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := identity.NewMinter(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := callmeta.Principal{Subject: "alice", Role: "customer"}
+	valid, _ := m.Mint("portico.inventory.v1.InventoryService", alice, "")
+	other, _ := m.Mint("portico.payment.v1.PaymentService", alice, "")
+	inv := inventoryv1.NewInventoryServiceClient(testproc.Dial(t, addr))
+	for tok, want := range map[string]codes.Code{valid: codes.NotFound, other: codes.Unauthenticated} {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		_, err := inv.GetItem(metadata.AppendToOutgoingContext(ctx, callmeta.IdentityKey, tok), &inventoryv1.GetItemRequest{Sku: "no-such-sku-001"})
+		cancel()
+		if status.Code(err) != want {
+			t.Errorf("GetItem with an assertion = %v, want %v", err, want)
+		}
+	}
+	return []string{valid, other}
 }

@@ -15,6 +15,7 @@ var secretKeys = map[string]bool{
 	"xsignature": true, "signature": true, "xapikey": true, "apikey": true,
 	"idempotencykey": true, "idemkey": true, "token": true, "accesstoken": true,
 	"jwt": true, "secret": true, "appsecret": true, "password": true, "nonce": true, "xnonce": true,
+	"xporticoidentity": true, "assertion": true, // an identity assertion between processes
 }
 
 // secretPatterns find secrets inside any string: a bearer credential, a

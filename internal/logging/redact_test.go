@@ -12,7 +12,7 @@ import (
 // output, whatever the level or shape of the record.
 func TestRedact(t *testing.T) {
 	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl"
-	secrets := []string{"demo-alice-token", jwt, "sk_live_0001", "idem-key-42", "0123abcd0123abcd", "s3cr3t-app", "tail-secret-77", "sk_live_0002"}
+	secrets := []string{"demo-alice-token", jwt, "sk_live_0001", "idem-key-42", "0123abcd0123abcd", "s3cr3t-app", "tail-secret-77", "sk_live_0002", "v1.k1.cGF5bG9hZA.bWFj-identity"}
 	var buf bytes.Buffer
 	l := New(&buf, "test", slog.LevelDebug)
 	l.Info("request", "Authorization", "Bearer demo-alice-token", "path", "/api/x")
@@ -23,6 +23,7 @@ func TestRedact(t *testing.T) {
 	l.Info("query", "url", "/api/x?access%5Ftoken=sk_live_0002")
 	l.Info("write", "idempotency_key", "idem-key-42", "X-Signature", "0123abcd0123abcd")
 	l.With("app_secret", "s3cr3t-app").Info("with")
+	l.Info("metadata", "x-portico-identity", "v1.k1.cGF5bG9hZA.bWFj-identity")
 	l.Info("group", slog.Group("hdr", "authorization", "Basic s3cr3t-app"))
 	out := buf.String()
 	for _, s := range secrets {
@@ -30,7 +31,7 @@ func TestRedact(t *testing.T) {
 			t.Errorf("output holds %q:\n%s", s, out)
 		}
 	}
-	if !strings.Contains(out, `"path":"/api/x"`) || !strings.Contains(out, "a=1") || strings.Count(out, Redacted) < 10 {
+	if !strings.Contains(out, `"path":"/api/x"`) || !strings.Contains(out, "a=1") || strings.Count(out, Redacted) < 11 {
 		t.Errorf("redaction cut too much or too little:\n%s", out)
 	}
 }

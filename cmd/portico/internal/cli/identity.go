@@ -15,7 +15,7 @@ import (
 const identityFlagUsage = "identity keys `FILE` (lines of \"ID BASE64-SECRET [NOT-AFTER]\", the first signs): " +
 	"the service verifies every caller's assertion with them and refuses calls without one; " +
 	"empty means $" + identity.EnvKeysFile + ", else the keys in $" + identity.EnvKeys +
-	", else none: every call but health and reflection is refused. The file is re-read every 2s (rotation)"
+	", else none: the caller metadata is trusted as sent, as before identity keys (insecure; a warning is logged). The file is re-read every 2s (rotation)"
 
 // keyWatchInterval is how often a keys file is re-read.
 const keyWatchInterval = 2 * time.Second
@@ -42,7 +42,8 @@ func loadServiceKeys(file string, l *slog.Logger) (serviceKeys, error) {
 }
 
 // verifier returns the verifier for service (its full gRPC name), or nil
-// without keys (the server then refuses every caller).
+// without keys (the server then trusts the caller metadata:
+// grpcserver.Config.TrustMetadata, set by the caller when this is nil).
 func (s serviceKeys) verifier(service string) (*identity.Verifier, error) {
 	if s.keys == nil {
 		return nil, nil
