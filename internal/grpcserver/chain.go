@@ -41,8 +41,9 @@ const (
 //	            is refused before any work (interceptors/deadline)
 //	identity -> a call without a valid identity assertion for this service
 //	            is UNAUTHENTICATED, whatever metadata it carries; health
-//	            and reflection stay open (interceptors/identity); absent
-//	            only with TrustMetadata and no Identity
+//	            and reflection stay open (interceptors/identity); with
+//	            TrustMetadata and no Identity, local callers are trusted
+//	            as sent and remote ones refused
 //	faults   -> fault injection, only with Config.Faults (drills, tests)
 //	recover  -> a handler panic becomes INTERNAL; the process keeps running
 //	handler
@@ -63,7 +64,9 @@ func Chain(cfg Config) []Step {
 	steps = append(steps,
 		Step{StepLog, logging.UnaryServerInterceptor(cfg.Logger)},
 		Step{StepDeadline, deadline.UnaryServerInterceptor()})
-	if cfg.Identity != nil || !cfg.TrustMetadata {
+	if cfg.Identity == nil && cfg.TrustMetadata {
+		steps = append(steps, Step{StepIdentity, identity.TrustLocalUnaryServerInterceptor()})
+	} else {
 		steps = append(steps, Step{StepIdentity, identity.UnaryServerInterceptor(cfg.Identity)})
 	}
 	if len(cfg.Faults) > 0 {

@@ -72,11 +72,13 @@ type Config struct {
 	// verifies nothing: every call but health and reflection is
 	// UNAUTHENTICATED, so a service started without keys fails closed.
 	Identity *identity.Verifier
-	// TrustMetadata, with no Identity, installs no identity step: the
-	// principal metadata a caller sends is trusted as sent, which is how
-	// services behaved before identity keys existed. The cmd layer sets it
-	// only for a service started without keys, and warns; anyone who can
-	// reach such a service can be anyone.
+	// TrustMetadata, with no Identity, trusts the principal metadata a
+	// local caller (loopback, Unix socket, in-process) sends as sent,
+	// which is how services behaved before identity keys existed, and
+	// refuses every other caller UNAUTHENTICATED
+	// (identity.TrustLocalUnaryServerInterceptor). The cmd layer sets it
+	// only for a service started without keys, and warns: anyone who can
+	// run a process on the host can be anyone.
 	TrustMetadata bool
 	// TLS, when set, serves TLS (or mTLS, with ClientCAs) instead of
 	// plaintext (package tlsconfig builds it from files). nil means
@@ -346,11 +348,10 @@ func (s *Server) probe(ctx context.Context) {
 	s.health.SetServingStatus(s.cfg.Service, st)
 }
 
-// streamIdentity is the stream half of the identity step (Chain): none
-// when the config trusts caller metadata.
+// streamIdentity is the stream half of the identity step (Chain).
 func streamIdentity(cfg Config) []grpc.StreamServerInterceptor {
 	if cfg.Identity == nil && cfg.TrustMetadata {
-		return nil
+		return []grpc.StreamServerInterceptor{identity.TrustLocalStreamServerInterceptor()}
 	}
 	return []grpc.StreamServerInterceptor{identity.StreamServerInterceptor(cfg.Identity)}
 }

@@ -50,8 +50,9 @@ type Config struct {
 	// Payment carry the service's own identity: the caller dials them with
 	// interceptors.WithIdentity and a Minter made identity.WithService.
 	Identity *identity.Verifier
-	// TrustMetadata: grpcserver.Config.TrustMetadata (no keys: the caller
-	// metadata is trusted as sent, the old behaviour).
+	// TrustMetadata: grpcserver.Config.TrustMetadata (no keys: a local
+	// caller's metadata is trusted as sent, the old behaviour; a remote
+	// caller is refused).
 	TrustMetadata bool
 	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
 	// means plaintext.

@@ -35,8 +35,9 @@ type Config struct {
 	// Identity verifies callers (grpcserver.Config.Identity); nil refuses
 	// every call but health and reflection.
 	Identity *identity.Verifier
-	// TrustMetadata: grpcserver.Config.TrustMetadata (no keys: the caller
-	// metadata is trusted as sent, the old behaviour).
+	// TrustMetadata: grpcserver.Config.TrustMetadata (no keys: a local
+	// caller's metadata is trusted as sent, the old behaviour; a remote
+	// caller is refused).
 	TrustMetadata bool
 	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
 	// means plaintext.

@@ -15,7 +15,7 @@ import (
 const identityFlagUsage = "identity keys `FILE` (lines of \"ID BASE64-SECRET [NOT-AFTER]\", the first signs): " +
 	"the service verifies every caller's assertion with them and refuses calls without one; " +
 	"empty means $" + identity.EnvKeysFile + ", else the keys in $" + identity.EnvKeys +
-	", else none: the caller metadata is trusted as sent, as before identity keys (insecure; a warning is logged). The file is re-read every 2s (rotation)"
+	", else none: the metadata of local callers (loopback, Unix socket) is trusted as sent, as before identity keys, and remote callers are refused (insecure; a warning is logged). The file is re-read every 2s (rotation)"
 
 // keyWatchInterval is how often a keys file is re-read.
 const keyWatchInterval = 2 * time.Second
@@ -34,7 +34,7 @@ func loadServiceKeys(file string, l *slog.Logger) (serviceKeys, error) {
 	}
 	if k == nil {
 		l.Warn("no identity keys (--identity-keys, $" + identity.EnvKeysFile + ", $" + identity.EnvKeys +
-			"): trusting the caller metadata as sent, as before identity keys (insecure: anyone who can reach this port can be anyone); portico dev passes keys")
+			"): trusting the caller metadata of local callers as sent, as before identity keys, and refusing remote ones (insecure: anyone who can run a process on this host can be anyone); portico dev passes keys")
 	} else {
 		l.Info("identity keys loaded", "keyIds", k.IDs(), "file", f)
 	}
@@ -42,7 +42,7 @@ func loadServiceKeys(file string, l *slog.Logger) (serviceKeys, error) {
 }
 
 // verifier returns the verifier for service (its full gRPC name), or nil
-// without keys (the server then trusts the caller metadata:
+// without keys (the server then trusts local callers' metadata:
 // grpcserver.Config.TrustMetadata, set by the caller when this is nil).
 func (s serviceKeys) verifier(service string) (*identity.Verifier, error) {
 	if s.keys == nil {
