@@ -9,6 +9,9 @@
 // directory (what a service's //go:embed migrations/*.sql holds); the
 // applied version is kept in the table schema_migrations.
 //
+// A background checkpointer (CheckpointInterval) copies the WAL into the
+// database file, so no commit waits for a checkpoint's syncs.
+//
 // Writes go through one connection (the embedded *sql.DB holds at most
 // one), so writers queue in Go, honouring their context, instead of
 // meeting SQLITE_BUSY and sleeping in SQLite's busy handler (1, 2, 5, 10
@@ -43,7 +46,8 @@ const Memory = ":memory:"
 // every write and write transaction, and Reader for reads outside one.
 type DB struct {
 	*sql.DB
-	read *sql.DB // == DB for Memory
+	read *sql.DB       // == DB for Memory
+	ckpt *checkpointer // nil for Memory
 }
 
 // Ping reports whether the database answers.
@@ -54,11 +58,14 @@ func (d *DB) Ping(ctx context.Context) error { return d.PingContext(ctx) }
 // writer.
 func (d *DB) Reader() *sql.DB { return d.read }
 
-// Close closes the writer and the read pool.
+// Close closes the writer, the read pool and the checkpointer.
 func (d *DB) Close() error {
 	err := d.DB.Close()
 	if d.read != d.DB {
 		err = errors.Join(err, d.read.Close())
+	}
+	if d.ckpt != nil {
+		err = errors.Join(err, d.ckpt.Close())
 	}
 	return err
 }
@@ -82,7 +89,9 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	dsn := "file:" + path + "?" + q.Encode()
 	if path != Memory {
 		q.Add("_pragma", "journal_mode(WAL)")
-		dsn = "file:" + filepath.ToSlash(path) + "?" + q.Encode()
+		w := cloneValues(q)
+		w.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", inlineCheckpointPages))
+		dsn = "file:" + filepath.ToSlash(path) + "?" + w.Encode()
 	}
 	db, err := open(dsn)
 	if err != nil {
@@ -97,14 +106,30 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	}
 	out := &DB{DB: db, read: db}
 	if path != Memory {
-		q.Add("_pragma", "query_only(1)")
 		q.Del("_txlock")
+		ckpt, err := open("file:" + filepath.ToSlash(path) + "?" + q.Encode())
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqlitedb: open %s for checkpoints: %w", path, err)
+		}
+		ckpt.SetMaxOpenConns(1)
+		q.Add("_pragma", "query_only(1)")
 		if out.read, err = open("file:" + filepath.ToSlash(path) + "?" + q.Encode()); err != nil {
 			db.Close()
+			ckpt.Close()
 			return nil, fmt.Errorf("sqlitedb: open %s for reading: %w", path, err)
 		}
+		out.ckpt = startCheckpointer(ckpt, CheckpointInterval)
 	}
 	return out, nil
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
 }
 
 // open opens dsn with a statement cache per connection.
