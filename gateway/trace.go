@@ -53,11 +53,36 @@ func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string
 		tid, _ := trace.TraceIDFromHex(traceid.TraceID(id))
 		ctx = telemetry.WithTraceID(ctx, tid)
 	}
-	ctx, span := s.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := s.tracer.Start(ctx, r.Method, serverSpan...)
 	if !ok {
 		id = span.SpanContext().TraceID().String()
 	}
 	return ctx, span, id
+}
+
+// serverSpan starts the edge's spans; built once, as the options are
+// only read.
+var serverSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+
+// responseCarrier is propagation.HeaderCarrier writing the W3C Trace
+// Context headers under their canonical names without canonicalising them
+// again on every request.
+type responseCarrier http.Header
+
+var _ propagation.TextMapCarrier = responseCarrier(nil)
+
+func (c responseCarrier) Get(key string) string { return propagation.HeaderCarrier(c).Get(key) }
+func (c responseCarrier) Keys() []string        { return propagation.HeaderCarrier(c).Keys() }
+
+func (c responseCarrier) Set(key, value string) {
+	switch key {
+	case traceid.TraceparentKey:
+		c["Traceparent"] = []string{value}
+	case tracestateKey:
+		c["Tracestate"] = []string{value}
+	default:
+		http.Header(c).Set(key, value)
+	}
 }
 
 // endSpan names the span after the route and records the answer: a 5xx
