@@ -33,10 +33,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ex.span, ex.traceID = span, id
 	r = r.WithContext(withExchange(traceid.NewContext(ctx, ex.traceID), ex))
 	if r.Body != nil && r.Body != http.NoBody {
-		ex.bodyCount = &countingBody{ReadCloser: r.Body}
+		ex.counted = countingBody{ReadCloser: r.Body}
+		ex.bodyCount = &ex.counted
 		r.Body = ex.bodyCount
 	}
-	rw := &responseWriter{ResponseWriter: w, ex: ex}
+	rw := &ex.rw
+	rw.ResponseWriter, rw.ex = w, ex
 	rw.Header().Set(traceHeader, ex.traceID)
 	telemetry.Propagator().Inject(ctx, responseCarrier(rw.Header())) // traceparent of the edge's span
 	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) || s.draining.Load() {
@@ -121,8 +123,8 @@ func (s *Server) finish(w *responseWriter, r *http.Request, ex *exchange) {
 		status = http.StatusOK
 	}
 	d := time.Since(ex.start)
-	if ex.inFlightDone != nil {
-		ex.inFlightDone()
+	if ex.inFlight != nil {
+		ex.inFlight.Dec()
 	}
 	a := metrics.Answer{Route: ex.route, Method: r.Method, Upstream: ex.upstream, Status: status, Code: ex.code, Duration: d}
 	if sc := ex.span.SpanContext(); sc.IsSampled() {

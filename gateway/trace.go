@@ -21,11 +21,18 @@ const traceHeader = "X-Trace-Id"
 // tracestateKey is the W3C tracestate header.
 const tracestateKey = "tracestate"
 
+// The W3C headers' canonical names, as http.Header stores them: a lookup
+// by the lower-case name canonicalises it into a new string each time.
+const (
+	traceparentHeader = "Traceparent"
+	tracestateHeader  = "Tracestate"
+)
+
 // requestTraceID is the trace id of a request answered without a span (a
 // shed refusal, the admin API): traceid.Choose's pick of a single
 // X-Trace-Id and a single traceparent, else a new id.
 func requestTraceID(r *http.Request) string {
-	if id, ok := traceid.Choose(single(r, traceHeader), single(r, traceid.TraceparentKey)); ok {
+	if id, ok := traceid.Choose(single(r, traceHeader), single(r, traceparentHeader)); ok {
 		return id
 	}
 	return traceid.New()
@@ -41,11 +48,11 @@ func requestTraceID(r *http.Request) string {
 // header cannot inject log lines.
 func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string) {
 	ctx := r.Context()
-	tp := single(r, traceid.TraceparentKey)
+	tp := single(r, traceparentHeader)
 	id, ok := traceid.Choose(single(r, traceHeader), tp)
 	if _, valid := traceid.ParseTraceparent(tp); valid {
 		carrier := propagation.MapCarrier{traceid.TraceparentKey: tp}
-		if ts := single(r, tracestateKey); ts != "" {
+		if ts := single(r, tracestateHeader); ts != "" {
 			carrier[tracestateKey] = ts
 		}
 		ctx = telemetry.Propagator().Extract(ctx, carrier)
@@ -77,9 +84,9 @@ func (c responseCarrier) Keys() []string        { return propagation.HeaderCarri
 func (c responseCarrier) Set(key, value string) {
 	switch key {
 	case traceid.TraceparentKey:
-		c["Traceparent"] = []string{value}
+		c[traceparentHeader] = []string{value}
 	case tracestateKey:
-		c["Tracestate"] = []string{value}
+		c[tracestateHeader] = []string{value}
 	default:
 		http.Header(c).Set(key, value)
 	}
