@@ -227,17 +227,21 @@ var outageDetail = map[ratelimit.Outage]string{
 
 // callerKey keys a request's caller: the trusted client id, else the
 // principal (its subject within its tenant), else the client address.
-func (l *limiter) callerKey(r *http.Request, p auth.Principal) string {
-	if id := l.clients.clientID(r); id != "" {
-		return "client:" + id
+//
+// It returns the key after prefix, in one string with it: the caller
+// quota's key ("caller:" + key) and the key itself share one allocation.
+func (l *limiter) callerKey(prefix string, r *http.Request, p auth.Principal) (withPrefix, key string) {
+	switch id := l.clients.clientID(r); {
+	case id != "":
+		withPrefix = prefix + "client:" + id
+	case p.Subject != "" && p.Tenant != "":
+		withPrefix = prefix + "subject:" + p.Tenant + "/" + p.Subject
+	case p.Subject != "":
+		withPrefix = prefix + "subject:" + p.Subject
+	default:
+		withPrefix = prefix + "addr:" + l.clients.addr(r)
 	}
-	if p.Subject != "" && p.Tenant != "" {
-		return "subject:" + p.Tenant + "/" + p.Subject
-	}
-	if p.Subject != "" {
-		return "subject:" + p.Subject
-	}
-	return "addr:" + l.clients.addr(r)
+	return withPrefix, withPrefix[len(prefix):]
 }
 
 // plan returns the caller's plan, as its prepared quota without a key: the
@@ -287,9 +291,10 @@ func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, auth
 		}
 		return lr
 	}
-	lr.req.Caller = l.callerKey(r, p)
+	callerQuotaKey, caller := l.callerKey("caller:", r, p)
+	lr.req.Caller = caller
 	if q, ok := l.plan(p); ok {
-		lr.add(layerCaller, q.For("caller:"+lr.req.Caller))
+		lr.add(layerCaller, q.For(callerQuotaKey))
 	}
 	if g, ok := l.groups[rt]; ok && rt != nil {
 		lr.add(g.name, g.quota)
