@@ -47,7 +47,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	ex.principal = sn.policy.Grant(p, rt) // the one role the service receives
 	ep := sn.endpoints[rt]
 	ex.ep, ex.route, ex.upstream = ep, rt.Template, rt.Upstream
-	ex.inFlightDone = s.metrics.InFlight(rt.Template)
+	ex.inFlight = s.metrics.InFlight(rt.Template)
 	fwd, cancel, prob := s.prepare(w, r, ep)
 	if prob != nil {
 		s.writeProblem(w, r, prob)

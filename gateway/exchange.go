@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/gateway/answered"
@@ -34,10 +35,15 @@ type exchange struct {
 	byClient  bool   // the deadline is the client's Grpc-Timeout, shorter than the route's
 	writeErr  error  // the first failed write of the response: the client went away
 
-	span         trace.Span    // the request's server span
-	inFlightDone func()        // ends the route's in-flight count; nil before routing
-	bodyCount    *countingBody // nil when the request has no body
-	respBytes    int64         // response body bytes written
+	span      trace.Span       // the request's server span
+	inFlight  prometheus.Gauge // the route's in-flight count, to Dec when answered; nil before routing
+	bodyCount *countingBody    // nil when the request has no body
+	respBytes int64            // response body bytes written
+
+	// Held here so that one allocation serves the request's state, its
+	// response writer and its body counter.
+	rw      responseWriter
+	counted countingBody
 }
 
 // countingBody counts the request body bytes read, for the access line.

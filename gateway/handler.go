@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/propagation"
-
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/logging"
@@ -42,12 +40,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ex.span, ex.traceID = span, id
 	r = r.WithContext(withExchange(traceid.NewContext(ctx, ex.traceID), ex))
 	if r.Body != nil && r.Body != http.NoBody {
-		ex.bodyCount = &countingBody{ReadCloser: r.Body}
+		ex.counted = countingBody{ReadCloser: r.Body}
+		ex.bodyCount = &ex.counted
 		r.Body = ex.bodyCount
 	}
-	rw := &responseWriter{ResponseWriter: w, ex: ex}
+	rw := &ex.rw
+	rw.ResponseWriter, rw.ex = w, ex
 	rw.Header().Set(traceHeader, ex.traceID)
-	telemetry.Propagator().Inject(ctx, propagation.HeaderCarrier(rw.Header())) // traceparent of the edge's span
+	telemetry.Propagator().Inject(ctx, responseCarrier(rw.Header())) // traceparent of the edge's span
 	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) || s.draining.Load() {
 		closeAfter(rw)
 	}
@@ -131,8 +131,8 @@ func (s *Server) finish(w *responseWriter, r *http.Request, ex *exchange) {
 		status = http.StatusOK
 	}
 	d := time.Since(ex.start)
-	if ex.inFlightDone != nil {
-		ex.inFlightDone()
+	if ex.inFlight != nil {
+		ex.inFlight.Dec()
 	}
 	a := metrics.Answer{Route: ex.route, Method: r.Method, Upstream: ex.upstream, Status: status, Code: ex.code, Duration: d}
 	if sc := ex.span.SpanContext(); sc.IsSampled() {
@@ -160,7 +160,11 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 	if logging.DropsRequest(r.Context(), s.log, level, d) { // sampled out: build nothing
 		return
 	}
-	attrs := []slog.Attr{
+	// The record is built here rather than by Logger.LogAttrs, which would
+	// walk the stack (runtime.Callers) for a source location that is always
+	// this line and that no edge handler prints.
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.String("route", ex.route),
@@ -173,14 +177,14 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 		slog.String("subject", ex.principal.Subject),
 		slog.Int64("requestBytes", ex.requestBytes()),
 		slog.Int64("responseBytes", ex.respBytes),
-	}
+	)
 	if ex.logErr != "" {
-		attrs = append(attrs, slog.String("error", ex.logErr))
+		rec.AddAttrs(slog.String("error", ex.logErr))
 	}
 	if ex.writeErr != nil {
-		attrs = append(attrs, slog.String("clientGone", ex.writeErr.Error()))
+		rec.AddAttrs(slog.String("clientGone", ex.writeErr.Error()))
 	}
-	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+	_ = s.log.Handler().Handle(r.Context(), rec)
 }
 
 // clientAddr is the client's IP address (the connection's peer; a

@@ -15,7 +15,9 @@ import (
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
 // Per-layer micro-benchmarks of the edge's request path (issue 13): run
@@ -123,5 +125,43 @@ func BenchmarkShedAdmit(b *testing.B) {
 			b.Fatal("shed")
 		}
 		hold.release()
+	}
+}
+
+// BenchmarkGetItemShape is BenchmarkGetItem in the shape of bench-edge's
+// (d): the real client chain, rate limits that never refuse, the
+// process's JSON access log (redaction, trace ids; to io.Discard) and the
+// configured tracer (no exporter: every span sampled out).
+func BenchmarkGetItemShape(b *testing.B) {
+	h := newHarness(b, setup{cfg: func(c *Config) {
+		c.Limits = DevLimits()
+		c.Limits.Plans = map[string]LimitConfig{"default": {Rate: 1_000_000, Burst: 1_000_000}}
+		c.Limits.Groups = nil
+		c.Limits.Global = &LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
+	}})
+	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
+	}
+	tp, err := telemetry.New(context.Background(), h.cfg.Tracing())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ups := NewUpstreams(interceptors.WithLogger(discardLogger()))
+	srv, err := New(context.Background(), h.cfg, WithUpstreams(ups), WithTelemetry(tp),
+		WithLogger(logging.New(io.Discard, "gateway", slog.LevelInfo)), WithRegistry(prometheus.NewRegistry()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close(); ups.Close(); _ = tp.Shutdown(context.Background()) })
+	handler := srv.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	req.Header.Set("Authorization", "Bearer "+readerToken)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -228,17 +227,21 @@ var outageDetail = map[ratelimit.Outage]string{
 
 // callerKey keys a request's caller: the trusted client id, else the
 // principal (its subject within its tenant), else the client address.
-func (l *limiter) callerKey(r *http.Request, p auth.Principal) string {
-	if id := l.clients.clientID(r); id != "" {
-		return "client:" + id
+//
+// It returns the key after prefix, in one string with it: the caller
+// quota's key ("caller:" + key) and the key itself share one allocation.
+func (l *limiter) callerKey(prefix string, r *http.Request, p auth.Principal) (withPrefix, key string) {
+	switch id := l.clients.clientID(r); {
+	case id != "":
+		withPrefix = prefix + "client:" + id
+	case p.Subject != "" && p.Tenant != "":
+		withPrefix = prefix + "subject:" + p.Tenant + "/" + p.Subject
+	case p.Subject != "":
+		withPrefix = prefix + "subject:" + p.Subject
+	default:
+		withPrefix = prefix + "addr:" + l.clients.addr(r)
 	}
-	if p.Subject != "" && p.Tenant != "" {
-		return "subject:" + p.Tenant + "/" + p.Subject
-	}
-	if p.Subject != "" {
-		return "subject:" + p.Subject
-	}
-	return "addr:" + l.clients.addr(r)
+	return withPrefix, withPrefix[len(prefix):]
 }
 
 // plan returns the caller's plan, as its prepared quota without a key: the
@@ -288,9 +291,10 @@ func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, auth
 		}
 		return lr
 	}
-	lr.req.Caller = l.callerKey(r, p)
+	callerQuotaKey, caller := l.callerKey("caller:", r, p)
+	lr.req.Caller = caller
 	if q, ok := l.plan(p); ok {
-		lr.add(layerCaller, q.For("caller:"+lr.req.Caller))
+		lr.add(layerCaller, q.For(callerQuotaKey))
 	}
 	if g, ok := l.groups[rt]; ok && rt != nil {
 		lr.add(g.name, g.quota)
@@ -381,8 +385,24 @@ func layerText(layer string) string {
 // the refusing layer), and X-RateLimit-Limit / -Remaining of the refusing
 // layer, or of the layer with the least left.
 func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
-	var policy, state strings.Builder
+	// Both lists are appended to one stack buffer and become one string,
+	// sliced in two: no fmt on the request path (%q is strconv.Quote).
+	var buf [256]byte
+	b := buf[:0]
 	tightest := 0
+	for i := range lr.req.Quotas {
+		res := d.Results[i]
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendQuote(b, lr.layers[i])
+		b = strconv.AppendInt(append(b, ";q="...), int64(res.Limit.Rate), 10)
+		b = strconv.AppendInt(append(b, ";w="...), int64(ceilSeconds(res.Limit.Period)), 10)
+		if res.Remaining < d.Results[tightest].Remaining {
+			tightest = i
+		}
+	}
+	policyEnd := len(b)
 	for i := range lr.req.Quotas {
 		res := d.Results[i]
 		t := ceilSeconds(res.ResetAfter)
@@ -390,27 +410,35 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 			t = ceilSeconds(d.RetryAfter)
 		}
 		if i > 0 {
-			policy.WriteString(", ")
-			state.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		fmt.Fprintf(&policy, "%q;q=%d;w=%d", lr.layers[i], res.Limit.Rate, ceilSeconds(res.Limit.Period))
-		fmt.Fprintf(&state, "%q;r=%d;t=%d", lr.layers[i], res.Remaining, t)
-		if res.Remaining < d.Results[tightest].Remaining {
-			tightest = i
-		}
+		b = strconv.AppendQuote(b, lr.layers[i])
+		b = strconv.AppendInt(append(b, ";r="...), int64(res.Remaining), 10)
+		b = strconv.AppendInt(append(b, ";t="...), int64(t), 10)
 	}
 	if d.Denied >= 0 {
 		tightest = d.Denied
 	}
-	h.Set("RateLimit-Policy", policy.String())
-	h.Set("RateLimit", state.String())
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Results[tightest].Limit.Rate))
 	remaining := d.Results[tightest].Remaining
 	if !d.Allowed {
 		remaining = 0
 	}
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	both := string(b)
+	vs := []string{both[:policyEnd], both[policyEnd:], strconv.Itoa(d.Results[tightest].Limit.Rate), strconv.Itoa(remaining)}
+	h[hdrRateLimitPolicy] = vs[0:1:1]
+	h[hdrRateLimit] = vs[1:2:2]
+	h[hdrXRateLimitLimit] = vs[2:3:3]
+	h[hdrXRateLimitRemaining] = vs[3:4:4]
 }
+
+// The quota headers' keys as http.Header.Set would store them (RFC 9110:
+// field names are case-insensitive), canonicalised once.
+var (
+	hdrRateLimitPolicy     = http.CanonicalHeaderKey("RateLimit-Policy")
+	hdrRateLimit           = http.CanonicalHeaderKey("RateLimit")
+	hdrXRateLimitLimit     = http.CanonicalHeaderKey("X-RateLimit-Limit")
+	hdrXRateLimitRemaining = http.CanonicalHeaderKey("X-RateLimit-Remaining")
+)
 
 // ceilSeconds is d in whole seconds, rounded up; 0 for d <= 0.
 func ceilSeconds(d time.Duration) int {

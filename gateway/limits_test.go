@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	"github.com/portico-gateway/portico/gateway/ratelimit"
 	"github.com/portico-gateway/portico/internal/redistest"
 )
 
@@ -512,5 +513,102 @@ func TestReloadMovesNonces(t *testing.T) {
 	srv.Kill() // the new store is Redis: it now fails closed
 	if r := get("nonce-after-kill-01"); r.status != 503 {
 		t.Errorf("Redis down after the move: %d %s, want 503", r.status, r.body)
+	}
+}
+
+// TestWriteLimitHeaders: the quota headers of one, two and three layers,
+// admitted and refused, as fmt's %q and %d wrote them, under the keys
+// http.Header.Set stores.
+func TestWriteLimitHeaders(t *testing.T) {
+	res := func(rate, remaining int, period, reset time.Duration) ratelimit.Result {
+		return ratelimit.Result{Limit: ratelimit.Limit{Rate: rate, Period: period}, Remaining: remaining, ResetAfter: reset}
+	}
+	tests := []struct {
+		name   string
+		layers []string
+		d      ratelimit.Decision
+	}{
+		{"one layer", []string{"caller"}, ratelimit.Decision{Allowed: true, Denied: -1,
+			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(12, 11, time.Second, 80*time.Millisecond)}}},
+		{"three layers, the group tightest", []string{"caller", `order "writes"`, "global"}, ratelimit.Decision{Allowed: true, Denied: -1,
+			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 40, time.Second, 0), res(100, 3, time.Minute, 1500*time.Millisecond), res(1_000_000, 999_999, time.Hour, time.Second)}}},
+		{"refused by the second", []string{"caller", "global"}, ratelimit.Decision{Allowed: false, Denied: 1, RetryAfter: 2100 * time.Millisecond,
+			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 0, time.Second, time.Second), res(2000, 7, time.Second, 10*time.Millisecond)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lr := &limitRequest{}
+			lr.req.Quotas = lr.quotas[:0]
+			for _, l := range tt.layers {
+				lr.add(l, ratelimit.Quota{})
+			}
+			got := http.Header{}
+			writeLimitHeaders(got, lr, &tt.d)
+			if diff := cmp.Diff(fmtLimitHeaders(lr, &tt.d), got); diff != "" {
+				t.Errorf("writeLimitHeaders() headers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// fmtLimitHeaders is the fmt-built reference writeLimitHeaders replaced.
+func fmtLimitHeaders(lr *limitRequest, d *ratelimit.Decision) http.Header {
+	var policy, state strings.Builder
+	tightest := 0
+	for i := range lr.req.Quotas {
+		res := d.Results[i]
+		t := ceilSeconds(res.ResetAfter)
+		if i == d.Denied {
+			t = ceilSeconds(d.RetryAfter)
+		}
+		if i > 0 {
+			policy.WriteString(", ")
+			state.WriteString(", ")
+		}
+		fmt.Fprintf(&policy, "%q;q=%d;w=%d", lr.layers[i], res.Limit.Rate, ceilSeconds(res.Limit.Period))
+		fmt.Fprintf(&state, "%q;r=%d;t=%d", lr.layers[i], res.Remaining, t)
+		if res.Remaining < d.Results[tightest].Remaining {
+			tightest = i
+		}
+	}
+	if d.Denied >= 0 {
+		tightest = d.Denied
+	}
+	remaining := d.Results[tightest].Remaining
+	if !d.Allowed {
+		remaining = 0
+	}
+	h := http.Header{}
+	h.Set("RateLimit-Policy", policy.String())
+	h.Set("RateLimit", state.String())
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Results[tightest].Limit.Rate))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	return h
+}
+
+// BenchmarkWriteLimitHeaders: the quota headers of the production shape's
+// two layers (caller, global), as written now and by the fmt reference.
+func BenchmarkWriteLimitHeaders(b *testing.B) {
+	lr := &limitRequest{}
+	lr.req.Quotas = lr.quotas[:0]
+	lr.add(layerCaller, ratelimit.Quota{})
+	lr.add(layerGlobal, ratelimit.Quota{})
+	d := ratelimit.Decision{Allowed: true, Denied: -1, Results: [ratelimit.MaxQuotas]ratelimit.Result{
+		{Limit: ratelimit.Limit{Rate: 1_000_000, Period: time.Second}, Remaining: 999_998, ResetAfter: time.Microsecond},
+		{Limit: ratelimit.Limit{Rate: 1_000_000, Period: time.Second}, Remaining: 999_990, ResetAfter: 9 * time.Microsecond},
+	}}
+	for _, bc := range []struct {
+		name  string
+		write func(http.Header)
+	}{
+		{"append", func(h http.Header) { writeLimitHeaders(h, lr, &d) }},
+		{"fmt", func(h http.Header) { _ = fmtLimitHeaders(lr, &d) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bc.write(http.Header{})
+			}
+		})
 	}
 }

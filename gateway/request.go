@@ -56,15 +56,28 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 	w.ex.byClient = !own
 	ctx, rec := answered.NewContext(ctx)
 	w.ex.answered, w.ex.idemKey, w.ex.body = rec, key, body
-	fwd := r.Clone(ctx)
-	fwd.Method = ep.Method // HEAD runs the GET route
+	return forwarded(ctx, r, ep.Method, query, body), cancel, nil
+}
+
+// forwarded is the request grpc-gateway sees: a shallow copy of r (r.Clone
+// would deep-copy the client's header map only for it to be replaced)
+// with its own URL, method, query and body, no form, no trailer, and no
+// header but the Content-Type of a body. Nothing downstream writes the
+// fields it shares with r (the URL's Userinfo, TransferEncoding).
+func forwarded(ctx context.Context, r *http.Request, method, query string, body []byte) *http.Request {
+	fwd := r.WithContext(ctx)
+	u := *r.URL
+	fwd.URL = &u
+	fwd.Method = method // HEAD runs the GET route
 	fwd.URL.RawQuery = query
-	fwd.Header = http.Header{}
-	fwd.Body, fwd.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	if len(body) > 0 {
-		fwd.Header.Set("Content-Type", "application/json")
+	fwd.Form, fwd.PostForm, fwd.MultipartForm, fwd.Trailer = nil, nil, nil, nil
+	if len(body) == 0 {
+		fwd.Header, fwd.Body, fwd.ContentLength = http.Header{}, http.NoBody, 0
+		return fwd
 	}
-	return fwd, cancel, nil
+	fwd.Header = http.Header{"Content-Type": {"application/json"}}
+	fwd.Body, fwd.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	return fwd
 }
 
 // idempotencyKey returns the route's required Idempotency-Key.

@@ -21,11 +21,18 @@ const traceHeader = "X-Trace-Id"
 // tracestateKey is the W3C tracestate header.
 const tracestateKey = "tracestate"
 
+// The W3C headers' canonical names, as http.Header stores them: a lookup
+// by the lower-case name canonicalises it into a new string each time.
+const (
+	traceparentHeader = "Traceparent"
+	tracestateHeader  = "Tracestate"
+)
+
 // requestTraceID is the trace id of a request answered without a span (a
 // shed refusal, the admin API): traceid.Choose's pick of a single
 // X-Trace-Id and a single traceparent, else a new id.
 func requestTraceID(r *http.Request) string {
-	if id, ok := traceid.Choose(single(r, traceHeader), single(r, traceid.TraceparentKey)); ok {
+	if id, ok := traceid.Choose(single(r, traceHeader), single(r, traceparentHeader)); ok {
 		return id
 	}
 	return traceid.New()
@@ -41,11 +48,11 @@ func requestTraceID(r *http.Request) string {
 // header cannot inject log lines.
 func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string) {
 	ctx := r.Context()
-	tp := single(r, traceid.TraceparentKey)
+	tp := single(r, traceparentHeader)
 	id, ok := traceid.Choose(single(r, traceHeader), tp)
 	if _, valid := traceid.ParseTraceparent(tp); valid {
 		carrier := propagation.MapCarrier{traceid.TraceparentKey: tp}
-		if ts := single(r, tracestateKey); ts != "" {
+		if ts := single(r, tracestateHeader); ts != "" {
 			carrier[tracestateKey] = ts
 		}
 		ctx = telemetry.Propagator().Extract(ctx, carrier)
@@ -53,11 +60,36 @@ func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string
 		tid, _ := trace.TraceIDFromHex(traceid.TraceID(id))
 		ctx = telemetry.WithTraceID(ctx, tid)
 	}
-	ctx, span := s.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := s.tracer.Start(ctx, r.Method, serverSpan...)
 	if !ok {
 		id = span.SpanContext().TraceID().String()
 	}
 	return ctx, span, id
+}
+
+// serverSpan starts the edge's spans; built once, as the options are
+// only read.
+var serverSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+
+// responseCarrier is propagation.HeaderCarrier writing the W3C Trace
+// Context headers under their canonical names without canonicalising them
+// again on every request.
+type responseCarrier http.Header
+
+var _ propagation.TextMapCarrier = responseCarrier(nil)
+
+func (c responseCarrier) Get(key string) string { return propagation.HeaderCarrier(c).Get(key) }
+func (c responseCarrier) Keys() []string        { return propagation.HeaderCarrier(c).Keys() }
+
+func (c responseCarrier) Set(key, value string) {
+	switch key {
+	case traceid.TraceparentKey:
+		c[traceparentHeader] = []string{value}
+	case tracestateKey:
+		c[tracestateHeader] = []string{value}
+	default:
+		http.Header(c).Set(key, value)
+	}
 }
 
 // endSpan names the span after the route and records the answer: a 5xx

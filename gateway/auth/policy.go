@@ -130,8 +130,12 @@ func (pol *Policy) Allowed(p Principal, rt *route.Route) bool {
 // holding [reader admin] updates an item as admin, which the service checks
 // too (it receives one role). p is unchanged when no role is granted.
 func (pol *Policy) Grant(p Principal, rt *route.Route) Principal {
-	for _, role := range append([]string{p.Role}, p.Roles...) {
-		if role != "" && slices.Contains(pol.roles[rt], role) {
+	allowed := pol.roles[rt]
+	if p.Role != "" && slices.Contains(allowed, p.Role) {
+		return p
+	}
+	for _, role := range p.Roles {
+		if role != "" && slices.Contains(allowed, role) {
 			p.Role = role
 			return p
 		}

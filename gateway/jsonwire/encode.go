@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -28,6 +29,9 @@ var errInvalidUTF8 = errors.New("jsonwire: string field holds invalid UTF-8")
 // short (see Prefix): the one place the edge's enum spelling is decided.
 func appendMessage(b []byte, m protoreflect.Message) ([]byte, error) {
 	md := m.Descriptor()
+	if md.FullName() == timestampName {
+		return appendTimestamp(b, m)
+	}
 	if _, wkt := wellKnown[md.FullName()]; wkt || md.ExtensionRanges().Len() > 0 {
 		// protojson writes the well-known types and any message that may
 		// carry extensions (none of the APIs has one).
@@ -82,6 +86,43 @@ func appendProtojson(b []byte, m protoreflect.Message) ([]byte, error) {
 		return b, err
 	}
 	return append(b[:start], compact.Bytes()...), nil
+}
+
+const timestampName protoreflect.FullName = "google.protobuf.Timestamp"
+
+// The range protojson writes a Timestamp in: 0001-01-01T00:00:00Z to
+// 9999-12-31T23:59:59Z.
+const (
+	minTimestampSeconds = -62135596800
+	maxTimestampSeconds = 253402300799
+)
+
+// appendTimestamp appends a Timestamp as protojson writes it (RFC 3339 in
+// UTC with 0, 3, 6 or 9 fractional digits, and a Z), without protojson's
+// encoder and the compaction its output needs: the response of every
+// resource with a create or update time holds one. Out of protojson's
+// range it hands over to protojson, for its error.
+func appendTimestamp(b []byte, m protoreflect.Message) ([]byte, error) {
+	fds := m.Descriptor().Fields()
+	secs, nanos := m.Get(fds.ByNumber(1)).Int(), m.Get(fds.ByNumber(2)).Int()
+	if secs < minTimestampSeconds || secs > maxTimestampSeconds || nanos < 0 || nanos > 999_999_999 {
+		return appendProtojson(b, m)
+	}
+	b = append(b, '"')
+	start := len(b)
+	b = time.Unix(secs, nanos).UTC().AppendFormat(b, "2006-01-02T15:04:05.000000000")
+	b = trimSuffix(b, start, "000")
+	b = trimSuffix(b, start, "000")
+	b = trimSuffix(b, start, ".000")
+	return append(b, 'Z', '"'), nil
+}
+
+// trimSuffix cuts suffix off b when b[start:] ends with it.
+func trimSuffix(b []byte, start int, suffix string) []byte {
+	if len(b)-start >= len(suffix) && string(b[len(b)-len(suffix):]) == suffix {
+		return b[:len(b)-len(suffix)]
+	}
+	return b
 }
 
 func appendList(b []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, error) {

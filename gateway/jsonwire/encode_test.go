@@ -233,3 +233,23 @@ func FuzzMarshal(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTimestamp: a Timestamp is written as protojson writes it, at the
+// edges of its range and its fractional digits too, or both refuse it.
+func FuzzTimestamp(f *testing.F) {
+	for _, s := range []struct {
+		secs  int64
+		nanos int32
+	}{{0, 0}, {1764512545, 123456789}, {1764512545, 120000000}, {1764512545, 123000}, {1764512545, 1},
+		{-62135596800, 0}, {253402300799, 999999999}, {253402300799, 1e9}, {-62135596801, 0}, {0, -1}, {0, 1e9 + 1}} {
+		f.Add(s.secs, s.nanos)
+	}
+	f.Fuzz(func(t *testing.T, secs int64, nanos int32) {
+		m := (&timestamppb.Timestamp{Seconds: secs, Nanos: nanos}).ProtoReflect()
+		want, werr := appendProtojson(nil, m)
+		got, err := appendTimestamp(nil, m)
+		if (werr == nil) != (err == nil) || err == nil && string(got) != string(want) {
+			t.Errorf("appendTimestamp(%d, %d) = %s, %v; protojson %s, %v", secs, nanos, got, err, want, werr)
+		}
+	})
+}

@@ -22,6 +22,9 @@ type Metrics struct {
 	// ok holds the success series of every route Init saw, bound once
 	// (WithLabelValues at start, not per request); replaced whole by Init.
 	ok atomic.Pointer[map[okKey]okSeries]
+	// inFlightBound is each Init route's in-flight gauge, bound so that
+	// InFlight does no label lookup.
+	inFlightBound atomic.Pointer[map[string]prometheus.Gauge]
 }
 
 // okKey names a route's success series.
@@ -110,11 +113,18 @@ func (m *Metrics) bound(a Answer) (okSeries, bool) {
 	return b, found
 }
 
-// InFlight counts a request to route as in flight until done is called.
-func (m *Metrics) InFlight(route string) (done func()) {
-	g := m.inFlight.WithLabelValues(route)
+// InFlight counts a request to route as in flight until the caller calls
+// Dec on the gauge it returns (a gauge, not a func: no closure to allocate).
+func (m *Metrics) InFlight(route string) prometheus.Gauge {
+	g, ok := prometheus.Gauge(nil), false
+	if gs := m.inFlightBound.Load(); gs != nil {
+		g, ok = (*gs)[route]
+	}
+	if !ok {
+		g = m.inFlight.WithLabelValues(route)
+	}
 	g.Inc()
-	return g.Dec
+	return g
 }
 
 // UpstreamError records one failed upstream call.
@@ -139,6 +149,12 @@ func (m *Metrics) Init(routes []Route, problems map[string]int) {
 			bound[k] = v
 		}
 	}
+	inFlight := map[string]prometheus.Gauge{}
+	if prev := m.inFlightBound.Load(); prev != nil {
+		for k, v := range *prev {
+			inFlight[k] = v
+		}
+	}
 	for _, r := range routes {
 		method := normalize(r.Method)
 		status := http.StatusOK
@@ -155,7 +171,7 @@ func (m *Metrics) Init(routes []Route, problems map[string]int) {
 				m.requests.WithLabelValues(r.Route, method, r.Upstream, strconv.Itoa(status), code)
 			}
 		}
-		m.inFlight.WithLabelValues(r.Route)
+		inFlight[r.Route] = m.inFlight.WithLabelValues(r.Route)
 		ups[r.Upstream] = true
 	}
 	for u := range ups {
@@ -164,6 +180,7 @@ func (m *Metrics) Init(routes []Route, problems map[string]int) {
 		}
 	}
 	m.ok.Store(&bound)
+	m.inFlightBound.Store(&inFlight)
 }
 
 func statusLabel(status int) string {

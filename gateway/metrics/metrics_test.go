@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc/codes"
 )
 
@@ -125,5 +126,47 @@ func TestBound(t *testing.T) {
 				t.Errorf("latency %v has %d samples, want 1", h.GetLabel(), n)
 			}
 		}
+	}
+}
+
+// TestInFlight: a route Init bound and one it did not both count while
+// in flight and return to zero on Dec.
+func TestInFlight(t *testing.T) {
+	m, err := New(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init([]Route{{Route: "/api/inventory/{sku}", Method: "GET", Upstream: "inventory"}}, nil)
+	for _, route := range []string{"/api/inventory/{sku}", "/api/unbound"} {
+		t.Run(route, func(t *testing.T) {
+			value := func() float64 {
+				var d dto.Metric
+				if err := m.inFlight.WithLabelValues(route).Write(&d); err != nil {
+					t.Fatal(err)
+				}
+				return d.GetGauge().GetValue()
+			}
+			a, b := m.InFlight(route), m.InFlight(route)
+			if got := value(); got != 2 {
+				t.Errorf("in flight after two InFlight(%q) = %v, want 2", route, got)
+			}
+			a.Dec()
+			b.Dec()
+			if got := value(); got != 0 {
+				t.Errorf("in flight after both Dec = %v, want 0", got)
+			}
+		})
+	}
+}
+
+func BenchmarkInFlight(b *testing.B) {
+	m, err := New(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Init([]Route{{Route: "/api/inventory/{sku}", Method: "GET", Upstream: "inventory"}}, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.InFlight("/api/inventory/{sku}").Dec()
 	}
 }

@@ -2,6 +2,7 @@ package route
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -150,4 +151,18 @@ func BenchmarkMatch(b *testing.B) {
 			b.Fatal("no match")
 		}
 	}
+}
+
+// FuzzAppendSplit: Match's split is strings.Split(s, "/") for any path,
+// past the stack buffer's 16 components too.
+func FuzzAppendSplit(f *testing.F) {
+	for _, s := range []string{"", "/", "api/inventory/kb-1", "a//b/", strings.Repeat("x/", 20)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf [16]string
+		if got, want := appendSplit(buf[:0], s), strings.Split(s, "/"); !slices.Equal(got, want) {
+			t.Errorf("appendSplit(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

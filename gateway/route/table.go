@@ -38,7 +38,8 @@ func (t *Table) Match(method, path string) (*Route, []string) {
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	comps := strings.Split(path[1:], "/")
+	var buf [16]string // most paths have fewer components: no allocation
+	comps := appendSplit(buf[:0], path[1:])
 	if r := t.find(method, comps); r != nil {
 		return r, nil
 	}
@@ -57,6 +58,19 @@ func (t *Table) Match(method, path string) (*Route, []string) {
 	}
 	sort.Strings(allow)
 	return nil, allow
+}
+
+// appendSplit appends the "/"-separated components of s to dst, as
+// strings.Split(s, "/") returns them ("" is one empty component).
+func appendSplit(dst []string, s string) []string {
+	for {
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+1:]
+	}
 }
 
 // find scans the routes of method last to first, like runtime.ServeMux,
@@ -79,7 +93,8 @@ func (r *Route) matches(comps []string) bool {
 	if idx <= 0 || !strings.HasSuffix(last, ":"+r.verb) {
 		return false
 	}
-	c := append([]string(nil), comps...)
+	var buf [16]string
+	c := append(buf[:0], comps...)
 	c[len(c)-1] = last[:idx]
 	return match(r.segs, c)
 }

@@ -81,6 +81,12 @@ func cutLong(_ []string, a slog.Attr) slog.Attr {
 		if !ok {
 			if isSecretKey(a.Key) {
 				a.Value = slog.StringValue(Redacted)
+			} else if l, ok := v.Any().(slog.Level); ok {
+				// The record's level reaches ReplaceAttr as an Any, which
+				// the JSON handler would encode with encoding/json
+				// (reflection, then Level.MarshalJSON: the quoted String);
+				// the string is the same JSON, written directly.
+				a.Value = slog.StringValue(l.String())
 			}
 			return a
 		}

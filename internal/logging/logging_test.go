@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	mwlog "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
@@ -142,6 +143,30 @@ func TestAccessLineLevel(t *testing.T) {
 			}
 			if got["level"] != tt.want || got["code"] != tt.code.String() {
 				t.Errorf("access line level %v code %v, want %s %s", got["level"], got["code"], tt.want, tt.code)
+			}
+		})
+	}
+}
+
+// TestLevelEncoding: every level, a custom one included, and a Level
+// attribute are written as the JSON handler without ReplaceAttr writes
+// them (cutLong turns the Level into its string, bypassing
+// encoding/json).
+func TestLevelEncoding(t *testing.T) {
+	for _, level := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError, slog.LevelInfo + 2, slog.LevelError + 4} {
+		t.Run(level.String(), func(t *testing.T) {
+			var got, want bytes.Buffer
+			rec := slog.NewRecord(time.Time{}, level, "m", 0)
+			rec.AddAttrs(slog.Any("threshold", level))
+			if err := New(&got, "svc", slog.LevelDebug-4).Handler().Handle(context.Background(), rec); err != nil {
+				t.Fatal(err)
+			}
+			plain := slog.NewJSONHandler(&want, &slog.HandlerOptions{Level: slog.LevelDebug - 4}).WithAttrs([]slog.Attr{slog.String("service", "svc")})
+			if err := plain.Handle(context.Background(), rec); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("New() wrote %s, want %s", got.String(), want.String())
 			}
 		})
 	}

@@ -34,7 +34,7 @@ func redact(key, s string) (string, bool) {
 	if isSecretKey(key) {
 		return Redacted, s != Redacted
 	}
-	if !strings.Contains(s, "eyJ") && !containsFold(s, "bearer") && !containsFold(s, "basic") && !strings.Contains(s, "=") {
+	if !mayHoldSecret(s) {
 		return s, false
 	}
 	out := s
@@ -73,11 +73,31 @@ func isSecretKey(key string) bool {
 	return secretKeys[string(b[:n])]
 }
 
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
+// mayHoldSecret reports whether s holds a marker of a secretPatterns
+// match: "eyJ", "=", or "bearer" or "basic" in any case. It is one pass
+// over s (every string of every record goes through it), the same answer
+// as testing each marker anywhere in s (FuzzMayHoldSecret).
+func mayHoldSecret(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '=':
 			return true
+		case 'e':
+			if strings.HasPrefix(s[i:], "eyJ") {
+				return true
+			}
+		case 'b', 'B':
+			if hasPrefixFold(s[i:], "bearer") || hasPrefixFold(s[i:], "basic") {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasPrefixFold is strings.HasPrefix under Unicode case folding, as
+// a search under case folding tests each position: strings.EqualFold on
+// len(prefix) bytes.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

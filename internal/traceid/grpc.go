@@ -2,6 +2,7 @@ package traceid
 
 import (
 	"context"
+	"encoding/hex"
 
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
@@ -40,11 +41,37 @@ func Outgoing(ctx context.Context) context.Context {
 	if id == "" {
 		return ctx
 	}
-	tp := Traceparent(id)
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() && sc.TraceID().String() == TraceID(id) {
-		tp = "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
+	var tp string
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() && hexEqual(sc.TraceID(), TraceID(id)) {
+		tp = spanTraceparent(sc)
+	} else {
+		tp = Traceparent(id) // a new parent id: only when there is no span
 	}
 	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)
+}
+
+// hexEqual reports whether hexID is tid in lower-case hex, without
+// building tid's string.
+func hexEqual(tid trace.TraceID, hexID string) bool {
+	var b [2 * len(trace.TraceID{})]byte
+	hex.Encode(b[:], tid[:])
+	return string(b[:]) == hexID
+}
+
+// spanTraceparent is sc's W3C traceparent (version 00), built in one
+// allocation: "00-" trace-id "-" parent-id "-" trace-flags.
+func spanTraceparent(sc trace.SpanContext) string {
+	tid, sid, flags := sc.TraceID(), sc.SpanID(), sc.TraceFlags()
+	var b [3 + 2*len(trace.TraceID{}) + 1 + 2*len(trace.SpanID{}) + 1 + 2]byte
+	n := copy(b[:], "00-")
+	n += hex.Encode(b[n:], tid[:])
+	b[n] = '-'
+	n++
+	n += hex.Encode(b[n:], sid[:])
+	b[n] = '-'
+	n++
+	hex.Encode(b[n:], []byte{byte(flags)})
+	return string(b[:])
 }
 
 // UnaryServerInterceptor puts the caller's trace id (or a new one) in the

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/metadata"
 )
 
@@ -145,4 +146,57 @@ func FuzzParseTraceparent(f *testing.F) {
 			t.Errorf("ParseTraceparent(%q) accepted bad id %q", v, id)
 		}
 	})
+}
+
+// TestOutgoingSpan: with a span of the same trace in ctx, the traceparent
+// sent is the span's (its parent id and flags); with a span of another
+// trace, a new parent id under the request's trace id.
+func TestOutgoingSpan(t *testing.T) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tid, _ := trace.TraceIDFromHex(id)
+	other, _ := trace.TraceIDFromHex("0af7651916cd43dd8448eb211c80319c")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	tests := []struct {
+		name  string
+		sc    trace.SpanContext
+		want  string // the whole traceparent, or
+		field string // its trace-id field when its parent id is new
+	}{
+		{"sampled span", trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}),
+			"00-" + id + "-00f067aa0ba902b7-01", ""},
+		{"unsampled span", trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid}),
+			"00-" + id + "-00f067aa0ba902b7-00", ""},
+		{"span of another trace", trace.NewSpanContext(trace.SpanContextConfig{TraceID: other, SpanID: sid, TraceFlags: trace.FlagsSampled}),
+			"", id},
+		{"no span", trace.SpanContext{}, "", id},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := trace.ContextWithSpanContext(NewContext(context.Background(), id), tt.sc)
+			md, _ := metadata.FromOutgoingContext(Outgoing(ctx))
+			got := md.Get(TraceparentKey)
+			if len(got) != 1 {
+				t.Fatalf("Outgoing sent traceparent %q, want one", got)
+			}
+			if tt.want != "" && got[0] != tt.want {
+				t.Errorf("Outgoing traceparent = %q, want %q", got[0], tt.want)
+			}
+			if tt.field != "" {
+				if p, ok := ParseTraceparent(got[0]); !ok || p != tt.field || strings.Contains(got[0], "00f067aa0ba902b7") {
+					t.Errorf("Outgoing traceparent = %q, want a new parent id under trace %s", got[0], tt.field)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkOutgoing(b *testing.B) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tid, _ := trace.TraceIDFromHex(id)
+	ctx := trace.ContextWithSpanContext(NewContext(context.Background(), id),
+		trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled}))
+	b.ReportAllocs()
+	for b.Loop() {
+		Outgoing(ctx)
+	}
 }

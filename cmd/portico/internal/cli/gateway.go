@@ -36,6 +36,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	gcDefaults(os.Getenv, cgroupMemoryMax)
 	sampling := logging.NewSampler(cfg.LogSampling())
 	l = sampling.Logger(l)
 	tp, err := telemetry.New(ctx, cfg.Tracing())
