@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// edgeGCPercent is the gateway's GOGC when the environment sets none.
-// Nearly everything the edge allocates dies with its request and its live
-// heap is a few MB, so at Go's default of 100 it collects every few
-// hundred requests: BenchmarkGetItemShape (loaded machine) spent 408 µs of
+// edgeGCPercent is every process's GOGC (the gateway and the three
+// services) when the environment sets none. Nearly everything they
+// allocate dies with its request or call and their live heaps are a few
+// MB, so at Go's default of 100 they collect every few hundred requests: BenchmarkGetItemShape (loaded machine) spent 408 µs of
 // CPU per request at GOGC=100, 347 at 200, 324 at 400 and 265 at 800,
 // with a heap goal of 6, 16 (400) and 32 MB (800). 400 takes most of the
 // gain for a heap a few times larger.
@@ -20,7 +20,7 @@ const edgeGCPercent = 400
 // cgroupMemoryMax is where cgroup v2 puts the container's memory limit.
 const cgroupMemoryMax = "/sys/fs/cgroup/memory.max"
 
-// gcDefaults sets the edge's garbage collector defaults: GOGC
+// gcDefaults sets a process's garbage collector defaults: GOGC
 // edgeGCPercent unless GOGC is set, and unless GOMEMLIMIT is set, a soft
 // memory limit of 90% of the cgroup's memory limit (when there is one), so
 // that the larger heap goal makes the collector work harder near the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/portico-gateway/portico/interceptors"
@@ -70,6 +71,7 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	if err := parseFlags(fs, args, 0); err != nil {
 		return s, err
 	}
+	gcDefaults(os.Getenv, cgroupMemoryMax)
 	var err error
 	if s.logger, err = newLogger(e, name, *lvl); err != nil {
 		return s, err
