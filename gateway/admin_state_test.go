@@ -281,14 +281,5 @@ func BenchmarkGetItemChain(b *testing.B) {
 	}
 	b.Cleanup(func() { srv.Close(); ups.Close() })
 	handler := srv.Handler()
-	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
-	req.Header.Set("Authorization", "Bearer "+readerToken)
-	b.ReportAllocs()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body)
-		}
-	}
+	benchGetItem(b, handler, http.StatusOK)
 }

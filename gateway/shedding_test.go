@@ -244,16 +244,7 @@ func BenchmarkShedRefusal(b *testing.B) {
 	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	handler := h.srv.Handler()
-	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
-	req.Header.Set("Authorization", "Bearer "+readerToken)
-	b.ReportAllocs()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, req)
-		if rec.Code != http.StatusServiceUnavailable {
-			b.Fatalf("status %d", rec.Code)
-		}
-	}
+	benchGetItem(b, handler, http.StatusServiceUnavailable)
 }
 
 // BenchmarkShedRefusalHandler is the edge's own share of a refusal: the

@@ -17,3 +17,6 @@ func MapsMask(expr string) bool {
 	m := maskLen.FindStringSubmatch(expr)
 	return m != nil && m[1] == m[2]
 }
+
+// ProtoName is protoName, for the property test.
+var ProtoName = protoName

@@ -334,23 +334,10 @@ func (g *gen) misspell(name string, v any) (string, any) {
 			return name, n
 		}
 	}
-	if snake := protoName(name); snake != name && g.rng.IntN(2) == 0 {
+	if snake := rules.ProtoName(name); snake != name && g.rng.IntN(2) == 0 {
 		return snake, v
 	}
 	return name, nil
-}
-
-// protoName is the snake_case proto name of a lowerCamel JSON name.
-func protoName(json string) string {
-	var b strings.Builder
-	for _, r := range json {
-		if r >= 'A' && r <= 'Z' {
-			b.WriteByte('_')
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // interesting are lengths, counts and numbers where bounds usually sit.
