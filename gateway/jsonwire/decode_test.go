@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
 
@@ -35,6 +36,11 @@ func TestUnmarshal(t *testing.T) {
 		{"int32 after a string value that looks like a key", `{"paymentMethod":"quantity","lines":[{"quantity":2}]}`, &orderv1.CreateOrderRequest{},
 			&orderv1.CreateOrderRequest{Lines: []*orderv1.OrderLine{{Quantity: 2}}, PaymentMethod: "quantity"}, "", false},
 		{"fraction", `{"lines":[{"quantity":1.5}]}`, &orderv1.CreateOrderRequest{}, nil, "lines[0].quantity", false},
+		// protojson takes these 64-bit spellings; the published pattern does not.
+		{"int64 exponent", `{"available":"1e2"}`, &inventoryv1.Item{}, nil, "available", false},
+		{"int64 fraction", `{"available":"89.0"}`, &inventoryv1.Item{}, nil, "available", false},
+		{"int64 minus zero", `{"available":"-0"}`, &inventoryv1.Item{}, nil, "available", false},
+		{"int64 nested exponent", `{"unitPrice":{"amountMinor":"1.5e3"}}`, &inventoryv1.Item{}, nil, "unitPrice.amountMinor", false},
 		{"unknown field", `{"lines":[{"colour":"red"}]}`, &orderv1.CreateOrderRequest{}, nil, "lines[0].colour", false},
 		{"unknown enum name", `{"status":"SHIPPED"}`, &orderv1.Order{}, nil, "status", false},
 		{"duplicate key", `{"paymentMethod":"a","paymentMethod":"b"}`, &orderv1.CreateOrderRequest{}, nil, "paymentMethod", true},

@@ -38,6 +38,7 @@ func FuzzUnmarshal(f *testing.F) {
 		`{"paymentMethod":"a","paymentMethod":"b"}`, `{"lines":[{"sku":"a","sku":"b"}]}`, `{"status":"CONFIRMED","status":"FAILED"}`,
 		`{"status":"CONFIRMED","createTime":"2026-01-02T15:04:05Z"}`, `{"status":"STATUS_FAILED"}`, `{"status":2}`,
 		`{"lines":[[[[[[[[]]]]]]]]}`, `{"id":"\u00e9\"\\"} `, `{} {}`,
+		`{"lines":[{"unitPrice":{"amountMinor":"1e2"}}]}`, `{"lines":[{"unitPrice":{"amountMinor":"-0"}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -146,7 +147,7 @@ func duplicateIn(dec *json.Decoder) (bool, error) {
 // in the other JSON type, an enum by its full name or number, or a null.
 func strictOnly(e *Error) bool {
 	for _, m := range []string{"unknown field; this API spells it", "as a JSON number, not a string",
-		"want a JSON string holding the integer", "want a number", "want one of", "null is not a value"} {
+		"want a JSON string holding the integer", "plain decimal digits", "want a number", "want one of", "null is not a value"} {
 		if e.Field != "" && !e.Syntax && strings.Contains(e.Msg, m) {
 			return true
 		}

@@ -89,6 +89,9 @@ func (w *walker) checkInt(r intRange, tok json.Token) error {
 	} else if !wide && quoted {
 		return w.errorf(false, "want an integer as a JSON number, not a string")
 	}
+	if quoted && !canonicalInt(s) {
+		return w.errorf(false, "want the integer in plain decimal digits, for example \"42\"")
+	}
 	switch integerFits(s, r) {
 	case notIntegral:
 		return w.errorf(false, "want an integer, got a fraction")
@@ -174,6 +177,23 @@ func integerFits(s string, r intRange) fit {
 		return outOfRange
 	}
 	return fits
+}
+
+// canonicalInt reports whether s is an integer as the published document
+// spells a 64-bit one: decimal digits, no leading zero, no exponent or
+// fraction, and a minus sign only before a non-zero value ("-0" is not
+// canonical). protojson takes "1e2" and "5.0" too.
+func canonicalInt(s string) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+		if s == "0" {
+			return false
+		}
+	}
+	if s == "0" {
+		return true
+	}
+	return len(s) > 0 && s[0] >= '1' && s[0] <= '9' && digitsEnd(s, 0) == len(s)
 }
 
 // isJSONNumber reports whether s is exactly a JSON number (RFC 8259

@@ -8,9 +8,9 @@ import (
 
 // The edge reads exactly the JSON the published document describes, which
 // is narrower than what protojson's parser takes: field names in
-// lowerCamel only, 32-bit integers and floats as JSON numbers, 64-bit
-// integers as strings, enum values by their short names, and null only
-// for a singular message field. The walker enforces that; a body protojson
+// lowerCamel only, 32-bit integers and floats as
+// JSON numbers, 64-bit integers as strings of plain decimal digits, enum
+// values by their short names, and null only for a singular message field. The walker enforces that; a body protojson
 // accepts is walked only when suspect finds a spot where it might differ,
 // so a conforming body costs one byte scan on top of the parse.
 
@@ -151,6 +151,9 @@ func suspect(md protoreflect.MessageDescriptor, data []byte) bool {
 			if class == wantNumber && v == '"' || class == wantString && (v == '-' || v >= '0' && v <= '9') {
 				return true
 			}
+			if class == wantString && v == '"' && !canonicalQuoted(data[j+1:]) {
+				return true
+			}
 		}
 	}
 	return false
@@ -161,4 +164,17 @@ func skipSpace(data []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// canonicalQuoted reports whether data starts with a canonical integer
+// (canonicalInt) and its closing quote.
+func canonicalQuoted(data []byte) bool {
+	end := 0
+	for end < len(data) && data[end] != '"' {
+		if data[end] == '\\' {
+			return false
+		}
+		end++
+	}
+	return end < len(data) && canonicalInt(string(data[:end]))
 }
