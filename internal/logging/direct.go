@@ -54,7 +54,7 @@ func Direct(ctx context.Context, l *slog.Logger, t time.Time, level slog.Level, 
 	for _, a := range attrs {
 		b = appendAttr(b, a)
 	}
-	b = appendTrace(b, ctx)
+	b = appendTrace(ctx, b)
 	b = append(b, "}\n"...)
 	_, _ = th.direct.w.Write(b)
 	if cap(b) <= maxPooled {
@@ -67,7 +67,7 @@ func Direct(ctx context.Context, l *slog.Logger, t time.Time, level slog.Level, 
 // appendTrace appends the trace fields traceHandler adds (traceFields).
 // The span context's ids are written as hex straight into b, not made
 // strings first: hex digits are never redacted nor cut.
-func appendTrace(b []byte, ctx context.Context) []byte {
+func appendTrace(ctx context.Context, b []byte) []byte {
 	sc := trace.SpanContextFromContext(ctx)
 	if id := traceid.FromContext(ctx); id != "" {
 		b = appendAttr(b, slog.String("traceId", id))

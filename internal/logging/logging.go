@@ -14,6 +14,11 @@
 // a secret-named attribute (authorization, x-signature, idempotency-key,
 // token, secret, ...) and any bearer credential, JWT or credential query
 // parameter inside a string become "[REDACTED]", whoever logs them.
+//
+// Direct writes a record of flat attributes to New's logger without slog's
+// handler machinery, byte for byte what the handler chain writes (the
+// edge's access line uses it); FuzzDirect holds it to that as the standard
+// library changes.
 package logging
 
 import (
