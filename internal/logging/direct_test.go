@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -271,4 +272,41 @@ func BenchmarkDirect(b *testing.B) {
 			_ = l.Handler().Handle(ctx, rec)
 		}
 	})
+}
+
+// TestDirectSharesTheHandlersLock: lines written at once through Direct
+// and through slog on one logger stay whole lines (run with -race: the
+// writer is never written twice at once).
+func TestDirectSharesTheHandlersLock(t *testing.T) {
+	var buf bytes.Buffer
+	l := edgeLogger(&buf)
+	const n = 200
+	as := []slog.Attr{slog.String("method", "GET"), slog.Float64("durationMs", 1.5)}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for range n {
+			if !Direct(context.Background(), l, time.Now(), slog.LevelInfo, "request", as) {
+				t.Error("Direct = false, want true")
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range n {
+			l.LogAttrs(context.Background(), slog.LevelInfo, "request", as...)
+		}
+	}()
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 2*n {
+		t.Fatalf("got %d lines, want %d", len(lines), 2*n)
+	}
+	for _, line := range lines {
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("line %q is not JSON", line)
+		}
+	}
 }
