@@ -160,11 +160,8 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 	if logging.DropsRequest(r.Context(), s.log, level, d) { // sampled out: build nothing
 		return
 	}
-	// The record is built here rather than by Logger.LogAttrs, which would
-	// walk the stack (runtime.Callers) for a source location that is always
-	// this line and that no edge handler prints.
-	rec := slog.NewRecord(time.Now(), level, "request", 0)
-	rec.AddAttrs(
+	var buf [14]slog.Attr
+	attrs := append(buf[:0],
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
 		slog.String("route", ex.route),
@@ -179,11 +176,23 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 		slog.Int64("responseBytes", ex.respBytes),
 	)
 	if ex.logErr != "" {
-		rec.AddAttrs(slog.String("error", ex.logErr))
+		attrs = append(attrs, slog.String("error", ex.logErr))
 	}
 	if ex.writeErr != nil {
-		rec.AddAttrs(slog.String("clientGone", ex.writeErr.Error()))
+		attrs = append(attrs, slog.String("clientGone", ex.writeErr.Error()))
 	}
+	now := time.Now()
+	// The process's own JSON logger gets the same bytes from
+	// logging.Direct without slog's handler machinery, most of the line's
+	// cost; any other logger (a test's handler) gets a record.
+	if logging.Direct(r.Context(), s.log, now, level, "request", attrs) {
+		return
+	}
+	// The record is built here rather than by Logger.LogAttrs, which would
+	// walk the stack (runtime.Callers) for a source location that is always
+	// this line and that no edge handler prints.
+	rec := slog.NewRecord(now, level, "request", 0)
+	rec.AddAttrs(attrs...)
 	_ = s.log.Handler().Handle(r.Context(), rec)
 }
 

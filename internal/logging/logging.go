@@ -14,6 +14,11 @@
 // a secret-named attribute (authorization, x-signature, idempotency-key,
 // token, secret, ...) and any bearer credential, JWT or credential query
 // parameter inside a string become "[REDACTED]", whoever logs them.
+//
+// Direct writes a record of flat attributes to New's logger without slog's
+// handler machinery, byte for byte what the handler chain writes (the
+// edge's access line uses it); FuzzDirect holds it to that as the standard
+// library changes.
 package logging
 
 import (
@@ -38,34 +43,53 @@ const MaxValueBytes = 8 << 10
 
 // New returns a JSON logger writing to w, tagging every line with service.
 func New(w io.Writer, service string, level slog.Leveler) *slog.Logger {
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: cutLong})
-	return slog.New(traceHandler{h}).With("service", service)
+	lw := &lockedWriter{w: w} // shared with Direct
+	h := slog.NewJSONHandler(lw, &slog.HandlerOptions{Level: level, ReplaceAttr: cutLong})
+	return slog.New(traceHandler{h, &direct{w: lw}}).With("service", service)
 }
 
-// traceHandler adds traceId and spanId from the record's context.
-type traceHandler struct{ slog.Handler }
+// traceHandler adds traceId and spanId from the record's context. direct
+// is what Direct needs to write for it; nil after a group (Direct falls
+// back to slog).
+type traceHandler struct {
+	slog.Handler
+	direct *direct
+}
 
 func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
-	sc := trace.SpanContextFromContext(ctx)
-	id := traceid.FromContext(ctx)
-	if id == "" && sc.IsValid() {
-		id = sc.TraceID().String()
-	}
+	id, span := traceFields(ctx)
 	if id != "" {
 		r.AddAttrs(slog.String("traceId", id))
 	}
-	if sc.IsValid() {
-		r.AddAttrs(slog.String("spanId", sc.SpanID().String()))
+	if span != "" {
+		r.AddAttrs(slog.String("spanId", span))
 	}
 	return h.Handler.Handle(ctx, r)
 }
 
+// traceFields are the traceId and spanId of a record logged in ctx, ""
+// for none.
+func traceFields(ctx context.Context) (id, span string) {
+	sc := trace.SpanContextFromContext(ctx)
+	id = traceid.FromContext(ctx)
+	if id == "" && sc.IsValid() {
+		id = sc.TraceID().String()
+	}
+	if sc.IsValid() {
+		span = sc.SpanID().String()
+	}
+	return id, span
+}
+
 func (h traceHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return traceHandler{h.Handler.WithAttrs(as)}
+	return traceHandler{h.Handler.WithAttrs(as), h.direct.with(as)}
 }
 
 func (h traceHandler) WithGroup(name string) slog.Handler {
-	return traceHandler{h.Handler.WithGroup(name)}
+	if name == "" { // the JSON handler ignores it
+		return traceHandler{h.Handler.WithGroup(name), h.direct}
+	}
+	return traceHandler{h.Handler.WithGroup(name), nil}
 }
 
 // cutLong is the handler's ReplaceAttr: it redacts secrets (redact) and
