@@ -90,23 +90,27 @@ func TestFollowTelemetry(t *testing.T) {
 	var buf lockedBuffer
 	sampling := logging.NewSampler(logging.Sampling{Rate: &one})
 	l := sampling.Logger(logging.New(&buf, "gateway", slog.LevelInfo))
+	applied := make(chan struct{}, 4)
+	telemetryFollowed = func() { applied <- struct{}{} }
+	defer func() { telemetryFollowed = nil }()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { defer close(done); followTelemetry(ctx, srv, tp, sampling, l) }()
 	defer func() { cancel(); <-done }()
-	// follows polls until a span and an access line are kept as want
-	// (followTelemetry applies on its own goroutine), at most 5s.
+	// follows waits (at most 5s) until followTelemetry has applied the
+	// live config on its goroutine, then reports whether a span and an
+	// access line are kept as want.
 	follows := func(want bool) bool {
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			before := len(buf.String())
-			sctx, span := tp.TracerProvider().Tracer("t").Start(context.Background(), "x")
-			l.InfoContext(sctx, "request", "durationMs", 0.1)
-			span.End()
-			if span.SpanContext().IsSampled() == want && (len(buf.String()) > before) == want {
-				return true
-			}
+		select {
+		case <-applied:
+		case <-time.After(5 * time.Second):
+			return false
 		}
-		return false
+		before := len(buf.String())
+		sctx, span := tp.TracerProvider().Tracer("t").Start(context.Background(), "x")
+		l.InfoContext(sctx, "request", "durationMs", 0.1)
+		span.End()
+		return span.SpanContext().IsSampled() == want && (len(buf.String()) > before) == want
 	}
 	if !follows(false) {
 		t.Fatal("the live config's ratio 0 never applied")

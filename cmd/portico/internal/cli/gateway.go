@@ -70,6 +70,10 @@ func runGateway(ctx context.Context, e env, args []string) error {
 // followTelemetry applies each config the edge applies to what the process
 // runs outside it: trace sampling and exporter, and log sampling. It
 // returns when ctx ends.
+// telemetryFollowed, if set, is called each time followTelemetry has
+// applied the live config (tests).
+var telemetryFollowed func()
+
 func followTelemetry(ctx context.Context, srv *gateway.Server, tp *telemetry.Provider, s *logging.Sampler, l *slog.Logger) {
 	next := srv.Applied()
 	for {
@@ -77,6 +81,9 @@ func followTelemetry(ctx context.Context, srv *gateway.Server, tp *telemetry.Pro
 		s.Set(cfg.LogSampling())
 		if err := tp.Apply(ctx, cfg.Tracing()); err != nil {
 			l.Error("telemetry settings not applied; keeping the running ones", "err", err.Error())
+		}
+		if telemetryFollowed != nil {
+			telemetryFollowed()
 		}
 		select {
 		case <-ctx.Done():
