@@ -121,14 +121,19 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 		a.vegeta, a.targets, a.out = bins.vegeta, targets, filepath.Join(dir, name+".bin")
 		a.generator, a.url, a.token, a.conns = f.generator, url+"/api/inventory/"+benchSKU, "demo-read-token", f.conns
 		c0, _ := sut.cpuTime()
+		s0 := sut.sysTime()
 		b0, _ := inv.cpuTime()
 		rs, err := a.run(ctx)
 		c1, _ := sut.cpuTime()
+		s1 := sut.sysTime()
 		b1, _ := inv.cpuTime()
 		if err != nil {
 			return Phase{}, err
 		}
 		p := summarize(name, a, rs, c1-c0)
+		if p.Requests > 0 {
+			p.SUTSysUs = round(float64((s1-s0).Microseconds())/float64(p.Requests), 1)
+		}
 		if rs.Seconds > 0 {
 			p.LoadBusy = round((rs.GeneratorCPU+b1-b0).Seconds()/rs.Seconds, 2)
 		}
@@ -322,16 +327,16 @@ func writeOverloadTable(w io.Writer, rep OverloadReport) {
 	if rep.Invalid != "" {
 		fmt.Fprintf(w, "**INVALID** (%s): compare CPU per request only.\n\n", rep.Invalid)
 	}
-	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req | edge busy | load CPU busy |")
+	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req (kernel) | edge busy | load CPU busy |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range rep.Phases {
 		offered := strconv.Itoa(p.OfferedRPS)
 		if p.OfferedRPS == 0 {
 			offered = "closed c=" + strconv.Itoa(p.Workers)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %d | %.2f | %d | %.1f | %.2f | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %d | %.2f | %d | %.1f (%.1f) | %.2f | %.2f |\n",
 			p.Name, offered, p.SentRPS, p.GoodputRPS, p.GoodputRPS/max(rep.CapacityRPS, 1), p.OKP50ms, p.OKP99ms,
-			p.Shed, p.ShedP99ms, p.Other, p.SUTCPUus, p.SUTBusy, p.LoadBusy)
+			p.Shed, p.ShedP99ms, p.Other, p.SUTCPUus, p.SUTSysUs, p.SUTBusy, p.LoadBusy)
 	}
 }
 

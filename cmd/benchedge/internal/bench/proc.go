@@ -79,6 +79,12 @@ func (p *proc) cpuTime() (time.Duration, error) {
 	return procCPU(p.cmd.Process.Pid)
 }
 
+// sysTime returns the system (kernel) part of cpuTime.
+func (p *proc) sysTime() time.Duration {
+	_, sys, _ := procstat.Times(p.cmd.Process.Pid)
+	return sys
+}
+
 // procCPU reads utime+stime of pid from /proc/<pid>/stat.
 func procCPU(pid int) (time.Duration, error) { return procstat.CPU(pid) }
 

@@ -189,7 +189,10 @@ type Phase struct {
 	ShedP50ms  float64 `json:"shedP50ms"`
 	ShedP99ms  float64 `json:"shedP99ms"`
 	SUTCPUus   float64 `json:"sutCpuUsPerRequest"`
-	SUTBusy    float64 `json:"sutBusy"`
+	// SUTSysUs is the kernel's part of SUTCPUus (stime): what no
+	// user-space HTTP server can remove.
+	SUTSysUs float64 `json:"sutSysUsPerRequest"`
+	SUTBusy  float64 `json:"sutBusy"`
 	// LoadBusy is the generator's and the backend's CPU over the phase,
 	// in cores: near 1, the load CPU is saturated, and the edge is
 	// measured through a slow generator and a slow backend.
