@@ -41,9 +41,10 @@ type exchange struct {
 	respBytes int64            // response body bytes written
 
 	// Held here so that one allocation serves the request's state, its
-	// response writer and its body counter.
+	// response writer, its body counter and its quotas.
 	rw      responseWriter
 	counted countingBody
+	limits  limitRequest // the rate-limit step's quotas (limits.go)
 }
 
 // countingBody counts the request body bytes read, for the access line.

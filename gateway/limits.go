@@ -276,11 +276,10 @@ func (lr *limitRequest) add(layer string, q ratelimit.Quota) {
 	lr.req.Quotas = lr.quotas[:n+1]
 }
 
-// build returns the quotas of a request: for a failed authentication the
-// failed_auth quota of its address; else the caller's plan, its route's
-// group and the global ceiling.
-func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, authErr error) *limitRequest {
-	lr := &limitRequest{}
+// build sets lr, empty, to the quotas of a request: for a failed
+// authentication the failed_auth quota of its address; else the caller's
+// plan, its route's group and the global ceiling.
+func (l *limiter) build(lr *limitRequest, r *http.Request, rt *route.Route, p auth.Principal, authErr error) {
 	lr.req.Quotas = lr.quotas[:0]
 	if authErr != nil {
 		// A nonce store that failed is not the caller's failure.
@@ -289,7 +288,7 @@ func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, auth
 			lr.add(layerFailedAuth, ratelimit.Quota{Key: "failed-auth:" + addr, Limit: *l.failedAuth})
 			lr.req.Caller = "addr:" + addr
 		}
-		return lr
+		return
 	}
 	callerQuotaKey, caller := l.callerKey("caller:", r, p)
 	lr.req.Caller = caller
@@ -302,7 +301,6 @@ func (l *limiter) build(r *http.Request, rt *route.Route, p auth.Principal, auth
 	if l.globalQuota != nil {
 		lr.add(layerGlobal, *l.globalQuota)
 	}
-	return lr
 }
 
 // limit is the edge's rate-limit step, run right after authentication
@@ -314,7 +312,8 @@ func (s *Server) limit(w *responseWriter, r *http.Request, rt *route.Route, p au
 	if l == nil {
 		return false
 	}
-	lr := l.build(r, rt, p, authErr)
+	lr := &w.ex.limits // part of the request's one allocation
+	l.build(lr, r, rt, p, authErr)
 	if len(lr.req.Quotas) == 0 {
 		return false
 	}
@@ -385,8 +384,9 @@ func layerText(layer string) string {
 // the refusing layer), and X-RateLimit-Limit / -Remaining of the refusing
 // layer, or of the layer with the least left.
 func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
-	// Both lists are appended to one stack buffer and become one string,
-	// sliced in two: no fmt on the request path (%q is strconv.Quote).
+	// The four values are appended to one stack buffer and become one
+	// string, sliced in four: no fmt on the request path (%q is
+	// strconv.Quote).
 	var buf [256]byte
 	b := buf[:0]
 	tightest := 0
@@ -423,8 +423,12 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 	if !d.Allowed {
 		remaining = 0
 	}
-	both := string(b)
-	vs := []string{both[:policyEnd], both[policyEnd:], strconv.Itoa(d.Results[tightest].Limit.Rate), strconv.Itoa(remaining)}
+	stateEnd := len(b)
+	b = strconv.AppendInt(b, int64(d.Results[tightest].Limit.Rate), 10)
+	limitEnd := len(b)
+	b = strconv.AppendInt(b, int64(remaining), 10)
+	all := string(b)
+	vs := []string{all[:policyEnd], all[policyEnd:stateEnd], all[stateEnd:limitEnd], all[limitEnd:]}
 	h[hdrRateLimitPolicy] = vs[0:1:1]
 	h[hdrRateLimit] = vs[1:2:2]
 	h[hdrXRateLimitLimit] = vs[2:3:3]

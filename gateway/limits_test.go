@@ -534,6 +534,8 @@ func TestWriteLimitHeaders(t *testing.T) {
 			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 40, time.Second, 0), res(100, 3, time.Minute, 1500*time.Millisecond), res(1_000_000, 999_999, time.Hour, time.Second)}}},
 		{"refused by the second", []string{"caller", "global"}, ratelimit.Decision{Allowed: false, Denied: 1, RetryAfter: 2100 * time.Millisecond,
 			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 0, time.Second, time.Second), res(2000, 7, time.Second, 10*time.Millisecond)}}},
+		{"four layers, longer than the stack buffer", []string{"caller", strings.Repeat("a", 90), strings.Repeat("b", 90), "global"}, ratelimit.Decision{Allowed: true, Denied: -1,
+			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 40, time.Second, 0), res(100, 3, time.Minute, time.Second), res(7, 6, time.Second, time.Second), res(1_000_000, 999_999, time.Hour, time.Second)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

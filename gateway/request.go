@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -65,9 +66,9 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 // header but the Content-Type of a body. Nothing downstream writes the
 // fields it shares with r (the URL's Userinfo, TransferEncoding).
 func forwarded(ctx context.Context, r *http.Request, method, query string, body []byte) *http.Request {
-	fwd := r.WithContext(ctx)
-	u := *r.URL
-	fwd.URL = &u
+	f := &forwardedRequest{req: *r.WithContext(ctx), url: *r.URL}
+	fwd := &f.req
+	fwd.URL = &f.url
 	fwd.Method = method // HEAD runs the GET route
 	fwd.URL.RawQuery = query
 	fwd.Form, fwd.PostForm, fwd.MultipartForm, fwd.Trailer = nil, nil, nil, nil
@@ -78,6 +79,13 @@ func forwarded(ctx context.Context, r *http.Request, method, query string, body 
 	fwd.Header = http.Header{"Content-Type": {"application/json"}}
 	fwd.Body, fwd.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	return fwd
+}
+
+// forwardedRequest holds the forwarded request and its URL: one
+// allocation for both.
+type forwardedRequest struct {
+	req http.Request
+	url url.URL
 }
 
 // idempotencyKey returns the route's required Idempotency-Key.

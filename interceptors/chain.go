@@ -138,7 +138,7 @@ func (c *chain) dialOptions() ([]grpc.DialOption, error) {
 	}
 	opts := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithChainUnaryInterceptor(unary...),
+		grpc.WithChainUnaryInterceptor(compose(unary)),
 		// The gateway's configuration decides the policy, not DNS TXT.
 		grpc.WithDisableServiceConfig(),
 		grpc.WithDefaultServiceConfig(sc),

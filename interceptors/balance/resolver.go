@@ -43,6 +43,8 @@ type Resolver struct {
 	// do the instances' breakers judge (one instance is the upstream).
 	several atomic.Bool
 
+	names addrNames // the attempts' peers as text
+
 	mu    sync.Mutex
 	addrs []string
 	hosts map[string]*host
@@ -212,7 +214,7 @@ func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
 			a.SetInstance(p.Addr != nil && several)
 		}
 		if p.Addr != nil {
-			r.record(ctx, p.Addr.String(), start, err, several)
+			r.record(ctx, r.names.name(p.Addr), start, err, several)
 		}
 		return err
 	}

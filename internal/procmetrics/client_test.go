@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc"
@@ -124,5 +125,47 @@ func TestClientInitUnknownService(t *testing.T) {
 	}
 	if err := c.Init("portico.nowhere.v1.Nothing"); err == nil {
 		t.Error("Init(unknown service) = nil, want an error")
+	}
+}
+
+// TestClientUnarySeries pins what one successful unary call exports, with
+// no Init: exactly these series of these families, each with these labels
+// and a count of 1 (the histogram's sample count), and nothing else.
+func TestClientUnarySeries(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	c, err := NewClient(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }
+	if err := c.unary()(context.Background(), inventoryv1.InventoryService_GetItem_FullMethodName, nil, nil, nil, ok); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		`grpc_client_started_total{grpc_method="GetItem",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`:                1,
+		`grpc_client_msg_sent_total{grpc_method="GetItem",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`:               1,
+		`grpc_client_msg_received_total{grpc_method="GetItem",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`:           1,
+		`grpc_client_handled_total{grpc_code="OK",grpc_method="GetItem",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`: 1,
+		`grpc_client_handling_seconds{grpc_method="GetItem",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`:             1,
+	}
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("Gather: %v", err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			key := f.GetName() + "{"
+			for i, l := range m.GetLabel() { // sorted by name
+				if i > 0 {
+					key += ","
+				}
+				key += l.GetName() + `="` + l.GetValue() + `"`
+			}
+			got[key+"}"] = metricValue(m)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("series after one successful GetItem (-want +got):\n%s", diff)
 	}
 }
