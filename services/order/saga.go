@@ -73,19 +73,23 @@ func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 			MetaStep: stepCharge, MetaPaymentStatus: paymentStatusName(pay.GetStatus()),
 		})
 	}
-	next = rec.clone()
-	next.Order.PaymentId = pay.GetId()
-	if rec, ok = s.save(ctx, rec, next); !ok {
-		return rec, outcomeOf(rec)
-	}
+	// The payment id is stored with the order's next write (CONFIRMED, or
+	// FAILED), not on its own: a charge is found again by its key
+	// (PaymentKey), so a run that stops before then loses nothing, and
+	// one that leaves the order PENDING stores it (keep).
+	paid := rec.clone()
+	paid.Order.PaymentId = pay.GetId()
 	if res.GetState() != inventoryv1.Reservation_STATE_COMMITTED {
-		if err := s.commit(ctx, rec); err != nil {
-			return s.commitFailed(ctx, rec, err)
+		if err := s.commit(ctx, paid); err != nil {
+			got, out := s.commitFailed(ctx, rec, paid, err)
+			if out != pending {
+				return got, out
+			}
+			return s.keep(ctx, got, paid)
 		}
 	}
-	next = rec.clone()
-	next.Order.Status = orderv1.Order_STATUS_CONFIRMED
-	rec, _ = s.save(ctx, rec, next)
+	paid.Order.Status = orderv1.Order_STATUS_CONFIRMED
+	rec, _ = s.save(ctx, rec, paid)
 	s.log.InfoContext(ctx, "order settled", "orderId", rec.Order.GetId(), "status", statusName(rec.Order.GetStatus()))
 	return rec, outcomeOf(rec)
 }
@@ -110,6 +114,15 @@ func (s *Service) save(ctx context.Context, cur, next *Record) (*Record, bool) {
 	}
 	s.log.ErrorContext(ctx, "save order; it stays pending", "orderId", id, "err", err.Error())
 	return cur, false
+}
+
+// keep stores progress, a PENDING order with what this run learnt since
+// rec was stored (the payment id), when the run stops with the order
+// PENDING, so the stored order shows it as it did when each step was
+// stored on its own.
+func (s *Service) keep(ctx context.Context, rec, progress *Record) (*Record, outcome) {
+	rec, _ = s.save(ctx, rec, progress)
+	return rec, outcomeOf(rec)
 }
 
 // fail stores next as FAILED with reason and info.
