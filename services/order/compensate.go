@@ -186,23 +186,22 @@ func (s *Service) declined(ctx context.Context, rec *Record, pay *paymentv1.Paym
 // commitFailed handles a CommitReservation error. A released (expired)
 // reservation means the stock is gone: refund, then fail the order. An
 // unknown outcome leaves it PENDING; any other definite error abandons it
-// (refund, release). rec is the order as stored, paid is rec with the
-// captured payment's id, not stored yet.
-func (s *Service) commitFailed(ctx context.Context, rec, paid *Record, err error) (*Record, outcome) {
+// (refund, release).
+func (s *Service) commitFailed(ctx context.Context, rec *Record, err error) (*Record, outcome) {
 	switch {
 	case unknownOutcome(err):
 		s.stuck(ctx, rec, stepCommit, err)
 		return rec, pending
 	case !isFailure(err, codes.FailedPrecondition, inventoryDomain, invReservationReleased):
-		return s.rejected(ctx, rec, paid.clone(), stepCommit, err)
+		return s.rejected(ctx, rec, rec.clone(), stepCommit, err)
 	}
-	if err := s.refund(ctx, paid.Order.GetPaymentId()); err != nil {
+	if err := s.refund(ctx, rec.Order.GetPaymentId()); err != nil {
 		s.stuck(ctx, rec, "RefundPayment", err)
 		return rec, pending
 	}
 	s.log.InfoContext(ctx, "payment refunded: reservation expired before commit",
-		"orderId", rec.Order.GetId(), "paymentId", paid.Order.GetPaymentId())
-	return s.fail(ctx, rec, paid.clone(), failureReservationExpired, nil)
+		"orderId", rec.Order.GetId(), "paymentId", rec.Order.GetPaymentId())
+	return s.fail(ctx, rec, rec.clone(), failureReservationExpired, nil)
 }
 
 // declineFailure maps a declined payment to the order's failure reason and
