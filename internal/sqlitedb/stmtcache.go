@@ -50,6 +50,7 @@ type cachingConn struct {
 	stmts     map[string]*cachedStmt
 	control   map[string]driver.Stmt // BEGIN, COMMIT, ROLLBACK (tx.go)
 	immediate bool
+	inTx      bool // a transaction is open (tx.go)
 }
 
 // cachedStmt is a prepared statement and whether rows read from it are
@@ -90,6 +91,7 @@ func (c *cachingConn) stmt(ctx context.Context, query string) (driver.Stmt, func
 }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	ctx = c.statementContext(ctx)
 	s, release, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -99,6 +101,7 @@ func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driv
 }
 
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	ctx = c.statementContext(ctx)
 	s, release, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,22 @@ func (c *cachingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (drive
 		_ = c.exec(context.Background(), "ROLLBACK")
 		return nil, err
 	}
+	c.inTx = true
 	return cachingTx{c}, nil
+}
+
+// statementContext is the context a statement runs with: inside a
+// transaction, ctx without its cancellation. The transaction holds what it
+// needs from its BEGIN (the writer's, IMMEDIATE, the write lock), so its
+// point statements wait for nothing, and database/sql ends the
+// transaction once its context is done, refusing the next statement and
+// the COMMIT; a statement that has started runs to its end. The driver
+// would otherwise start a goroutine per statement to watch ctx.
+func (c *cachingConn) statementContext(ctx context.Context) context.Context {
+	if c.inTx {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // cachingTx is a transaction of a cachingConn.
@@ -40,6 +55,7 @@ type cachingTx struct{ c *cachingConn }
 // deferred constraint, a disk error) can leave the transaction open; it is
 // rolled back, as database/sql expects the connection clean afterwards.
 func (t cachingTx) Commit() error {
+	t.c.inTx = false
 	if err := t.c.exec(context.Background(), "COMMIT"); err != nil {
 		_ = t.c.exec(context.Background(), "ROLLBACK")
 		return err
@@ -49,7 +65,10 @@ func (t cachingTx) Commit() error {
 
 // Rollback rolls back. database/sql also calls it once the transaction's
 // context is done, so it must run regardless of that context.
-func (t cachingTx) Rollback() error { return t.c.exec(context.Background(), "ROLLBACK") }
+func (t cachingTx) Rollback() error {
+	t.c.inTx = false
+	return t.c.exec(context.Background(), "ROLLBACK")
+}
 
 // exec runs one of the control statements, preparing it on first use.
 func (c *cachingConn) exec(ctx context.Context, q string) error {

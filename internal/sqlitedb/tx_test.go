@@ -1,13 +1,16 @@
 package sqlitedb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"maps"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -159,5 +162,50 @@ func TestFailedCommitLeavesWriterUsable(t *testing.T) {
 	var children, parents int
 	if err := db.Reader().QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM child), (SELECT COUNT(*) FROM parent)`).Scan(&children, &parents); err != nil || children != 0 || parents != 1 {
 		t.Errorf("children, parents = %d, %d, %v; want 0, 1", children, parents, err)
+	}
+}
+
+// watchers counts the goroutines the driver runs to watch a statement's
+// context, as seen from inside a statement (the SQL function
+// sqlitedb_watchers()).
+func init() {
+	sqlite.MustRegisterScalarFunction("sqlitedb_watchers", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		var b bytes.Buffer
+		if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+			return nil, err
+		}
+		return int64(strings.Count(b.String(), "modernc.org/sqlite.interruptOnDone")), nil
+	})
+}
+
+// TestStatementsInTransactionAreNotWatched: a statement inside a
+// transaction runs without a goroutine watching its context (the
+// transaction's context bounds it through database/sql), while one outside
+// a transaction is watched by the driver.
+func TestStatementsInTransactionAreNotWatched(t *testing.T) {
+	db, err := Open(context.Background(), Memory, kvSchema) // one connection, no checkpointer
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inTx int
+	if err := tx.QueryRowContext(ctx, `SELECT sqlitedb_watchers()`).Scan(&inTx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var outside int
+	if err := db.QueryRowContext(ctx, `SELECT sqlitedb_watchers()`).Scan(&outside); err != nil {
+		t.Fatal(err)
+	}
+	if inTx != 0 || outside == 0 {
+		t.Errorf("watchers in a transaction = %d, outside = %d; want 0 and at least 1", inTx, outside)
 	}
 }
