@@ -18,6 +18,11 @@
 // ms...); reads use Reader, a separate read-only pool that WAL lets run
 // beside the writer.
 //
+// Each connection keeps its statements prepared, BEGIN, COMMIT and
+// ROLLBACK too (stmtcache.go, tx.go). A statement inside a transaction is
+// not interrupted when its context ends: the transaction is, by
+// database/sql, at its next statement or its COMMIT.
+//
 // A service's store embeds the *DB that Open returns: its Close, and its
 // Ping(ctx), the service's readiness probe, become the store's.
 package sqlitedb
