@@ -142,6 +142,7 @@ func TestRefusesUnverifiedCallers(t *testing.T) {
 	if err != nil || noKeys.cfg.Identity != nil {
 		t.Fatalf("New() without Identity = %v, %v; want a server that verifies nothing", noKeys, err)
 	}
+	t.Cleanup(noKeys.GRPC().Stop) // never served: end its stream workers
 	cc, _ := start(t, Config{Service: "svc", Logger: slog.New(slog.DiscardHandler)}, grpc.WithUserAgent("plain"))
 	_, err = inventoryv1.NewInventoryServiceClient(cc).GetItem(forged, &inventoryv1.GetItemRequest{Sku: "x"})
 	if status.Code(err) != codes.Unauthenticated {

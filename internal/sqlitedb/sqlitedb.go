@@ -18,6 +18,11 @@
 // ms...); reads use Reader, a separate read-only pool that WAL lets run
 // beside the writer.
 //
+// Each connection keeps its statements prepared, BEGIN, COMMIT and
+// ROLLBACK too (stmtcache.go, tx.go). A statement inside a transaction is
+// not interrupted when its context ends: the transaction is, by
+// database/sql, at its next statement or its COMMIT.
+//
 // A service's store embeds the *DB that Open returns: its Close, and its
 // Ping(ctx), the service's readiness probe, become the store's.
 package sqlitedb
@@ -93,7 +98,7 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 		w.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", inlineCheckpointPages))
 		dsn = "file:" + filepath.ToSlash(path) + "?" + w.Encode()
 	}
-	db, err := open(dsn)
+	db, err := open(dsn, true)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitedb: open %s: %w", path, err)
 	}
@@ -107,14 +112,14 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	out := &DB{DB: db, read: db}
 	if path != Memory {
 		q.Del("_txlock")
-		ckpt, err := open("file:" + filepath.ToSlash(path) + "?" + q.Encode())
+		ckpt, err := open("file:"+filepath.ToSlash(path)+"?"+q.Encode(), false)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("sqlitedb: open %s for checkpoints: %w", path, err)
 		}
 		ckpt.SetMaxOpenConns(1)
 		q.Add("_pragma", "query_only(1)")
-		if out.read, err = open("file:" + filepath.ToSlash(path) + "?" + q.Encode()); err != nil {
+		if out.read, err = open("file:"+filepath.ToSlash(path)+"?"+q.Encode(), false); err != nil {
 			db.Close()
 			ckpt.Close()
 			return nil, fmt.Errorf("sqlitedb: open %s for reading: %w", path, err)
@@ -132,13 +137,14 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// open opens dsn with a statement cache per connection.
-func open(dsn string) (*sql.DB, error) {
+// open opens dsn with a statement cache per connection; immediate says
+// that its write transactions begin IMMEDIATE (the writer's _txlock).
+func open(dsn string, immediate bool) (*sql.DB, error) {
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(cachingConnector{c}), nil
+	return sql.OpenDB(cachingConnector{Connector: c, immediate: immediate}), nil
 }
 
 func migrate(ctx context.Context, db *sql.DB, migrations fs.FS) error {

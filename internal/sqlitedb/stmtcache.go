@@ -14,7 +14,10 @@ const maxCachedStmts = 128
 // cachingConnector opens connections that keep each query's prepared
 // statement, so SQLite parses and plans a query once per connection instead
 // of on every call (parsing was 12% of the services' CPU in the order saga).
-type cachingConnector struct{ driver.Connector }
+type cachingConnector struct {
+	driver.Connector
+	immediate bool // write transactions begin IMMEDIATE
+}
 
 func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
@@ -26,7 +29,7 @@ func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		_ = conn.Close()
 		return nil, errors.New("sqlitedb: the driver's connection lacks the context interfaces")
 	}
-	return &cachingConn{conn: sc, stmts: map[string]*cachedStmt{}}, nil
+	return &cachingConn{conn: sc, stmts: map[string]*cachedStmt{}, immediate: c.immediate}, nil
 }
 
 // sqliteConn is what modernc.org/sqlite's connections implement, and what
@@ -43,8 +46,11 @@ type sqliteConn interface {
 // cachingConn is a connection with a statement cache. database/sql uses a
 // connection from one goroutine at a time, so it needs no lock.
 type cachingConn struct {
-	conn  sqliteConn
-	stmts map[string]*cachedStmt
+	conn      sqliteConn
+	stmts     map[string]*cachedStmt
+	control   map[string]driver.Stmt // BEGIN, COMMIT, ROLLBACK (tx.go)
+	immediate bool
+	inTx      bool // a transaction is open (tx.go)
 }
 
 // cachedStmt is a prepared statement and whether rows read from it are
@@ -85,6 +91,7 @@ func (c *cachingConn) stmt(ctx context.Context, query string) (driver.Stmt, func
 }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	ctx = c.statementContext(ctx)
 	s, release, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -94,6 +101,7 @@ func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driv
 }
 
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	ctx = c.statementContext(ctx)
 	s, release, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -136,15 +144,15 @@ func (c *cachingConn) Close() error {
 		errs = append(errs, cs.stmt.Close())
 		delete(c.stmts, q)
 	}
+	for q, s := range c.control {
+		errs = append(errs, s.Close())
+		delete(c.control, q)
+	}
 	return errors.Join(append(errs, c.conn.Close())...)
 }
 
 func (c *cachingConn) Begin() (driver.Tx, error) { //nolint:staticcheck // driver.Conn requires it
 	return c.conn.Begin() //nolint:staticcheck // forwarded as is
-}
-
-func (c *cachingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	return c.conn.BeginTx(ctx, opts)
 }
 
 func (c *cachingConn) Ping(ctx context.Context) error         { return c.conn.Ping(ctx) }

@@ -42,7 +42,23 @@ func outcomeOf(rec *Record) outcome {
 // Only an unknown outcome (unknownOutcome) leaves the order PENDING. A
 // definite answer settles it: by its business rule where there is one
 // (compensate.go), otherwise by abandon, which compensates and fails it.
+//
+// The order is stored once, when the run stops: CONFIRMED or FAILED, or
+// PENDING with what the run learnt (reservation, total, payment id), so
+// the reconciler and readers see it as far as it got. Nothing is lost to
+// a crash before then: the steps are idempotent, so the next run learns
+// it again.
 func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
+	got, out := s.steps(ctx, rec)
+	if out == pending && got != rec {
+		return s.keep(ctx, got)
+	}
+	return got, out
+}
+
+// steps runs the saga's steps on rec. It returns the order as stored when
+// it settled, and otherwise rec as far as the run got, not stored.
+func (s *Service) steps(ctx context.Context, rec *Record) (*Record, outcome) {
 	res, err := s.reserve(ctx, rec)
 	if err != nil {
 		return s.reserveFailed(ctx, rec, err)
@@ -50,43 +66,41 @@ func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 	if res.GetState() == inventoryv1.Reservation_STATE_RELEASED {
 		return s.reservationGone(ctx, rec, res)
 	}
-	next, err := withReservation(rec, res)
+	reserved, err := withReservation(rec, res)
 	if err != nil {
 		return s.invalidTotal(ctx, rec, res, err)
 	}
-	var ok bool
-	if rec, ok = s.save(ctx, rec, next); !ok {
-		return rec, outcomeOf(rec)
-	}
-	pay, err := s.charge(ctx, rec)
+	pay, err := s.charge(ctx, reserved)
 	if err != nil {
-		return s.chargeFailed(ctx, rec, err)
+		return s.chargeFailed(ctx, reserved, err)
 	}
+	paid := reserved.clone()
+	paid.Order.PaymentId = pay.GetId()
 	switch pay.GetStatus() {
 	case paymentv1.Payment_STATUS_CAPTURED:
 	case paymentv1.Payment_STATUS_DECLINED:
-		return s.declined(ctx, rec, pay)
+		return s.declined(ctx, reserved, pay)
 	default: // REFUNDED by hand while PENDING, or a status this saga does not know.
-		next = rec.clone()
-		next.Order.PaymentId = pay.GetId()
-		return s.abandon(ctx, rec, next, failureUpstreamRejected, map[string]string{
+		return s.abandon(ctx, reserved, paid, failureUpstreamRejected, map[string]string{
 			MetaStep: stepCharge, MetaPaymentStatus: paymentStatusName(pay.GetStatus()),
 		})
 	}
-	next = rec.clone()
-	next.Order.PaymentId = pay.GetId()
-	if rec, ok = s.save(ctx, rec, next); !ok {
-		return rec, outcomeOf(rec)
-	}
 	if res.GetState() != inventoryv1.Reservation_STATE_COMMITTED {
-		if err := s.commit(ctx, rec); err != nil {
-			return s.commitFailed(ctx, rec, err)
+		if err := s.commit(ctx, paid); err != nil {
+			return s.commitFailed(ctx, paid, err)
 		}
 	}
-	next = rec.clone()
+	next := paid.clone()
 	next.Order.Status = orderv1.Order_STATUS_CONFIRMED
-	rec, _ = s.save(ctx, rec, next)
+	rec, _ = s.save(ctx, paid, next)
 	s.log.InfoContext(ctx, "order settled", "orderId", rec.Order.GetId(), "status", statusName(rec.Order.GetStatus()))
+	return rec, outcomeOf(rec)
+}
+
+// keep stores progress, a PENDING order as far as a run got, when the
+// run stops with the order PENDING.
+func (s *Service) keep(ctx context.Context, progress *Record) (*Record, outcome) {
+	rec, _ := s.save(ctx, progress, progress)
 	return rec, outcomeOf(rec)
 }
 

@@ -41,8 +41,15 @@ const columns = `id, customer, idempotency_key, request_hash, status, lines, pay
 	total_minor, total_currency, reservation_id, payment_id, failure_reason, failure_info,
 	create_time, update_time`
 
-// Create implements Store. The transaction is BEGIN IMMEDIATE (sqlitedb),
-// so the look-up and the insert see no concurrent writer in between.
+// insertOrder inserts an order unless its customer already used its
+// idempotency key.
+const insertOrder = `INSERT INTO orders (` + columns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (customer, idempotency_key) DO NOTHING`
+
+// Create implements Store. A new key is one statement; a key already used
+// is looked up and, should its order have been withdrawn meanwhile,
+// inserted in one transaction (createTx).
 func (s *SQLiteStore) Create(ctx context.Context, r *Record) (_ *Record, err error) {
 	ctx, span := telemetry.StartDB(ctx, telemetry.SQLite, "tx create order")
 	defer func() { telemetry.End(span, err) }()
@@ -50,6 +57,24 @@ func (s *SQLiteStore) Create(ctx context.Context, r *Record) (_ *Record, err err
 	if err != nil {
 		return nil, err
 	}
+	res, err := s.DB.ExecContext(ctx, insertOrder, args...)
+	if err != nil {
+		return nil, fmt.Errorf("order store: insert: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return nil, fmt.Errorf("order store: insert: %w", err)
+	}
+	if n == 1 {
+		return nil, nil
+	}
+	return s.createTx(ctx, r, args)
+}
+
+// createTx returns the order stored under r's key, or inserts r when there
+// is none. The transaction is BEGIN IMMEDIATE (sqlitedb), so the look-up
+// and the insert see no concurrent writer in between.
+func (s *SQLiteStore) createTx(ctx context.Context, r *Record, args []any) (*Record, error) {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("order store: begin: %w", err)
@@ -64,8 +89,7 @@ func (s *SQLiteStore) Create(ctx context.Context, r *Record) (_ *Record, err err
 	if !errors.Is(err, ErrNotFound) {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO orders (`+columns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+	if _, err := tx.ExecContext(ctx, insertOrder, args...); err != nil {
 		return nil, fmt.Errorf("order store: insert: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
