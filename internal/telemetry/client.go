@@ -34,21 +34,23 @@ type clientHandler struct {
 
 var _ stats.Handler = (*clientHandler)(nil)
 
+// skipped marks the context of an attempt left out of otelgrpc.
+type skipped struct{}
+
 func (h *clientHandler) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
 	span := trace.SpanFromContext(ctx)
 	sc := span.SpanContext()
 	if !sc.IsValid() || span.IsRecording() || !h.p.dropsAll() {
 		return h.otel.TagRPC(ctx, info)
 	}
-	return injectUnsampled(ctx, sc)
+	return context.WithValue(injectUnsampled(ctx, sc), skipped{}, true)
 }
 
-// HandleRPC hands otelgrpc the events of attempts whose span records:
-// for any other, otelgrpc's HandleRPC has no effect (it only records on
-// the span, and its metrics are off: grpcOptions), so the fast path's
-// attempts, which carry their parent's span, need no mark of their own.
+// HandleRPC hands otelgrpc the events of the attempts it tagged. The mark
+// sits near the top of the attempt's context, so finding it is cheaper
+// than reaching the caller's span below the layers of the call.
 func (h *clientHandler) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	if trace.SpanFromContext(ctx).IsRecording() {
+	if ctx.Value(skipped{}) == nil {
 		h.otel.HandleRPC(ctx, s)
 	}
 }
