@@ -71,24 +71,20 @@ func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string
 // only read.
 var serverSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 
-// responseCarrier is propagation.HeaderCarrier writing the W3C Trace
-// Context headers under their canonical names without canonicalising them
-// again on every request.
-type responseCarrier http.Header
-
-var _ propagation.TextMapCarrier = responseCarrier(nil)
-
-func (c responseCarrier) Get(key string) string { return propagation.HeaderCarrier(c).Get(key) }
-func (c responseCarrier) Keys() []string        { return propagation.HeaderCarrier(c).Keys() }
-
-func (c responseCarrier) Set(key, value string) {
-	switch key {
-	case traceid.TraceparentKey:
-		c[traceparentHeader] = []string{value}
-	case tracestateKey:
-		c[tracestateHeader] = []string{value}
-	default:
-		http.Header(c).Set(key, value)
+// setTraceHeaders writes the request's trace id and the W3C Trace Context
+// of the edge's span sc on the response, as propagation.TraceContext
+// would: traceparent (formatted once for the response and the upstream
+// calls: traceid.NewSpanContext) and tracestate when sc has one. The id
+// and traceparent values share one backing array.
+func setTraceHeaders(h http.Header, id, traceparent string, sc trace.SpanContext) {
+	if traceparent == "" {
+		h[traceHeader] = []string{id}
+		return
+	}
+	vs := []string{id, traceparent}
+	h[traceHeader], h[traceparentHeader] = vs[:1:1], vs[1:]
+	if ts := sc.TraceState().String(); ts != "" {
+		h[tracestateHeader] = []string{ts}
 	}
 }
 

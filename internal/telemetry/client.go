@@ -2,18 +2,16 @@ package telemetry
 
 import (
 	"context"
-	"encoding/hex"
 
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/stats"
+
+	"github.com/portico-gateway/portico/internal/traceid"
 )
 
-// The W3C Trace Context metadata keys.
-const (
-	traceparentKey = "traceparent"
-	tracestateKey  = "tracestate"
-)
+// tracestateKey is the W3C tracestate metadata key.
+const tracestateKey = "tracestate"
 
 // clientHandler is otelgrpc's client handler with a fast path for an
 // attempt whose span could not record: while the sampler drops every span
@@ -76,14 +74,14 @@ func (p *Provider) dropsAll() bool {
 // traceparent first) is kept, and missing entries are appended; only
 // other values are replaced, by a copy of the metadata, as otelgrpc does.
 func injectUnsampled(ctx context.Context, sc trace.SpanContext) context.Context {
-	var tp [traceparentLen]byte
-	formatTraceparent(&tp, sc, sc.TraceFlags()&trace.FlagsRandom)
+	var buf [traceid.TraceparentLen]byte
+	tp := traceid.AppendTraceparent(buf[:0], sc.WithTraceFlags(sc.TraceFlags()&^trace.FlagsSampled))
 	var kv []string
-	switch vs := metadata.ValueFromOutgoingContext(ctx, traceparentKey); {
+	switch vs := metadata.ValueFromOutgoingContext(ctx, traceid.TraceparentKey); {
 	case len(vs) == 0:
-		kv = append(kv, traceparentKey, string(tp[:]))
-	case len(vs) != 1 || vs[0] != string(tp[:]):
-		return replaceTraceContext(ctx, string(tp[:]), sc.TraceState())
+		kv = append(kv, traceid.TraceparentKey, string(tp))
+	case len(vs) != 1 || vs[0] != string(tp):
+		return replaceTraceContext(ctx, string(tp), sc.TraceState())
 	}
 	if ts := sc.TraceState(); ts.Len() > 0 {
 		s := ts.String()
@@ -91,7 +89,7 @@ func injectUnsampled(ctx context.Context, sc trace.SpanContext) context.Context 
 		case len(vs) == 0:
 			kv = append(kv, tracestateKey, s)
 		case len(vs) != 1 || vs[0] != s:
-			return replaceTraceContext(ctx, string(tp[:]), ts)
+			return replaceTraceContext(ctx, string(tp), ts)
 		}
 	}
 	if len(kv) == 0 {
@@ -107,26 +105,9 @@ func replaceTraceContext(ctx context.Context, traceparent string, ts trace.Trace
 	if !ok {
 		md = metadata.MD{}
 	}
-	md.Set(traceparentKey, traceparent)
+	md.Set(traceid.TraceparentKey, traceparent)
 	if ts.Len() > 0 {
 		md.Set(tracestateKey, ts.String())
 	}
 	return metadata.NewOutgoingContext(ctx, md)
-}
-
-// traceparentLen is the length of a version 00 traceparent.
-const traceparentLen = 3 + 32 + 1 + 16 + 1 + 2
-
-// formatTraceparent writes sc's W3C traceparent (version 00) with flags
-// into b: "00-" trace-id "-" parent-id "-" trace-flags.
-func formatTraceparent(b *[traceparentLen]byte, sc trace.SpanContext, flags trace.TraceFlags) {
-	tid, sid := sc.TraceID(), sc.SpanID()
-	n := copy(b[:], "00-")
-	n += hex.Encode(b[n:], tid[:])
-	b[n] = '-'
-	n++
-	n += hex.Encode(b[n:], sid[:])
-	b[n] = '-'
-	n++
-	hex.Encode(b[n:], []byte{byte(flags)})
 }

@@ -15,6 +15,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Metadata and header keys.
@@ -29,15 +31,41 @@ const (
 
 type ctxKey struct{}
 
+// carried is what a context carries: the id, and the traceparent of the
+// span it was stored with (NewSpanContext), formatted once.
+type carried struct {
+	id          string
+	span        trace.SpanContext // valid only with traceparent
+	traceparent string            // span's, when its trace id carries id
+}
+
 // NewContext returns ctx carrying id.
 func NewContext(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, ctxKey{}, id)
+	return context.WithValue(ctx, ctxKey{}, &carried{id: id})
+}
+
+// NewSpanContext returns ctx carrying id, as NewContext does, and the W3C
+// traceparent of sc, the span of ctx, formatted once: Outgoing sends it
+// on every call made while sc is the span of the call's context. It also
+// returns that traceparent, for the caller's own response ("" when sc is
+// invalid).
+func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ context.Context, traceparent string) {
+	c := &carried{id: id}
+	if sc.IsValid() {
+		traceparent = spanTraceparent(sc)
+		if hexEqual(sc.TraceID(), TraceID(id)) {
+			c.span, c.traceparent = sc, traceparent
+		}
+	}
+	return context.WithValue(ctx, ctxKey{}, c), traceparent
 }
 
 // FromContext returns the trace id in ctx, or "".
 func FromContext(ctx context.Context) string {
-	id, _ := ctx.Value(ctxKey{}).(string)
-	return id
+	if c, ok := ctx.Value(ctxKey{}).(*carried); ok {
+		return c.id
+	}
+	return ""
 }
 
 // New returns a fresh random W3C trace-id (32 lower-case hex digits).
