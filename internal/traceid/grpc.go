@@ -37,26 +37,20 @@ func first(ctx context.Context, key string) string {
 // a connection has one trace layer (the client chain's first), and a
 // second one would show as a second id rather than be hidden.
 func Outgoing(ctx context.Context) context.Context {
-	c, _ := ctx.Value(ctxKey{}).(*carried)
-	if c == nil || c.id == "" {
+	id, c := fromContext(ctx)
+	if id == "" {
 		return ctx
 	}
 	var tp string
 	switch sc := trace.SpanContextFromContext(ctx); {
-	case c.traceparent != "" && sameSpan(sc, c.span):
+	case c != nil && c.of(sc):
 		tp = c.traceparent // NewSpanContext's
-	case sc.IsValid() && hexEqual(sc.TraceID(), TraceID(c.id)):
+	case sc.IsValid() && hexEqual(sc.TraceID(), TraceID(id)):
 		tp = spanTraceparent(sc)
 	default:
-		tp = Traceparent(c.id) // a new parent id: only when there is no span
+		tp = Traceparent(id) // a new parent id: only when there is no span
 	}
-	return metadata.AppendToOutgoingContext(ctx, Key, c.id, TraceparentKey, tp)
-}
-
-// sameSpan reports whether a and b have the same ids and flags: the same
-// traceparent (SpanContext.Equal also formats their tracestates).
-func sameSpan(a, b trace.SpanContext) bool {
-	return a.TraceID() == b.TraceID() && a.SpanID() == b.SpanID() && a.TraceFlags() == b.TraceFlags()
+	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)
 }
 
 // hexEqual reports whether hexID is tid in lower-case hex, without

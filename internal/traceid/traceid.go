@@ -31,17 +31,24 @@ const (
 
 type ctxKey struct{}
 
-// carried is what a context carries: the id, and the traceparent of the
-// span it was stored with (NewSpanContext), formatted once.
+// carried is what NewSpanContext stores: the id, and the traceparent of
+// its span, formatted once, with the span's ids and flags to tell it.
 type carried struct {
 	id          string
-	span        trace.SpanContext // valid only with traceparent
-	traceparent string            // span's, when its trace id carries id
+	traceparent string // the span's, when its trace id carries id
+	tid         trace.TraceID
+	sid         trace.SpanID
+	flags       trace.TraceFlags
+}
+
+// of reports whether traceparent is sc's.
+func (c *carried) of(sc trace.SpanContext) bool {
+	return c.traceparent != "" && c.tid == sc.TraceID() && c.sid == sc.SpanID() && c.flags == sc.TraceFlags()
 }
 
 // NewContext returns ctx carrying id.
 func NewContext(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, ctxKey{}, &carried{id: id})
+	return context.WithValue(ctx, ctxKey{}, id)
 }
 
 // NewSpanContext returns ctx carrying id, as NewContext does, and the W3C
@@ -54,7 +61,7 @@ func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ con
 	if sc.IsValid() {
 		traceparent = spanTraceparent(sc)
 		if hexEqual(sc.TraceID(), TraceID(id)) {
-			c.span, c.traceparent = sc, traceparent
+			c.traceparent, c.tid, c.sid, c.flags = traceparent, sc.TraceID(), sc.SpanID(), sc.TraceFlags()
 		}
 	}
 	return context.WithValue(ctx, ctxKey{}, c), traceparent
@@ -62,10 +69,20 @@ func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ con
 
 // FromContext returns the trace id in ctx, or "".
 func FromContext(ctx context.Context) string {
-	if c, ok := ctx.Value(ctxKey{}).(*carried); ok {
-		return c.id
+	id, _ := fromContext(ctx)
+	return id
+}
+
+// fromContext returns the trace id in ctx and, when NewSpanContext stored
+// it, what it stored.
+func fromContext(ctx context.Context) (string, *carried) {
+	switch v := ctx.Value(ctxKey{}).(type) {
+	case string:
+		return v, nil
+	case *carried:
+		return v.id, v
 	}
-	return ""
+	return "", nil
 }
 
 // New returns a fresh random W3C trace-id (32 lower-case hex digits).
