@@ -13,7 +13,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/logging"
-	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // serveHTTP is the edge's handler: load shedding, trace id, then the
@@ -35,9 +34,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	sn := s.acquire() // the one config this request sees, whatever reloads meanwhile
 	defer sn.release(s)
 	ex := &exchange{start: time.Now(), route: "unmatched", snap: sn}
-	ctx, span, id := s.startSpan(r)
+	ctx, span, id, traceparent := s.startSpan(r)
 	ex.span, ex.traceID = span, id
-	ctx, traceparent := traceid.NewSpanContext(ctx, id, span.SpanContext())
 	r = r.WithContext(withExchange(ctx, ex))
 	if r.Body != nil && r.Body != http.NoBody {
 		ex.counted = countingBody{ReadCloser: r.Body}

@@ -45,9 +45,12 @@ func requestTraceID(r *http.Request) string {
 // whether to sample, whatever its flag says), then a valid X-Trace-Id
 // (the span's trace id is derived from it, traceid.TraceID), else the
 // span's new trace id. An invalid header is ignored, never echoed, so a
-// header cannot inject log lines.
-func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string) {
-	ctx := r.Context()
+// header cannot inject log lines. ctx carries the span, the id and the
+// span's traceparent, also returned for the response
+// (traceid.NewSpanContext: formatted once for the response and every
+// upstream call).
+func (s *Server) startSpan(r *http.Request) (ctx context.Context, span trace.Span, id, traceparent string) {
+	ctx = r.Context()
 	tp := single(r, traceparentHeader)
 	id, ok := traceid.Choose(single(r, traceHeader), tp)
 	if _, valid := traceid.ParseTraceparent(tp); valid {
@@ -60,11 +63,12 @@ func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string
 		tid, _ := trace.TraceIDFromHex(traceid.TraceID(id))
 		ctx = telemetry.WithTraceID(ctx, tid)
 	}
-	ctx, span := s.tracer.Start(ctx, r.Method, serverSpan...)
-	if !ok {
-		id = span.SpanContext().TraceID().String()
+	ctx, span = s.tracer.Start(ctx, r.Method, serverSpan...)
+	if !ok && !span.SpanContext().IsValid() {
+		id = traceid.New() // a tracer that mints no ids
 	}
-	return ctx, span, id
+	ctx, id, traceparent = traceid.NewSpanContext(ctx, id, span.SpanContext())
+	return ctx, span, id, traceparent
 }
 
 // serverSpan starts the edge's spans; built once, as the options are

@@ -149,7 +149,10 @@ func FuzzRequestTraceID(f *testing.F) {
 		if traceparent != "" {
 			r.Header.Set("Traceparent", traceparent)
 		}
-		_, span, id := s.startSpan(r)
+		ctx, span, id, spanTP := s.startSpan(r)
+		if got, ok := traceid.ParseTraceparent(spanTP); traceid.FromContext(ctx) != id || !ok || got != traceid.TraceID(id) {
+			t.Fatalf("startSpan(%q, %q): context id %q, traceparent %q, want id %q and its trace", xTraceID, traceparent, traceid.FromContext(ctx), spanTP, id)
+		}
 		if got := span.SpanContext().TraceID().String(); got != traceid.TraceID(id) {
 			t.Fatalf("startSpan(%q, %q): span trace id %s, want %s (from id %q)", xTraceID, traceparent, got, traceid.TraceID(id), id)
 		}

@@ -53,18 +53,23 @@ func NewContext(ctx context.Context, id string) context.Context {
 
 // NewSpanContext returns ctx carrying id, as NewContext does, and the W3C
 // traceparent of sc, the span of ctx, formatted once: Outgoing sends it
-// on every call made while sc is the span of the call's context. It also
-// returns that traceparent, for the caller's own response ("" when sc is
-// invalid).
-func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ context.Context, traceparent string) {
-	c := &carried{id: id}
+// on every call made while sc is the span of the call's context. An empty
+// id stands for sc's trace id, cut from the traceparent rather than
+// formatted again. It returns the id and the traceparent, for the
+// caller's own response (traceparent "" when sc is invalid).
+func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ context.Context, _, traceparent string) {
+	c := &carried{}
 	if sc.IsValid() {
 		traceparent = spanTraceparent(sc)
+		if id == "" {
+			id = traceparent[3 : 3+2*len(trace.TraceID{})]
+		}
 		if hexEqual(sc.TraceID(), TraceID(id)) {
 			c.traceparent, c.tid, c.sid, c.flags = traceparent, sc.TraceID(), sc.SpanID(), sc.TraceFlags()
 		}
 	}
-	return context.WithValue(ctx, ctxKey{}, c), traceparent
+	c.id = id
+	return context.WithValue(ctx, ctxKey{}, c), id, traceparent
 }
 
 // FromContext returns the trace id in ctx, or "".

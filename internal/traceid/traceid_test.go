@@ -230,7 +230,10 @@ func TestNewSpanContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, tp := NewSpanContext(context.Background(), id, tt.stored)
+			ctx, gotID, tp := NewSpanContext(context.Background(), id, tt.stored)
+			if gotID != id {
+				t.Errorf("NewSpanContext id = %q, want %q", gotID, id)
+			}
 			if tp != tt.wantTP {
 				t.Errorf("NewSpanContext traceparent = %q, want %q", tp, tt.wantTP)
 			}
@@ -251,6 +254,16 @@ func TestNewSpanContext(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNewSpanContextSpanID: an empty id is the span's trace id.
+func TestNewSpanContextSpanID(t *testing.T) {
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}})
+	ctx, id, tp := NewSpanContext(context.Background(), "", sc)
+	if id != tid.String() || FromContext(ctx) != id || tp != "00-"+id+"-0100000000000000-00" {
+		t.Errorf("NewSpanContext(\"\") = id %q (context %q), traceparent %q; want the span's trace id", id, FromContext(ctx), tp)
 	}
 }
 
@@ -283,7 +296,7 @@ func BenchmarkOutgoingStored(b *testing.B) {
 	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
 	tid, _ := trace.TraceIDFromHex(id)
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled})
-	ctx, _ := NewSpanContext(trace.ContextWithSpanContext(context.Background(), sc), id, sc)
+	ctx, _, _ := NewSpanContext(trace.ContextWithSpanContext(context.Background(), sc), id, sc)
 	b.ReportAllocs()
 	for b.Loop() {
 		Outgoing(ctx)
