@@ -24,7 +24,11 @@ const tracestateKey = "tracestate"
 // parent's tracestate. The callee sees the same trace, unsampled; only its
 // parent span id differs, and neither id is exported. Any other attempt
 // (a span that records, no span at all, an exporter) is otelgrpc's, to
-// the byte.
+// the byte. A parent that does not record is not enough: while spans are
+// exported the sampler never drops (RecordOnly), so the client span of a
+// call under such a parent (one started before the exporter came) still
+// records, and is exported if it fails; under no span it is a root span
+// the ratio may pick.
 type clientHandler struct {
 	otel stats.Handler
 	p    *Provider
