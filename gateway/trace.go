@@ -54,11 +54,7 @@ func (s *Server) startSpan(r *http.Request) (ctx context.Context, span trace.Spa
 	tp := single(r, traceparentHeader)
 	id, ok := traceid.Choose(single(r, traceHeader), tp)
 	if _, valid := traceid.ParseTraceparent(tp); valid {
-		carrier := propagation.MapCarrier{traceid.TraceparentKey: tp}
-		if ts := single(r, tracestateHeader); ts != "" {
-			carrier[tracestateKey] = ts
-		}
-		ctx = telemetry.Propagator().Extract(ctx, carrier)
+		ctx = telemetry.Propagator().Extract(ctx, &requestCarrier{tp, single(r, tracestateHeader)})
 	} else if ok {
 		tid, _ := trace.TraceIDFromHex(traceid.TraceID(id))
 		ctx = telemetry.WithTraceID(ctx, tid)
@@ -69,6 +65,31 @@ func (s *Server) startSpan(r *http.Request) (ctx context.Context, span trace.Spa
 	}
 	ctx, id, traceparent = traceid.NewSpanContext(ctx, id, span.SpanContext())
 	return ctx, span, id, traceparent
+}
+
+// requestCarrier hands the propagator a request's single traceparent and
+// tracestate: a propagation.MapCarrier without building a map.
+type requestCarrier struct{ traceparent, tracestate string }
+
+var _ propagation.TextMapCarrier = (*requestCarrier)(nil)
+
+func (c *requestCarrier) Get(key string) string {
+	switch key {
+	case traceid.TraceparentKey:
+		return c.traceparent
+	case tracestateKey:
+		return c.tracestate
+	}
+	return ""
+}
+
+func (c *requestCarrier) Set(string, string) {}
+
+func (c *requestCarrier) Keys() []string {
+	if c.tracestate == "" {
+		return []string{traceid.TraceparentKey}
+	}
+	return []string{traceid.TraceparentKey, tracestateKey}
 }
 
 // serverSpan starts the edge's spans; built once, as the options are
