@@ -13,8 +13,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/logging"
-	"github.com/portico-gateway/portico/internal/telemetry"
-	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // serveHTTP is the edge's handler: load shedding, trace id, then the
@@ -36,9 +34,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	sn := s.acquire() // the one config this request sees, whatever reloads meanwhile
 	defer sn.release(s)
 	ex := &exchange{start: time.Now(), route: "unmatched", snap: sn}
-	ctx, span, id := s.startSpan(r)
+	ctx, span, id, traceparent := s.startSpan(r)
 	ex.span, ex.traceID = span, id
-	r = r.WithContext(withExchange(traceid.NewContext(ctx, ex.traceID), ex))
+	r = r.WithContext(withExchange(ctx, ex))
 	if r.Body != nil && r.Body != http.NoBody {
 		ex.counted = countingBody{ReadCloser: r.Body}
 		ex.bodyCount = &ex.counted
@@ -46,8 +44,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rw := &ex.rw
 	rw.ResponseWriter, rw.ex = w, ex
-	rw.Header().Set(traceHeader, ex.traceID)
-	telemetry.Propagator().Inject(ctx, responseCarrier(rw.Header())) // traceparent of the edge's span
+	setTraceHeaders(rw.Header(), id, traceparent, span.SpanContext())
 	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) || s.draining.Load() {
 		closeAfter(rw)
 	}

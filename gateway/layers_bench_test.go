@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -122,7 +123,8 @@ func BenchmarkShedAdmit(b *testing.B) {
 // BenchmarkGetItemShape is BenchmarkGetItem in the shape of bench-edge's
 // (d): the real client chain, rate limits that never refuse, the
 // process's JSON access log (redaction, trace ids; to io.Discard) and the
-// configured tracer (no exporter: every span sampled out).
+// configured tracer (no exporter: every span sampled out), with its client
+// stats handler on the upstream connection, as the edge process wires it.
 func BenchmarkGetItemShape(b *testing.B) {
 	h := newHarness(b, setup{cfg: func(c *Config) {
 		c.Limits = DevLimits()
@@ -137,7 +139,8 @@ func BenchmarkGetItemShape(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ups := NewUpstreams(interceptors.WithLogger(discardLogger()))
+	ups := NewUpstreams(interceptors.WithLogger(discardLogger()),
+		interceptors.WithDialOptions(grpc.WithStatsHandler(tp.ClientHandler())))
 	srv, err := New(context.Background(), h.cfg, WithUpstreams(ups), WithTelemetry(tp),
 		WithLogger(logging.New(io.Discard, "gateway", slog.LevelInfo)), WithRegistry(prometheus.NewRegistry()))
 	if err != nil {

@@ -45,50 +45,71 @@ func requestTraceID(r *http.Request) string {
 // whether to sample, whatever its flag says), then a valid X-Trace-Id
 // (the span's trace id is derived from it, traceid.TraceID), else the
 // span's new trace id. An invalid header is ignored, never echoed, so a
-// header cannot inject log lines.
-func (s *Server) startSpan(r *http.Request) (context.Context, trace.Span, string) {
-	ctx := r.Context()
+// header cannot inject log lines. ctx carries the span, the id and the
+// span's traceparent, also returned for the response
+// (traceid.NewSpanContext: formatted once for the response and every
+// upstream call).
+func (s *Server) startSpan(r *http.Request) (ctx context.Context, span trace.Span, id, traceparent string) {
+	ctx = r.Context()
 	tp := single(r, traceparentHeader)
 	id, ok := traceid.Choose(single(r, traceHeader), tp)
 	if _, valid := traceid.ParseTraceparent(tp); valid {
-		carrier := propagation.MapCarrier{traceid.TraceparentKey: tp}
-		if ts := single(r, tracestateHeader); ts != "" {
-			carrier[tracestateKey] = ts
-		}
-		ctx = telemetry.Propagator().Extract(ctx, carrier)
+		ctx = telemetry.Propagator().Extract(ctx, &requestCarrier{tp, single(r, tracestateHeader)})
 	} else if ok {
 		tid, _ := trace.TraceIDFromHex(traceid.TraceID(id))
 		ctx = telemetry.WithTraceID(ctx, tid)
 	}
-	ctx, span := s.tracer.Start(ctx, r.Method, serverSpan...)
-	if !ok {
-		id = span.SpanContext().TraceID().String()
+	ctx, span = s.tracer.Start(ctx, r.Method, serverSpan...)
+	if !ok && !span.SpanContext().IsValid() {
+		id = traceid.New() // a tracer that mints no ids
 	}
-	return ctx, span, id
+	ctx, id, traceparent = traceid.NewSpanContext(ctx, id, span.SpanContext())
+	return ctx, span, id, traceparent
+}
+
+// requestCarrier hands the propagator a request's single traceparent and
+// tracestate: a propagation.MapCarrier without building a map.
+type requestCarrier struct{ traceparent, tracestate string }
+
+var _ propagation.TextMapCarrier = (*requestCarrier)(nil)
+
+func (c *requestCarrier) Get(key string) string {
+	switch key {
+	case traceid.TraceparentKey:
+		return c.traceparent
+	case tracestateKey:
+		return c.tracestate
+	}
+	return ""
+}
+
+func (c *requestCarrier) Set(string, string) {}
+
+func (c *requestCarrier) Keys() []string {
+	if c.tracestate == "" {
+		return []string{traceid.TraceparentKey}
+	}
+	return []string{traceid.TraceparentKey, tracestateKey}
 }
 
 // serverSpan starts the edge's spans; built once, as the options are
 // only read.
 var serverSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 
-// responseCarrier is propagation.HeaderCarrier writing the W3C Trace
-// Context headers under their canonical names without canonicalising them
-// again on every request.
-type responseCarrier http.Header
-
-var _ propagation.TextMapCarrier = responseCarrier(nil)
-
-func (c responseCarrier) Get(key string) string { return propagation.HeaderCarrier(c).Get(key) }
-func (c responseCarrier) Keys() []string        { return propagation.HeaderCarrier(c).Keys() }
-
-func (c responseCarrier) Set(key, value string) {
-	switch key {
-	case traceid.TraceparentKey:
-		c[traceparentHeader] = []string{value}
-	case tracestateKey:
-		c[tracestateHeader] = []string{value}
-	default:
-		http.Header(c).Set(key, value)
+// setTraceHeaders writes the request's trace id and the W3C Trace Context
+// of the edge's span sc on the response, as propagation.TraceContext
+// would: traceparent (formatted once for the response and the upstream
+// calls: traceid.NewSpanContext) and tracestate when sc has one. The id
+// and traceparent values share one backing array.
+func setTraceHeaders(h http.Header, id, traceparent string, sc trace.SpanContext) {
+	if traceparent == "" {
+		h[traceHeader] = []string{id}
+		return
+	}
+	vs := []string{id, traceparent}
+	h[traceHeader], h[traceparentHeader] = vs[:1:1], vs[1:]
+	if ts := sc.TraceState().String(); ts != "" {
+		h[tracestateHeader] = []string{ts}
 	}
 }
 

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +85,51 @@ func TestTracePropagation(t *testing.T) {
 	}
 }
 
+// TestTraceResponseHeaders: the response carries the request's trace id
+// and the edge span's W3C Trace Context (traceparent, the caller's
+// tracestate kept), the traceparent the upstream got from the chain's
+// trace layer, once.
+func TestTraceResponseHeaders(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.getOrder = func(ctx context.Context, _ *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+		return &orderv1.Order{Id: "ord-1"}, nil
+	}
+	const w3c = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tests := []struct {
+		name   string
+		header []string
+		wantID string
+		wantTS []string
+	}{
+		{"traceparent and tracestate", []string{"Traceparent: 00-" + w3c + "-00f067aa0ba902b7-01", "Tracestate: v=1"}, w3c, []string{"v=1"}},
+		{"x-trace-id", []string{"X-Trace-Id: trace-demo-2026"}, "trace-demo-2026", nil},
+		{"nothing", nil, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do(http.MethodGet, "/api/orders/ord-1", adminToken, "", tt.header...)
+			id := r.header.Values("X-Trace-Id")
+			if len(id) != 1 || tt.wantID != "" && id[0] != tt.wantID {
+				t.Fatalf("X-Trace-Id = %q, want [%s]", id, tt.wantID)
+			}
+			tp := r.header.Values("Traceparent")
+			if len(tp) != 1 || !strings.HasSuffix(tp[0], "-00") || strings.Contains(tp[0], "00f067aa0ba902b7") {
+				t.Fatalf("response traceparent = %q, want the edge span's, unsampled", tp)
+			}
+			if got, ok := traceid.ParseTraceparent(tp[0]); !ok || got != traceid.TraceID(id[0]) {
+				t.Errorf("response traceparent %q: want trace id %s", tp[0], traceid.TraceID(id[0]))
+			}
+			if ts := r.header.Values("Tracestate"); !slices.Equal(ts, tt.wantTS) {
+				t.Errorf("response tracestate = %q, want %q", ts, tt.wantTS)
+			}
+			md, _ := h.order.last()
+			if got := md.Get("traceparent"); len(got) != 1 || got[0] != tp[0] {
+				t.Errorf("upstream traceparent = %q, want the response's %q", got, tp[0])
+			}
+		})
+	}
+}
+
 // FuzzRequestTraceID: the edge's trace id is always valid; a valid
 // traceparent wins unless it was derived from the X-Trace-Id sent with
 // it; else a valid X-Trace-Id is kept verbatim; and the span's W3C trace
@@ -103,7 +149,10 @@ func FuzzRequestTraceID(f *testing.F) {
 		if traceparent != "" {
 			r.Header.Set("Traceparent", traceparent)
 		}
-		_, span, id := s.startSpan(r)
+		ctx, span, id, spanTP := s.startSpan(r)
+		if got, ok := traceid.ParseTraceparent(spanTP); traceid.FromContext(ctx) != id || !ok || got != traceid.TraceID(id) {
+			t.Fatalf("startSpan(%q, %q): context id %q, traceparent %q, want id %q and its trace", xTraceID, traceparent, traceid.FromContext(ctx), spanTP, id)
+		}
 		if got := span.SpanContext().TraceID().String(); got != traceid.TraceID(id) {
 			t.Fatalf("startSpan(%q, %q): span trace id %s, want %s (from id %q)", xTraceID, traceparent, got, traceid.TraceID(id), id)
 		}
@@ -141,5 +190,18 @@ func TestTraceIDOnEveryAnswer(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkStartSpan is the edge's span for a request that continues a
+// caller's trace (traceparent and tracestate).
+func BenchmarkStartSpan(b *testing.B) {
+	s := &Server{tracer: telemetry.Disabled("t").TracerProvider().Tracer("t")}
+	r, _ := http.NewRequest(http.MethodGet, "/", nil)
+	r.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	r.Header.Set("Tracestate", "v=1")
+	b.ReportAllocs()
+	for b.Loop() {
+		s.startSpan(r)
 	}
 }

@@ -47,22 +47,33 @@ var _ stats.Handler = handler{}
 
 func (handler) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
 
+// HandleRPC marks the Record of a client event it cares about; it looks
+// the Record up only then, as the lookup walks the call's context (deep
+// below an edge's upstream call) and three of an attempt's seven or so
+// events are marked.
 func (handler) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	if !s.IsClient() {
-		return
-	}
-	r := FromContext(ctx)
-	if r == nil {
-		return
-	}
-	switch s.(type) {
+	switch ev := s.(type) {
 	case *stats.Begin:
-		r.begin.Store(true)
+		if r := clientRecord(ctx, ev.Client); r != nil {
+			r.begin.Store(true)
+		}
 	case *stats.InHeader:
-		r.header.Store(true)
+		if r := clientRecord(ctx, ev.Client); r != nil {
+			r.header.Store(true)
+		}
 	case *stats.InTrailer:
-		r.trailer.Store(true)
+		if r := clientRecord(ctx, ev.Client); r != nil {
+			r.trailer.Store(true)
+		}
 	}
+}
+
+// clientRecord is ctx's Record for a client event, nil for a server one.
+func clientRecord(ctx context.Context, client bool) *Record {
+	if !client {
+		return nil
+	}
+	return FromContext(ctx)
 }
 
 func (handler) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }

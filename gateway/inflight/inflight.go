@@ -43,14 +43,20 @@ func (c *Counter) InFlight(addr string) (n int64, ok bool) {
 func (c *Counter) HandleRPC(ctx context.Context, s stats.RPCStats) {
 	switch ev := s.(type) {
 	case *stats.OutHeader:
-		if ap, ok := addrPort(ev.RemoteAddr); ok && ev.Client {
+		if !ev.Client {
+			return
+		}
+		if ap, ok := addrPort(ev.RemoteAddr); ok {
 			c.counter(ap).Add(1)
 		}
 	case *stats.End:
+		if !ev.Client {
+			return
+		}
 		// The context of an attempt that opened a stream carries its
 		// transport's peer: the address OutHeader counted.
 		p, ok := peer.FromContext(ctx)
-		if !ok || !ev.Client {
+		if !ok {
 			return
 		}
 		if ap, ok := addrPort(p.Addr); ok {

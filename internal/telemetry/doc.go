@@ -10,7 +10,9 @@
 // exporter (OTEL_EXPORTER_OTLP_PROTOCOL picks grpc or http/protobuf), else
 // Config.Endpoint does, else nothing is exported. Without an exporter no span
 // is recorded: the tracer still mints W3C ids, so trace ids and traceparent
-// work, at the cost of two random numbers per span.
+// work, at the cost of two random numbers per span; a gRPC call then gets
+// no client span of its own, and the callee continues the caller's span
+// (ClientHandler).
 //
 // Sampling is by trace id, so every process decides alike for one trace:
 //   - a span with a parent in this process follows the parent;

@@ -17,9 +17,12 @@ func (p *Provider) ServerHandler() stats.Handler {
 
 // ClientHandler returns the stats handler of a connection to an upstream:
 // one client span per attempt (grpc-go calls stats handlers per attempt,
-// so a retry is its own span), carrying traceparent to the callee.
+// so a retry is its own span), carrying traceparent to the callee. While
+// nothing is exported it starts no span: the callee gets the caller's
+// span's traceparent, unsampled, instead of that of a child span that
+// would record nothing (clientHandler).
 func (p *Provider) ClientHandler() stats.Handler {
-	return otelgrpc.NewClientHandler(p.grpcOptions()...)
+	return &clientHandler{otel: otelgrpc.NewClientHandler(p.grpcOptions()...), p: p}
 }
 
 func (p *Provider) grpcOptions() []otelgrpc.Option {

@@ -37,14 +37,17 @@ func first(ctx context.Context, key string) string {
 // a connection has one trace layer (the client chain's first), and a
 // second one would show as a second id rather than be hidden.
 func Outgoing(ctx context.Context) context.Context {
-	id := FromContext(ctx)
+	id, c := fromContext(ctx)
 	if id == "" {
 		return ctx
 	}
 	var tp string
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() && hexEqual(sc.TraceID(), TraceID(id)) {
+	switch sc := trace.SpanContextFromContext(ctx); {
+	case c != nil && c.of(sc):
+		tp = c.traceparent // NewSpanContext's
+	case sc.IsValid() && hexEqual(sc.TraceID(), TraceID(id)):
 		tp = spanTraceparent(sc)
-	} else {
+	default:
 		tp = Traceparent(id) // a new parent id: only when there is no span
 	}
 	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)
@@ -58,20 +61,29 @@ func hexEqual(tid trace.TraceID, hexID string) bool {
 	return string(b[:]) == hexID
 }
 
-// spanTraceparent is sc's W3C traceparent (version 00), built in one
-// allocation: "00-" trace-id "-" parent-id "-" trace-flags.
+// TraceparentLen is the length of a version 00 traceparent.
+const TraceparentLen = 3 + 2*len(trace.TraceID{}) + 1 + 2*len(trace.SpanID{}) + 1 + 2
+
+// AppendTraceparent appends sc's W3C traceparent (version 00) to b:
+// "00-" trace-id "-" parent-id "-" trace-flags, with the flags W3C defines
+// (sampled, random) as OpenTelemetry's propagator writes them. With
+// TraceparentLen bytes of room in b it allocates nothing.
+func AppendTraceparent(b []byte, sc trace.SpanContext) []byte {
+	tid, sid := sc.TraceID(), sc.SpanID()
+	flags := sc.TraceFlags() & (trace.FlagsSampled | trace.FlagsRandom)
+	b = append(b, "00-"...)
+	b = hex.AppendEncode(b, tid[:])
+	b = append(b, '-')
+	b = hex.AppendEncode(b, sid[:])
+	b = append(b, '-')
+	return hex.AppendEncode(b, []byte{byte(flags)})
+}
+
+// spanTraceparent is sc's traceparent (AppendTraceparent), built in one
+// allocation.
 func spanTraceparent(sc trace.SpanContext) string {
-	tid, sid, flags := sc.TraceID(), sc.SpanID(), sc.TraceFlags()
-	var b [3 + 2*len(trace.TraceID{}) + 1 + 2*len(trace.SpanID{}) + 1 + 2]byte
-	n := copy(b[:], "00-")
-	n += hex.Encode(b[n:], tid[:])
-	b[n] = '-'
-	n++
-	n += hex.Encode(b[n:], sid[:])
-	b[n] = '-'
-	n++
-	hex.Encode(b[n:], []byte{byte(flags)})
-	return string(b[:])
+	var b [TraceparentLen]byte
+	return string(AppendTraceparent(b[:0], sc))
 }
 
 // UnaryServerInterceptor puts the caller's trace id (or a new one) in the

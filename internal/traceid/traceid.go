@@ -15,6 +15,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Metadata and header keys.
@@ -29,15 +31,63 @@ const (
 
 type ctxKey struct{}
 
+// carried is what NewSpanContext stores: the id, and the traceparent of
+// its span, formatted once, with the span's ids and flags to tell it.
+type carried struct {
+	id          string
+	traceparent string // the span's, when its trace id carries id
+	tid         trace.TraceID
+	sid         trace.SpanID
+	flags       trace.TraceFlags
+}
+
+// of reports whether traceparent is sc's.
+func (c *carried) of(sc trace.SpanContext) bool {
+	return c.traceparent != "" && c.tid == sc.TraceID() && c.sid == sc.SpanID() && c.flags == sc.TraceFlags()
+}
+
 // NewContext returns ctx carrying id.
 func NewContext(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, ctxKey{}, id)
 }
 
+// NewSpanContext returns ctx carrying id, as NewContext does, and the W3C
+// traceparent of sc, the span of ctx, formatted once: Outgoing sends it
+// on every call made while sc is the span of the call's context. An empty
+// id stands for sc's trace id, cut from the traceparent rather than
+// formatted again. It returns the id and the traceparent, for the
+// caller's own response (traceparent "" when sc is invalid).
+func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ context.Context, _, traceparent string) {
+	c := &carried{}
+	if sc.IsValid() {
+		traceparent = spanTraceparent(sc)
+		if id == "" {
+			id = traceparent[3 : 3+2*len(trace.TraceID{})]
+		}
+		if hexEqual(sc.TraceID(), TraceID(id)) {
+			c.traceparent, c.tid, c.sid, c.flags = traceparent, sc.TraceID(), sc.SpanID(), sc.TraceFlags()
+		}
+	}
+	c.id = id
+	return context.WithValue(ctx, ctxKey{}, c), id, traceparent
+}
+
 // FromContext returns the trace id in ctx, or "".
 func FromContext(ctx context.Context) string {
-	id, _ := ctx.Value(ctxKey{}).(string)
+	id, _ := fromContext(ctx)
 	return id
+}
+
+// fromContext returns the trace id in ctx and, when NewSpanContext stored
+// it, what it stored.
+func fromContext(ctx context.Context) (string, *carried) {
+	switch v := ctx.Value(ctxKey{}).(type) {
+	case string:
+		return v, nil
+	case *carried:
+		return v.id, v
+	}
+	return "", nil
 }
 
 // New returns a fresh random W3C trace-id (32 lower-case hex digits).

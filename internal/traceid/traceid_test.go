@@ -200,3 +200,105 @@ func BenchmarkOutgoing(b *testing.B) {
 		Outgoing(ctx)
 	}
 }
+
+// TestNewSpanContext: the traceparent of the span stored with the id is
+// returned and sent by Outgoing while that span is the context's; a child
+// span's is its own; a span of another trace or none gives the id's trace
+// a new parent id, as Outgoing does without it.
+func TestNewSpanContext(t *testing.T) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tid, _ := trace.TraceIDFromHex(id)
+	other, _ := trace.TraceIDFromHex("0af7651916cd43dd8448eb211c80319c")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	child, _ := trace.SpanIDFromHex("b7ad6b7169203331")
+	span := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled})
+	tests := []struct {
+		name      string
+		stored    trace.SpanContext // the span given to NewSpanContext
+		current   trace.SpanContext // the span of the call's context
+		wantTP    string            // NewSpanContext's traceparent
+		wantSent  string            // Outgoing's whole traceparent, or
+		wantTrace string            // its trace-id when its parent id is new
+	}{
+		{"the stored span", span, span, "00-" + id + "-00f067aa0ba902b7-01", "00-" + id + "-00f067aa0ba902b7-01", ""},
+		{"a child span", span, trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: child}),
+			"00-" + id + "-00f067aa0ba902b7-01", "00-" + id + "-b7ad6b7169203331-00", ""},
+		{"a span of another trace", trace.NewSpanContext(trace.SpanContextConfig{TraceID: other, SpanID: sid}),
+			trace.NewSpanContext(trace.SpanContextConfig{TraceID: other, SpanID: sid}),
+			"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-00", "", id},
+		{"no span", trace.SpanContext{}, trace.SpanContext{}, "", "", id},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, gotID, tp := NewSpanContext(context.Background(), id, tt.stored)
+			if gotID != id {
+				t.Errorf("NewSpanContext id = %q, want %q", gotID, id)
+			}
+			if tp != tt.wantTP {
+				t.Errorf("NewSpanContext traceparent = %q, want %q", tp, tt.wantTP)
+			}
+			if got := FromContext(ctx); got != id {
+				t.Errorf("FromContext = %q, want %q", got, id)
+			}
+			md, _ := metadata.FromOutgoingContext(Outgoing(trace.ContextWithSpanContext(ctx, tt.current)))
+			got := md.Get(TraceparentKey)
+			if len(got) != 1 {
+				t.Fatalf("Outgoing sent traceparent %q, want one", got)
+			}
+			if tt.wantSent != "" && got[0] != tt.wantSent {
+				t.Errorf("Outgoing traceparent = %q, want %q", got[0], tt.wantSent)
+			}
+			if tt.wantTrace != "" {
+				if p, ok := ParseTraceparent(got[0]); !ok || p != tt.wantTrace || strings.Contains(got[0], "00f067aa0ba902b7") {
+					t.Errorf("Outgoing traceparent = %q, want a new parent id under trace %s", got[0], tt.wantTrace)
+				}
+			}
+		})
+	}
+}
+
+// TestNewSpanContextSpanID: an empty id is the span's trace id.
+func TestNewSpanContextSpanID(t *testing.T) {
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}})
+	ctx, id, tp := NewSpanContext(context.Background(), "", sc)
+	if id != tid.String() || FromContext(ctx) != id || tp != "00-"+id+"-0100000000000000-00" {
+		t.Errorf("NewSpanContext(\"\") = id %q (context %q), traceparent %q; want the span's trace id", id, FromContext(ctx), tp)
+	}
+}
+
+// TestAppendTraceparent: the flags W3C defines (sampled, random) are
+// kept, others dropped, as OpenTelemetry's propagator writes them.
+func TestAppendTraceparent(t *testing.T) {
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	for _, tt := range []struct {
+		name  string
+		flags trace.TraceFlags
+		want  string
+	}{
+		{"unsampled", 0, "00"},
+		{"sampled", trace.FlagsSampled, "01"},
+		{"sampled and random", trace.FlagsSampled | trace.FlagsRandom, "03"},
+		{"an unknown flag dropped", 0x85, "01"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: tt.flags})
+			want := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-" + tt.want
+			if got := string(AppendTraceparent(nil, sc)); got != want {
+				t.Errorf("AppendTraceparent = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func BenchmarkOutgoingStored(b *testing.B) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tid, _ := trace.TraceIDFromHex(id)
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled})
+	ctx, _, _ := NewSpanContext(trace.ContextWithSpanContext(context.Background(), sc), id, sc)
+	b.ReportAllocs()
+	for b.Loop() {
+		Outgoing(ctx)
+	}
+}
