@@ -3,7 +3,6 @@ package logging
 import (
 	"context"
 	"encoding/hex"
-	"io"
 	"log/slog"
 	"math"
 	"strconv"
@@ -56,7 +55,11 @@ func Direct(ctx context.Context, l *slog.Logger, t time.Time, level slog.Level, 
 	}
 	b = appendTrace(ctx, b)
 	b = append(b, "}\n"...)
-	_, _ = th.direct.w.Write(b)
+	if level < slog.LevelWarn {
+		th.direct.w.writeLine(b) // an access line: buffered
+	} else {
+		_, _ = th.direct.w.Write(b)
+	}
 	if cap(b) <= maxPooled {
 		*bp = b
 		bufPool.Put(bp)
@@ -109,8 +112,8 @@ func standard(h slog.Handler) (traceHandler, *Sampler) {
 // the writer, shared with the JSON handler, and the With'ed attributes
 // already encoded.
 type direct struct {
-	w      *lockedWriter
-	prefix []byte // ,"key":value for each With'ed attribute, in order
+	w      *Writer // serialises Direct's writes with the handler's
+	prefix []byte  // ,"key":value for each With'ed attribute, in order
 }
 
 // with returns d after the With'ed attributes as, or nil (Direct falls
@@ -127,20 +130,6 @@ func (d *direct) with(as []slog.Attr) *direct {
 		nd.prefix = appendAttr(nd.prefix, a)
 	}
 	return nd
-}
-
-// lockedWriter serialises the JSON handler's writes with Direct's, which
-// do not pass through the handler's own lock: each record stays one Write
-// to w, never two at once.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
 }
 
 // directKind reports whether Direct writes v as the JSON handler does.
