@@ -145,13 +145,33 @@ func directKind(v slog.Value) bool {
 }
 
 // appendAttr appends ,"key":value for a (of a directKind) after
-// ReplaceAttr (cutLong), as the JSON handler does.
+// ReplaceAttr (cutLong), as the JSON handler does: with a's key from the
+// table (cachedKey), its encoding and secrecy are not worked out again.
 func appendAttr(b []byte, a slog.Attr) []byte {
-	a = cutLong(nil, a)
-	b = append(b, ',')
-	b = appendJSONString(b, a.Key)
-	b = append(b, ':')
-	switch v := a.Value; v.Kind() {
+	k := cachedKey(a.Key)
+	if k == nil {
+		a = cutLong(nil, a)
+		b = appendKey(b, a.Key)
+		return appendValue(b, a.Value)
+	}
+	b = append(b, k.json...)
+	switch v := a.Value; {
+	case k.secret: // whatever its kind, as cutLong
+		return appendJSONString(b, Redacted)
+	case v.Kind() == slog.KindString: // cutLong's steps after the key's
+		s, _ := redactValue(v.String())
+		if len(s) > MaxValueBytes {
+			s = truncate(s)
+		}
+		return appendJSONString(b, s)
+	default:
+		return appendValue(b, v)
+	}
+}
+
+// appendValue appends v (of a directKind) as the JSON handler does.
+func appendValue(b []byte, v slog.Value) []byte {
+	switch v.Kind() {
 	case slog.KindString:
 		b = appendJSONString(b, v.String())
 	case slog.KindInt64:

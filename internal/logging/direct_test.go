@@ -73,7 +73,6 @@ func TestDirectIsTheHandlersBytes(t *testing.T) {
 	base := access{method: "GET", path: "/api/inventory/kb-1", route: "/api/inventory/{sku}", status: 200,
 		ms: 1.2, upstream: "inventory", client: "10.0.0.7", ua: "curl/8.5.0", subject: "reader",
 		reqBytes: 0, respBytes: 61}
-	tm := time.Date(2026, 11, 30, 23, 5, 6, 123456789, time.UTC)
 	span := withSpan(context.Background(), "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
 	zero := 0.0
 	sampled := func(w io.Writer) *slog.Logger { return Sample(edgeLogger(w), Sampling{Rate: &zero}) }
@@ -82,15 +81,7 @@ func TestDirectIsTheHandlersBytes(t *testing.T) {
 	}
 	change := func(f func(*access)) []slog.Attr { a := base; f(&a); return a.attrs() }
 	long := strings.Repeat("é", MaxValueBytes) // cut, never inside a character
-	tests := []struct {
-		name  string
-		mk    func(io.Writer) *slog.Logger
-		ctx   context.Context
-		tm    time.Time
-		level slog.Level
-		msg   string
-		attrs []slog.Attr
-	}{
+	tests := []directCase{
 		{name: "success", attrs: base.attrs()},
 		{name: "traced", ctx: span, attrs: base.attrs()},
 		{name: "trace id of the edge", ctx: traceid.NewContext(span, "trace-demo-2026"), attrs: base.attrs()},
@@ -155,6 +146,30 @@ func TestDirectIsTheHandlersBytes(t *testing.T) {
 			ctx: withSpan(context.Background(), "0000000000000000ffffffffffffffff", "0000000000000001"), attrs: base.attrs()},
 		{name: "sampled, kept without trace", mk: sampled, attrs: base.attrs()},
 	}
+	for _, table := range []struct {
+		name string
+		keys *keyTable
+	}{{"keys kept", keys}, {"keys decided anew", fullKeyTable(t)}} {
+		t.Run(table.name, func(t *testing.T) {
+			withKeys(t, table.keys)
+			directCases(t, tests)
+		})
+	}
+}
+
+// directCase is one case of TestDirectIsTheHandlersBytes.
+type directCase struct {
+	name  string
+	mk    func(io.Writer) *slog.Logger
+	ctx   context.Context
+	tm    time.Time
+	level slog.Level
+	msg   string
+	attrs []slog.Attr
+}
+
+func directCases(t *testing.T, tests []directCase) {
+	tm := time.Date(2026, 11, 30, 23, 5, 6, 123456789, time.UTC)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.mk == nil {

@@ -113,7 +113,7 @@ func cutLong(_ []string, a slog.Attr) slog.Attr {
 	case slog.KindAny:
 		err, ok := v.Any().(error)
 		if !ok {
-			if isSecretKey(a.Key) {
+			if secretKey(a.Key) {
 				a.Value = slog.StringValue(Redacted)
 			} else if l, ok := v.Any().(slog.Level); ok {
 				// The record's level reaches ReplaceAttr as an Any, which
@@ -126,7 +126,7 @@ func cutLong(_ []string, a slog.Attr) slog.Attr {
 		}
 		s = err.Error()
 	default:
-		if isSecretKey(a.Key) {
+		if secretKey(a.Key) {
 			a.Value = slog.StringValue(Redacted)
 		}
 		return a

@@ -29,11 +29,18 @@ var secretPatterns = []*regexp.Regexp{
 // redact is the one choke point every record of every process passes
 // (the handler's ReplaceAttr): the value of a secret key becomes
 // Redacted, and secret-shaped text inside any string is cut out. It is
-// cheap for ordinary strings: a pattern runs only when its marker shows.
+// cheap for ordinary strings: a pattern runs only when its marker shows,
+// and a key's secrecy is decided once (secretKey).
 func redact(key, s string) (string, bool) {
-	if isSecretKey(key) {
+	if secretKey(key) {
 		return Redacted, s != Redacted
 	}
+	return redactValue(s)
+}
+
+// redactValue cuts secret-shaped text out of s, the value of a key that
+// is not secret.
+func redactValue(s string) (string, bool) {
 	if !mayHoldSecret(s) {
 		return s, false
 	}
@@ -53,6 +60,8 @@ func redact(key, s string) (string, bool) {
 	return out, out != s
 }
 
+// isSecretKey reports whether key names a secret: in secretKeys, in any
+// case, "-" and "_" ignored. Records use secretKey, which remembers it.
 func isSecretKey(key string) bool {
 	if len(key) > 32 {
 		return false

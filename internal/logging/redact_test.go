@@ -73,3 +73,27 @@ func BenchmarkRedactAccessLine(b *testing.B) {
 		redact("userAgent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36")
 	}
 }
+
+// BenchmarkCutLongAccessLine is ReplaceAttr (cutLong) over the attributes
+// of the edge's access line, as Direct calls it.
+func BenchmarkCutLongAccessLine(b *testing.B) {
+	as := access{method: "GET", path: "/api/inventory/kb-1", route: "/api/inventory/{sku}", status: 200,
+		ms: 1.2, upstream: "inventory", client: "10.0.0.7", ua: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+		subject: "reader", respBytes: 61}.attrs()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, a := range as {
+			cutLong(nil, a)
+		}
+	}
+}
+
+func BenchmarkIsSecretKey(b *testing.B) {
+	keys := []string{"method", "path", "route", "status", "code", "durationMs", "upstream", "client",
+		"userAgent", "subject", "requestBytes", "responseBytes"}
+	for b.Loop() {
+		for _, k := range keys {
+			isSecretKey(k)
+		}
+	}
+}
