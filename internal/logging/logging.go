@@ -17,8 +17,8 @@
 //
 // Direct writes a record of flat attributes to New's logger without slog's
 // handler machinery, byte for byte what the handler chain writes (the
-// edge's access line uses it); FuzzDirect holds it to that as the standard
-// library changes.
+// edge's access line and the services', UnaryServerInterceptor, use it);
+// FuzzDirect holds it to that as the standard library changes.
 //
 // A process logs through a Writer (NewWriter), which buffers its access
 // lines (Direct's, below WARN) and writes them in batches: when the buffer
