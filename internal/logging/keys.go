@@ -30,13 +30,17 @@ type keyTable [keySlots]atomic.Pointer[key]
 var keys = new(keyTable)
 
 // keySlot is name's first slot: a multiplicative hash of its length and
-// its first and last eight bytes, cheap for the short names it serves.
+// its first and last eight (or four) bytes, cheap for the short names it
+// serves.
 func keySlot(name string) int {
 	n := len(name)
 	var h uint64
-	if n >= 8 {
+	switch {
+	case n >= 8:
 		h = le64(name) ^ le64(name[n-8:])*0x9e3779b97f4a7c15
-	} else {
+	case n >= 4:
+		h = uint64(le32(name)) | uint64(le32(name[n-4:]))<<32
+	default:
 		for i := range n {
 			h |= uint64(name[i]) << (8 * i)
 		}
@@ -50,6 +54,12 @@ func le64(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// le32 is s's first four bytes, little-endian (one load).
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // get returns name's key, storing it in a free slot if it is not there
