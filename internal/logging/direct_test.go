@@ -3,6 +3,7 @@ package logging
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -290,11 +291,22 @@ func BenchmarkDirect(b *testing.B) {
 }
 
 // TestDirectSharesTheHandlersLock: lines written at once through Direct
-// and through slog on one logger stay whole lines (run with -race: the
-// writer is never written twice at once).
+// and through slog on one logger stay whole lines, unbuffered or buffered
+// (a small buffer fills and is written many times over), and none is lost
+// (run with -race: the writer is never written twice at once).
 func TestDirectSharesTheHandlersLock(t *testing.T) {
+	for _, size := range []int{0, 300, DefaultBuffer} {
+		t.Run(fmt.Sprint("buffer ", size), func(t *testing.T) { sharedLock(t, size) })
+	}
+}
+
+func sharedLock(t *testing.T, size int) {
 	var buf bytes.Buffer
-	l := edgeLogger(&buf)
+	w, err := NewWriter(&buf, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := edgeLogger(w)
 	const n = 200
 	as := []slog.Attr{slog.String("method", "GET"), slog.Float64("durationMs", 1.5)}
 	var wg sync.WaitGroup
@@ -315,6 +327,9 @@ func TestDirectSharesTheHandlersLock(t *testing.T) {
 		}
 	}()
 	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if len(lines) != 2*n {
 		t.Fatalf("got %d lines, want %d", len(lines), 2*n)
