@@ -19,6 +19,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
@@ -29,7 +30,10 @@ const slowGet = "delay=1500ms,method=/portico.inventory.v1.InventoryService/GetI
 // TestEdgeSIGTERMDrains: a request in flight at the edge when SIGTERM
 // arrives completes with 200, the edge exits 0, and a request afterwards
 // is refused at connect. The test learns the request is in flight from
-// the admin API (the upstream's inFlight), not from the clock.
+// the admin API (the upstream's inFlight), not from the clock. The edge
+// buffers its access lines as in production (logging.BufferEnv unset):
+// the in-flight request's line, logged while the edge stops, is written
+// before it exits.
 func TestEdgeSIGTERMDrains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
@@ -42,7 +46,7 @@ func TestEdgeSIGTERMDrains(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := testproc.Start(t, bin, "gateway", "gateway", "--config", path)
+	p := testproc.StartEnv(t, bin, "gateway", []string{logging.BufferEnv + "="}, "gateway", "--config", path)
 	url := "http://" + listen
 	testproc.WaitHTTP(t, p, url+"/healthz/ready")
 
@@ -56,6 +60,11 @@ func TestEdgeSIGTERMDrains(t *testing.T) {
 	}
 	if code := <-got; code != 200 {
 		t.Errorf("request in flight at SIGTERM = %d, want 200", code)
+	}
+	if n := len(records(p.Output(), func(r map[string]any) bool {
+		return r["msg"] == "request" && r["path"] == "/api/inventory/keyboard-001" && r["status"] == 200.0
+	})); n != 1 {
+		t.Errorf("access lines of the request in flight at SIGTERM = %d, want 1 (the buffered log flushed at exit)\n%s", n, p.Output())
 	}
 	_, err := http.Get(url + "/healthz/live")
 	if !errors.Is(err, syscall.ECONNREFUSED) {

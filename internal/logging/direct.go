@@ -3,7 +3,6 @@ package logging
 import (
 	"context"
 	"encoding/hex"
-	"io"
 	"log/slog"
 	"math"
 	"strconv"
@@ -56,7 +55,11 @@ func Direct(ctx context.Context, l *slog.Logger, t time.Time, level slog.Level, 
 	}
 	b = appendTrace(ctx, b)
 	b = append(b, "}\n"...)
-	_, _ = th.direct.w.Write(b)
+	if level < slog.LevelWarn {
+		th.direct.w.writeLine(b) // an access line: buffered
+	} else {
+		_, _ = th.direct.w.Write(b)
+	}
 	if cap(b) <= maxPooled {
 		*bp = b
 		bufPool.Put(bp)
@@ -109,8 +112,8 @@ func standard(h slog.Handler) (traceHandler, *Sampler) {
 // the writer, shared with the JSON handler, and the With'ed attributes
 // already encoded.
 type direct struct {
-	w      *lockedWriter
-	prefix []byte // ,"key":value for each With'ed attribute, in order
+	w      *Writer // serialises Direct's writes with the handler's
+	prefix []byte  // ,"key":value for each With'ed attribute, in order
 }
 
 // with returns d after the With'ed attributes as, or nil (Direct falls
@@ -129,20 +132,6 @@ func (d *direct) with(as []slog.Attr) *direct {
 	return nd
 }
 
-// lockedWriter serialises the JSON handler's writes with Direct's, which
-// do not pass through the handler's own lock: each record stays one Write
-// to w, never two at once.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
-}
-
 // directKind reports whether Direct writes v as the JSON handler does.
 func directKind(v slog.Value) bool {
 	switch v.Kind() {
@@ -156,13 +145,33 @@ func directKind(v slog.Value) bool {
 }
 
 // appendAttr appends ,"key":value for a (of a directKind) after
-// ReplaceAttr (cutLong), as the JSON handler does.
+// ReplaceAttr (cutLong), as the JSON handler does: with a's key from the
+// table (cachedKey), its encoding and secrecy are not worked out again.
 func appendAttr(b []byte, a slog.Attr) []byte {
-	a = cutLong(nil, a)
-	b = append(b, ',')
-	b = appendJSONString(b, a.Key)
-	b = append(b, ':')
-	switch v := a.Value; v.Kind() {
+	k := cachedKey(a.Key)
+	if k == nil {
+		a = cutLong(nil, a)
+		b = appendKey(b, a.Key)
+		return appendValue(b, a.Value)
+	}
+	b = append(b, k.json...)
+	switch v := a.Value; {
+	case k.secret: // whatever its kind, as cutLong
+		return appendJSONString(b, Redacted)
+	case v.Kind() == slog.KindString: // cutLong's steps after the key's
+		s, _ := redactValue(v.String())
+		if len(s) > MaxValueBytes {
+			s = truncate(s)
+		}
+		return appendJSONString(b, s)
+	default:
+		return appendValue(b, v)
+	}
+}
+
+// appendValue appends v (of a directKind) as the JSON handler does.
+func appendValue(b []byte, v slog.Value) []byte {
+	switch v.Kind() {
 	case slog.KindString:
 		b = appendJSONString(b, v.String())
 	case slog.KindInt64:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -73,7 +74,6 @@ func TestDirectIsTheHandlersBytes(t *testing.T) {
 	base := access{method: "GET", path: "/api/inventory/kb-1", route: "/api/inventory/{sku}", status: 200,
 		ms: 1.2, upstream: "inventory", client: "10.0.0.7", ua: "curl/8.5.0", subject: "reader",
 		reqBytes: 0, respBytes: 61}
-	tm := time.Date(2026, 11, 30, 23, 5, 6, 123456789, time.UTC)
 	span := withSpan(context.Background(), "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
 	zero := 0.0
 	sampled := func(w io.Writer) *slog.Logger { return Sample(edgeLogger(w), Sampling{Rate: &zero}) }
@@ -82,15 +82,7 @@ func TestDirectIsTheHandlersBytes(t *testing.T) {
 	}
 	change := func(f func(*access)) []slog.Attr { a := base; f(&a); return a.attrs() }
 	long := strings.Repeat("é", MaxValueBytes) // cut, never inside a character
-	tests := []struct {
-		name  string
-		mk    func(io.Writer) *slog.Logger
-		ctx   context.Context
-		tm    time.Time
-		level slog.Level
-		msg   string
-		attrs []slog.Attr
-	}{
+	tests := []directCase{
 		{name: "success", attrs: base.attrs()},
 		{name: "traced", ctx: span, attrs: base.attrs()},
 		{name: "trace id of the edge", ctx: traceid.NewContext(span, "trace-demo-2026"), attrs: base.attrs()},
@@ -155,6 +147,30 @@ func TestDirectIsTheHandlersBytes(t *testing.T) {
 			ctx: withSpan(context.Background(), "0000000000000000ffffffffffffffff", "0000000000000001"), attrs: base.attrs()},
 		{name: "sampled, kept without trace", mk: sampled, attrs: base.attrs()},
 	}
+	for _, table := range []struct {
+		name string
+		keys *keyTable
+	}{{"keys kept", keys}, {"keys decided anew", fullKeyTable(t)}} {
+		t.Run(table.name, func(t *testing.T) {
+			withKeys(t, table.keys)
+			directCases(t, tests)
+		})
+	}
+}
+
+// directCase is one case of TestDirectIsTheHandlersBytes.
+type directCase struct {
+	name  string
+	mk    func(io.Writer) *slog.Logger
+	ctx   context.Context
+	tm    time.Time
+	level slog.Level
+	msg   string
+	attrs []slog.Attr
+}
+
+func directCases(t *testing.T, tests []directCase) {
+	tm := time.Date(2026, 11, 30, 23, 5, 6, 123456789, time.UTC)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.mk == nil {
@@ -275,11 +291,22 @@ func BenchmarkDirect(b *testing.B) {
 }
 
 // TestDirectSharesTheHandlersLock: lines written at once through Direct
-// and through slog on one logger stay whole lines (run with -race: the
-// writer is never written twice at once).
+// and through slog on one logger stay whole lines, unbuffered or buffered
+// (a small buffer fills and is written many times over), and none is lost
+// (run with -race: the writer is never written twice at once).
 func TestDirectSharesTheHandlersLock(t *testing.T) {
+	for _, size := range []int{0, 300, DefaultBuffer} {
+		t.Run(fmt.Sprint("buffer ", size), func(t *testing.T) { sharedLock(t, size) })
+	}
+}
+
+func sharedLock(t *testing.T, size int) {
 	var buf bytes.Buffer
-	l := edgeLogger(&buf)
+	w, err := NewWriter(&buf, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := edgeLogger(w)
 	const n = 200
 	as := []slog.Attr{slog.String("method", "GET"), slog.Float64("durationMs", 1.5)}
 	var wg sync.WaitGroup
@@ -300,6 +327,9 @@ func TestDirectSharesTheHandlersLock(t *testing.T) {
 		}
 	}()
 	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if len(lines) != 2*n {
 		t.Fatalf("got %d lines, want %d", len(lines), 2*n)

@@ -37,6 +37,7 @@ var dropped = map[string]bool{
 // level is go-grpc-middleware's default for the code: what the client ended
 // (CANCELLED) is INFO, DEADLINE_EXCEEDED and UNAVAILABLE are WARN, a fault
 // in the service (INTERNAL, UNKNOWN, DATA_LOSS, UNIMPLEMENTED) is ERROR.
+// The line is written by Direct (adapter), as the edge's.
 //
 // When l samples (Sample), a call whose trace the rate does not keep skips
 // the middleware (its fields cost some 35 allocations a call): the call is
@@ -71,42 +72,69 @@ func UnaryServerInterceptor(l *slog.Logger) grpc.UnaryServerInterceptor {
 	}
 }
 
-func adapter(l *slog.Logger) mwlog.Logger {
+// adapter writes go-grpc-middleware's lines to l with Portico's field
+// names. Its access line goes through Direct, as the edge's does (the same
+// bytes as through slog, without its handler machinery); any other line,
+// or any other logger, through l's handler.
+func adapter(l *slog.Logger) mwlog.Logger { return adapterAt(l, time.Now) }
+
+// adapterAt is adapter with the clock now, which stamps each line.
+func adapterAt(l *slog.Logger, now func() time.Time) mwlog.Logger {
 	return mwlog.LoggerFunc(func(ctx context.Context, lvl mwlog.Level, msg string, fields ...any) {
-		attrs := make([]any, 0, len(fields)+4)
-		var service, method string
-		for i := 0; i+1 < len(fields); i += 2 {
-			k, _ := fields[i].(string)
-			v := fields[i+1]
-			switch k {
-			case "grpc.service":
-				service, _ = v.(string)
-			case "grpc.method":
-				method, _ = v.(string)
-			case "grpc.code":
-				if name, ok := v.(string); ok {
-					attrs = append(attrs, "status", codeNumbers[name])
-				}
-			case "grpc.time_ms":
-				v = number(v)
-			}
-			if dropped[k] {
-				continue
-			}
-			if n, ok := renames[k]; ok {
-				k = n
-			}
-			attrs = append(attrs, k, v)
+		level := slog.Level(lvl)
+		if !l.Enabled(ctx, level) { // as slog.Logger.Log
+			return
 		}
-		if service != "" {
-			path := "/" + service + "/" + method
-			attrs = append(attrs, "path", path, "route", path)
-		}
+		var buf [10]slog.Attr // the access line's: no allocation
+		attrs := portico(buf[:0], fields)
 		if msg == "finished call" {
 			msg = "request"
 		}
-		l.Log(ctx, slog.Level(lvl), msg, attrs...)
+		t := now()
+		if Direct(ctx, l, t, level, msg, attrs) {
+			return
+		}
+		// The record slog.Logger.Log would build, without its walk of the
+		// stack for a source location no handler of ours prints.
+		rec := slog.NewRecord(t, level, msg, 0)
+		rec.AddAttrs(attrs...)
+		_ = l.Handler().Handle(ctx, rec)
 	})
+}
+
+// portico appends go-grpc-middleware's fields (key, value pairs) to attrs
+// under Portico's names (renames, dropped), with the numeric status and
+// the path and route of the call.
+func portico(attrs []slog.Attr, fields []any) []slog.Attr {
+	var service, method string
+	for i := 0; i+1 < len(fields); i += 2 {
+		k, _ := fields[i].(string)
+		v := fields[i+1]
+		switch k {
+		case "grpc.service":
+			service, _ = v.(string)
+		case "grpc.method":
+			method, _ = v.(string)
+		case "grpc.code":
+			if name, ok := v.(string); ok {
+				attrs = append(attrs, slog.Int("status", codeNumbers[name]))
+			}
+		case "grpc.time_ms":
+			v = number(v)
+		}
+		if dropped[k] {
+			continue
+		}
+		if n, ok := renames[k]; ok {
+			k = n
+		}
+		attrs = append(attrs, slog.Any(k, v))
+	}
+	if service != "" {
+		path := "/" + service + "/" + method
+		attrs = append(attrs, slog.String("path", path), slog.String("route", path))
+	}
+	return attrs
 }
 
 // codeNumbers maps gRPC code names to their numbers, for the access line's

@@ -17,8 +17,13 @@
 //
 // Direct writes a record of flat attributes to New's logger without slog's
 // handler machinery, byte for byte what the handler chain writes (the
-// edge's access line uses it); FuzzDirect holds it to that as the standard
-// library changes.
+// edge's access line and the services', UnaryServerInterceptor, use it);
+// FuzzDirect holds it to that as the standard library changes.
+//
+// A process logs through a Writer (NewWriter), which buffers its access
+// lines (Direct's, below WARN) and writes them in batches: when the buffer
+// is full, before any other line, at most FlushInterval later, and on
+// Close. A test's logger over its own writer is unbuffered.
 package logging
 
 import (
@@ -42,8 +47,13 @@ import (
 const MaxValueBytes = 8 << 10
 
 // New returns a JSON logger writing to w, tagging every line with service.
+// A *Writer w is used as it is (a process's, buffering its access lines);
+// any other w gets an unbuffered Writer, so each line reaches it at once.
 func New(w io.Writer, service string, level slog.Leveler) *slog.Logger {
-	lw := &lockedWriter{w: w} // shared with Direct
+	lw, ok := w.(*Writer) // shared with Direct
+	if !ok {
+		lw = &Writer{w: w}
+	}
 	h := slog.NewJSONHandler(lw, &slog.HandlerOptions{Level: level, ReplaceAttr: cutLong})
 	return slog.New(traceHandler{h, &direct{w: lw}}).With("service", service)
 }
@@ -103,7 +113,7 @@ func cutLong(_ []string, a slog.Attr) slog.Attr {
 	case slog.KindAny:
 		err, ok := v.Any().(error)
 		if !ok {
-			if isSecretKey(a.Key) {
+			if secretKey(a.Key) {
 				a.Value = slog.StringValue(Redacted)
 			} else if l, ok := v.Any().(slog.Level); ok {
 				// The record's level reaches ReplaceAttr as an Any, which
@@ -116,7 +126,7 @@ func cutLong(_ []string, a slog.Attr) slog.Attr {
 		}
 		s = err.Error()
 	default:
-		if isSecretKey(a.Key) {
+		if secretKey(a.Key) {
 			a.Value = slog.StringValue(Redacted)
 		}
 		return a

@@ -29,11 +29,18 @@ var secretPatterns = []*regexp.Regexp{
 // redact is the one choke point every record of every process passes
 // (the handler's ReplaceAttr): the value of a secret key becomes
 // Redacted, and secret-shaped text inside any string is cut out. It is
-// cheap for ordinary strings: a pattern runs only when its marker shows.
+// cheap for ordinary strings: a pattern runs only when its marker shows,
+// and a key's secrecy is decided once (secretKey).
 func redact(key, s string) (string, bool) {
-	if isSecretKey(key) {
+	if secretKey(key) {
 		return Redacted, s != Redacted
 	}
+	return redactValue(s)
+}
+
+// redactValue cuts secret-shaped text out of s, the value of a key that
+// is not secret.
+func redactValue(s string) (string, bool) {
 	if !mayHoldSecret(s) {
 		return s, false
 	}
@@ -53,6 +60,8 @@ func redact(key, s string) (string, bool) {
 	return out, out != s
 }
 
+// isSecretKey reports whether key names a secret: in secretKeys, in any
+// case, "-" and "_" ignored. Records use secretKey, which remembers it.
 func isSecretKey(key string) bool {
 	if len(key) > 32 {
 		return false
@@ -74,10 +83,25 @@ func isSecretKey(key string) bool {
 }
 
 // mayHoldSecret reports whether s holds a marker of a secretPatterns
-// match: "eyJ", "=", or "bearer" or "basic" in any case. It is one pass
-// over s (every string of every record goes through it), the same answer
-// as testing each marker anywhere in s (FuzzMayHoldSecret).
+// match: "eyJ", "=", or "bearer" or "basic" in any case, the same answer
+// as testing each marker anywhere in s (FuzzMayHoldSecret). Every string
+// of every record goes through it: a short one is scanned once, byte by
+// byte (scanMarkers); a longer one is searched for each marker with the
+// vectorised strings.IndexByte and strings.Index (searchMarkers), several
+// bytes a cycle, whose calls cost more than they save on a short string.
 func mayHoldSecret(s string) bool {
+	if len(s) < scanBelow {
+		return scanMarkers(s)
+	}
+	return searchMarkers(s)
+}
+
+// scanBelow is the length from which mayHoldSecret searches rather than
+// scans (BenchmarkMayHoldSecret: about where the two cost the same).
+const scanBelow = 16
+
+// scanMarkers is mayHoldSecret in one pass over s.
+func scanMarkers(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '=':
@@ -93,6 +117,30 @@ func mayHoldSecret(s string) bool {
 		}
 	}
 	return false
+}
+
+// searchMarkers is mayHoldSecret in one search per marker.
+func searchMarkers(s string) bool {
+	if strings.IndexByte(s, '=') >= 0 || strings.Contains(s, "eyJ") {
+		return true
+	}
+	return hasAuthScheme(s, 'b') || hasAuthScheme(s, 'B')
+}
+
+// hasAuthScheme reports whether "bearer" or "basic", in any case, starts
+// at an occurrence of b (their first letter, in one case) in s.
+func hasAuthScheme(s string, b byte) bool {
+	for {
+		i := strings.IndexByte(s, b)
+		if i < 0 {
+			return false
+		}
+		s = s[i:]
+		if hasPrefixFold(s, "bearer") || hasPrefixFold(s, "basic") {
+			return true
+		}
+		s = s[1:]
+	}
 }
 
 // hasPrefixFold is strings.HasPrefix under Unicode case folding, as

@@ -3,6 +3,7 @@ package logging
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -42,18 +43,22 @@ func BenchmarkRedactPlain(b *testing.B) {
 	}
 }
 
-// FuzzMayHoldSecret: the one-pass marker scan answers as the four
-// searches it replaced did, for any bytes (Unicode case folding included:
-// "BEARER", the Kelvin sign, invalid UTF-8).
+// FuzzMayHoldSecret: both ways of mayHoldSecret, the scan and the
+// searches, answer as the four case-folding searches they replaced did,
+// for any bytes (Unicode case folding included: "BEARER", the Kelvin
+// sign, invalid UTF-8), whatever the length.
 func FuzzMayHoldSecret(f *testing.F) {
 	for _, s := range []string{"", "/api/orders/ord-0001", "a=1", "eyJ", "ey", "BeArEr x", "BASIC", "baſic",
-		"\u212a", "b\xff", "xxbasi", "bearer"} {
+		"\u212a", "b\xff", "xxbasi", "bearer", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Safari/537.36",
+		strings.Repeat("b", 40) + "asic", strings.Repeat("x", 40) + "ey" + "J"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want := strings.Contains(s, "eyJ") || searchFold(s, "bearer") || searchFold(s, "basic") || strings.Contains(s, "=")
-		if got := mayHoldSecret(s); got != want {
-			t.Errorf("mayHoldSecret(%q) = %v, want %v", s, got, want)
+		for name, f := range map[string]func(string) bool{"mayHoldSecret": mayHoldSecret, "scanMarkers": scanMarkers, "searchMarkers": searchMarkers} {
+			if got := f(s); got != want {
+				t.Errorf("%s(%q) = %v, want %v", name, s, got, want)
+			}
 		}
 	})
 }
@@ -71,5 +76,47 @@ func searchFold(s, sub string) bool {
 func BenchmarkRedactAccessLine(b *testing.B) {
 	for b.Loop() {
 		redact("userAgent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36")
+	}
+}
+
+// BenchmarkCutLongAccessLine is ReplaceAttr (cutLong) over the attributes
+// of the edge's access line, as Direct calls it.
+func BenchmarkCutLongAccessLine(b *testing.B) {
+	as := access{method: "GET", path: "/api/inventory/kb-1", route: "/api/inventory/{sku}", status: 200,
+		ms: 1.2, upstream: "inventory", client: "10.0.0.7", ua: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+		subject: "reader", respBytes: 61}.attrs()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, a := range as {
+			cutLong(nil, a)
+		}
+	}
+}
+
+func BenchmarkIsSecretKey(b *testing.B) {
+	keys := []string{"method", "path", "route", "status", "code", "durationMs", "upstream", "client",
+		"userAgent", "subject", "requestBytes", "responseBytes"}
+	for b.Loop() {
+		for _, k := range keys {
+			isSecretKey(k)
+		}
+	}
+}
+
+// BenchmarkMayHoldSecret sets scanBelow: the scan and the searches over
+// strings of the access line's lengths.
+func BenchmarkMayHoldSecret(b *testing.B) {
+	for _, n := range []int{4, 8, 12, 16, 24, 32, 128} {
+		s := strings.Repeat("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36", 2)[:n]
+		b.Run(fmt.Sprintf("scan/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				scanMarkers(s)
+			}
+		})
+		b.Run(fmt.Sprintf("search/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				searchMarkers(s)
+			}
+		})
 	}
 }

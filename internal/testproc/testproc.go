@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/portico-gateway/portico/internal/logging"
 )
 
 // BinEnv names an environment variable that, when set, points at a portico
@@ -88,11 +90,27 @@ type Proc struct {
 }
 
 // Start runs bin with args, stopping it (SIGTERM, then SIGKILL after 10s)
-// when the test ends.
+// when the test ends. It gets the test's environment, and in a test (not
+// a benchmark) an unbuffered log (logging.BufferEnv=0), so that a line a
+// test waits for in a live process's output is there as soon as it is
+// logged, never a flush interval later; a benchmark's processes buffer
+// their access lines as in production.
 func Start(t testing.TB, bin, name string, args ...string) *Proc {
+	t.Helper()
+	var env []string
+	if _, bench := t.(*testing.B); !bench {
+		env = []string{logging.BufferEnv + "=0"}
+	}
+	return StartEnv(t, bin, name, env, args...)
+}
+
+// StartEnv is Start with env (KEY=value) added to the test's environment,
+// and no more: e.g. logging.BufferEnv= for a test of the buffered log.
+func StartEnv(t testing.TB, bin, name string, env []string, args ...string) *Proc {
 	t.Helper()
 	p := &Proc{Name: name, out: &Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = procAttr()
 	if err := p.cmd.Start(); err != nil {

@@ -24,7 +24,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -212,20 +214,48 @@ func parseFlags(fs *flag.FlagSet, args []string, want int) error {
 	return nil
 }
 
-// newLogger builds the process logger for service at the named level.
-func newLogger(e env, service, level string) (*slog.Logger, error) {
+// newLogger builds the process logger for service at the named level,
+// writing to stdout through a Writer that buffers access lines as
+// logging.BufferEnv says (logBuffer); close the Writer when the process
+// stops, after its last line.
+func newLogger(e env, service, level string) (*slog.Logger, *logging.Writer, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
-		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+		return nil, nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	log := logging.New(e.stdout, service, l)
+	size, err := logBuffer(os.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := logging.NewWriter(e.stdout, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := logging.New(out, service, l)
 	// grpc-go and grpc-gateway log through grpclog, whose default writes
 	// plain text to stderr: one stream of JSON records instead. grpclog's
 	// logger is set once per process (setting it again races with gRPC's
 	// goroutines); each subcommand run swaps the logger it writes to.
 	grpcLog.Store(log.With("component", "grpc"))
 	grpcLogOnce.Do(func() { grpclog.SetLoggerV2(logging.GRPCLoggerFunc(grpcLog.Load)) })
-	return log, nil
+	return log, out, nil
+}
+
+// maxLogBuffer bounds logging.BufferEnv.
+const maxLogBuffer = 16 << 20
+
+// logBuffer is the log buffer logging.BufferEnv asks for, in bytes:
+// logging.DefaultBuffer when it is unset or empty, 0 for none.
+func logBuffer(getenv func(string) string) (int, error) {
+	v := getenv(logging.BufferEnv)
+	if v == "" {
+		return logging.DefaultBuffer, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > maxLogBuffer {
+		return 0, fmt.Errorf("%s=%q: want a byte count from 0 (no buffer) to %d", logging.BufferEnv, v, maxLogBuffer)
+	}
+	return n, nil
 }
 
 var (

@@ -37,10 +37,11 @@ func runDev(ctx context.Context, e env, args []string) error {
 	if err := c.validate(); err != nil {
 		return &usageError{err}
 	}
-	l, err := newLogger(e, "dev", *lvl)
+	l, out, err := newLogger(e, "dev", *lvl)
 	if err != nil {
 		return err
 	}
+	defer out.Close()
 	keysPath, err := writeDevKeys(*data)
 	if err != nil {
 		return err

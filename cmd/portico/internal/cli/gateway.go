@@ -32,10 +32,11 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := newLogger(e, "gateway", *lvl)
+	l, out, err := newLogger(e, "gateway", *lvl)
 	if err != nil {
 		return err
 	}
+	defer out.Close() // last: writes the access lines still buffered
 	gcDefaults(os.Getenv, cgroupMemoryMax)
 	sampling := logging.NewSampler(cfg.LogSampling())
 	l = sampling.Logger(l)

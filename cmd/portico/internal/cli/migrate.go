@@ -100,10 +100,11 @@ func runMigrate(ctx context.Context, e env, args []string) error {
 		}
 		ms = ms[i : i+1]
 	}
-	l, err := newLogger(e, "migrate", *lvl)
+	l, out, err := newLogger(e, "migrate", *lvl)
 	if err != nil {
 		return err
 	}
+	defer out.Close()
 	copied := 0
 	for _, m := range ms {
 		path := filepath.Join(*data, m.service+".db")

@@ -35,7 +35,7 @@ func addObserveFlags(fs *flagSet) *observeFlags {
 type observed struct {
 	observe  grpcserver.Observe
 	logger   *slog.Logger // sampled
-	shutdown func()       // flushes spans; call when the process stops
+	shutdown func()       // flushes spans (and the log: parseService); call when the process stops
 }
 
 // setup builds the tracer provider, the registry and the sampled logger.

@@ -13,6 +13,7 @@ import (
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
+	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/tlsconfig"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
@@ -50,7 +51,8 @@ type service struct {
 // parseService parses a service's common flags (--listen, --db, --faults,
 // --identity-keys, --log-level, the observability flags) plus any extra
 // ones, and builds its logger, fault rules, tracing, registry and identity
-// keys; call s.shutdown when the process stops.
+// keys; call s.shutdown when the process stops (it flushes the spans and
+// then the log). Nothing is buffered in the log yet when it fails.
 func parseService(ctx context.Context, e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
 	fs, lvl := newFlags(name)
 	var s service
@@ -73,7 +75,8 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	}
 	gcDefaults(os.Getenv, cgroupMemoryMax)
 	var err error
-	if s.logger, err = newLogger(e, name, *lvl); err != nil {
+	var out *logging.Writer
+	if s.logger, out, err = newLogger(e, name, *lvl); err != nil {
 		return s, err
 	}
 	if s.faults, err = parseFaults(spec); err != nil {
@@ -82,6 +85,8 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	if s.observed, err = obs.setup(ctx, "portico-"+name, s.logger); err != nil {
 		return s, err
 	}
+	spans := s.shutdown
+	s.shutdown = func() { spans(); _ = out.Close() } // the log last: it writes what is buffered
 	s.logger = s.observed.logger
 	if s.keys, err = loadServiceKeys(keysFile, s.logger); err != nil {
 		return s, err
