@@ -55,7 +55,10 @@ func (s *Server) startSpan(r *http.Request) (ctx context.Context, span trace.Spa
 	id, ok := traceid.Choose(single(r, traceHeader), tp)
 	if _, valid := traceid.ParseTraceparent(tp); valid {
 		ctx = telemetry.Propagator().Extract(ctx, &requestCarrier{tp, single(r, tracestateHeader)})
-	} else if ok {
+	}
+	if ok && !trace.SpanContextFromContext(ctx).IsValid() {
+		// No traceparent, or one the propagator refused: the span
+		// still carries the id the response names.
 		tid, _ := trace.TraceIDFromHex(traceid.TraceID(id))
 		ctx = telemetry.WithTraceID(ctx, tid)
 	}

@@ -136,7 +136,11 @@ func Choose(xTraceID, traceparent string) (id string, ok bool) {
 
 // ParseTraceparent returns the trace-id of a W3C traceparent value
 // "00-<32 hex>-<16 hex>-<2 hex>"; ok is false for anything malformed,
-// including the all-zero ids the spec forbids.
+// including the all-zero ids the spec forbids. It accepts exactly what
+// OpenTelemetry's propagator accepts, so the id it returns is the trace
+// id of the span that continues it: version 00 has nothing after the
+// flags and no reserved flag bit set (flags at most 03), and a later
+// version has a '-' after the flags if anything follows.
 func ParseTraceparent(v string) (id string, ok bool) {
 	if len(v) < 55 || v[2] != '-' || v[35] != '-' || v[52] != '-' {
 		return "", false
@@ -144,7 +148,10 @@ func ParseTraceparent(v string) (id string, ok bool) {
 	if v[:2] == "ff" || !isHex(v[:2]) || !isHex(v[3:35]) || !isHex(v[36:52]) || !isHex(v[53:55]) {
 		return "", false
 	}
-	if v[:2] == "00" && len(v) != 55 {
+	if v[:2] == "00" && (len(v) != 55 || v[53] != '0' || v[54] > '3') {
+		return "", false
+	}
+	if len(v) > 55 && v[55] != '-' {
 		return "", false
 	}
 	if v[3:35] == "00000000000000000000000000000000" || v[36:52] == "0000000000000000" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/metadata"
 )
@@ -53,6 +54,11 @@ func TestParseTraceparent(t *testing.T) {
 		{"short", "00-abc", "", false},
 		{"empty", "", "", false},
 		{"bad separators", "00_" + id + "_00f067aa0ba902b7_01", "", false},
+		{"version 00 random flag", "00-" + id + "-00f067aa0ba902b7-03", id, true},
+		{"version 00 reserved flag", "00-" + id + "-00f067aa0ba902b7-04", "", false},
+		{"version 00 flags ff", "00-" + id + "-00f067aa0ba902b7-ff", "", false},
+		{"future version, long flags", "01-" + id + "-00f067aa0ba902b7-01x", "", false},
+		{"future version, reserved flags", "cc-" + id + "-00f067aa0ba902b7-ff-what", id, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +67,32 @@ func TestParseTraceparent(t *testing.T) {
 				t.Errorf("ParseTraceparent(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.wantID, tt.wantOK)
 			}
 		})
+	}
+}
+
+// TestParseTraceparentAgreesWithOpenTelemetry: the edge keeps the trace id
+// ParseTraceparent returns as X-Trace-Id, and the span continues what the
+// propagator extracts: every value it accepts, the propagator must accept
+// with the same trace id, or the response and the exported trace carry
+// different ids. (It may refuse more: "00-…-01-" is not W3C, and a value
+// it refuses is neither kept nor extracted.)
+func TestParseTraceparentAgreesWithOpenTelemetry(t *testing.T) {
+	const id, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	var values []string
+	for _, version := range []string{"00", "01", "cc", "fe", "ff", "0g"} {
+		for _, flags := range []string{"00", "01", "02", "03", "04", "09", "7f", "ff", "1", "01x", "0F"} {
+			for _, rest := range []string{"", "-", "-x", "x", "-what-ever"} {
+				values = append(values, version+"-"+id+"-"+parent+"-"+flags+rest)
+			}
+		}
+	}
+	for _, v := range values {
+		got, ok := ParseTraceparent(v)
+		ctx := propagation.TraceContext{}.Extract(context.Background(), propagation.MapCarrier{"traceparent": v})
+		sc := trace.SpanContextFromContext(ctx)
+		if ok && (!sc.IsValid() || sc.TraceID().String() != got) {
+			t.Errorf("%q: ParseTraceparent = %q, true; OpenTelemetry extracts %v", v, got, sc.TraceID())
+		}
 	}
 }
 
