@@ -6,13 +6,16 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/cmd/portico/internal/supervisor"
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/logging"
 )
 
 // runDev starts inventory, payment, order and the edge as four supervised
@@ -65,10 +68,24 @@ func runDev(ctx context.Context, e env, args []string) error {
 		"try", fmt.Sprintf("curl -H 'Authorization: Bearer demo-read-token' http://127.0.0.1:%d/api/inventory", *base))
 	s := &supervisor.Supervisor{Exe: exe, Out: e.stdout, Logger: l, Children: children,
 		Reload: "gateway", // kill -HUP <dev pid> reloads the edge's config
-		// Every child verifies (and the order service signs) with this
-		// run's identity keys; the edges name them in their configs too.
-		Env: append(os.Environ(), identity.EnvKeysFile+"="+keysPath)}
+		Env:    devEnv(os.Environ(), keysPath)}
 	return s.Run(ctx)
+}
+
+// devEnv is the children's environment: environ, plus this run's identity
+// keys (every child verifies, and the order service signs, with them; the
+// edges name them in their configs too), plus unbuffered logs unless
+// environ sets logging.BufferEnv: in dev a person or a test watches the
+// lines as requests happen, so an access line is written at once, not up
+// to logging.FlushInterval later.
+func devEnv(environ []string, keysPath string) []string {
+	env := append(slices.Clip(environ), identity.EnvKeysFile+"="+keysPath)
+	for _, kv := range environ {
+		if strings.HasPrefix(kv, logging.BufferEnv+"=") {
+			return env
+		}
+	}
+	return append(env, logging.BufferEnv+"=0")
 }
 
 func devChildren(base int, data, cfgPath, level string) []supervisor.Child {
