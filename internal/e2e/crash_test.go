@@ -1,0 +1,372 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	_ "modernc.org/sqlite" // reads the services' files once they have stopped
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/internal/testproc"
+)
+
+// crashLoad is TestSagaCrash's load: n CreateOrder calls, each with its
+// own idempotency key, workers at a time, on skus (monitor-001 has 25
+// units, so some orders find no stock).
+const (
+	crashOrders  = 200
+	crashWorkers = 16
+	crashTries   = 20              // attempts of one call under one key
+	crashAttempt = 5 * time.Second // one attempt's deadline
+)
+
+var crashSKUs = []string{"monitor-001", "headset-001", "keyboard-001"}
+
+// crashKill is one SIGKILL: of proc once at calls have been answered.
+type crashKill struct {
+	at   int
+	proc string
+}
+
+// crashAnswer is the definite answer one key finally got.
+type crashAnswer struct {
+	orderID string
+	status  orderv1.Order_Status // CreateOrder's order, when it succeeded
+	err     error
+	tries   int
+}
+
+// TestSagaCrash kills the order process (twice) and the payment process
+// (once) with SIGKILL while CreateOrder calls are in flight, restarts each
+// on its data file, and has every client retry under its idempotency key
+// until it gets an answer. Once the reconciler has settled every order:
+// each key has one order, each CONFIRMED order one captured payment of its
+// total and a committed reservation, each FAILED order no capture and no
+// held stock, stock moved by exactly the CONFIRMED orders, and no payment
+// or reservation belongs to an order that does not exist.
+func TestSagaCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startCluster(t, "--reconcile-interval", "100ms", "--reconcile-after", "300ms")
+	initial := map[string]*inventoryv1.Item{}
+	for _, sku := range crashSKUs {
+		initial[sku] = item(t, c, sku)
+	}
+	kills := []crashKill{{40, "order"}, {100, "payment"}, {140, "order"}}
+	answers := crashRun(t, c, kills)
+	retried, pending := 0, 0
+	for _, a := range answers {
+		retried += a.tries - 1
+		if a.err == nil && a.status == orderv1.Order_STATUS_PENDING {
+			pending++
+		}
+	}
+	// Calls cut by a kill were retried, and some keys were answered with a
+	// PENDING order (a run cut short, or payment down) that only the
+	// reconciler can settle: otherwise the test proves nothing.
+	if retried == 0 || pending == 0 {
+		t.Fatalf("%d retries, %d PENDING answers: the kills missed the sagas", retried, pending)
+	}
+	orders := waitSettled(t, c)
+	t.Logf("%d calls, %d retries, %d answered PENDING; %d orders", crashOrders, retried, pending, len(orders))
+	checkCrashOrders(t, c, orders)
+	checkCrashStock(t, c, initial, orders)
+	for _, p := range []*testproc.Proc{c.ord, c.pay, c.inv} {
+		if err := p.Stop(10 * time.Second); err != nil {
+			t.Errorf("stop %s: %v", p.Name, err)
+		}
+	}
+	checkCrashKeys(t, c, answers, orders)
+	checkCrashOrphans(t, c, orders)
+}
+
+// crashReq is call i's request: a SKU, 1-3 units, one in four declined.
+func crashReq(i int) *orderv1.CreateOrderRequest {
+	method := "pm_card_ok"
+	if i%4 == 3 {
+		method = "pm_card_declined"
+	}
+	return orderReq(crashSKUs[i%len(crashSKUs)], int32(1+i%3), method)
+}
+
+func crashKey(i int) string { return fmt.Sprintf("crash-%d", i) }
+
+// crashRun sends the load and, on the test's goroutine, kills and
+// restarts the processes in kills as the answers come in.
+func crashRun(t *testing.T, c *cluster, kills []crashKill) []crashAnswer {
+	answers := make([]crashAnswer, crashOrders)
+	answered := make(chan struct{}, crashOrders) // one send per call, answered or given up
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range crashWorkers {
+		wg.Go(func() {
+			for i := range jobs {
+				answers[i] = createUntilAnswered(t.Context(), c, crashKey(i), crashReq(i))
+				answered <- struct{}{}
+			}
+		})
+	}
+	go func() {
+		defer close(jobs)
+		for i := range crashOrders {
+			jobs <- i
+		}
+	}()
+	n := 0
+	for _, k := range kills {
+		for ; n < k.at; n++ {
+			<-answered
+		}
+		crashRestart(c, k.proc)
+	}
+	wg.Wait()
+	return answers
+}
+
+// crashRestart SIGKILLs proc and starts it again on its data file.
+func crashRestart(c *cluster, proc string) {
+	switch proc {
+	case "order":
+		c.ord.Kill()
+		c.startOrder()
+	case "payment":
+		c.pay.Kill()
+		c.startPayment()
+	default:
+		c.t.Fatalf("crashRestart: unknown process %q", proc)
+	}
+}
+
+// createUntilAnswered calls CreateOrder under key, as a client would,
+// until it gets an answer other than "the service was not there" (bounded
+// by crashTries attempts of crashAttempt each).
+func createUntilAnswered(ctx context.Context, c *cluster, key string, req *orderv1.CreateOrderRequest) crashAnswer {
+	var a crashAnswer
+	for a.tries < crashTries {
+		a.tries++
+		actx, cancel := context.WithTimeout(ctx, crashAttempt)
+		actx = metadata.AppendToOutgoingContext(actx, "x-portico-subject", "alice", "x-portico-role", "customer", "idempotency-key", key)
+		o, err := c.Order.CreateOrder(actx, req, grpc.WaitForReady(true))
+		cancel()
+		if lost(err) && ctx.Err() == nil {
+			continue
+		}
+		a.err, a.orderID, a.status = err, o.GetId(), o.GetStatus()
+		if info := rpcerr.ErrorInfo(err); info != nil {
+			a.orderID = info.GetMetadata()["orderId"]
+		}
+		return a
+	}
+	a.err = fmt.Errorf("no answer after %d tries", a.tries)
+	return a
+}
+
+// lost reports whether err says the call did not get through (the process
+// died or was not back yet), not what happened to the order.
+func lost(err error) bool {
+	switch status.Code(err) {
+	case codes.Unavailable:
+		return rpcerr.Reason(err) == ""
+	case codes.DeadlineExceeded, codes.Canceled:
+		return true
+	}
+	return false
+}
+
+// waitSettled waits (bounded) until every order has left PENDING and
+// returns them by id.
+func waitSettled(t *testing.T, c *cluster) map[string]*orderv1.Order {
+	t.Helper()
+	var orders map[string]*orderv1.Order
+	var pending int
+	ok := testproc.WaitFor(t.Context(), 30*time.Second, func(ctx context.Context) bool {
+		orders, pending = listAll(ctx, c)
+		return orders != nil && pending == 0
+	})
+	if !ok {
+		t.Fatalf("%d of %d orders still PENDING after 30s", pending, len(orders))
+	}
+	return orders
+}
+
+// listAll reads every order of alice's, page after page, and counts the
+// PENDING ones; nil when a read fails.
+func listAll(ctx context.Context, c *cluster) (map[string]*orderv1.Order, int) {
+	ctx = metadata.AppendToOutgoingContext(ctx, "x-portico-subject", "alice", "x-portico-role", "customer")
+	orders := map[string]*orderv1.Order{}
+	pending := 0
+	req := &orderv1.ListOrdersRequest{PageSize: 100}
+	for range crashOrders/100 + 2 { // bounded: more pages than the orders need
+		resp, err := c.Order.ListOrders(ctx, req)
+		if err != nil {
+			return nil, 0
+		}
+		for _, o := range resp.GetOrders() {
+			orders[o.GetId()] = o
+			if o.GetStatus() == orderv1.Order_STATUS_PENDING {
+				pending++
+			}
+		}
+		if req.PageToken = resp.GetNextPageToken(); req.PageToken == "" {
+			return orders, pending
+		}
+	}
+	return nil, 0
+}
+
+// checkCrashOrders checks each order's payments and reservation through
+// the services' APIs.
+func checkCrashOrders(t *testing.T, c *cluster, orders map[string]*orderv1.Order) {
+	t.Helper()
+	ctx := as(t, "admin", "admin", "")
+	for id, o := range orders {
+		ps, err := c.Payment.ListPayments(ctx, &paymentv1.ListPaymentsRequest{OrderId: id, PageSize: 100})
+		if err != nil {
+			t.Fatalf("ListPayments(%s): %v", id, err)
+		}
+		var captured []*paymentv1.Payment
+		for _, p := range ps.GetPayments() {
+			if p.GetStatus() == paymentv1.Payment_STATUS_CAPTURED {
+				captured = append(captured, p)
+			}
+		}
+		res := reservationState(t, c, o)
+		switch o.GetStatus() {
+		case orderv1.Order_STATUS_CONFIRMED:
+			if len(captured) != 1 || captured[0].GetAmount().GetAmountMinor() != o.GetTotal().GetAmountMinor() {
+				t.Errorf("CONFIRMED order %s (total %v): captured %v, want one payment of its total", id, o.GetTotal(), captured)
+			}
+			if res != inventoryv1.Reservation_STATE_COMMITTED {
+				t.Errorf("CONFIRMED order %s: reservation %v, want COMMITTED", id, res)
+			}
+		case orderv1.Order_STATUS_FAILED:
+			if len(captured) != 0 {
+				t.Errorf("FAILED order %s (%s): %d captured payments not refunded", id, o.GetFailureReason(), len(captured))
+			}
+			if res != inventoryv1.Reservation_STATE_UNSPECIFIED && res != inventoryv1.Reservation_STATE_RELEASED {
+				t.Errorf("FAILED order %s (%s): reservation %v, want none or RELEASED", id, o.GetFailureReason(), res)
+			}
+		default:
+			t.Errorf("order %s is %v", id, o.GetStatus())
+		}
+	}
+}
+
+// reservationState is the state of o's reservation, UNSPECIFIED when it
+// has none.
+func reservationState(t *testing.T, c *cluster, o *orderv1.Order) inventoryv1.Reservation_State {
+	t.Helper()
+	if o.GetReservationId() == "" {
+		return inventoryv1.Reservation_STATE_UNSPECIFIED
+	}
+	r, err := c.Inventory.GetReservation(as(t, "admin", "admin", ""), &inventoryv1.GetReservationRequest{Id: o.GetReservationId()})
+	if err != nil {
+		t.Fatalf("GetReservation(%s) of %s: %v", o.GetReservationId(), o.GetId(), err)
+	}
+	return r.GetState()
+}
+
+// checkCrashStock: each SKU lost exactly the units of its CONFIRMED
+// orders, sold them, and holds none.
+func checkCrashStock(t *testing.T, c *cluster, initial map[string]*inventoryv1.Item, orders map[string]*orderv1.Order) {
+	t.Helper()
+	confirmed := map[string]int64{}
+	for _, o := range orders {
+		if o.GetStatus() == orderv1.Order_STATUS_CONFIRMED {
+			for _, l := range o.GetLines() {
+				confirmed[l.GetSku()] += int64(l.GetQuantity())
+			}
+		}
+	}
+	for _, sku := range crashSKUs {
+		before, after, q := initial[sku], item(t, c, sku), confirmed[sku]
+		t.Logf("%s: %d units confirmed; available %d -> %d", sku, q, before.GetAvailable(), after.GetAvailable())
+		if after.GetAvailable() != before.GetAvailable()-q || after.GetSold() != before.GetSold()+q || after.GetReserved() != before.GetReserved() {
+			t.Errorf("%s: %+v -> %+v, want available-%d, sold+%d, reserved unchanged", sku, before, after, q, q)
+		}
+	}
+}
+
+// checkCrashKeys: the order file holds exactly one order per key, the one
+// the key's client was told about.
+func checkCrashKeys(t *testing.T, c *cluster, answers []crashAnswer, orders map[string]*orderv1.Order) {
+	t.Helper()
+	byKey := map[string][]string{}
+	queryRows(t, c.db("order"), "SELECT idempotency_key, id FROM orders", func(s func(...any) error) {
+		var key, id string
+		if err := s(&key, &id); err != nil {
+			t.Fatal(err)
+		}
+		byKey[key] = append(byKey[key], id)
+	})
+	if len(byKey) != crashOrders || len(orders) != crashOrders {
+		t.Errorf("%d keys and %d orders stored, want %d of each", len(byKey), len(orders), crashOrders)
+	}
+	for i, a := range answers {
+		ids := byKey[crashKey(i)]
+		switch {
+		case len(ids) != 1:
+			t.Errorf("key %s has orders %v, want one", crashKey(i), ids)
+		case a.orderID != ids[0]:
+			t.Errorf("key %s: client told order %q (%v, %v), stored %s", crashKey(i), a.orderID, a.status, a.err, ids[0])
+		}
+		if a.err != nil && rpcerr.Reason(a.err) != "PAYMENT_DECLINED" && rpcerr.Reason(a.err) != "INSUFFICIENT_STOCK" {
+			t.Errorf("key %s: unexpected answer %v after %d tries", crashKey(i), a.err, a.tries)
+		}
+	}
+}
+
+// checkCrashOrphans: every payment and reservation belongs to a stored
+// order (the services list neither without one, so their files are read).
+func checkCrashOrphans(t *testing.T, c *cluster, orders map[string]*orderv1.Order) {
+	t.Helper()
+	for _, q := range []struct{ file, query string }{
+		{"payment", "SELECT id, order_id FROM payments"},
+		{"inventory", "SELECT id, order_id FROM reservations"},
+	} {
+		queryRows(t, c.db(q.file), q.query, func(s func(...any) error) {
+			var id, orderID string
+			if err := s(&id, &orderID); err != nil {
+				t.Fatal(err)
+			}
+			if orders[orderID] == nil {
+				t.Errorf("%s %s belongs to order %s, which does not exist", q.file, id, orderID)
+			}
+		})
+	}
+}
+
+// queryRows runs query on the SQLite file at path and calls row with each
+// row's Scan.
+func queryRows(t *testing.T, path, query string, row func(scan func(...any) error)) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(t.Context(), query)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		row(rows.Scan)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
