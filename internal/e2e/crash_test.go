@@ -369,4 +369,3 @@ func queryRows(t *testing.T, path, query string, row func(scan func(...any) erro
 		t.Fatalf("%s: %v", path, err)
 	}
 }
-
