@@ -192,7 +192,9 @@ func waitSettled(t *testing.T, c *cluster) map[string]*orderv1.Order {
 	var orders map[string]*orderv1.Order
 	var pending int
 	ok := testproc.WaitFor(t.Context(), 30*time.Second, func(ctx context.Context) bool {
-		orders, pending = listAll(ctx, c)
+		if got, n := listAll(ctx, c); got != nil { // keep the last full read
+			orders, pending = got, n
+		}
 		return orders != nil && pending == 0
 	})
 	if !ok {
