@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -47,10 +48,12 @@ type crashAnswer struct {
 	tries   int
 }
 
-// TestSagaCrash kills the order process (twice) and the payment process
-// (once) with SIGKILL while CreateOrder calls are in flight, restarts each
-// on its data file, and has every client retry under its idempotency key
-// until it gets an answer. Once the reconciler has settled every order:
+// TestSagaCrash kills the order process (twice), then payment and
+// inventory (once each) with SIGKILL while CreateOrder calls are in
+// flight, restarts each on its data file, and has every client retry
+// under its idempotency key until it gets an answer (an order, or a
+// business failure; "no order was created" is retried after its
+// RetryInfo delay). Once the reconciler has settled every order:
 // each key has one order, each CONFIRMED order one captured payment of its
 // total and a committed reservation, each FAILED order no capture and no
 // held stock, stock moved by exactly the CONFIRMED orders, and no payment
@@ -64,7 +67,7 @@ func TestSagaCrash(t *testing.T) {
 	for _, sku := range crashSKUs {
 		initial[sku] = item(t, c, sku)
 	}
-	kills := []crashKill{{40, "order"}, {100, "payment"}, {140, "order"}}
+	kills := []crashKill{{40, "order"}, {100, "payment"}, {140, "order"}, {170, "inventory"}}
 	answers := crashRun(t, c, kills)
 	retried, pending := 0, 0
 	for _, a := range answers {
@@ -144,6 +147,9 @@ func crashRestart(c *cluster, proc string) {
 	case "payment":
 		c.pay.Kill()
 		c.startPayment()
+	case "inventory":
+		c.inv.Kill()
+		c.startInventory()
 	default:
 		c.t.Fatalf("crashRestart: unknown process %q", proc)
 	}
@@ -163,6 +169,12 @@ func createUntilAnswered(ctx context.Context, c *cluster, key string, req *order
 		if lost(err) && ctx.Err() == nil {
 			continue
 		}
+		if rpcerr.Reason(err) == "INVENTORY_UNAVAILABLE" && ctx.Err() == nil {
+			// No order was created: retry under the same key after the
+			// RetryInfo delay, as a client honouring Retry-After does.
+			waitRetryDelay(ctx, err)
+			continue
+		}
 		a.err, a.orderID, a.status = err, o.GetId(), o.GetStatus()
 		if info := rpcerr.ErrorInfo(err); info != nil {
 			a.orderID = info.GetMetadata()["orderId"]
@@ -171,6 +183,23 @@ func createUntilAnswered(ctx context.Context, c *cluster, key string, req *order
 	}
 	a.err = fmt.Errorf("no answer after %d tries", a.tries)
 	return a
+}
+
+// waitRetryDelay waits the RetryInfo delay of err (at most 2s) or until
+// ctx ends.
+func waitRetryDelay(ctx context.Context, err error) {
+	d := time.Second
+	for _, det := range status.Convert(err).Details() {
+		if ri, ok := det.(*errdetails.RetryInfo); ok {
+			d = min(ri.GetRetryDelay().AsDuration(), 2*time.Second)
+		}
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+	}
 }
 
 // lost reports whether err says the call did not get through (the process
