@@ -62,7 +62,11 @@ func TestSagaCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	c := startCluster(t, "--reconcile-interval", "100ms", "--reconcile-after", "300ms")
+	// Commits take 30ms, so a kill of order finds most of its sagas
+	// charged but neither committed nor stored: the runs the single
+	// final store leaves to the reconciler.
+	c := startClusterWith(t, []string{"--faults", "delay=30ms,method=" + inv + "CommitReservation"},
+		[]string{"--reconcile-interval", "100ms", "--reconcile-after", "300ms"})
 	initial := map[string]*inventoryv1.Item{}
 	for _, sku := range crashSKUs {
 		initial[sku] = item(t, c, sku)
