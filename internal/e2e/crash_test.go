@@ -48,8 +48,8 @@ type crashAnswer struct {
 	tries   int
 }
 
-// TestSagaCrash kills the order process (twice), then payment and
-// inventory (once each) with SIGKILL while CreateOrder calls are in
+// TestSagaCrash kills the order process, payment, inventory and order
+// again with SIGKILL while CreateOrder calls are in
 // flight, restarts each on its data file, and has every client retry
 // under its idempotency key until it gets an answer (an order, or a
 // business failure; "no order was created" is retried after its
@@ -62,16 +62,18 @@ func TestSagaCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
 	}
-	// Commits take 30ms, so a kill of order finds most of its sagas
-	// charged but neither committed nor stored: the runs the single
-	// final store leaves to the reconciler.
+	// Commits take 30ms until inventory's restart, so the first kill of
+	// order finds most of its sagas charged but neither committed nor
+	// stored; the second, with commits fast, finds some committed but not
+	// stored. Both are runs the single final store leaves to the
+	// reconciler.
 	c := startClusterWith(t, []string{"--faults", "delay=30ms,method=" + inv + "CommitReservation"},
 		[]string{"--reconcile-interval", "100ms", "--reconcile-after", "300ms"})
 	initial := map[string]*inventoryv1.Item{}
 	for _, sku := range crashSKUs {
 		initial[sku] = item(t, c, sku)
 	}
-	kills := []crashKill{{40, "order"}, {100, "payment"}, {140, "order"}, {170, "inventory"}}
+	kills := []crashKill{{40, "order"}, {90, "payment"}, {120, "inventory"}, {160, "order"}}
 	answers := crashRun(t, c, kills)
 	retried, pending := 0, 0
 	for _, a := range answers {
@@ -153,6 +155,7 @@ func crashRestart(c *cluster, proc string) {
 		c.startPayment()
 	case "inventory":
 		c.inv.Kill()
+		c.invExtra = nil // back without its faults
 		c.startInventory()
 	default:
 		c.t.Fatalf("crashRestart: unknown process %q", proc)
