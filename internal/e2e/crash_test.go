@@ -57,7 +57,8 @@ type crashAnswer struct {
 // each key has one order, each CONFIRMED order one captured payment of its
 // total and a committed reservation, each FAILED order no capture and no
 // held stock, stock moved by exactly the CONFIRMED orders, and no payment
-// or reservation belongs to an order that does not exist.
+// belongs to an order that does not exist (a reservation may, uncommitted,
+// when inventory died between reserving and answering: withdrawnHolds).
 func TestSagaCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
@@ -328,13 +329,35 @@ func checkCrashStock(t *testing.T, c *cluster, initial map[string]*inventoryv1.I
 			}
 		}
 	}
+	held := withdrawnHolds(t, c, orders)
 	for _, sku := range crashSKUs {
-		before, after, q := initial[sku], item(t, c, sku), confirmed[sku]
-		t.Logf("%s: %d units confirmed; available %d -> %d", sku, q, before.GetAvailable(), after.GetAvailable())
-		if after.GetAvailable() != before.GetAvailable()-q || after.GetSold() != before.GetSold()+q || after.GetReserved() != before.GetReserved() {
-			t.Errorf("%s: %+v -> %+v, want available-%d, sold+%d, reserved unchanged", sku, before, after, q, q)
+		before, after, q, h := initial[sku], item(t, c, sku), confirmed[sku], held[sku]
+		t.Logf("%s: %d units confirmed, %d held for withdrawn orders; available %d -> %d", sku, q, h, before.GetAvailable(), after.GetAvailable())
+		if after.GetAvailable() != before.GetAvailable()-q-h || after.GetSold() != before.GetSold()+q || after.GetReserved() != before.GetReserved()+h {
+			t.Errorf("%s: %+v -> %+v, want available-%d, sold+%d, reserved+%d", sku, before, after, q+h, q, h)
 		}
 	}
+}
+
+// withdrawnHolds is the stock held, by SKU, by ACTIVE reservations whose
+// order does not exist: inventory died after reserving but before
+// answering, so order withdrew the order (create.go run) and the
+// reservation waits for its TTL. Documented, rare, and never charged.
+func withdrawnHolds(t *testing.T, c *cluster, orders map[string]*orderv1.Order) map[string]int64 {
+	t.Helper()
+	held := map[string]int64{}
+	queryRows(t, c.db("inventory"), `SELECT r.order_id, l.sku, l.quantity FROM reservations r
+		JOIN reservation_lines l ON l.reservation_id = r.id WHERE r.state = 'ACTIVE'`, func(s func(...any) error) {
+		var orderID, sku string
+		var n int64
+		if err := s(&orderID, &sku, &n); err != nil {
+			t.Fatal(err)
+		}
+		if orders[orderID] == nil {
+			held[sku] += n
+		}
+	})
+	return held
 }
 
 // checkCrashKeys: the order file holds exactly one order per key, the one
@@ -366,24 +389,33 @@ func checkCrashKeys(t *testing.T, c *cluster, answers []crashAnswer, orders map[
 	}
 }
 
-// checkCrashOrphans: every payment and reservation belongs to a stored
-// order (the services list neither without one, so their files are read).
+// checkCrashOrphans: every payment belongs to a stored order, and so does
+// every reservation but one of a withdrawn order (withdrawnHolds), which
+// is never COMMITTED (the services list neither without an order, so
+// their files are read).
 func checkCrashOrphans(t *testing.T, c *cluster, orders map[string]*orderv1.Order) {
 	t.Helper()
-	for _, q := range []struct{ file, query string }{
-		{"payment", "SELECT id, order_id FROM payments"},
-		{"inventory", "SELECT id, order_id FROM reservations"},
-	} {
-		queryRows(t, c.db(q.file), q.query, func(s func(...any) error) {
-			var id, orderID string
-			if err := s(&id, &orderID); err != nil {
-				t.Fatal(err)
+	queryRows(t, c.db("payment"), "SELECT id, order_id FROM payments", func(s func(...any) error) {
+		var id, orderID string
+		if err := s(&id, &orderID); err != nil {
+			t.Fatal(err)
+		}
+		if orders[orderID] == nil {
+			t.Errorf("payment %s belongs to order %s, which does not exist", id, orderID)
+		}
+	})
+	queryRows(t, c.db("inventory"), "SELECT id, order_id, state FROM reservations", func(s func(...any) error) {
+		var id, orderID, state string
+		if err := s(&id, &orderID, &state); err != nil {
+			t.Fatal(err)
+		}
+		if orders[orderID] == nil {
+			if state == "COMMITTED" {
+				t.Errorf("reservation %s is COMMITTED for order %s, which does not exist", id, orderID)
 			}
-			if orders[orderID] == nil {
-				t.Errorf("%s %s belongs to order %s, which does not exist", q.file, id, orderID)
-			}
-		})
-	}
+			t.Logf("reservation %s (%s) belongs to withdrawn order %s", id, state, orderID)
+		}
+	})
 }
 
 // queryRows runs query on the SQLite file at path and calls row with each
