@@ -52,10 +52,12 @@ type crashAnswer struct {
 // business failure; "no order was created" is retried after its
 // RetryInfo delay). Once the reconciler has settled every order:
 // each key has one order, each CONFIRMED order one captured payment of its
-// total and a committed reservation, each FAILED order no capture and no
-// held stock, stock moved by exactly the CONFIRMED orders, and no payment
-// belongs to an order that does not exist (a reservation may, uncommitted,
-// when inventory died between reserving and answering: withdrawnHolds).
+// total and a committed reservation, each FAILED order no capture, stock
+// moved by exactly the CONFIRMED orders, and no payment belongs to an
+// order that does not exist. A reservation may be left ACTIVE for its TTL
+// (withdrawnHolds) when inventory was down: of a FAILED order whose
+// compensating release failed, or of an order withdrawn because inventory
+// died between reserving and answering; never COMMITTED.
 func TestSagaCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
