@@ -20,8 +20,9 @@ type healthServer struct {
 }
 
 // Watch streams the status as grpc-go's does, until the client leaves or
-// the drain ends; then it ends with UNAVAILABLE, and the client's health
-// check treats the instance as gone.
+// the drain ends; then it sends NOT_SERVING (again, if grpc-go's Watch had
+// sent it) and ends with UNAVAILABLE, and the client's health check treats
+// the instance as gone.
 func (h *healthServer) Watch(in *healthpb.HealthCheckRequest, stream healthpb.Health_WatchServer) error {
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
@@ -29,6 +30,10 @@ func (h *healthServer) Watch(in *healthpb.HealthCheckRequest, stream healthpb.He
 	defer stop()
 	err := h.Server.Watch(in, &watchStream{Health_WatchServer: stream, ctx: ctx})
 	if h.stopping.Err() != nil {
+		// The drain may end the stream before grpc-go's Watch sent it
+		// the NOT_SERVING of the shutdown (both were ready at once): say
+		// it here, so every watcher learns it before the stream ends.
+		_ = stream.Send(&healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_NOT_SERVING})
 		return status.Error(codes.Unavailable, "server shutting down")
 	}
 	return err
