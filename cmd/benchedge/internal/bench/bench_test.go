@@ -32,7 +32,7 @@ func TestEdgeHarnessSmoke(t *testing.T) {
 	}
 	dir := t.TempDir()
 	f := compareFlags{root: "../../../..", dir: dir, out: filepath.Join(dir, "out", "bench-edge"),
-		round: 500 * time.Millisecond, rounds: 1, conns: 4, serial: 200 * time.Millisecond, open: 200 * time.Millisecond, vanguard: true}
+		round: 500 * time.Millisecond, rounds: 2, conns: 4, serial: 400 * time.Millisecond, open: 200 * time.Millisecond, vanguard: true}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
@@ -55,6 +55,9 @@ func TestEdgeHarnessSmoke(t *testing.T) {
 		}
 		if s.MedianRPS <= 0 || s.SerialP50us <= 0 || s.OpenRate <= 0 {
 			t.Errorf("(%s) %s: figures missing: %+v", s.Key, s.Name, s)
+		}
+		if len(s.SerialRoundP50us) != f.rounds {
+			t.Errorf("(%s) %s: serial rounds %v, want %d interleaved rounds", s.Key, s.Name, s.SerialRoundP50us, f.rounds)
 		}
 	}
 	if got := strings.Join(keys, ","); got != "a,b,c,d,d0" {

@@ -45,7 +45,7 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	fs.DurationVar(&f.round, "round", 10*time.Second, "closed-loop round per system")
 	fs.IntVar(&f.rounds, "rounds", 3, "interleaved closed-loop rounds")
 	fs.IntVar(&f.conns, "conns", 64, "closed-loop concurrency")
-	fs.DurationVar(&f.serial, "serial", 5*time.Second, "serial (c=1) latency phase per system")
+	fs.DurationVar(&f.serial, "serial", 6*time.Second, "serial (c=1) latency phase per system, split over the interleaved rounds")
 	fs.DurationVar(&f.open, "open", 10*time.Second, "open-loop phase per system at 0.5x stock's throughput")
 	fs.BoolVar(&f.vanguard, "vanguard", true, "include vanguard-go (c)")
 	return f, fs.Parse(args)
@@ -83,12 +83,14 @@ type Summary struct {
 	MedianCPUus float64   `json:"medianCpuUsPerRequest"`
 	SerialP50us float64   `json:"serialP50us"`
 	SerialP99us float64   `json:"serialP99us"`
-	OpenRate    int       `json:"openRate"`
-	OpenP50ms   float64   `json:"openP50ms"`
-	OpenP99ms   float64   `json:"openP99ms"`
-	OpenNon2xx  int       `json:"openNon2xx"`
-	Equivalent  bool      `json:"equivalent"`
-	EquivNote   string    `json:"equivalenceNote,omitempty"`
+	// SerialRoundP50us is each serial round's own p50, for the spread.
+	SerialRoundP50us []float64 `json:"serialRoundP50us"`
+	OpenRate         int       `json:"openRate"`
+	OpenP50ms        float64   `json:"openP50ms"`
+	OpenP99ms        float64   `json:"openP99ms"`
+	OpenNon2xx       int       `json:"openNon2xx"`
+	Equivalent       bool      `json:"equivalent"`
+	EquivNote        string    `json:"equivalenceNote,omitempty"`
 }
 
 // EdgeReport is make bench-edge's JSON output.
@@ -157,11 +159,9 @@ func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) erro
 			}
 		}
 		sum.MedianCPUus = median(cpus)
-		res, err := offer(ctx, s, 1, 0, f.serial)
-		if err != nil {
-			return err
-		}
-		sum.SerialP50us, sum.SerialP99us = quantileMs(res.Latency[200], .50)*1000, quantileMs(res.Latency[200], .99)*1000
+	}
+	if err := serialPhase(ctx, systems, sums, f, stderr); err != nil {
+		return err
 	}
 	if b := sums["b"]; b != nil && b.MedianRPS > 0 {
 		rate := int(b.MedianRPS / 2)

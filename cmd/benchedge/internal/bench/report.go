@@ -63,6 +63,7 @@ func writeCompareTable(w io.Writer, rep EdgeReport) {
 			fmt.Fprintf(w, "- %s: %g\n", k, v)
 		}
 	}
+	writeSerialRounds(w, rep)
 	var invalid []string
 	for _, rd := range rep.Rounds {
 		if !rd.Valid {
@@ -120,4 +121,16 @@ func chart(rep EdgeReport) string {
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// writeSerialRounds lists each system's serial p50 per interleaved round.
+func writeSerialRounds(w io.Writer, rep EdgeReport) {
+	fmt.Fprintln(w, "\nSerial p50 per interleaved round (µs; the table pools the rounds' samples):")
+	for _, s := range rep.Systems {
+		var ps []string
+		for _, p := range s.SerialRoundP50us {
+			ps = append(ps, fmt.Sprintf("%.0f", p))
+		}
+		fmt.Fprintf(w, "- (%s): %s\n", s.Key, strings.Join(ps, ", "))
+	}
 }
