@@ -78,6 +78,8 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "query value out of range", method: "GET", path: "/api/inventory?pageSize=99999999999", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize"},
 		{name: "unknown query parameter", method: "GET", path: "/api/inventory?colour=red", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "colour"},
 		{name: "query sets a path field", method: "GET", path: "/api/orders/ord-1?id=ord-2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "id"},
+		{name: "body sets a path field", method: "POST", path: "/api/orders/ord-1:cancel", token: adminToken, body: `{"id":"ord-2"}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "id"},
+		{name: "body sets a path field, escaped", method: "POST", path: "/api/payments/pay-1:refund", token: adminToken, body: `{"\u0069d":"` + strings.Repeat("x", 100000) + `"}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "id"},
 		{name: "repeated singular query", method: "GET", path: "/api/inventory?pageSize=1&pageSize=2", token: adminToken, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "pageSize"},
 		{name: "query not utf-8", method: "PATCH", path: "/api/inventory/a?updateMask=%FF", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},
 		{name: "mask proto name", method: "PATCH", path: "/api/inventory/a?updateMask=unit_price", token: adminToken, body: `{}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "updateMask"},

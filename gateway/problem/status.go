@@ -51,8 +51,8 @@ var table = map[codes.Code]row{
 	codes.Aborted:            {http.StatusConflict, CodeAborted, true, nil},
 	codes.FailedPrecondition: {http.StatusConflict, CodeFailedPrecondition, true, failedPrecondition},
 	codes.ResourceExhausted:  {http.StatusTooManyRequests, CodeResourceExhausted, true, resourceExhausted},
-	codes.Canceled:           {StatusClientClosedRequest, CodeClientClosedRequest, false, nil},
-	codes.Unimplemented:      {http.StatusNotImplemented, CodeNotImplemented, false, nil},
+	codes.Canceled:           {StatusClientClosedRequest, CodeClientClosedRequest, false, canceled},
+	codes.Unimplemented:      {http.StatusNotImplemented, CodeNotImplemented, false, unimplemented},
 	codes.DeadlineExceeded:   {http.StatusGatewayTimeout, CodeUpstreamTimeout, false, deadlineExceeded},
 	codes.Unavailable:        {http.StatusServiceUnavailable, CodeServiceUnavailable, true, unavailable},
 	codes.Internal:           {http.StatusInternalServerError, CodeInternal, false, internal},
@@ -177,6 +177,20 @@ func unavailable(p *Problem, d details, f Facts) {
 		p.Detail = fmt.Sprintf("The %s service is temporarily unavailable.", f.Upstream)
 		p.RetryAfter = retryAfter(d)
 	}
+}
+
+// canceled writes its own detail: the status is almost always grpc-go's
+// for the request's context ("context canceled"), a Go error string, and
+// the answer goes to a client that half-closed or went away.
+func canceled(p *Problem, _ details, _ Facts) {
+	p.Detail = "The client closed the request before the answer was ready."
+}
+
+// unimplemented writes its own detail: the status is grpc-go's ("unknown
+// service portico.order.v1.OrderService", "method X not implemented"),
+// which names the upstream's gRPC service and method.
+func unimplemented(p *Problem, _ details, f Facts) {
+	p.Detail = fmt.Sprintf("The %s service does not implement this operation.", f.Upstream)
 }
 
 func internal(p *Problem, _ details, f Facts) {

@@ -78,8 +78,8 @@ func TestFromStatus(t *testing.T) {
 		{"response too large", st(codes.ResourceExhausted), Facts{Upstream: "order", Header: true}, 503, "MESSAGE_TOO_LARGE", 0, "", true},
 		{"request too large", st(codes.ResourceExhausted), silent, 503, "MESSAGE_TOO_LARGE", 0, "", true},
 		{"reason without quota details", st(codes.ResourceExhausted, info("TOO_BIG")), trailersOnly, 503, "MESSAGE_TOO_LARGE", 0, "", true},
-		{"cancelled", st(codes.Canceled, info("WHATEVER")), silent, 499, "CLIENT_CLOSED_REQUEST", 0, "", false},
-		{"unimplemented", st(codes.Unimplemented), trailersOnly, 501, "NOT_IMPLEMENTED", 0, "", false},
+		{"cancelled", st(codes.Canceled, info("WHATEVER")), silent, 499, "CLIENT_CLOSED_REQUEST", 0, "", true},
+		{"unimplemented", st(codes.Unimplemented), trailersOnly, 501, "NOT_IMPLEMENTED", 0, "", true},
 		{"deadline", st(codes.DeadlineExceeded), silent, 504, "UPSTREAM_TIMEOUT", 0, "order", true},
 		{"deadline hop", st(codes.DeadlineExceeded, info("DEADLINE_BUDGET_EXHAUSTED", "hop", "inventory")), trailersOnly, 504, "UPSTREAM_TIMEOUT", 0, "inventory", true},
 		{"circuit open", st(codes.Unavailable, info("CIRCUIT_OPEN", "upstream", "order", "retryAfterMs", "2001")), silent, 503, "CIRCUIT_OPEN", 3, "", true},
@@ -109,6 +109,35 @@ func TestFromStatus(t *testing.T) {
 			}
 			if (p.Status == 503 && p.Code != CodeMessageTooLarge || p.Status == 429) && p.RetryAfter < 1 {
 				t.Errorf("%d without retryAfter", p.Status)
+			}
+		})
+	}
+}
+
+// TestFromStatusKeepsGoAndGRPCStringsOut: a client that half-closes its
+// connection after the request (or hangs up) gets a 499 whose status came
+// from grpc-go's view of the request context, and an upstream without the
+// method answers grpc-go's own message; neither may reach the body.
+func TestFromStatusKeepsGoAndGRPCStringsOut(t *testing.T) {
+	tests := []struct {
+		name string
+		st   *status.Status
+		leak []string
+	}{
+		{"client half-closed: context canceled", status.New(codes.Canceled, "context canceled"), []string{"context"}},
+		{"unknown service", status.New(codes.Unimplemented, "unknown service portico.order.v1.OrderService"), []string{"portico.", "unknown service"}},
+		{"unknown method", status.New(codes.Unimplemented, "unknown method CancelOrder for service portico.order.v1.OrderService"), []string{"portico.", "CancelOrder"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := FromStatus(tt.st, Facts{Upstream: "order"})
+			if p.Detail == "" {
+				t.Fatal("empty detail")
+			}
+			for _, l := range tt.leak {
+				if strings.Contains(p.Detail, l) {
+					t.Errorf("detail %q repeats %q", p.Detail, l)
+				}
 			}
 		})
 	}
