@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -77,5 +78,42 @@ func TestSmugglingClosesConnection(t *testing.T) {
 				t.Errorf("the smuggled GetOrder reached the order service %d times", n)
 			}
 		})
+	}
+}
+
+// TestAuthorityFormNamesAPath sends CONNECT in authority-form, whose
+// request target has no path: the problem must still name one, as every
+// problem's instance and detail do.
+func TestAuthorityFormNamesAPath(t *testing.T) {
+	h := newHarness(t, setup{})
+	conn, err := net.Dial("tcp", h.http.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a bound, not a wait
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(conn, "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: "CONNECT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var p struct {
+		Status   int    `json:"status"`
+		Code     string `json:"code"`
+		Detail   string `json:"detail"`
+		Instance string `json:"instance"`
+		TraceID  string `json:"traceId"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		t.Fatalf("status %d: body: %v", resp.StatusCode, err)
+	}
+	if resp.StatusCode != http.StatusNotFound || p.Code != "ROUTE_NOT_FOUND" || p.Instance != "/" ||
+		p.Detail != "No route matches /." || p.TraceID == "" {
+		t.Errorf("CONNECT authority-form: %d %+v; want 404 ROUTE_NOT_FOUND, instance /, detail naming /, a traceId", resp.StatusCode, p)
 	}
 }

@@ -37,6 +37,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, span, id, traceparent := s.startSpan(r)
 	ex.span, ex.traceID = span, id
 	r = r.WithContext(withExchange(ctx, ex))
+	if r.URL.Path == "" { // CONNECT host:port (authority-form): no path to route, name or log
+		u := *r.URL
+		u.Path = "/"
+		r.URL = &u
+	}
 	if r.Body != nil && r.Body != http.NoBody {
 		ex.counted = countingBody{ReadCloser: r.Body}
 		ex.bodyCount = &ex.counted
