@@ -33,8 +33,12 @@ func Decode(data []byte, v any) error {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return errors.New("more than one YAML document")
 	}
-	c := &checker{}
+	limit := aliasSlack + aliasFactor*countNodes(&doc)
+	c := &checker{budget: limit}
 	c.check(&doc, reflect.TypeOf(v).Elem(), "")
+	if c.budget < 0 {
+		return fmt.Errorf("document contains excessive aliasing: its anchors and aliases expand it to more than %d nodes", limit)
+	}
 	if len(c.errs) > 0 {
 		return errors.Join(c.errs...)
 	}
@@ -43,8 +47,29 @@ func Decode(data []byte, v any) error {
 	return strict.Decode(v)
 }
 
+// The check follows aliases, so a document of a few kilobytes whose
+// aliases nest (a list of aliases to a list of aliases ...) would expand
+// to millions of nodes and as many errors. The walk may visit at most
+// aliasSlack plus aliasFactor times the nodes the document holds; beyond
+// that the document is refused, as yaml.v3 refuses excessive aliasing when
+// it decodes.
+const (
+	aliasSlack  = 100_000
+	aliasFactor = 10
+)
+
 type checker struct {
-	errs []error
+	errs   []error
+	budget int // node visits left; negative once the walk went over
+}
+
+// countNodes counts the nodes n holds, an alias counting once.
+func countNodes(n *yaml.Node) int {
+	total := 1
+	for _, c := range n.Content {
+		total += countNodes(c)
+	}
+	return total
 }
 
 func (c *checker) fail(n *yaml.Node, path, format string, args ...any) {
@@ -56,6 +81,12 @@ func (c *checker) fail(n *yaml.Node, path, format string, args ...any) {
 
 // check walks node against t.
 func (c *checker) check(n *yaml.Node, t reflect.Type, path string) {
+	if c.budget < 0 {
+		return
+	}
+	if c.budget--; c.budget < 0 {
+		return
+	}
 	switch {
 	case n.Kind == yaml.DocumentNode:
 		if len(n.Content) > 0 {

@@ -79,3 +79,25 @@ func TestDecodeValues(t *testing.T) {
 		t.Errorf("decoded %+v", d)
 	}
 }
+
+// TestDecodeAliasBomb: a document of a few kilobytes whose aliases nest
+// (300 aliases to one list of 1,000 wrong values) expands to 300,000 nodes
+// and as many errors; Decode refuses it after a bounded walk, with one
+// short error, instead of building every error.
+func TestDecodeAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("rows:\n  - &r [" + strings.TrimSuffix(strings.Repeat("x, ", 1000), ", ") + "]\n")
+	for range 300 {
+		b.WriteString("  - *r\n")
+	}
+	var d struct {
+		Rows [][]int `yaml:"rows"`
+	}
+	err := Decode([]byte(b.String()), &d)
+	if err == nil || !strings.Contains(err.Error(), "excessive aliasing") {
+		t.Fatalf("Decode(alias bomb) = %.200v, want excessive aliasing", err)
+	}
+	if n := len(err.Error()); n > 1000 {
+		t.Errorf("Decode(alias bomb) error is %d bytes, want one short error", n)
+	}
+}

@@ -8,7 +8,8 @@
 // OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set, contrib autoexport builds the
 // exporter (OTEL_EXPORTER_OTLP_PROTOCOL picks grpc or http/protobuf), else
-// Config.Endpoint does, else nothing is exported. Without an exporter no span
+// Config.Endpoint does, else nothing is exported; OTEL_SDK_DISABLED=true
+// exports nothing whatever the rest says. Without an exporter no span
 // is recorded: the tracer still mints W3C ids, so trace ids and traceparent
 // work, at the cost of two random numbers per span; a gRPC call then gets
 // no client span of its own, and the callee continues the caller's span

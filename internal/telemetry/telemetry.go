@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -188,6 +189,9 @@ func exporter(ctx context.Context, cfg Config) (exp sdktrace.SpanExporter, sync 
 	if cfg.Exporter != nil {
 		return cfg.Exporter, true, nil
 	}
+	if sdkDisabled() {
+		return nil, false, nil
+	}
 	if envExporter() {
 		exp, err := autoexport.NewSpanExporter(ctx)
 		if err != nil || autoexport.IsNoneSpanExporter(exp) {
@@ -208,6 +212,13 @@ func exporter(ctx context.Context, cfg Config) (exp sdktrace.SpanExporter, sync 
 		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(cfg.Endpoint))
 	}
 	return exp, false, err
+}
+
+// sdkDisabled reports OTEL_SDK_DISABLED=true, which the OpenTelemetry
+// specification makes turn the SDK off (the Go SDK does not read it): no
+// exporter, whatever the other variables and the config say.
+func sdkDisabled() bool {
+	return strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true")
 }
 
 func anyEnv(keys ...string) bool {

@@ -97,6 +97,34 @@ func TestNoExporterRecordsNothing(t *testing.T) {
 	}
 }
 
+// TestSDKDisabled: OTEL_SDK_DISABLED=true exports nothing, neither what
+// the OTEL_* exporter variables nor what the config's endpoint names, at
+// start or after a reload.
+func TestSDKDisabled(t *testing.T) {
+	t.Setenv("OTEL_SDK_DISABLED", "TRUE")
+	t.Setenv("OTEL_TRACES_EXPORTER", "console")
+	p, err := New(context.Background(), Config{Service: ServiceGateway, Endpoint: "http://127.0.0.1:4318", SampleRatio: ratio(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown(context.Background())
+	if p.Exporting() {
+		t.Fatal("exporting with OTEL_SDK_DISABLED=true")
+	}
+	t.Setenv("OTEL_TRACES_EXPORTER", "")
+	if err := p.Apply(context.Background(), Config{Service: ServiceGateway, Endpoint: "http://127.0.0.1:4319", SampleRatio: ratio(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Exporting() {
+		t.Error("exporting after a reload with OTEL_SDK_DISABLED=true")
+	}
+	_, span := p.TracerProvider().Tracer("t").Start(context.Background(), "x")
+	if span.IsRecording() {
+		t.Error("span recorded with OTEL_SDK_DISABLED=true")
+	}
+	span.End()
+}
+
 // TestEnvironmentWins: OTEL_SERVICE_NAME overrides Config.Service, and
 // OTEL_TRACES_SAMPLER overrides the ratio.
 func TestEnvironmentWins(t *testing.T) {

@@ -33,6 +33,9 @@ func TestCommands(t *testing.T) {
 		n++
 		return write(fmt.Sprintf("res-%d.yaml", n), strings.Replace(ups, "%s", ", resilience: "+block, 1))
 	}
+	order := func(flag, addr string) []string {
+		return []string{"order", "--listen", "127.0.0.1:bad", "--db", filepath.Join(dir, "order.db"), flag, addr}
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -64,6 +67,17 @@ func TestCommands(t *testing.T) {
 		{"bad log level", []string{"inventory", "--log-level", "loud"}, 1, "log-level"},
 		{"bad faults spec", []string{"inventory", "--faults", "delay=banana"}, 1, "faults"},
 		{"stray argument", []string{"payment", "extra"}, 2, "unexpected argument"},
+		// --inventory and --payment that could never be dialled fail at start
+		// (before the listener, which --listen makes fail should they not).
+		{"order: --inventory not host:port", order("--inventory", "garbage"), 1, `--inventory: "garbage": want host:port`},
+		{"order: --inventory empty list entry", order("--inventory", "127.0.0.1:1,,127.0.0.1:2"), 1, "--inventory: \"127.0.0.1:1,,127.0.0.1:2\": an empty entry"},
+		{"order: --payment trailing comma", order("--payment", "127.0.0.1:2,"), 1, "--payment: \"127.0.0.1:2,\": an empty entry"},
+		{"order: --inventory port out of range", order("--inventory", "127.0.0.1:99999"), 1, "port of 1-65535"},
+		{"order: --inventory port 0", order("--inventory", "127.0.0.1:0"), 1, "port of 1-65535"},
+		{"order: --inventory dns without port", order("--inventory", "dns:///inventory"), 1, `"dns:///inventory": want host:port`},
+		{"order: --inventory dns without name", order("--inventory", "dns:///:43101"), 1, "want a host and a port"},
+		{"order: --inventory unknown scheme", order("--inventory", "http://127.0.0.1:43101"), 1, `no resolver for "http"`},
+		{"order: --inventory dns in a list", order("--inventory", "dns:///inventory:43101,127.0.0.1:1"), 1, "want host:port"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/resolver"
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
@@ -47,6 +50,9 @@ const attemptsPerInstanceTimeout = 2
 // With several instances (a list, or a dns:/// name) each attempt gets half
 // the timeout, so a hanging instance costs one attempt.
 func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, m *identity.Minter, creds *tls.Config, opts ...interceptors.Option) (*interceptors.Upstream, error) {
+	if err := checkServiceAddr(addr); err != nil {
+		return nil, err
+	}
 	cfg := interceptors.Config{Name: name, Timeout: timeout}
 	list := strings.Split(addr, ",")
 	if interceptors.HostPorts(list) {
@@ -68,6 +74,40 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 		base = append(base, interceptors.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(creds))))
 	}
 	return interceptors.NewUpstream("", append(base, opts...)...)
+}
+
+// checkServiceAddr refuses a --inventory or --payment value that could
+// never be dialled, so the order service fails at start rather than on
+// every call: each entry of a list must be host:port with a port of
+// 1-65535, and a single entry may instead be dns:///name:port or another
+// target of a resolver gRPC knows (unix:///path, passthrough:///...).
+func checkServiceAddr(addr string) error {
+	const want = "want host:port, a comma-separated list of host:port, or dns:///name:port"
+	list := strings.Split(addr, ",")
+	for _, a := range list {
+		if a == "" {
+			return fmt.Errorf("%q: an empty entry; %s", addr, want)
+		}
+		hp := a
+		if len(list) == 1 {
+			if rest, ok := strings.CutPrefix(a, "dns:///"); ok {
+				hp = rest
+			} else if scheme, _, ok := strings.Cut(a, ":"); ok && strings.Contains(a, "/") {
+				if resolver.Get(scheme) == nil {
+					return fmt.Errorf("%q: gRPC has no resolver for %q; %s", a, scheme, want)
+				}
+				return nil
+			}
+		}
+		host, port, err := net.SplitHostPort(hp)
+		if err != nil || strings.Contains(hp, "/") {
+			return fmt.Errorf("%q: %s", a, want)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" && strings.HasPrefix(a, "dns:///") {
+			return fmt.Errorf("%q: want a host and a port of 1-65535; %s", a, want)
+		}
+	}
+	return nil
 }
 
 // clientObservers are the options that make a process's client chains
