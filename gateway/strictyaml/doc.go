@@ -8,7 +8,8 @@
 // text in an integer), and more than one document are all errors; every
 // error found is reported, joined. Aliases are checked where they are used,
 // so a document whose aliases expand it past ten times its own size (plus
-// 100,000 nodes) is refused as excessive aliasing, before its errors pile up. yaml.Node fields take any value and
-// decode later (opaque extension points). The final decode uses yaml.v3 with
+// 100,000 nodes) is refused as excessive aliasing, before its errors pile
+// up. yaml.Node fields take any value and decode later (opaque extension
+// points). The final decode uses yaml.v3 with
 // KnownFields, so the two can never disagree silently.
 package strictyaml
