@@ -194,8 +194,12 @@ func exporter(ctx context.Context, cfg Config) (exp sdktrace.SpanExporter, sync 
 	}
 	if envExporter() {
 		exp, err := autoexport.NewSpanExporter(ctx)
-		if err != nil || autoexport.IsNoneSpanExporter(exp) {
-			return nil, false, err
+		if err != nil {
+			return nil, false, fmt.Errorf("OTEL_TRACES_EXPORTER=%q, OTEL_EXPORTER_OTLP_PROTOCOL=%q: %w",
+				os.Getenv("OTEL_TRACES_EXPORTER"), os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), err)
+		}
+		if autoexport.IsNoneSpanExporter(exp) {
+			return nil, false, nil
 		}
 		return exp, false, nil
 	}

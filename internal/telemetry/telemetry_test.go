@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -180,5 +181,19 @@ func TestKeep(t *testing.T) {
 	}
 	if kept < 450 || kept > 750 {
 		t.Errorf("kept %d of 2000 at rate 0.3", kept)
+	}
+}
+
+// TestBadExporterVariableNamed: an OTEL_TRACES_EXPORTER that autoexport
+// does not know fails New with the variable and its value named.
+func TestBadExporterVariableNamed(t *testing.T) {
+	t.Setenv("OTEL_TRACES_EXPORTER", "bogus")
+	p, err := New(context.Background(), Config{Service: ServiceGateway})
+	if err == nil {
+		p.Shutdown(context.Background())
+		t.Fatal("New with OTEL_TRACES_EXPORTER=bogus: no error")
+	}
+	if !strings.Contains(err.Error(), `OTEL_TRACES_EXPORTER="bogus"`) {
+		t.Errorf("error %q does not name OTEL_TRACES_EXPORTER and its value", err)
 	}
 }

@@ -237,7 +237,11 @@ func newLogger(e env, service, level string) (*slog.Logger, *logging.Writer, err
 	// logger is set once per process (setting it again races with gRPC's
 	// goroutines); each subcommand run swaps the logger it writes to.
 	grpcLog.Store(log.With("component", "grpc"))
-	grpcLogOnce.Do(func() { grpclog.SetLoggerV2(logging.GRPCLoggerFunc(grpcLog.Load)) })
+	procLog.Store(log)
+	grpcLogOnce.Do(func() {
+		grpclog.SetLoggerV2(logging.GRPCLoggerFunc(grpcLog.Load))
+		logging.SetOTelLogger(procLog.Load) // the OpenTelemetry SDK's own reports, likewise
+	})
 	return log, out, nil
 }
 
@@ -259,6 +263,6 @@ func logBuffer(getenv func(string) string) (int, error) {
 }
 
 var (
-	grpcLog     atomic.Pointer[slog.Logger]
-	grpcLogOnce sync.Once
+	grpcLog, procLog atomic.Pointer[slog.Logger]
+	grpcLogOnce      sync.Once
 )
