@@ -109,6 +109,29 @@ func TestConfigSemantics(t *testing.T) {
 			c.Upstreams[0].TLS = UpstreamTLSConfig{CAFile: "/nonexistent/ca.pem", CertFile: "/nonexistent/client.pem"}
 		}, "gateway config: upstreams[0].tls: tls: CA file: open /nonexistent/ca.pem: no such file or directory\n" +
 			"upstreams[0].tls: tls: a client certificate needs both a cert and a key file"},
+		{"shutdown grace of centuries", func(c *Config) { c.ShutdownGrace = 2562047 * time.Hour },
+			"gateway config: shutdown_grace: want at most 1h0m0s, got 2562047h0m0s"},
+		{"drain delay of centuries", func(c *Config) { c.DrainDelay = 2562047 * time.Hour },
+			"gateway config: drain_delay: want at most 1h0m0s, got 2562047h0m0s"},
+		{"shutdown grace and drain delay at their bound", func(c *Config) { c.ShutdownGrace, c.DrainDelay = time.Hour, time.Hour }, ""},
+		{"http timeouts that answer nothing", func(c *Config) {
+			c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout, c.HTTP.IdleTimeout = time.Nanosecond, time.Nanosecond, time.Nanosecond
+		}, "gateway config: http.read_header_timeout: want at least 100ms (0: the default), got 1ns\n" +
+			"http.read_timeout: want at least 100ms (0: the default), got 1ns\n" +
+			"http.idle_timeout: want at least 100ms (0: the default), got 1ns"},
+		{"http timeouts of days", func(c *Config) {
+			c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout, c.HTTP.IdleTimeout = 48*time.Hour, 48*time.Hour, 48*time.Hour
+		}, "gateway config: http.read_header_timeout: want at most 1h0m0s, got 48h0m0s\n" +
+			"http.read_timeout: want at most 1h0m0s, got 48h0m0s\n" +
+			"http.idle_timeout: want at most 1h0m0s, got 48h0m0s"},
+		{"http timeouts at their bounds", func(c *Config) {
+			c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout, c.HTTP.IdleTimeout = MinHTTPTimeout, MaxHTTPTimeout, MinHTTPTimeout
+		}, ""},
+		{"min budget that fails every call", func(c *Config) { c.Upstreams[0].Resilience.MinBudget = 2562047 * time.Hour },
+			"gateway config: upstreams[0].resilience.min_budget: 2562047h0m0s is not shorter than the upstream's timeout 5s: every call would fail before it is sent"},
+		{"min budget equal to the timeout", func(c *Config) { c.Upstreams[0].Resilience.MinBudget = 5 * time.Second },
+			"gateway config: upstreams[0].resilience.min_budget: 5s is not shorter than the upstream's timeout 5s: every call would fail before it is sent"},
+		{"min budget below the timeout", func(c *Config) { c.Upstreams[0].Resilience.MinBudget = 50 * time.Millisecond }, ""},
 		{"NaN log sample rate", func(c *Config) { nan := math.NaN(); c.Telemetry.Logs.SampleRate = &nan },
 			"gateway config: telemetry.logs.sample_rate: want 0 to 1, got NaN"},
 		{"watch interval that spins", func(c *Config) { c.Ops.WatchInterval = time.Nanosecond },
