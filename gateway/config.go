@@ -22,6 +22,19 @@ const (
 	DefaultHealthTimeout     = health.DefaultTimeout
 )
 
+// Bounds of the edge's own durations, each documented on its fields: past
+// them the edge is unusable, not tuned. Zero stays the default.
+const (
+	// MaxShutdownGrace bounds shutdown_grace and drain_delay: longer, a
+	// SIGTERM leaves the edge running, holding its port, for as long.
+	MaxShutdownGrace = time.Hour
+	// MinHTTPTimeout and MaxHTTPTimeout bound the http section's
+	// timeouts: shorter, no client gets a request in (1ns answers
+	// nothing); longer, a slow client holds its connection for hours.
+	MinHTTPTimeout = 100 * time.Millisecond
+	MaxHTTPTimeout = time.Hour
+)
+
 // Config is the edge's one YAML document. The zero value of every optional
 // field means its documented default, and ParseConfig fills the defaults
 // in; negative durations and sizes are errors. An upstream's resilience
@@ -40,12 +53,12 @@ type Config struct {
 	// the listener closes (after DrainDelay); then connections are cut.
 	// Zero means DefaultShutdownGrace or, when longer, the longest route
 	// timeout plus a second, so a drain never cuts a request within its
-	// deadline.
+	// deadline. At most MaxShutdownGrace (1h).
 	ShutdownGrace time.Duration `yaml:"shutdown_grace,omitempty"`
 	// DrainDelay is how long the edge keeps serving, with /healthz/ready
 	// answering 503, before it stops accepting connections, so a load
 	// balancer notices first (Kubernetes: the preStop delay). Zero means
-	// the default, no delay.
+	// the default, no delay. At most MaxShutdownGrace (1h).
 	DrainDelay time.Duration `yaml:"drain_delay,omitempty"`
 	// HTTP holds the HTTP server's own limits. A reload that changes them
 	// applies them to new connections; a kept-alive connection from before
@@ -87,13 +100,15 @@ type Config struct {
 // clients.
 type HTTPConfig struct {
 	// ReadHeaderTimeout bounds reading a request's headers (slowloris).
-	// Zero means DefaultReadHeaderTimeout.
+	// Zero means DefaultReadHeaderTimeout; otherwise MinHTTPTimeout (100ms)
+	// to MaxHTTPTimeout (1h).
 	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout,omitempty"`
 	// ReadTimeout bounds reading a whole request, body included. Zero means
-	// DefaultReadTimeout.
+	// DefaultReadTimeout; otherwise 100ms to 1h, as ReadHeaderTimeout.
 	ReadTimeout time.Duration `yaml:"read_timeout,omitempty"`
 	// IdleTimeout bounds a keep-alive connection's wait for its next
-	// request. Zero means DefaultIdleTimeout.
+	// request. Zero means DefaultIdleTimeout; otherwise 100ms to 1h, as
+	// ReadHeaderTimeout.
 	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
 	// MaxHeaderBytes bounds a request's request line and headers. Zero
 	// means DefaultMaxHeaderBytes. Over it the answer is a 431 problem

@@ -72,6 +72,9 @@ func (c Config) checkChain(v *validator, p string, u UpstreamConfig) {
 	if r.Retry.InitialBackoff > 0 && r.Retry.InitialBackoff >= u.Timeout {
 		v.add(p+".retry.initial_backoff", "%v is not shorter than the upstream's timeout %v: no retry could ever run", r.Retry.InitialBackoff, u.Timeout)
 	}
+	if r.MinBudget > 0 && r.MinBudget >= u.Timeout {
+		v.add(p+".min_budget", "%v is not shorter than the upstream's timeout %v: every call would fail before it is sent", r.MinBudget, u.Timeout)
+	}
 	if r.Breaker.CoolDown > maxSaneCoolDown {
 		v.add(p+".breaker.cool_down", "%v is over %v: a recovered upstream would stay cut off", r.Breaker.CoolDown, maxSaneCoolDown)
 	}

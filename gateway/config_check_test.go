@@ -74,7 +74,64 @@ func TestConfigSemantics(t *testing.T) {
 		{"unparsable redis url keeps its password out", func(c *Config) { c.Redis.URL = "redis://u:hunter2%zz@127.0.0.1:6379" },
 			`gateway config: redis.url: want redis://host:port[/db] or rediss://host:port[/db], got "redis://REDACTED@127.0.0.1:6379"`},
 		{"NaN trace sample ratio", func(c *Config) { nan := math.NaN(); c.Telemetry.Traces.SampleRatio = &nan },
-			"gateway config: telemetry.traces: telemetry: sample ratio NaN: want 0 to 1"},
+			"gateway config: telemetry.traces.sample_ratio: want 0 to 1, got NaN"},
+		{"telemetry reports every bad field", func(c *Config) {
+			ratio, rate := 7.0, -3.0
+			c.Telemetry = TelemetryConfig{
+				Traces: TracesConfig{Endpoint: "collector:4318", Protocol: "udp", SampleRatio: &ratio},
+				Logs:   LogsConfig{SampleRate: &rate, SlowThreshold: -time.Second},
+			}
+		}, "gateway config: telemetry.traces.endpoint: want an http(s) URL such as http://127.0.0.1:4318, got \"collector:4318\"\n" +
+			"telemetry.traces.protocol: want grpc or http/protobuf, got \"udp\"\n" +
+			"telemetry.traces.sample_ratio: want 0 to 1, got 7\n" +
+			"telemetry.logs.sample_rate: want 0 to 1, got -3\n" +
+			"telemetry.logs.slow_threshold: must not be negative, got -1s"},
+		{"override reports every bad field", func(c *Config) {
+			c.Routes.Overrides = map[string]RouteOverride{"GET /api/orders": {Timeout: -time.Second, MaxBodyBytes: -1}}
+		}, "gateway config: routes.overrides[\"GET /api/orders\"].timeout: must not be negative, got -1s\n" +
+			"routes.overrides[\"GET /api/orders\"].max_body_bytes: must not be negative"},
+		{"identity with both key sources still checks ttl", func(c *Config) {
+			c.Identity = IdentityConfig{KeysFile: "/nonexistent/identity.keys", KeysEnv: "PORTICO_IDENTITY_KEYS", TTL: time.Hour}
+		}, "gateway config: identity: set keys_file or keys_env, not both\n" +
+			"identity.ttl: want 0 (default 1m0s) to 5m0s, got 1h0m0s"},
+		{"limit reports every bad field", func(c *Config) {
+			c.Limits.Plans["default"] = LimitConfig{Rate: 0, Period: -time.Second, Burst: -1}
+		}, "gateway config: limits.plans[\"default\"].rate: must be positive, got 0\n" +
+			"limits.plans[\"default\"].period: must not be negative, got -1s\n" +
+			"limits.plans[\"default\"].burst: must not be negative, got -1"},
+		{"limit too fine to enforce", func(c *Config) { c.Limits.Plans["default"] = LimitConfig{Rate: 10, Period: time.Nanosecond} },
+			"gateway config: limits.plans[\"default\"]: rate 10 per 1ns is finer than a nanosecond"},
+		{"tls reports the pair and the client CA", func(c *Config) {
+			c.TLS = TLSConfig{CertFile: "/nonexistent/edge.pem", ClientCAFile: "/nonexistent/ca.pem"}
+		}, "gateway config: tls: tls: both a cert file and a key file are required\n" +
+			"tls: tls: CA file: open /nonexistent/ca.pem: no such file or directory"},
+		{"upstream tls reports the CA and the pair", func(c *Config) {
+			c.Upstreams[0].TLS = UpstreamTLSConfig{CAFile: "/nonexistent/ca.pem", CertFile: "/nonexistent/client.pem"}
+		}, "gateway config: upstreams[0].tls: tls: CA file: open /nonexistent/ca.pem: no such file or directory\n" +
+			"upstreams[0].tls: tls: a client certificate needs both a cert and a key file"},
+		{"shutdown grace of centuries", func(c *Config) { c.ShutdownGrace = 2562047 * time.Hour },
+			"gateway config: shutdown_grace: want at most 1h0m0s, got 2562047h0m0s"},
+		{"drain delay of centuries", func(c *Config) { c.DrainDelay = 2562047 * time.Hour },
+			"gateway config: drain_delay: want at most 1h0m0s, got 2562047h0m0s"},
+		{"shutdown grace and drain delay at their bound", func(c *Config) { c.ShutdownGrace, c.DrainDelay = time.Hour, time.Hour }, ""},
+		{"http timeouts that answer nothing", func(c *Config) {
+			c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout, c.HTTP.IdleTimeout = time.Nanosecond, time.Nanosecond, time.Nanosecond
+		}, "gateway config: http.read_header_timeout: want at least 100ms (0: the default), got 1ns\n" +
+			"http.read_timeout: want at least 100ms (0: the default), got 1ns\n" +
+			"http.idle_timeout: want at least 100ms (0: the default), got 1ns"},
+		{"http timeouts of days", func(c *Config) {
+			c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout, c.HTTP.IdleTimeout = 48*time.Hour, 48*time.Hour, 48*time.Hour
+		}, "gateway config: http.read_header_timeout: want at most 1h0m0s, got 48h0m0s\n" +
+			"http.read_timeout: want at most 1h0m0s, got 48h0m0s\n" +
+			"http.idle_timeout: want at most 1h0m0s, got 48h0m0s"},
+		{"http timeouts at their bounds", func(c *Config) {
+			c.HTTP.ReadHeaderTimeout, c.HTTP.ReadTimeout, c.HTTP.IdleTimeout = MinHTTPTimeout, MaxHTTPTimeout, MinHTTPTimeout
+		}, ""},
+		{"min budget that fails every call", func(c *Config) { c.Upstreams[0].Resilience.MinBudget = 2562047 * time.Hour },
+			"gateway config: upstreams[0].resilience.min_budget: 2562047h0m0s is not shorter than the upstream's timeout 5s: every call would fail before it is sent"},
+		{"min budget equal to the timeout", func(c *Config) { c.Upstreams[0].Resilience.MinBudget = 5 * time.Second },
+			"gateway config: upstreams[0].resilience.min_budget: 5s is not shorter than the upstream's timeout 5s: every call would fail before it is sent"},
+		{"min budget below the timeout", func(c *Config) { c.Upstreams[0].Resilience.MinBudget = 50 * time.Millisecond }, ""},
 		{"NaN log sample rate", func(c *Config) { nan := math.NaN(); c.Telemetry.Logs.SampleRate = &nan },
 			"gateway config: telemetry.logs.sample_rate: want 0 to 1, got NaN"},
 		{"watch interval that spins", func(c *Config) { c.Ops.WatchInterval = time.Nanosecond },

@@ -67,13 +67,18 @@ func (c IdentityConfig) keysText() (string, error) {
 	return "", nil
 }
 
+// validate reports every problem of the identity section; with both key
+// sources set it cannot know which keys are meant, so it reads neither.
 func (c IdentityConfig) validate(v *validator) {
-	if c.KeysFile != "" && c.KeysEnv != "" {
+	both := c.KeysFile != "" && c.KeysEnv != ""
+	if both {
 		v.add("identity", "set keys_file or keys_env, not both")
-		return
 	}
 	if c.TTL < 0 || c.TTL > identity.DefaultMaxTTL {
 		v.add("identity.ttl", "want 0 (default %v) to %v, got %v", identity.DefaultTTL, identity.DefaultMaxTTL, c.TTL)
+	}
+	if both {
+		return
 	}
 	if _, err := c.keys(); err != nil {
 		field := "identity.keys_file"

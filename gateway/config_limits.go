@@ -207,7 +207,21 @@ func (l LimitsConfig) validate(v *validator) {
 	}
 }
 
+// validate reports each bad field of one quota on its own path; only when
+// all three are well-formed does it ask ratelimit whether they combine
+// into a limit it can enforce.
 func (c LimitConfig) validate(v *validator, path string) {
+	n := len(v.errs)
+	if c.Rate <= 0 {
+		v.add(path+".rate", "must be positive, got %d", c.Rate)
+	}
+	v.nonNegative(path+".period", c.Period)
+	if c.Burst < 0 {
+		v.add(path+".burst", "must not be negative, got %d", c.Burst)
+	}
+	if len(v.errs) > n {
+		return
+	}
 	if err := c.limit().Validate(); err != nil {
 		v.add(path, "%v", err)
 	}

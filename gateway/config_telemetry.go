@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"net/url"
 	"time"
 
 	"github.com/portico-gateway/portico/internal/logging"
@@ -45,17 +46,26 @@ type LogsConfig struct {
 	SlowThreshold time.Duration `yaml:"slow_threshold,omitempty"`
 }
 
+// validate checks each field on its own path, so every problem is
+// reported; telemetry.New checks the same rules again when the edge starts.
 func (t TelemetryConfig) validate(v *validator) {
-	tc := t.tracing()
-	if err := tc.Validate(); err != nil {
-		v.add("telemetry.traces", "%v", err)
+	if e := t.Traces.Endpoint; e != "" {
+		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			v.add("telemetry.traces.endpoint", "want an http(s) URL such as http://127.0.0.1:4318, got %q", e)
+		}
+	}
+	switch t.Traces.Protocol {
+	case "", "grpc", "http/protobuf":
+	default:
+		v.add("telemetry.traces.protocol", "want grpc or http/protobuf, got %q", t.Traces.Protocol)
+	}
+	if r := t.Traces.SampleRatio; r != nil && !(*r >= 0 && *r <= 1) { // NaN too
+		v.add("telemetry.traces.sample_ratio", "want 0 to 1, got %g", *r)
 	}
 	if r := t.Logs.SampleRate; r != nil && !(*r >= 0 && *r <= 1) { // NaN too
 		v.add("telemetry.logs.sample_rate", "want 0 to 1, got %g", *r)
 	}
-	if t.Logs.SlowThreshold < 0 {
-		v.add("telemetry.logs.slow_threshold", "must not be negative")
-	}
+	v.nonNegative("telemetry.logs.slow_threshold", t.Logs.SlowThreshold)
 }
 
 // tracing is the telemetry.Config of the edge process.

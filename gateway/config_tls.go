@@ -58,8 +58,9 @@ func (c TLSConfig) validate(v *validator) {
 	if !c.On() {
 		return
 	}
-	if _, _, err := tlsconfig.Server(c.CertFile, c.KeyFile, c.ClientCAFile); err != nil {
-		v.add("tls", "%v", err)
+	_, _, err := tlsconfig.Server(c.CertFile, c.KeyFile, c.ClientCAFile)
+	for _, e := range unjoin(err) { // the pair's and the client CA's, each on its line
+		v.add("tls", "%v", e)
 	}
 }
 
@@ -83,8 +84,9 @@ func (c UpstreamTLSConfig) dialOptions() ([]grpc.DialOption, error) {
 
 func (c Config) validateUpstreamTLS(v *validator) {
 	for i, u := range c.Upstreams {
-		if _, err := u.TLS.dialOptions(); err != nil {
-			v.add("upstreams["+strconv.Itoa(i)+"].tls", "%v", err)
+		_, err := u.TLS.dialOptions()
+		for _, e := range unjoin(err) {
+			v.add("upstreams["+strconv.Itoa(i)+"].tls", "%v", e)
 		}
 	}
 }

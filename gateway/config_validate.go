@@ -23,11 +23,11 @@ func (c Config) Validate() error {
 			v.add("listen", "want host:port with a port of 0-65535, got %q", c.Listen)
 		}
 	}
-	v.nonNegative("shutdown_grace", c.ShutdownGrace)
-	v.nonNegative("drain_delay", c.DrainDelay)
-	v.nonNegative("http.read_header_timeout", c.HTTP.ReadHeaderTimeout)
-	v.nonNegative("http.read_timeout", c.HTTP.ReadTimeout)
-	v.nonNegative("http.idle_timeout", c.HTTP.IdleTimeout)
+	v.within("shutdown_grace", c.ShutdownGrace, 0, MaxShutdownGrace)
+	v.within("drain_delay", c.DrainDelay, 0, MaxShutdownGrace)
+	v.within("http.read_header_timeout", c.HTTP.ReadHeaderTimeout, MinHTTPTimeout, MaxHTTPTimeout)
+	v.within("http.read_timeout", c.HTTP.ReadTimeout, MinHTTPTimeout, MaxHTTPTimeout)
+	v.within("http.idle_timeout", c.HTTP.IdleTimeout, MinHTTPTimeout, MaxHTTPTimeout)
 	if c.HTTP.MaxHeaderBytes < 0 {
 		v.add("http.max_header_bytes", "must not be negative")
 	}
@@ -131,6 +131,19 @@ func (v *validator) add(path, format string, args ...any) {
 func (v *validator) nonNegative(path string, d time.Duration) {
 	if d < 0 {
 		v.add(path, "must not be negative, got %v", d)
+	}
+}
+
+// within reports d outside lo..hi; zero (the default) and negative
+// (nonNegative's message) are judged apart.
+func (v *validator) within(path string, d, lo, hi time.Duration) {
+	switch {
+	case d < 0:
+		v.nonNegative(path, d)
+	case d > 0 && d < lo:
+		v.add(path, "want at least %v (0: the default), got %v", lo, d)
+	case d > hi:
+		v.add(path, "want at most %v, got %v", hi, d)
 	}
 }
 

@@ -339,13 +339,13 @@ func TestLimitsConfigErrors(t *testing.T) {
 		limits LimitsConfig
 		want   string
 	}{
-		{"zero rate", LimitsConfig{Plans: map[string]LimitConfig{"p": {}}}, `limits.plans["p"]`},
+		{"zero rate", LimitsConfig{Plans: map[string]LimitConfig{"p": {}}}, `limits.plans["p"].rate`},
 		{"unknown default plan", LimitsConfig{DefaultPlan: "gold"}, "limits.default_plan"},
 		{"unknown subject plan", LimitsConfig{SubjectPlans: map[string]string{"alice": "gold"}}, `limits.subject_plans["alice"]`},
 		{"bad group name", LimitsConfig{Groups: []LimitGroupConfig{{Name: "Orders", Routes: []string{"POST /api/orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].name"},
 		{"group without routes", LimitsConfig{Groups: []LimitGroupConfig{{Name: "o", Limit: plan(1, 0)}}}, "limits.groups[0].routes"},
 		{"bad selector", LimitsConfig{Groups: []LimitGroupConfig{{Name: "o", Routes: []string{"orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].routes[0]"},
-		{"negative global", LimitsConfig{Global: &LimitConfig{Rate: -1}}, "limits.global"},
+		{"negative global", LimitsConfig{Global: &LimitConfig{Rate: -1}}, "limits.global.rate"},
 		{"bad proxy", LimitsConfig{Clients: ClientsConfig{TrustedProxies: []string{"10.0.0.1"}}}, "limits.clients.trusted_proxies[0]"},
 		{"half a ban", LimitsConfig{Bans: &BanConfig{Threshold: 10}}, "limits.bans"},
 		{"bad outage", LimitsConfig{Redis: LimitsRedisConfig{Outage: "maybe"}}, "limits.redis.outage"},

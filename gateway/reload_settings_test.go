@@ -219,7 +219,7 @@ func TestReloadHTTPTimeouts(t *testing.T) {
 	srv, addr := serveReloadable(t, h, cfg, "http", client)
 
 	next := srv.Config()
-	next.HTTP.ReadHeaderTimeout = 50 * time.Millisecond
+	next.HTTP.ReadHeaderTimeout = MinHTTPTimeout
 	if _, err := srv.Reload(t.Context(), next, SourceAdmin); err != nil {
 		t.Fatalf("Reload() = %v", err)
 	}
@@ -247,7 +247,7 @@ func TestReloadHTTPTimeouts(t *testing.T) {
 	_, err = c.Read(make([]byte, 1))
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		t.Error("a connection with unfinished headers is still open after 5s; want it closed by the new read_header_timeout (50ms)")
+		t.Error("a connection with unfinished headers is still open after 5s; want it closed by the new read_header_timeout (100ms)")
 	}
 }
 

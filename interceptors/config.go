@@ -62,7 +62,8 @@ type Config struct {
 	MethodTimeouts map[string]time.Duration `yaml:"method_timeouts,omitempty"`
 	// MinBudget fails a call locally (DEADLINE_BUDGET_EXHAUSTED) when the
 	// caller has less time left. Zero means only calls whose deadline has
-	// passed; negative is an error.
+	// passed; negative is an error. At the edge it must be shorter than
+	// the upstream's timeout, or every call would fail.
 	MinBudget time.Duration `yaml:"min_budget,omitempty"`
 	// Retry configures retries of idempotent calls.
 	Retry RetryConfig `yaml:"retry,omitempty"`

@@ -37,18 +37,19 @@ func base() *tls.Config {
 // set, requiring client certificates signed by it (mTLS). The Cert lets
 // the caller force a reload.
 func Server(certFile, keyFile, clientCAFile string) (*tls.Config, *Cert, error) {
-	c, err := NewCert(certFile, keyFile)
-	if err != nil {
+	c, certErr := NewCert(certFile, keyFile)
+	var cas *x509.CertPool
+	var caErr error
+	if clientCAFile != "" {
+		cas, caErr = pool(clientCAFile)
+	}
+	if err := errors.Join(certErr, caErr); err != nil { // both, so a fix needs one round
 		return nil, nil, err
 	}
 	cfg := base()
 	cfg.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.get(), nil }
-	if clientCAFile != "" {
-		pool, err := pool(clientCAFile)
-		if err != nil {
-			return nil, nil, err
-		}
-		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	if cas != nil {
+		cfg.ClientCAs, cfg.ClientAuth = cas, tls.RequireAndVerifyClientCert
 	}
 	return cfg, c, nil
 }
@@ -60,22 +61,21 @@ func Server(certFile, keyFile, clientCAFile string) (*tls.Config, *Cert, error) 
 func Client(caFile, certFile, keyFile, serverName string) (*tls.Config, error) {
 	cfg := base()
 	cfg.ServerName = serverName
+	var caErr, pairErr error
 	if caFile != "" {
-		p, err := pool(caFile)
-		if err != nil {
-			return nil, err
-		}
-		cfg.RootCAs = p
+		cfg.RootCAs, caErr = pool(caFile)
 	}
-	if (certFile == "") != (keyFile == "") {
-		return nil, errors.New("tls: a client certificate needs both a cert and a key file")
-	}
-	if certFile != "" {
-		c, err := NewCert(certFile, keyFile)
-		if err != nil {
-			return nil, err
+	switch {
+	case (certFile == "") != (keyFile == ""):
+		pairErr = errors.New("tls: a client certificate needs both a cert and a key file")
+	case certFile != "":
+		var c *Cert
+		if c, pairErr = NewCert(certFile, keyFile); pairErr == nil {
+			cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return c.get(), nil }
 		}
-		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return c.get(), nil }
+	}
+	if err := errors.Join(caErr, pairErr); err != nil { // both, so a fix needs one round
+		return nil, err
 	}
 	return cfg, nil
 }
