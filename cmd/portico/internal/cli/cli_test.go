@@ -15,6 +15,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestCommands(t *testing.T) {
 	dir := t.TempDir()
+	// A service that wrongly starts writes its files here, not in the
+	// source tree (an unsupported --db URL used to become a directory).
+	t.Chdir(dir)
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
@@ -36,6 +39,12 @@ func TestCommands(t *testing.T) {
 	order := func(flag, addr string) []string {
 		return []string{"order", "--listen", "127.0.0.1:bad", "--db", filepath.Join(dir, "order.db"), flag, addr}
 	}
+	// svc runs a service whose --listen fails, so that one that wrongly
+	// starts exits rather than serving.
+	svc := func(name, db string) []string {
+		return []string{name, "--listen", "127.0.0.1:bad", "--db", db}
+	}
+	const dbWant = "want an SQLite file path or a postgres://user@host:port/db (or postgresql://) URL"
 	setAddr := func(name, addr string) string {
 		return write(name, strings.Replace(strings.Replace(ups, "%s", "", 1), "127.0.0.1:1", addr, 1))
 	}
@@ -93,6 +102,12 @@ func TestCommands(t *testing.T) {
 		{"check-config: port not a number", []string{"check-config", setAddr("port.yaml", "'127.0.0.1:43101', 'localhost:abc'")}, 1,
 			`upstreams[0].addresses[1]: "localhost:abc" has port "abc"`},
 		{"check-config: IPv6 list", []string{"check-config", setAddr("ipv6.yaml", "'[::1]:43101', '127.0.0.1:43111'")}, 0, ""},
+		// --db is an SQLite path or a postgres:// URL: another URL, or
+		// nothing, used to become an SQLite path (./mysql:/root@...).
+		{"inventory: --db mysql URL", svc("inventory", "mysql://root@127.0.0.1/x"), 1, `--db "mysql://root@127.0.0.1/x": a mysql:// URL is not supported; ` + dbWant},
+		{"payment: --db URL password kept out", svc("payment", "mysql://root:hunter2@127.0.0.1/x"), 1, `--db "mysql://root:xxxxx@127.0.0.1/x": a mysql:// URL`},
+		{"order: --db sqlite URL", svc("order", "sqlite:///var/order.db"), 1, `--db "sqlite:///var/order.db": a sqlite:// URL is not supported`},
+		{"inventory: --db empty", svc("inventory", ""), 1, `--db "": empty; ` + dbWant},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
