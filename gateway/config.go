@@ -125,9 +125,12 @@ type UpstreamConfig struct {
 	// the hop of a 504: 1-32 characters of [a-z0-9-], starting with a
 	// letter. Required, unique.
 	Name string `yaml:"name"`
-	// Addresses are the upstream's instances. One entry may be any gRPC
-	// target ("127.0.0.1:43101", "dns:///inventory:43101"); several entries
-	// must be host:port and are balanced round robin. Required.
+	// Addresses are the upstream's instances: host:port with a port of
+	// 1-65535 ("127.0.0.1:43101", "[::1]:43101"). One entry may instead be
+	// dns:///name:port or another gRPC target whose resolver gRPC has
+	// (unix:///path, passthrough:///...); several entries must be
+	// host:port and are balanced round robin. Anything that could never be
+	// dialled is refused (interceptors.CheckAddresses). Required.
 	Addresses []string `yaml:"addresses"`
 	// Timeout is the deadline of every call to this upstream, all
 	// attempts together, unless a route overrides it or the client asks

@@ -89,20 +89,18 @@ func (c Config) checkChain(v *validator, p string, u UpstreamConfig) {
 // badAddress says why an upstream address must not be used, or "": the
 // host of host:port or of a dns:/// target may not be link-local,
 // unspecified or a cloud metadata endpoint (169.254.169.254,
-// fd00:ec2::254, metadata.google.internal), and the port may not be 0.
+// fd00:ec2::254, metadata.google.internal). Whether the address can be
+// dialled at all (its form, its port, its scheme) is
+// interceptors.CheckAddresses's, which Validate runs first; another
+// resolver's target has no host to judge here.
 func badAddress(a string) string {
 	hp := a
 	if host, port, ok := balance.ParseDNSTarget(a); ok {
 		hp = net.JoinHostPort(host, port)
-	} else if strings.Contains(a, "://") || strings.HasPrefix(a, "unix:") {
-		return "" // another resolver's target: its own rules
 	}
-	host, port, err := net.SplitHostPort(hp)
-	if err != nil {
-		return "is not host:port"
-	}
-	if port == "0" {
-		return "has port 0"
+	host, _, err := net.SplitHostPort(hp)
+	if err != nil || strings.Contains(hp, "/") {
+		return ""
 	}
 	for _, m := range metadataHosts {
 		if strings.EqualFold(strings.TrimSuffix(host, "."), m) {

@@ -63,11 +63,12 @@ func (c Config) validateUpstreams(v *validator) {
 		if len(u.Addresses) == 0 {
 			v.add(p+".addresses", "at least one address is required")
 		}
-		for j, a := range u.Addresses {
-			if strings.TrimSpace(a) == "" {
-				v.add(fmt.Sprintf("%s.addresses[%d]", p, j), "must not be empty")
-			} else if len(u.Addresses) > 1 && !hostPort(a) {
-				v.add(fmt.Sprintf("%s.addresses[%d]", p, j), "with several addresses each must be host:port, got %q", a)
+		var ae *interceptors.AddressError
+		for _, e := range unjoin(interceptors.CheckAddresses(u.Addresses)) {
+			if errors.As(e, &ae) {
+				v.add(fmt.Sprintf("%s.addresses[%d]", p, ae.Index), "%s", ae.Msg)
+			} else {
+				v.add(p+".addresses", "%v", e)
 			}
 		}
 		v.nonNegative(p+".timeout", u.Timeout)
@@ -152,14 +153,4 @@ func (v *validator) err() error {
 		return nil
 	}
 	return fmt.Errorf("gateway config: %w", errors.Join(v.errs...))
-}
-
-// hostPort reports whether a is host:port with a numeric port.
-func hostPort(a string) bool {
-	host, port, err := net.SplitHostPort(a)
-	if err != nil || host == "" || strings.Contains(host, "/") {
-		return false
-	}
-	n, err := strconv.Atoi(port)
-	return err == nil && n > 0 && n < 65536
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net"
 	"slices"
 	"strings"
 	"time"
@@ -285,15 +284,3 @@ func (v *validator) nonNegative(field string, d time.Duration) {
 }
 
 func (v *validator) err() error { return errors.Join(v.errs...) }
-
-// HostPorts reports whether addrs is a non-empty list of plain host:port
-// instances (no gRPC scheme such as dns:///), the form Config.Addresses
-// takes; anything else is one Config.Target.
-func HostPorts(addrs []string) bool {
-	for _, a := range addrs {
-		if _, _, err := net.SplitHostPort(a); err != nil || strings.Contains(a, "/") {
-			return false
-		}
-	}
-	return len(addrs) > 0
-}

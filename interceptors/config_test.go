@@ -182,24 +182,3 @@ func TestDefaults(t *testing.T) {
 			d.Timeout, d.Breaker.ConsecutiveFailures, d.Breaker.CoolDown, d.Breaker.HalfOpenProbes)
 	}
 }
-
-func TestHostPorts(t *testing.T) {
-	tests := []struct {
-		name  string
-		addrs []string
-		want  bool
-	}{
-		{"one host:port", []string{"127.0.0.1:43101"}, true},
-		{"several", []string{"10.0.0.1:1", "inventory:2"}, true},
-		{"dns target", []string{"dns:///inventory:43101"}, false},
-		{"no port", []string{"inventory"}, false},
-		{"empty", nil, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := interceptors.HostPorts(tt.addrs); got != tt.want {
-				t.Errorf("HostPorts(%q) = %v, want %v", tt.addrs, got, tt.want)
-			}
-		})
-	}
-}

@@ -27,6 +27,28 @@ func IsURL(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// LocationWant says what a --db value (a service's Config.DB) may be.
+const LocationWant = "want an SQLite file path or a postgres://user@host:port/db (or postgresql://) URL"
+
+// CheckLocation reports why db names no database a service can open, or
+// nil: it is empty, or a URL (it holds "://") of another scheme than
+// postgres:// or postgresql://, which would otherwise be taken for an
+// SQLite path ("mysql://root@host/x" a directory "mysql:/root@host").
+// Anything else is an SQLite path. The error never repeats db, which may
+// hold a password.
+func CheckLocation(db string) error {
+	if strings.TrimSpace(db) == "" {
+		return errors.New("empty; " + LocationWant)
+	}
+	if scheme, _, ok := strings.Cut(db, "://"); ok && !IsURL(db) {
+		if !urlScheme.MatchString(scheme) {
+			scheme = "?" // not a scheme: it might be a password
+		}
+		return fmt.Errorf("a %s:// URL is not supported; %s", scheme, LocationWant)
+	}
+	return nil
+}
+
 // idleInTx is the PostgreSQL setting that ends a session idle inside a
 // transaction.
 const idleInTx = "idle_in_transaction_session_timeout"
@@ -39,6 +61,9 @@ const idleInTx = "idle_in_transaction_session_timeout"
 // transactions send their statements back to back, so a healthy one is
 // never idle that long.
 const DefaultIdleInTransactionTimeout = "5s"
+
+// urlScheme is RFC 3986's scheme syntax.
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
 var schemaName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,30}$`)
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -149,5 +150,36 @@ func TestIsURL(t *testing.T) {
 		if got := IsURL(in); got != want {
 			t.Errorf("IsURL(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+func TestCheckLocation(t *testing.T) {
+	tests := []struct {
+		name, db string
+		wantErr  string // substring; "" means valid
+	}{
+		{"sqlite path", "var/order.db", ""},
+		{"absolute sqlite path", "/var/lib/portico/order.db", ""},
+		{"sqlite in memory", ":memory:", ""},
+		{"postgres", "postgres://u@h:5432/db?sslmode=disable", ""},
+		{"postgresql", "postgresql://h/db", ""},
+		{"empty", "", "empty; want an SQLite file path or a postgres://"},
+		{"blank", "  ", "empty"},
+		{"mysql", "mysql://root@127.0.0.1/x", `a mysql:// URL is not supported; want an SQLite file path or a postgres://`},
+		{"scheme in upper case", "Postgres://h/db", `a Postgres:// URL is not supported`},
+		{"not a scheme keeps the value out", "u:s3cret@h://x", `a ?:// URL is not supported`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckLocation(tt.db)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("CheckLocation(%q) = %v, want nil", tt.db, err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("CheckLocation(%q) = %v, want an error with %q", tt.db, err, tt.wantErr)
+			case err != nil && strings.Contains(err.Error(), "s3cret"):
+				t.Errorf("CheckLocation(%q) = %v, repeats the password", tt.db, err)
+			}
+		})
 	}
 }

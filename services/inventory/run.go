@@ -30,8 +30,9 @@ type Config struct {
 	Listen string
 	// DB is the database: a postgres:// or postgresql:// URL opens
 	// PostgreSQL (PostgresStore, schema "inventory"; pool sizes from the
-	// URL, see pgdb), anything else is an SQLite path. "" means DefaultDB;
-	// an SQLite file's parent directory is created if missing.
+	// URL, see pgdb), another URL is an error (pgdb.CheckLocation), and
+	// anything else is an SQLite path. "" means DefaultDB; an SQLite
+	// file's parent directory is created if missing.
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
@@ -77,6 +78,9 @@ func (c *Config) validate() error {
 	}
 	if c.DB == "" {
 		c.DB = DefaultDB
+	}
+	if err := pgdb.CheckLocation(c.DB); err != nil {
+		return fmt.Errorf("inventory: Config.DB: %w", err)
 	}
 	if c.SweepInterval == 0 {
 		c.SweepInterval = DefaultSweepInterval

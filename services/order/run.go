@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -28,9 +29,9 @@ type Config struct {
 	Listen string
 	// DB is the database: a postgres:// or postgresql:// URL opens
 	// PostgreSQL (PostgresStore, schema "orders", shared by any number of
-	// order replicas; pool sizes from the URL, see pgdb), anything else is
-	// an SQLite path whose parent directory is created. "" means
-	// var/order.db.
+	// order replicas; pool sizes from the URL, see pgdb), another URL is an
+	// error (pgdb.CheckLocation), and anything else is an SQLite path whose
+	// parent directory is created. "" means var/order.db.
 	DB string
 	// LeaseTTL is how long this replica holds a PENDING order on
 	// PostgreSQL without renewing the lease; a dead replica's orders are
@@ -87,6 +88,9 @@ func (c *Config) validate() error {
 	}
 	if c.DB == "" {
 		c.DB = filepath.Join("var", "order.db")
+	}
+	if err := pgdb.CheckLocation(c.DB); err != nil {
+		return fmt.Errorf("order: Config.DB: %w", err)
 	}
 	if c.ReconcileInterval == 0 {
 		c.ReconcileInterval = 2 * time.Second

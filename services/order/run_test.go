@@ -32,6 +32,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no payment", Config{Logger: l, Inventory: h.invConn}, true},
 		{"negative interval", Config{Logger: l, Inventory: h.invConn, Payment: h.payConn, ReconcileInterval: -1}, true},
 		{"negative age", Config{Logger: l, Inventory: h.invConn, Payment: h.payConn, ReconcileAfter: -1}, true},
+		{"DB URL of another database", Config{Logger: l, Inventory: h.invConn, Payment: h.payConn, DB: "mysql://root@127.0.0.1/x"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 
@@ -27,8 +28,9 @@ type Config struct {
 	Listen string
 	// DB is the database: a postgres:// or postgresql:// URL opens
 	// PostgreSQL (PostgresStore, schema "payment"; pool sizes from the URL,
-	// see pgdb), anything else is an SQLite path. "" means DefaultDB; an
-	// SQLite file's parent directory is created if missing.
+	// see pgdb), another URL is an error (pgdb.CheckLocation), and anything
+	// else is an SQLite path. "" means DefaultDB; an SQLite file's parent
+	// directory is created if missing.
 	DB string
 	// Logger receives access lines and lifecycle events. Required.
 	Logger *slog.Logger
@@ -65,6 +67,9 @@ func (c *Config) validate() error {
 	}
 	if c.DB == "" {
 		c.DB = DefaultDB
+	}
+	if err := pgdb.CheckLocation(c.DB); err != nil {
+		return fmt.Errorf("payment: Config.DB: %w", err)
 	}
 	return nil
 }

@@ -15,6 +15,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestCommands(t *testing.T) {
 	dir := t.TempDir()
+	// A service that wrongly starts writes its files here, not in the
+	// source tree (an unsupported --db URL used to become a directory).
+	t.Chdir(dir)
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
@@ -35,6 +38,15 @@ func TestCommands(t *testing.T) {
 	}
 	order := func(flag, addr string) []string {
 		return []string{"order", "--listen", "127.0.0.1:bad", "--db", filepath.Join(dir, "order.db"), flag, addr}
+	}
+	// svc runs a service whose --listen fails, so that one that wrongly
+	// starts exits rather than serving.
+	svc := func(name, db string) []string {
+		return []string{name, "--listen", "127.0.0.1:bad", "--db", db}
+	}
+	const dbWant = "want an SQLite file path or a postgres://user@host:port/db (or postgresql://) URL"
+	setAddr := func(name, addr string) string {
+		return write(name, strings.Replace(strings.Replace(ups, "%s", "", 1), "127.0.0.1:1", addr, 1))
 	}
 	tests := []struct {
 		name     string
@@ -69,15 +81,33 @@ func TestCommands(t *testing.T) {
 		{"stray argument", []string{"payment", "extra"}, 2, "unexpected argument"},
 		// --inventory and --payment that could never be dialled fail at start
 		// (before the listener, which --listen makes fail should they not).
-		{"order: --inventory not host:port", order("--inventory", "garbage"), 1, `--inventory: "garbage": want host:port`},
-		{"order: --inventory empty list entry", order("--inventory", "127.0.0.1:1,,127.0.0.1:2"), 1, "--inventory: \"127.0.0.1:1,,127.0.0.1:2\": an empty entry"},
-		{"order: --payment trailing comma", order("--payment", "127.0.0.1:2,"), 1, "--payment: \"127.0.0.1:2,\": an empty entry"},
+		{"order: --inventory not host:port", order("--inventory", "garbage"), 1, `--inventory: "garbage" is not host:port; want host:port`},
+		{"order: --inventory empty list entry", order("--inventory", "127.0.0.1:1,,127.0.0.1:2"), 1, "--inventory: \"127.0.0.1:1,,127.0.0.1:2\": entry 2: must not be empty"},
+		{"order: --payment trailing comma", order("--payment", "127.0.0.1:2,"), 1, "--payment: \"127.0.0.1:2,\": entry 2: must not be empty"},
 		{"order: --inventory port out of range", order("--inventory", "127.0.0.1:99999"), 1, "port of 1-65535"},
 		{"order: --inventory port 0", order("--inventory", "127.0.0.1:0"), 1, "port of 1-65535"},
-		{"order: --inventory dns without port", order("--inventory", "dns:///inventory"), 1, `"dns:///inventory": want host:port`},
-		{"order: --inventory dns without name", order("--inventory", "dns:///:43101"), 1, "want a host and a port"},
-		{"order: --inventory unknown scheme", order("--inventory", "http://127.0.0.1:43101"), 1, `no resolver for "http"`},
-		{"order: --inventory dns in a list", order("--inventory", "dns:///inventory:43101,127.0.0.1:1"), 1, "want host:port"},
+		{"order: --inventory dns without port", order("--inventory", "dns:///inventory"), 1, `"dns:///inventory" is not host:port`},
+		{"order: --inventory dns without name", order("--inventory", "dns:///:43101"), 1, `"dns:///:43101" has no host`},
+		{"order: --inventory unknown scheme", order("--inventory", "http://127.0.0.1:43101"), 1, `no resolver for scheme "http"`},
+		{"order: --inventory dns in a list", order("--inventory", "dns:///inventory:43101,127.0.0.1:1"), 1, "entry 1: \"dns:///inventory:43101\" is not host:port; with several addresses each must be host:port"},
+		// Upstream addresses that could never be dialled fail the check,
+		// naming the entry (interceptors.CheckAddresses).
+		{"check-config: scheme gRPC cannot dial", []string{"check-config", setAddr("scheme.yaml", "'foo://bar'")}, 1,
+			`upstreams[0].addresses[0]: "foo://bar": gRPC has no resolver for scheme "foo"`},
+		{"check-config: http URL", []string{"check-config", setAddr("http.yaml", "'http://127.0.0.1:31001'")}, 1, `no resolver for scheme "http"`},
+		{"check-config: dns without a name", []string{"check-config", setAddr("dns.yaml", "'dns:///'")}, 1,
+			`upstreams[0].addresses[0]: "dns:///" is not host:port`},
+		{"check-config: dns port out of range", []string{"check-config", setAddr("dnsport.yaml", "'dns:///localhost:99999'")}, 1,
+			`upstreams[0].addresses[0]: "dns:///localhost:99999" has port "99999"; want a port of 1-65535`},
+		{"check-config: port not a number", []string{"check-config", setAddr("port.yaml", "'127.0.0.1:43101', 'localhost:abc'")}, 1,
+			`upstreams[0].addresses[1]: "localhost:abc" has port "abc"`},
+		{"check-config: IPv6 list", []string{"check-config", setAddr("ipv6.yaml", "'[::1]:43101', '127.0.0.1:43111'")}, 0, ""},
+		// --db is an SQLite path or a postgres:// URL: another URL, or
+		// nothing, used to become an SQLite path (./mysql:/root@...).
+		{"inventory: --db mysql URL", svc("inventory", "mysql://root@127.0.0.1/x"), 1, `--db "mysql://root@127.0.0.1/x": a mysql:// URL is not supported; ` + dbWant},
+		{"payment: --db URL password kept out", svc("payment", "mysql://root:hunter2@127.0.0.1/x"), 1, `--db "mysql://root:xxxxx@127.0.0.1/x": a mysql:// URL`},
+		{"order: --db sqlite URL", svc("order", "sqlite:///var/order.db"), 1, `--db "sqlite:///var/order.db": a sqlite:// URL is not supported`},
+		{"inventory: --db empty", svc("inventory", ""), 1, `--db "": empty; ` + dbWant},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/pgdb"
 	"github.com/portico-gateway/portico/internal/tlsconfig"
 	"github.com/portico-gateway/portico/services/inventory"
 	"github.com/portico-gateway/portico/services/order"
@@ -58,7 +59,7 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	var s service
 	var spec, keysFile, clientCA string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
-	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16)")
+	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db (or postgresql://) URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16); any other URL, or an empty value, is refused")
 	fs.DurationVar(&s.drain.DrainDelay, "drain-delay", 0, "at SIGTERM, keep serving with health NOT_SERVING for `D` before the listener closes (Kubernetes: the preStop delay)")
 	fs.DurationVar(&s.drain.ShutdownGrace, "shutdown-grace", 10*time.Second, "then let in-flight calls finish within `D` before cutting them")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
@@ -72,6 +73,9 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	}
 	if err := parseFlags(fs, args, 0); err != nil {
 		return s, err
+	}
+	if err := pgdb.CheckLocation(s.db); err != nil {
+		return s, fmt.Errorf("--db %q: %w", redactURL(s.db), err)
 	}
 	gcDefaults(os.Getenv, cgroupMemoryMax)
 	var err error

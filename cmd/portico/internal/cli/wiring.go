@@ -2,17 +2,15 @@ package cli
 
 import (
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"strconv"
 	"strings"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/resolver"
 
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
@@ -77,37 +75,26 @@ func dialService(name, addr, healthService string, timeout time.Duration, l *slo
 }
 
 // checkServiceAddr refuses a --inventory or --payment value that could
-// never be dialled, so the order service fails at start rather than on
-// every call: each entry of a list must be host:port with a port of
-// 1-65535, and a single entry may instead be dns:///name:port or another
-// target of a resolver gRPC knows (unix:///path, passthrough:///...).
+// never be dialled (interceptors.CheckAddresses has the rules), so the
+// order service fails at start rather than on every call; an entry of a
+// list is named by its place, from 1.
 func checkServiceAddr(addr string) error {
-	const want = "want host:port, a comma-separated list of host:port, or dns:///name:port"
 	list := strings.Split(addr, ",")
-	for _, a := range list {
-		if a == "" {
-			return fmt.Errorf("%q: an empty entry; %s", addr, want)
-		}
-		hp := a
-		if len(list) == 1 {
-			if rest, ok := strings.CutPrefix(a, "dns:///"); ok {
-				hp = rest
-			} else if scheme, _, ok := strings.Cut(a, ":"); ok && strings.Contains(a, "/") {
-				if resolver.Get(scheme) == nil {
-					return fmt.Errorf("%q: gRPC has no resolver for %q; %s", a, scheme, want)
-				}
-				return nil
-			}
-		}
-		host, port, err := net.SplitHostPort(hp)
-		if err != nil || strings.Contains(hp, "/") {
-			return fmt.Errorf("%q: %s", a, want)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" && strings.HasPrefix(a, "dns:///") {
-			return fmt.Errorf("%q: want a host and a port of 1-65535; %s", a, want)
+	err := interceptors.CheckAddresses(list)
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(list) == 1 {
+		return err // nil, or a message naming the one entry
+	}
+	var msgs []string
+	var ae *interceptors.AddressError
+	for _, e := range joined.Unwrap() {
+		if errors.As(e, &ae) {
+			msgs = append(msgs, fmt.Sprintf("entry %d: %s", ae.Index+1, ae.Msg))
+		} else {
+			msgs = append(msgs, e.Error())
 		}
 	}
-	return nil
+	return fmt.Errorf("%q: %s", addr, strings.Join(msgs, "; "))
 }
 
 // clientObservers are the options that make a process's client chains
