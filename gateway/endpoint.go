@@ -20,6 +20,7 @@ type endpoint struct {
 	location            *location
 	idempotencyKey      bool
 	output              protoreflect.MessageDescriptor
+	update              *updateRule // an update whose body may imply its mask
 }
 
 // buildRoutes reads the routes of every registration and resolves their
@@ -89,6 +90,7 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 			maxTimeout: cfg.Routes.MaxTimeout,
 			maxBody:    cfg.Routes.MaxBodyBytes,
 			output:     outputOf(r),
+			update:     updateOf(r),
 		}
 		if o, ok := overrides[r]; ok {
 			ep.apply(o.RouteOverride)

@@ -29,6 +29,8 @@ func FuzzAPIRequest(f *testing.F) {
 	f.Add(uint8(1), "", "pageSize=2&pageToken=x", []byte(nil), "", "5S", "", "")
 	f.Add(uint8(2), "a", "updateMask=unitPrice,unit_price.currency,", []byte(`{}`), "application/json", "", "", "")
 	f.Add(uint8(2), "a", "updateMask=name", []byte(`{"name":"x","unitPrice":{"amountMinor":"1"}}`), "application/json", "1m", "", "br")
+	f.Add(uint8(2), "a", "", []byte(`{"reserved":"1","sku":"b"}`), "application/json", "", "", "")
+	f.Add(uint8(2), "a", "", []byte(` {} `), "application/json", "", "", "")
 	f.Add(uint8(3), "ord-1", "", []byte(`{"id":"x"}`), "application/json; charset=latin1", "", "", "")
 	f.Add(uint8(4), "%FF", "id=a&id=b", []byte(`{`), "text/plain", "99999999H", "\x01", "gzip, identity")
 	f.Add(uint8(5), "", "", []byte(`{"amount":{"amountMinor":1e400}}`), "application/json", "", "k", "x-gzip")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -15,13 +14,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/deadline"
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
-	"github.com/portico-gateway/portico/gateway/route"
 	chaindeadline "github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
@@ -136,8 +132,8 @@ func routeTimeout(r *http.Request, ep *endpoint) (d time.Duration, own bool, _ *
 // limit bounds the body as sent and, for gzip, once decoded. The JSON is
 // parsed once, by the edge's marshaler when grpc-gateway decodes the
 // request; a body it rejects is explained by bodyError. (On a whole-body
-// route with path variables, a body other than {} also has its top-level
-// keys read first: pathBoundInBody.)
+// route with path variables and on an update whose mask the body implies,
+// a body other than {} also has its top-level keys read: checkMembers.)
 func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *problem.Problem) {
 	md := ep.BodyMessage()
 	if md == nil || r.Body == nil {
@@ -170,56 +166,10 @@ func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *proble
 			return nil, p
 		}
 	}
-	if p := pathBoundInBody(ep.Route, data); p != nil {
+	if p := checkMembers(ep, r, data); p != nil {
 		return nil, p
 	}
 	return data, nil
-}
-
-// pathBoundInBody refuses a top-level body member that a path variable
-// sets, on a route whose body is the whole request (POST
-// /api/orders/{id}:cancel with {"id":"ord-2"}). grpc-gateway would decode
-// it and then overwrite it with the path's value, so the member would be
-// accepted unchecked and unbounded and then ignored; /openapi.json leaves
-// it out of the body's schema (additionalProperties: false), and the query
-// string may not set it either. A body that is not an object is left to
-// the decoder, which explains it.
-func pathBoundInBody(rt *route.Route, data []byte) *problem.Problem {
-	if rt.Body != "*" || len(rt.Vars) == 0 {
-		return nil
-	}
-	if t := bytes.TrimSpace(data); len(t) == 2 && t[0] == '{' && t[1] == '}' {
-		return nil // what these routes' clients send: no second parse
-	}
-	bound := map[string]bool{}
-	for _, v := range rt.Vars {
-		top, _, _ := strings.Cut(v, ".")
-		if fd := rt.Input.Fields().ByName(protoreflect.Name(top)); fd != nil {
-			bound[fd.JSONName()], bound[string(fd.Name())] = true, true
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			return nil
-		}
-		if bound[k] {
-			msg := "set by the request path; leave it out of the body"
-			p := problem.New(problem.CodeInvalidArgument, "The body is not valid: "+k+": "+msg+".")
-			p.Errors = []problem.FieldViolation{{Field: k, Pointer: "#/" + k, Detail: msg}}
-			return p
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return nil
-		}
-	}
-	return nil
 }
 
 // acceptedEncodings is what a 415 for a content coding offers in

@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/portico-gateway/portico/gateway/protoopt"
 )
 
 // maskCount and maskLen match the two CEL rules an update mask carries:
@@ -19,21 +20,8 @@ var (
 )
 
 // Settable returns the lowerCamel names of md's fields a client may name
-// in an update mask: all but the OUTPUT_ONLY, IMMUTABLE and IDENTIFIER
-// ones (AIP-203), in field order.
-func Settable(md protoreflect.MessageDescriptor) []string {
-	var out []string
-	fields := md.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if !slices.ContainsFunc(behaviors(fd), func(b annotations.FieldBehavior) bool {
-			return b == annotations.FieldBehavior_OUTPUT_ONLY || b == annotations.FieldBehavior_IMMUTABLE || b == annotations.FieldBehavior_IDENTIFIER
-		}) {
-			out = append(out, fd.JSONName())
-		}
-	}
-	return out
-}
+// in an update mask: protoopt.Settable.
+func Settable(md protoreflect.MessageDescriptor) []string { return protoopt.Settable(md) }
 
 // Mask gives s, the schema of the query parameter of fd (a
 // google.protobuf.FieldMask of an update of message target), the pattern

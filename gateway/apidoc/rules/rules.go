@@ -8,7 +8,8 @@ import (
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/portico-gateway/portico/gateway/protoopt"
 )
 
 // Message applies md's rules to s, the component schema of md: required (from buf.validate required and
@@ -166,32 +167,11 @@ func messageRules(md protoreflect.MessageDescriptor) *validate.MessageRules {
 }
 
 func behaviors(fd protoreflect.FieldDescriptor) []annotations.FieldBehavior {
-	b, _ := extension(fd.Options(), annotations.E_FieldBehavior).([]annotations.FieldBehavior)
-	return b
+	return protoopt.Behaviors(fd)
 }
 
-// extension returns xt's value in opts. Options of a descriptor built at run
-// time (protodesc) hold extensions as unknown fields; they are parsed with
-// the global registry, where the generated rule packages are linked.
 func extension(opts proto.Message, xt protoreflect.ExtensionType) any {
-	if opts == nil || !opts.ProtoReflect().IsValid() {
-		return nil
-	}
-	if len(opts.ProtoReflect().GetUnknown()) > 0 {
-		b, err := proto.Marshal(opts)
-		if err != nil {
-			return nil
-		}
-		c := opts.ProtoReflect().New().Interface()
-		if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, c); err != nil {
-			return nil
-		}
-		opts = c
-	}
-	if !proto.HasExtension(opts, xt) {
-		return nil
-	}
-	return proto.GetExtension(opts, xt)
+	return protoopt.Extension(opts, xt)
 }
 
 func ptr[T any](v T) *T { return &v }
