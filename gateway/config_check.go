@@ -29,7 +29,12 @@ var metadataHosts = []string{"metadata.google.internal", "metadata.goog", "metad
 // that are link-local or cloud metadata, route timeouts a drain would cut,
 // and breaker, retry and limit values that cannot work as meant. ParseConfig
 // runs it, so the gateway command, a reload and check-config agree.
+//
+// It runs beside the field checks, so a value those refuse (a negative
+// shutdown_grace, an upstream's timeout) is not compared as well: one
+// reason per mistake.
 func (c Config) checkSemantics(v *validator) {
+	graceOK := c.ShutdownGrace >= 0 && c.ShutdownGrace <= MaxShutdownGrace
 	for i, u := range c.Upstreams {
 		p := fmt.Sprintf("upstreams[%d]", i)
 		for j, a := range u.Addresses {
@@ -38,12 +43,12 @@ func (c Config) checkSemantics(v *validator) {
 			}
 		}
 		c.checkChain(v, p, u)
-		if u.Timeout > c.ShutdownGrace {
+		if graceOK && u.Timeout > c.ShutdownGrace {
 			v.add(p+".timeout", "%v is longer than shutdown_grace %v: a drain would cut these requests", u.Timeout, c.ShutdownGrace)
 		}
 	}
 	for _, k := range sortedKeys(c.Routes.Overrides) {
-		if t := c.Routes.Overrides[k].Timeout; t > c.ShutdownGrace {
+		if t := c.Routes.Overrides[k].Timeout; graceOK && t > c.ShutdownGrace {
 			v.add(fmt.Sprintf("routes.overrides[%q].timeout", k), "%v is longer than shutdown_grace %v: a drain would cut these requests", t, c.ShutdownGrace)
 		}
 	}
@@ -66,22 +71,22 @@ func (c Config) checkChain(v *validator, p string, u UpstreamConfig) {
 	if r.Retry.MaxAttempts > maxSaneAttempts {
 		v.add(p+".retry.max_attempts", "%d attempts multiply load on a failing upstream; at most %d", r.Retry.MaxAttempts, maxSaneAttempts)
 	}
-	if r.Retry.AttemptTimeout > 0 && r.Retry.AttemptTimeout >= u.Timeout {
+	if u.Timeout > 0 && r.Retry.AttemptTimeout > 0 && r.Retry.AttemptTimeout >= u.Timeout {
 		v.add(p+".retry.attempt_timeout", "%v is not shorter than the upstream's timeout %v: no retry could ever run", r.Retry.AttemptTimeout, u.Timeout)
 	}
-	if r.Retry.InitialBackoff > 0 && r.Retry.InitialBackoff >= u.Timeout {
+	if u.Timeout > 0 && r.Retry.InitialBackoff > 0 && r.Retry.InitialBackoff >= u.Timeout {
 		v.add(p+".retry.initial_backoff", "%v is not shorter than the upstream's timeout %v: no retry could ever run", r.Retry.InitialBackoff, u.Timeout)
 	}
-	if r.MinBudget > 0 && r.MinBudget >= u.Timeout {
+	if u.Timeout > 0 && r.MinBudget > 0 && r.MinBudget >= u.Timeout {
 		v.add(p+".min_budget", "%v is not shorter than the upstream's timeout %v: every call would fail before it is sent", r.MinBudget, u.Timeout)
 	}
 	if r.Breaker.CoolDown > maxSaneCoolDown {
 		v.add(p+".breaker.cool_down", "%v is over %v: a recovered upstream would stay cut off", r.Breaker.CoolDown, maxSaneCoolDown)
 	}
-	if r.Breaker.SlowCallThreshold > 0 && r.Breaker.SlowCallThreshold >= u.Timeout {
+	if u.Timeout > 0 && r.Breaker.SlowCallThreshold > 0 && r.Breaker.SlowCallThreshold >= u.Timeout {
 		v.add(p+".breaker.slow_call_threshold", "%v is not shorter than the upstream's timeout %v: no call could count as slow", r.Breaker.SlowCallThreshold, u.Timeout)
 	}
-	if r.Bulkhead.MaxWait > 0 && r.Bulkhead.MaxWait >= u.Timeout {
+	if u.Timeout > 0 && r.Bulkhead.MaxWait > 0 && r.Bulkhead.MaxWait >= u.Timeout {
 		v.add(p+".bulkhead.max_wait", "%v is not shorter than the upstream's timeout %v: a queued call would spend its whole deadline waiting", r.Bulkhead.MaxWait, u.Timeout)
 	}
 }
@@ -91,7 +96,7 @@ func (c Config) checkChain(v *validator, p string, u UpstreamConfig) {
 // unspecified or a cloud metadata endpoint (169.254.169.254,
 // fd00:ec2::254, metadata.google.internal). Whether the address can be
 // dialled at all (its form, its port, its scheme) is
-// interceptors.CheckAddresses's, which Validate runs first; another
+// interceptors.CheckAddresses's, which the field checks run; another
 // resolver's target has no host to judge here.
 func badAddress(a string) string {
 	hp := a

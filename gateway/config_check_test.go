@@ -64,7 +64,17 @@ func TestConfigSemantics(t *testing.T) {
 			c.ShutdownGrace = 15 * time.Second
 		}, `gateway config: routes.overrides["POST /api/orders"].timeout: 20s is longer than shutdown_grace 15s: a drain would cut these requests`},
 		{"route timeout over the edge maximum", func(c *Config) { c.Upstreams[0].Timeout = 40 * time.Second },
-			"gateway config: GET /api/inventory/{sku}: the inventory upstream's timeout 40s exceeds routes.max_timeout 30s"},
+			"gateway config: GET /api/inventory/{sku}: the inventory upstream's timeout 40s exceeds routes.max_timeout 30s\n" +
+				"upstreams[0].timeout: 40s is longer than shutdown_grace 10s: a drain would cut these requests"},
+		// Field checks and cross-field checks report together; a value
+		// the field checks refuse is not compared as well.
+		{"field and cross-field reasons at once", func(c *Config) {
+			c.HTTP.ReadTimeout = time.Nanosecond
+			c.Upstreams[0].Resilience.MinBudget = 10 * time.Second
+		}, "gateway config: http.read_timeout: want at least 100ms (0: the default), got 1ns\n" +
+			"upstreams[0].resilience.min_budget: 10s is not shorter than the upstream's timeout 5s: every call would fail before it is sent"},
+		{"a refused shutdown grace is not compared", func(c *Config) { c.ShutdownGrace = -time.Second },
+			"gateway config: shutdown_grace: must not be negative, got -1s"},
 		{"too many attempts", func(c *Config) { c.Upstreams[0].Resilience.Retry.MaxAttempts = 50 },
 			"gateway config: upstreams[0].resilience.retry.max_attempts: 50 attempts multiply load on a failing upstream; at most 10"},
 		{"attempt timeout not shorter than the call", func(c *Config) { c.Upstreams[0].Resilience.Retry.AttemptTimeout = 5 * time.Second },

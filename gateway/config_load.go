@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/strictyaml"
@@ -22,22 +24,28 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
 	c = c.withDefaults()
-	if err := c.Validate(); err != nil {
-		return Config{}, err
-	}
-	table, _, err := buildRoutes(c, registrations)
-	if err != nil {
-		return Config{}, err
-	}
-	if _, err := buildPolicy(c, table); err != nil {
-		return Config{}, err
-	}
 	v := &validator{}
-	c.checkSemantics(v)
+	c.validate(v)
+	if len(v.errs) == 0 { // the route table needs well-formed fields
+		c.checkRoutes(v)
+	}
+	c.checkSemantics(v) // beside the field checks: every reason at once
 	if err := v.err(); err != nil {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// checkRoutes adds to v what New would refuse when it builds the route
+// table and the policy from c.
+func (c Config) checkRoutes(v *validator) {
+	table, _, err := buildRoutes(c, registrations)
+	if err == nil {
+		_, err = buildPolicy(c, table)
+	}
+	if err != nil {
+		v.errs = append(v.errs, errors.New(strings.TrimPrefix(err.Error(), "gateway config: ")))
+	}
 }
 
 // LoadConfig reads and parses the config file at path.

@@ -17,6 +17,12 @@ import (
 // again, with the route table, that override keys select routes.
 func (c Config) Validate() error {
 	v := &validator{}
+	c.validate(v)
+	return v.err()
+}
+
+// validate adds to v every field of c that is out of its range or form.
+func (c Config) validate(v *validator) {
 	if c.Listen != "" {
 		_, port, err := net.SplitHostPort(c.Listen)
 		if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
@@ -44,7 +50,6 @@ func (c Config) Validate() error {
 	c.validateUpstreamTLS(v)
 	c.validateOps(v)
 	c.Limits.validate(v)
-	return v.err()
 }
 
 func (c Config) validateUpstreams(v *validator) {
