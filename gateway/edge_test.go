@@ -61,6 +61,7 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "update without mask sets an output-only member", method: "PATCH", path: "/api/inventory/kbd-1", token: adminToken, body: `{"reserved":"1"}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "reserved"},
 		{name: "update without mask sets the identifier", method: "PATCH", path: "/api/inventory/kbd-1", token: adminToken, body: `{"available":"3","sku":"other"}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "sku"},
 		{name: "update without mask sets nothing", method: "PATCH", path: "/api/inventory/kbd-1", token: adminToken, body: ` { } `, wantStatus: 400, wantCode: "INVALID_ARGUMENT"},
+		{name: "update without mask sets nothing, then more JSON", method: "PATCH", path: "/api/inventory/kbd-1", token: adminToken, body: `{} {"name":"b"}`, wantStatus: 400, wantCode: "INVALID_JSON"},
 		{name: "update item too deep", method: "PATCH", path: "/api/inventory/kbd-1", token: adminToken, body: strings.Repeat(`[`, 70) + strings.Repeat(`]`, 70), wantStatus: 400, wantCode: "INVALID_JSON"},
 		{name: "wrong content type", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{key, "Content-Type: text/plain"}, wantStatus: 415, wantCode: "UNSUPPORTED_MEDIA_TYPE", golden: true},
 		{name: "form post is not a get", method: "POST", path: "/api/inventory", token: adminToken, body: "sku=a", header: []string{"Content-Type: application/x-www-form-urlencoded"}, wantStatus: 415, wantCode: "UNSUPPORTED_MEDIA_TYPE"},

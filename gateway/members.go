@@ -3,6 +3,8 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 
@@ -113,8 +115,9 @@ func memberProblem(k, msg string) *problem.Problem {
 
 // topKeys calls visit with each top-level member name of the JSON object
 // data until visit returns false; object reports that data began as an
-// object and was read to its end (or to where visit stopped) without a
-// syntax error.
+// object and was read to where visit stopped, or to its end and nothing
+// after it, without a syntax error (what is wrong with the rest is the
+// decoder's to explain).
 func topKeys(data []byte, visit func(string) bool) (object bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -134,6 +137,9 @@ func topKeys(data []byte, visit func(string) bool) (object bool) {
 			return false
 		}
 	}
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
 	_, err := dec.Token()
-	return err == nil
+	return errors.Is(err, io.EOF)
 }
