@@ -126,9 +126,10 @@ type UpstreamConfig struct {
 	// letter. Required, unique.
 	Name string `yaml:"name"`
 	// Addresses are the upstream's instances: host:port with a port of
-	// 1-65535 ("127.0.0.1:43101", "[::1]:43101"). One entry may instead be
-	// dns:///name:port or another gRPC target whose resolver gRPC has
-	// (unix:///path, passthrough:///...); several entries must be
+	// 1-65535 or a known service name ("127.0.0.1:43101", "[::1]:43101").
+	// One entry may instead be dns:///name:port or another gRPC target
+	// whose resolver gRPC has (unix:///path, unix:name.sock,
+	// passthrough:///...); several entries must be
 	// host:port and are balanced round robin. Anything that could never be
 	// dialled is refused (interceptors.CheckAddresses). Required.
 	Addresses []string `yaml:"addresses"`

@@ -36,7 +36,7 @@ func TestConfigSemantics(t *testing.T) {
 		{"unspecified", func(c *Config) { c.Upstreams[2].Addresses = []string{"0.0.0.0:43103"} },
 			`gateway config: upstreams[2].addresses[0]: "0.0.0.0:43103" is unspecified (0.0.0.0 or ::); name the host`},
 		{"port 0", func(c *Config) { c.Upstreams[2].Addresses = []string{"order:0"} },
-			`gateway config: upstreams[2].addresses[0]: "order:0" has port "0"; want a port of 1-65535`},
+			`gateway config: upstreams[2].addresses[0]: "order:0" has port "0"; want a port of 1-65535 or a known service name`},
 		// Addresses that could never be dialled (interceptors.CheckAddresses):
 		// they used to load and answer 502 on every call.
 		{"scheme gRPC has no resolver for", func(c *Config) { c.Upstreams[0].Addresses = []string{"foo://bar"} },
@@ -46,12 +46,12 @@ func TestConfigSemantics(t *testing.T) {
 		{"dns without a name", func(c *Config) { c.Upstreams[1].Addresses = []string{"dns:///"} },
 			`gateway config: upstreams[1].addresses[0]: "dns:///" is not host:port; want host:port (port 1-65535), several host:port, or one gRPC target such as dns:///name:port`},
 		{"dns port out of range", func(c *Config) { c.Upstreams[1].Addresses = []string{"dns:///localhost:99999"} },
-			`gateway config: upstreams[1].addresses[0]: "dns:///localhost:99999" has port "99999"; want a port of 1-65535`},
+			`gateway config: upstreams[1].addresses[0]: "dns:///localhost:99999" has port "99999"; want a port of 1-65535 or a known service name`},
 		{"port not a number", func(c *Config) { c.Upstreams[2].Addresses = []string{"localhost:abc"} },
-			`gateway config: upstreams[2].addresses[0]: "localhost:abc" has port "abc"; want a port of 1-65535`},
+			`gateway config: upstreams[2].addresses[0]: "localhost:abc" has port "abc"; want a port of 1-65535 or a known service name`},
 		{"every bad entry of a list, by index", func(c *Config) {
 			c.Upstreams[0].Addresses = []string{"[::1]:43101", "localhost:abc", "dns:///inventory:43101"}
-		}, "gateway config: upstreams[0].addresses[1]: \"localhost:abc\" has port \"abc\"; want a port of 1-65535\n" +
+		}, "gateway config: upstreams[0].addresses[1]: \"localhost:abc\" has port \"abc\"; want a port of 1-65535 or a known service name\n" +
 			"upstreams[0].addresses[2]: \"dns:///inventory:43101\" is not host:port; with several addresses each must be host:port"},
 		{"IPv6 loopback list", func(c *Config) { c.Upstreams[0].Addresses = []string{"[::1]:43101", "127.0.0.1:43111"} }, ""},
 		{"unix socket target", func(c *Config) { c.Upstreams[0].Addresses = []string{"unix:///run/portico/inventory.sock"} }, ""},

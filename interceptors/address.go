@@ -31,11 +31,14 @@ func (e *AddressError) Error() string { return e.Msg }
 // upstreams[].addresses, the order service's --inventory and --payment),
 // so a bad address fails at start rather than as an error on every call:
 //
-//   - each entry is host:port with a host and a port of 1-65535 (IPv6 in
-//     brackets: [::1]:43101), and none is empty;
-//   - a list of one may instead be dns:///name:port, or another target of
-//     a resolver gRPC has registered (unix:///path, passthrough:///addr),
-//     whose own rules apply to the rest.
+//   - each entry is host:port with a host and a port of 1-65535 or a
+//     service name the system knows (localhost:http), IPv6 in brackets
+//     ([::1]:43101), and none is empty;
+//   - a list of one may instead be a target of a resolver gRPC has
+//     registered (dns:///name:port, unix:inventory.sock, unix:///path,
+//     unix-abstract:name, passthrough:///addr), whose own rules apply to
+//     the rest; dns:/// needs a name, and a port it has must be one
+//     (without one, gRPC dials 443).
 //
 // An empty list is not checked here: the caller decides whether one is
 // required.
@@ -62,13 +65,16 @@ func checkAddress(a string, single bool) string {
 		return checkHostPort(a, a)
 	}
 	if rest, ok := strings.CutPrefix(a, "dns:///"); ok {
+		if _, _, err := net.SplitHostPort(rest); err != nil && rest != "" && !strings.ContainsAny(rest, ":/ ") {
+			return "" // a name alone: gRPC's DNS resolver dials port 443
+		}
 		return checkHostPort(a, rest)
 	}
+	if scheme, _, ok := strings.Cut(a, ":"); ok && resolver.Get(scheme) != nil {
+		return "" // that resolver's own rules (gRPC parses the target alike)
+	}
 	if scheme, _, ok := strings.Cut(a, ":"); ok && strings.Contains(a, "/") {
-		if resolver.Get(scheme) == nil {
-			return fmt.Sprintf("%q: gRPC has no resolver for scheme %q; %s", a, scheme, AddressWant)
-		}
-		return "" // that resolver's own rules
+		return fmt.Sprintf("%q: gRPC has no resolver for scheme %q; %s", a, scheme, AddressWant)
 	}
 	return checkHostPort(a, a)
 }
@@ -82,10 +88,23 @@ func checkHostPort(a, hp string) string {
 	if host == "" {
 		return fmt.Sprintf("%q has no host; %s", a, AddressWant)
 	}
-	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
-		return fmt.Sprintf("%q has port %q; want a port of 1-65535", a, port)
+	if !validPort(port) {
+		return fmt.Sprintf("%q has port %q; want a port of 1-65535 or a known service name", a, port)
 	}
 	return ""
+}
+
+// validPort reports a port number of 1-65535 or a service name the
+// system resolves (http, https, ...), as net.Dial takes.
+func validPort(port string) bool {
+	if n, err := strconv.ParseUint(port, 10, 16); err == nil {
+		return n > 0
+	}
+	if port == "" || !('a' <= port[0] && port[0] <= 'z' || 'A' <= port[0] && port[0] <= 'Z') {
+		return false
+	}
+	n, err := net.LookupPort("tcp", port)
+	return err == nil && n > 0
 }
 
 // HostPorts reports whether addrs is a non-empty list of plain host:port

@@ -86,7 +86,7 @@ func TestCommands(t *testing.T) {
 		{"order: --payment trailing comma", order("--payment", "127.0.0.1:2,"), 1, "--payment: \"127.0.0.1:2,\": entry 2: must not be empty"},
 		{"order: --inventory port out of range", order("--inventory", "127.0.0.1:99999"), 1, "port of 1-65535"},
 		{"order: --inventory port 0", order("--inventory", "127.0.0.1:0"), 1, "port of 1-65535"},
-		{"order: --inventory dns without port", order("--inventory", "dns:///inventory"), 1, `"dns:///inventory" is not host:port`},
+		{"order: --inventory dns without a name", order("--inventory", "dns:///"), 1, `"dns:///" is not host:port`},
 		{"order: --inventory dns without name", order("--inventory", "dns:///:43101"), 1, `"dns:///:43101" has no host`},
 		{"order: --inventory unknown scheme", order("--inventory", "http://127.0.0.1:43101"), 1, `no resolver for scheme "http"`},
 		{"order: --inventory dns in a list", order("--inventory", "dns:///inventory:43101,127.0.0.1:1"), 1, "entry 1: \"dns:///inventory:43101\" is not host:port; with several addresses each must be host:port"},
@@ -98,16 +98,16 @@ func TestCommands(t *testing.T) {
 		{"check-config: dns without a name", []string{"check-config", setAddr("dns.yaml", "'dns:///'")}, 1,
 			`upstreams[0].addresses[0]: "dns:///" is not host:port`},
 		{"check-config: dns port out of range", []string{"check-config", setAddr("dnsport.yaml", "'dns:///localhost:99999'")}, 1,
-			`upstreams[0].addresses[0]: "dns:///localhost:99999" has port "99999"; want a port of 1-65535`},
+			`upstreams[0].addresses[0]: "dns:///localhost:99999" has port "99999"; want a port of 1-65535 or a known service name`},
 		{"check-config: port not a number", []string{"check-config", setAddr("port.yaml", "'127.0.0.1:43101', 'localhost:abc'")}, 1,
 			`upstreams[0].addresses[1]: "localhost:abc" has port "abc"`},
 		{"check-config: IPv6 list", []string{"check-config", setAddr("ipv6.yaml", "'[::1]:43101', '127.0.0.1:43111'")}, 0, ""},
 		// --db is an SQLite path or a postgres:// URL: another URL, or
 		// nothing, used to become an SQLite path (./mysql:/root@...).
-		{"inventory: --db mysql URL", svc("inventory", "mysql://root@127.0.0.1/x"), 1, `--db "mysql://root@127.0.0.1/x": a mysql:// URL is not supported; ` + dbWant},
-		{"payment: --db URL password kept out", svc("payment", "mysql://root:hunter2@127.0.0.1/x"), 1, `--db "mysql://root:xxxxx@127.0.0.1/x": a mysql:// URL`},
-		{"order: --db sqlite URL", svc("order", "sqlite:///var/order.db"), 1, `--db "sqlite:///var/order.db": a sqlite:// URL is not supported`},
-		{"inventory: --db empty", svc("inventory", ""), 1, `--db "": empty; ` + dbWant},
+		{"inventory: --db mysql URL", svc("inventory", "mysql://root@127.0.0.1/x"), 1, `--db: a mysql:// URL is not supported; ` + dbWant},
+		{"payment: --db URL password kept out", svc("payment", "mysql://root:hunter2@127.0.0.1/x"), 1, `--db: a mysql:// URL`},
+		{"order: --db sqlite URL", svc("order", "sqlite:///var/order.db"), 1, `--db: a sqlite:// URL is not supported`},
+		{"inventory: --db empty", svc("inventory", ""), 1, `--db: empty; ` + dbWant},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,5 +119,19 @@ func TestCommands(t *testing.T) {
 				t.Errorf("stderr = %q, want it to mention %q", errb.String(), tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestDBErrorKeepsSecretsOut: a refused --db never repeats its value, which
+// may hold a password in its user info or its query.
+func TestDBErrorKeepsSecretsOut(t *testing.T) {
+	for _, db := range []string{"mysql://root:hunter2@127.0.0.1/x", "mysql://db.example/x?password=hunter2", "sqlserver://db.example?user%20id=sa&password=hunter2"} {
+		var out, errb bytes.Buffer
+		if got := Main([]string{"inventory", "--listen", "127.0.0.1:bad", "--db", db}, &out, &errb); got != 1 {
+			t.Fatalf("--db %s: exit %d, want 1; stderr %s", db, got, errb.String())
+		}
+		if strings.Contains(errb.String()+out.String(), "hunter2") {
+			t.Errorf("--db %s: the password is in the output: %s", db, errb.String())
+		}
 	}
 }

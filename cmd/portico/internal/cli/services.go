@@ -75,7 +75,7 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 		return s, err
 	}
 	if err := pgdb.CheckLocation(s.db); err != nil {
-		return s, fmt.Errorf("--db %q: %w", redactURL(s.db), err)
+		return s, fmt.Errorf("--db: %w", err) // never the value: it may hold a password, in the query too
 	}
 	gcDefaults(os.Getenv, cgroupMemoryMax)
 	var err error
