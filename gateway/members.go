@@ -60,14 +60,14 @@ func updateOf(r *route.Route) *updateRule {
 //     the mask grpc-gateway derives would name it, and the service's
 //     refusal would name a mask the client never sent.
 //
-// A body that is not an object, and a name the message does not have, are
-// left to the decoder, which explains them. {} on a whole-body route is
-// what its clients send and is not read twice.
+// A body that is not one well-formed object, or that holds a name the
+// message does not have, is left to the decoder, which explains it first.
+// {} on a whole-body route is what its clients send and is not read twice.
 func checkMembers(ep *endpoint, r *http.Request, data []byte) *problem.Problem {
 	if u := ep.update; u != nil && !r.URL.Query().Has(u.maskParam) {
 		return checkUpdate(ep.BodyMessage(), u, data)
 	}
-	if ep.Body != "*" || len(ep.Vars) == 0 {
+	if ep.Body != "*" || len(ep.Vars) == 0 || len(data) == 0 {
 		return nil
 	}
 	if t := bytes.TrimSpace(data); len(t) == 2 && t[0] == '{' && t[1] == '}' {
@@ -75,36 +75,55 @@ func checkMembers(ep *endpoint, r *http.Request, data []byte) *problem.Problem {
 	}
 	bound := map[string]bool{}
 	for _, v := range ep.Vars {
-		top, _, _ := strings.Cut(v, ".")
-		if fd := ep.Input.Fields().ByName(protoreflect.Name(top)); fd != nil {
+		if fd := ep.Input.Fields().ByName(protoreflect.Name(v)); fd != nil { // a nested variable leaves its parent member settable
 			bound[fd.JSONName()], bound[string(fd.Name())] = true, true
 		}
 	}
-	var p *problem.Problem
-	topKeys(data, func(k string) bool {
+	keys, ok := knownKeys(ep.Input, data)
+	if !ok {
+		return nil
+	}
+	for _, k := range keys {
 		if bound[k] {
-			p = memberProblem(k, "set by the request path; leave it out of the body")
+			return memberProblem(k, "set by the request path; leave it out of the body")
 		}
-		return p == nil
-	})
-	return p
+	}
+	return nil
 }
 
-// checkUpdate checks the members of an update's body against u.
+// checkUpdate checks the members of an update's body against u; an empty
+// body sets nothing, as {} does.
 func checkUpdate(target protoreflect.MessageDescriptor, u *updateRule, data []byte) *problem.Problem {
-	var p *problem.Problem
-	n := 0
-	object := topKeys(data, func(k string) bool {
-		n++
-		if target.Fields().ByJSONName(k) != nil && !u.settable[k] {
-			p = memberProblem(k, "cannot be changed; set one of "+u.names)
+	var keys []string
+	if len(bytes.TrimSpace(data)) > 0 {
+		var ok bool
+		if keys, ok = knownKeys(target, data); !ok {
+			return nil
 		}
-		return p == nil
-	})
-	if p == nil && object && n == 0 {
-		p = problem.New(problem.CodeInvalidArgument, "The body must set at least one of "+u.names+".")
 	}
-	return p
+	for _, k := range keys {
+		if target.Fields().ByJSONName(k) != nil && !u.settable[k] {
+			return memberProblem(k, "cannot be changed; set one of "+u.names)
+		}
+	}
+	if len(keys) == 0 {
+		return problem.New(problem.CodeInvalidArgument, "The body must set at least one of "+u.names+".")
+	}
+	return nil
+}
+
+// knownKeys returns the top-level member names of data; ok is false when
+// data is not one well-formed JSON object, or names a member md does not
+// have (by its JSON or proto name): the decoder's to explain.
+func knownKeys(md protoreflect.MessageDescriptor, data []byte) (keys []string, ok bool) {
+	ok = topKeys(data, func(k string) bool {
+		if md.Fields().ByJSONName(k) == nil && md.Fields().ByTextName(k) == nil {
+			return false
+		}
+		keys = append(keys, k)
+		return true
+	})
+	return keys, ok
 }
 
 func memberProblem(k, msg string) *problem.Problem {
@@ -114,11 +133,10 @@ func memberProblem(k, msg string) *problem.Problem {
 }
 
 // topKeys calls visit with each top-level member name of the JSON object
-// data until visit returns false; object reports that data began as an
-// object and was read to where visit stopped, or to its end and nothing
-// after it, without a syntax error (what is wrong with the rest is the
-// decoder's to explain).
-func topKeys(data []byte, visit func(string) bool) (object bool) {
+// data, and reports whether data is one well-formed object, nothing after
+// it, whose every name visit accepted; it stops at the first name visit
+// refuses.
+func topKeys(data []byte, visit func(string) bool) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return false
@@ -126,11 +144,8 @@ func topKeys(data []byte, visit func(string) bool) (object bool) {
 	for dec.More() {
 		t, err := dec.Token()
 		k, ok := t.(string)
-		if err != nil || !ok {
+		if err != nil || !ok || !visit(k) {
 			return false
-		}
-		if !visit(k) {
-			return true
 		}
 		var skip json.RawMessage
 		if dec.Decode(&skip) != nil {

@@ -157,7 +157,7 @@ func readBody(w *responseWriter, r *http.Request, ep *endpoint) ([]byte, *proble
 		closeAfter(w) // a framing error: what follows cannot be trusted
 		return nil, problem.New(problem.CodeInvalidArgument, "The request body could not be read.")
 	case len(data) == 0:
-		return nil, nil
+		return nil, checkMembers(ep, r, nil) // an update must still set something
 	case !isJSON(r.Header.Get("Content-Type")):
 		return nil, problem.New(problem.CodeUnsupportedMediaType, "Send the body as Content-Type: application/json.")
 	}

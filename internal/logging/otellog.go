@@ -13,7 +13,8 @@ import (
 // read) JSON records of the process's stream, like GRPCLoggerFunc does for
 // grpc-go: its defaults print plain-text lines to stderr. Errors become
 // ERROR records with component=opentelemetry; its internal logger's
-// messages keep their logr verbosity (V(0) is INFO, higher is DEBUG).
+// messages keep their logr verbosity, V(n) as slog level INFO-n (its
+// warnings, V(1), print as DEBUG+3), so only V(0) shows at info.
 // current is read at each record, so a process that swaps loggers sets
 // this once.
 func SetOTelLogger(current func() *slog.Logger) {
