@@ -65,16 +65,18 @@ func checkAddress(a string, single bool) string {
 		return checkHostPort(a, a)
 	}
 	if rest, ok := strings.CutPrefix(a, "dns:///"); ok {
-		if _, _, err := net.SplitHostPort(rest); err != nil && rest != "" && !strings.ContainsAny(rest, ":/ ") {
+		if rest != "" && !strings.ContainsAny(rest, ":/ ") {
 			return "" // a name alone: gRPC's DNS resolver dials port 443
 		}
 		return checkHostPort(a, rest)
 	}
-	if scheme, _, ok := strings.Cut(a, ":"); ok && resolver.Get(scheme) != nil {
-		return "" // that resolver's own rules (gRPC parses the target alike)
-	}
-	if scheme, _, ok := strings.Cut(a, ":"); ok && strings.Contains(a, "/") {
-		return fmt.Sprintf("%q: gRPC has no resolver for scheme %q; %s", a, scheme, AddressWant)
+	if scheme, _, ok := strings.Cut(a, ":"); ok {
+		if resolver.Get(scheme) != nil {
+			return "" // that resolver's own rules (gRPC parses the target alike)
+		}
+		if strings.Contains(a, "/") {
+			return fmt.Sprintf("%q: gRPC has no resolver for scheme %q; %s", a, scheme, AddressWant)
+		}
 	}
 	return checkHostPort(a, a)
 }
