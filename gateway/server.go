@@ -17,6 +17,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/shed"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/procmetrics"
@@ -60,6 +61,11 @@ type Server struct {
 	// no change (it must not undo a rollback made since).
 	fileSum  [32]byte
 	closeErr error
+
+	// bodies counts the /api requests per client address whose bodies are
+	// arriving, and callers those per caller in flight (admission.go); they
+	// outlive reloads, each snapshot giving the caps.
+	bodies, callers shed.Keyed
 }
 
 // New validates cfg (defaults applied), builds the route table from the

@@ -37,6 +37,8 @@ type snapshot struct {
 	upstreams map[string]*upstreamConn
 	health    *health.Checker
 	shed      *shedder // load shedding, the pipeline's first step
+	clients   clients  // finds a request's client address (limits.clients), for the per-client cap
+	maxBody   int64    // the largest body any route accepts: the most read before routing
 	limits    *limiter // rate limits; nil without a limits section
 	identity  *signer  // signs upstream calls' identity; nil without an identity section
 	tls       *edgeTLS // new connections' TLS; nil for plaintext HTTP
@@ -77,6 +79,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if sn.table, sn.endpoints, err = buildRoutes(cfg, s.o.registrations); err != nil {
 		return nil, err
 	}
+	sn.clients, sn.maxBody = newClients(cfg.Limits.Clients), maxBodyOf(sn.endpoints)
 	if err = s.buildAccess(sn); err != nil {
 		return nil, err
 	}
