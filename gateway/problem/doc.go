@@ -66,8 +66,8 @@
 // page. The
 // services' reasons, and the HTTP status of the FAILED_PRECONDITION ones
 // that are not 409 (http_status), are defined once in the proto enum
-// portico.type.v1.Reason; the README's table of reasons is generated from
-// it (TestREADMEReasons). 4xx
+// portico.type.v1.Reason; docs/errors.md's table of reasons is generated
+// from it (TestDocReasons). 4xx
 // problems carry the upstream's message as detail; 5xx problems carry a
 // detail written by the edge, because upstream messages for those codes are
 // grpc-go internals (dial errors, addresses) or server bugs. The caller logs
