@@ -2,12 +2,15 @@ package gateway
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
+	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
 	"github.com/portico-gateway/portico/internal/redistest"
 )
@@ -88,5 +91,32 @@ func TestReloadRedisURLBackAndForth(t *testing.T) {
 				t.Errorf("after the handover: %d %s, want 200", r.status, r.body)
 			}
 		})
+	}
+}
+
+// TestSignedReplayAfterRedisDataLoss: a signed request replayed after
+// Redis lost its data (FLUSHALL) is refused, not served a second time:
+// 503 saying why, with a Retry-After of the hold (twice the signature
+// window), and nothing reaches the service.
+func TestSignedReplayAfterRedisDataLoss(t *testing.T) {
+	srv := redistest.Private(t)
+	h, _ := limitHarness(t, LimitsConfig{}, func(c *Config) { c.Redis.URL = srv.URL })
+	hdr := authtest.SignedHeaders(appSecret, "demo-app", "GET", "/api/inventory/a", "", nil, time.Now().Unix(), "nonce-before-loss-01")
+	if r := h.do("GET", "/api/inventory/a", "", "", hdr...); r.status != 200 {
+		t.Fatalf("signed request: %d %s", r.status, r.body)
+	}
+	if err := srv.Client(t).FlushAll(t.Context()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := h.do("GET", "/api/inventory/a", "", "", hdr...)
+	if r.status != 503 || r.json(t)["code"] != "SERVICE_UNAVAILABLE" || !strings.Contains(r.json(t)["detail"].(string), "lost its data") {
+		t.Fatalf("replay after the loss: %d %s, want 503 SERVICE_UNAVAILABLE saying the store lost its data", r.status, r.body)
+	}
+	window := cmpOrDuration(h.srv.Config().Auth.SignedApps.Window, auth.DefaultSignatureWindow)
+	if ra, _ := strconv.Atoi(r.header.Get("Retry-After")); ra < int(window.Seconds()) || ra > int(2*window.Seconds()) {
+		t.Errorf("Retry-After = %q, want the rest of the hold (%s to %s)", r.header.Get("Retry-After"), window, 2*window)
+	}
+	if _, n := h.inv.last(); n != 1 {
+		t.Errorf("inventory saw %d calls, want 1", n)
 	}
 }
