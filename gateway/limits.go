@@ -453,17 +453,18 @@ func ceilSeconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
-// processNonces is the signed apps' nonce store when New is given none:
-// with redis.url, the Redis every edge shares (fail closed: a Redis that
-// does not answer within DefaultRedisLimitTimeout makes signed requests 503
-// with Retry-After), with the client to close; else one in memory.
-func processNonces(cfg Config) (auth.NonceStore, *redis.Client) {
+// processNonces is the nonce store of redis.url when New is given none:
+// with redis.url, the Redis every edge shares (fail closed: a Redis that does
+// not answer within DefaultRedisLimitTimeout makes signed requests 503
+// with Retry-After), with the client to close; else one in memory that
+// remembers since now.
+func processNonces(cfg Config, now time.Time) (auth.NonceStore, *redis.Client) {
 	if cfg.Redis.URL == "" {
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil { // validated; keep the edge up with local nonces
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
 	timeout := cmp.Or(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
