@@ -146,6 +146,15 @@ func (v *validator) nonNegative(path string, d time.Duration) {
 	}
 }
 
+// offOrCount reports n below -1: a count field where -1 turns the
+// feature off (off says what -1 means) and 0 is the default. Any other
+// negative is a typo, not a way to turn it off.
+func (v *validator) offOrCount(path string, n int, off string) {
+	if n < -1 {
+		v.add(path, "want 0 (the default), a positive number or -1 (%s), got %d", off, n)
+	}
+}
+
 // within reports d outside lo..hi; zero (the default) and negative
 // (nonNegative's message) are judged apart.
 func (v *validator) within(path string, d, lo, hi time.Duration) {

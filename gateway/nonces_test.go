@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"errors"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func TestSignedReplayAfterRedisDataLoss(t *testing.T) {
 	if r.status != 503 || r.json(t)["code"] != "SERVICE_UNAVAILABLE" || !strings.Contains(r.json(t)["detail"].(string), "lost its data") {
 		t.Fatalf("replay after the loss: %d %s, want 503 SERVICE_UNAVAILABLE saying the store lost its data", r.status, r.body)
 	}
-	window := cmpOrDuration(h.srv.Config().Auth.SignedApps.Window, auth.DefaultSignatureWindow)
+	window := cmp.Or(h.srv.Config().Auth.SignedApps.Window, auth.DefaultSignatureWindow)
 	if ra, _ := strconv.Atoi(r.header.Get("Retry-After")); ra < int(window.Seconds()) || ra > int(2*window.Seconds()) {
 		t.Errorf("Retry-After = %q, want the rest of the hold (%s to %s)", r.header.Get("Retry-After"), window, 2*window)
 	}
