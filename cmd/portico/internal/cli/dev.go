@@ -68,8 +68,15 @@ func runDev(ctx context.Context, e env, args []string) error {
 		"try", fmt.Sprintf("curl -H 'Authorization: Bearer demo-read-token' http://127.0.0.1:%d/api/inventory", *base))
 	s := &supervisor.Supervisor{Exe: exe, Out: e.stdout, Logger: l, Children: children,
 		Reload: "gateway", // kill -HUP <dev pid> reloads the edge's config
-		Env:    devEnv(os.Environ(), keysPath)}
-	return s.Run(ctx)
+		Env:    devEnv(os.Environ(), keysPath),
+		Ready: func(ctx context.Context) error {
+			if err := waitReady(ctx, c.readyURLs()); err != nil {
+				return err
+			}
+			l.Info("ready", "edges", strings.Join(c.urls(0), ","))
+			return nil
+		}}
+	return c.explain(ctx, s.Run(ctx))
 }
 
 // devEnv is the children's environment: environ, plus this run's identity
