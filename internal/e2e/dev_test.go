@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -223,4 +224,38 @@ func missingDatabaseURL(t *testing.T) string {
 	_, _ = rand.Read(b[:])
 	u.Path = "/portico_missing_" + hex.EncodeToString(b[:])
 	return u.String()
+}
+
+// TestDevTextLog runs `portico dev --log-format text`: every record of the
+// four processes and the supervisor reads as one human line, one "ready"
+// line names the URLs once every process serves, and the request it
+// suggests can be pasted as it is (the redactor used to cut its token and
+// closing quote).
+func TestDevTextLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	base := testproc.FreePortRange(t, 10)
+	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t), "--log-format", "text")
+	tryLine := regexp.MustCompile(`(?m)^try: curl -H '([^']+)' (http://\S+)$`)
+	if !dev.WaitOutput(t.Context(), testproc.ReadyTimeout, tryLine.MatchString) {
+		t.Fatalf("no pasteable try line; output:\n%s", dev.Output())
+	}
+	out := dev.Output()
+	ready := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} INFO  dev +ready edges=http://` + regexp.QuoteMeta(testproc.Addr(base)) + ` health=\S+/health openapi=\S+/openapi.json$`)
+	if n := len(ready.FindAllString(out, -1)); n != 1 {
+		t.Errorf("%d ready lines, want 1", n)
+	}
+	record := regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} (DEBUG|INFO|WARN|ERROR) +(dev|inventory|payment|order|gateway) `)
+	for line := range strings.Lines(out) {
+		if !record.MatchString(line) && !tryLine.MatchString(strings.TrimSuffix(line, "\n")) {
+			t.Errorf("line %q is neither a text record nor the try line", line)
+		}
+	}
+	m := tryLine.FindStringSubmatch(out)
+	name, value, _ := strings.Cut(m[1], ": ")
+	r := call(t, "GET", m[2], "", "", name+": "+value)
+	if r.status != 200 {
+		t.Errorf("the try line's request = %d %s, want 200", r.status, r.body)
+	}
 }

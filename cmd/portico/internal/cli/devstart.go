@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -48,6 +50,24 @@ func (c cluster) urls(off int) []string {
 		out[i] = "http://" + out[i]
 	}
 	return out
+}
+
+// demoTry is the request the ready hint suggests, with the dev profile's
+// reader token (gateway.DevConfig), public by design.
+const demoTry = "curl -H 'Authorization: Bearer demo-read-token' %s/api/inventory"
+
+// announce waits until every process serves, then logs one "ready" record
+// with the URLs to try, and writes the request to try to hint (stderr).
+// The hint is not a log record: the log's redactor rightly cuts every
+// bearer credential, which would leave a line that cannot be pasted.
+func (c cluster) announce(ctx context.Context, l *slog.Logger, hint io.Writer) error {
+	if err := waitReady(ctx, c.readyURLs()); err != nil {
+		return err
+	}
+	edge := c.urls(0)[0]
+	l.Info("ready", "edges", strings.Join(c.urls(0), ","), "health", edge+"/health", "openapi", edge+"/openapi.json")
+	fmt.Fprintf(hint, "try: "+demoTry+"\n", edge)
+	return nil
 }
 
 // waitReady returns once every URL answers 200, or ctx ends, or readyWait
