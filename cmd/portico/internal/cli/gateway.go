@@ -20,7 +20,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	fs, lvl := newFlags("gateway")
+	fs, lf := newFlags("gateway")
 	path := fs.String("config", "", "gateway config `FILE` (YAML); required")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
@@ -32,7 +32,11 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, out, err := newLogger(e, "gateway", *lvl)
+	w, err := lf.output(e, false)
+	if err != nil {
+		return err
+	}
+	l, out, err := newLogger(w, "gateway", lf.level)
 	if err != nil {
 		return err
 	}
