@@ -56,6 +56,7 @@ func (c Config) validate(v *validator) {
 	c.validateUpstreamTLS(v)
 	c.validateOps(v)
 	c.Limits.validate(v)
+	c.Problems.validate(v)
 }
 
 func (c Config) validateUpstreams(v *validator) {

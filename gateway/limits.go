@@ -383,7 +383,10 @@ func layerText(layer string) string {
 // named by its layer; q and w are the Rate and Period in seconds, r what is
 // left, t the seconds until it is full again, or until a request fits for
 // the refusing layer), and X-RateLimit-Limit / -Remaining of the refusing
-// layer, or of the layer with the least left.
+// layer, or of the layer with the least left. X-RateLimit-Limit is the
+// capacity Remaining counts down from, the bucket's burst (capacity), as
+// GitHub, Kong and Envoy's rate limit service mean these headers: a fresh
+// caller reads Limit N and Remaining N-1, never Remaining above Limit.
 func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 	// The four values are appended to one stack buffer and become one
 	// string, sliced in four: no fmt on the request path (%q is
@@ -425,7 +428,7 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 		remaining = 0
 	}
 	stateEnd := len(b)
-	b = strconv.AppendInt(b, int64(d.Results[tightest].Limit.Rate), 10)
+	b = strconv.AppendInt(b, int64(capacity(d.Results[tightest].Limit)), 10)
 	limitEnd := len(b)
 	b = strconv.AppendInt(b, int64(remaining), 10)
 	all := string(b)
@@ -444,6 +447,15 @@ var (
 	hdrXRateLimitLimit     = http.CanonicalHeaderKey("X-RateLimit-Limit")
 	hdrXRateLimitRemaining = http.CanonicalHeaderKey("X-RateLimit-Remaining")
 )
+
+// capacity is what a full bucket of l admits at once: Burst, or Rate when
+// Burst is zero (ratelimit.Limit's zero meaning).
+func capacity(l ratelimit.Limit) int {
+	if l.Burst == 0 {
+		return l.Rate
+	}
+	return l.Burst
+}
 
 // ceilSeconds is d in whole seconds, rounded up; 0 for d <= 0.
 func ceilSeconds(d time.Duration) int {

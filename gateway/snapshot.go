@@ -104,7 +104,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if prev != nil {
 		prevShed = prev.shed
 	}
-	if sn.shed, err = newShedder(cfg.Shed, sn.table, s.shedTotal, s.log, prevShed); err != nil {
+	if sn.shed, err = newShedder(cfg.Shed, cfg.Problems.TypeBase, sn.table, s.shedTotal, s.log, prevShed); err != nil {
 		return nil, err
 	}
 	var prevLimits *limiter

@@ -20,11 +20,12 @@
 // and asks that a relative one carry the full path, as this one does; so
 // https://edge.example/api/orders/o-1 answers a type that resolves to
 // https://edge.example/problems/upstream-timeout, a page the edge itself
-// serves without a token (Pages). An absolute base was rejected: it names
-// one host, which every deployment would have to configure and serve, and a
-// client behind any other host or port would be sent to a page that is not
-// there; the edge is the one entry every client already reaches. The type
-// stays a stable identifier: it is the same path on every deployment.
+// serves without a token (Pages). That is the default, because an absolute
+// base names one host, which every deployment would have to configure and
+// serve; the edge is the one entry every client already reaches. Behind an
+// ingress that serves the edge under a path prefix or another host the
+// relative type resolves off the edge, so the edge's problems.type_base
+// sets an absolute base instead (Problem.Rebase).
 //
 // Codes lists every code a problem can carry; Pages gives each the text of
 // its page: the catalogue's doc for the edge's own codes (codes.go), the
