@@ -64,9 +64,15 @@ func newInstanceSet(t *testing.T, modes ...int) *instanceSet {
 // breaker whose cool-down outlasts the test, so an open breaker stays open.
 func (s *instanceSet) upstream(t *testing.T, attempts int) (*interceptors.Upstream, inventoryv1.InventoryServiceClient) {
 	t.Helper()
+	return s.upstreamWithin(t, attempts, 100*time.Millisecond)
+}
+
+// upstreamWithin is upstream with each attempt bounded by perAttempt.
+func (s *instanceSet) upstreamWithin(t *testing.T, attempts int, perAttempt time.Duration) (*interceptors.Upstream, inventoryv1.InventoryServiceClient) {
+	t.Helper()
 	up, err := interceptors.NewUpstream("", interceptors.WithConfig(interceptors.Config{
 		Name: "inventory", Addresses: s.addrs, Timeout: 3 * time.Second,
-		Retry: interceptors.RetryConfig{MaxAttempts: attempts, AttemptTimeout: 100 * time.Millisecond},
+		Retry: interceptors.RetryConfig{MaxAttempts: attempts, AttemptTimeout: perAttempt},
 	}), interceptors.WithBreaker(breaker.Settings{CoolDown: time.Minute}),
 		interceptors.WithDialOptions(s.net.DialOption()), quiet)
 	if err != nil {
@@ -125,7 +131,10 @@ func TestOneInstanceHangingCostsNoCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newInstanceSet(t, serving, serving, serving)
-			up, c := s.upstream(t, tt.attempts)
+			// A second per attempt: a healthy instance answering slowly on
+			// a busy host (-race, many packages at once) must not count as
+			// failed; only the bad instance should.
+			up, c := s.upstreamWithin(t, tt.attempts, time.Second)
 			warm(t, c, 3)
 			s.mode[1].Store(int32(tt.bad))
 
