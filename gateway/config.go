@@ -96,6 +96,9 @@ type Config struct {
 	Telemetry TelemetryConfig `yaml:"telemetry,omitempty"`
 	// Shed caps the requests in flight (load shedding, config_shed.go).
 	Shed ShedConfig `yaml:"shed,omitempty"`
+	// Problems configures the problem details' type URIs
+	// (config_problems.go); absent keeps them relative ("/problems/...").
+	Problems ProblemsConfig `yaml:"problems,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized

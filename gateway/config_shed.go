@@ -35,7 +35,8 @@ const (
 // shed, so probes and scrapes see the truth during an overload.
 type ShedConfig struct {
 	// MaxInFlight caps concurrent /api requests at this edge. Zero means
-	// DefaultMaxInFlight; negative means no cap. A cap above what the
+	// DefaultMaxInFlight; -1 means no cap (below -1 is an error, so a
+	// typo such as -5 cannot turn shedding off unnoticed). A cap above what the
 	// edge's CPUs serve within the latency you want only lets requests
 	// queue inside the edge: set it to about the edge's throughput times
 	// its unloaded latency, with room to spare.
@@ -45,8 +46,8 @@ type ShedConfig struct {
 	// is shed at once (the default, and the fastest refusal).
 	MaxWait time.Duration `yaml:"max_wait,omitempty"`
 	// MaxQueue bounds the requests waiting for a slot at once, per cap;
-	// beyond it excess is shed at once. Zero means DefaultShedQueue;
-	// negative means nobody waits. Used only with MaxWait.
+	// beyond it excess is shed at once. Zero means DefaultShedQueue; -1
+	// means nobody waits (below -1 is an error). Used only with MaxWait.
 	MaxQueue int `yaml:"max_queue,omitempty"`
 	// RetryAfter is the Retry-After of a shed answer, rounded up to whole
 	// seconds. Zero means DefaultShedRetryAfter.
@@ -108,6 +109,8 @@ func (c ShedConfig) withDefaults() ShedConfig {
 }
 
 func (c ShedConfig) validate(v *validator) {
+	v.offOrCount("shed.max_in_flight", c.MaxInFlight, "no cap")
+	v.offOrCount("shed.max_queue", c.MaxQueue, "nobody waits")
 	v.nonNegative("shed.max_wait", c.MaxWait)
 	v.nonNegative("shed.retry_after", c.RetryAfter)
 	v.capOrOff("shed.max_in_flight_per_client", c.MaxInFlightPerClient)

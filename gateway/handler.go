@@ -226,12 +226,15 @@ func (s *Server) serveOps(w *responseWriter, r *http.Request, h http.HandlerFunc
 	h(w, r)
 }
 
-// writeProblem completes p with the request's path and trace id and sends
-// it.
+// writeProblem completes p with the request's path and trace id, puts its
+// type under the live config's problems.type_base, and sends it.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
 	ex := exchangeFrom(r.Context())
 	p.Instance = r.URL.EscapedPath()
 	p.TraceID = ex.traceID
+	if ex.snap != nil {
+		p.Rebase(ex.snap.cfg.Problems.TypeBase)
+	}
 	ex.code = p.Code
 	p.Write(w)
 }

@@ -34,7 +34,8 @@ type shedder struct {
 	groups     map[*route.Route]*shedScope
 	table      *route.Table
 	wait       time.Duration
-	retryAfter int // whole seconds
+	retryAfter int    // whole seconds
+	typeBase   string // problems.type_base of the refusals
 	edgeScope  *shedScope
 	log        *slog.Logger
 	lastLog    atomic.Int64 // unix nanoseconds of the last "shedding load" line
@@ -127,15 +128,15 @@ func (h shedHold) release() {
 // previous snapshot's shedder, nil at start) with the same name, cap and
 // queue lends its limiter, so the requests it holds still count after a
 // reload.
-func newShedder(cfg ShedConfig, table *route.Table, total *prometheus.CounterVec, log *slog.Logger, prev *shedder) (*shedder, error) {
+func newShedder(cfg ShedConfig, typeBase string, table *route.Table, total *prometheus.CounterVec, log *slog.Logger, prev *shedder) (*shedder, error) {
 	queue := cfg.MaxQueue
 	if cfg.MaxWait <= 0 {
 		queue = 0
 	}
-	sh := &shedder{table: table, wait: cfg.MaxWait, retryAfter: wholeSeconds(cfg.RetryAfter), log: log,
+	sh := &shedder{table: table, wait: cfg.MaxWait, retryAfter: wholeSeconds(cfg.RetryAfter), typeBase: typeBase, log: log,
 		groups: map[*route.Route]*shedScope{}}
 	scope := func(name string, n int) (*shedScope, error) {
-		rf := newRefusal(name, sh.retryAfter)
+		rf := newRefusal(name, sh.retryAfter, typeBase)
 		if old := prev.scope(name); old != nil && old.lim.Max() == n && old.queue == queue {
 			return &shedScope{name: name, lim: old.lim, shed: old.shed, queue: queue, refusal: rf}, nil
 		}
@@ -265,6 +266,7 @@ func (sh *shedder) refuse(w http.ResponseWriter, r *http.Request, sc *shedScope)
 	if path := r.URL.EscapedPath(); !sc.refusal.write(w, path, traceID) {
 		p := problem.New(problem.CodeOverloaded, overloadDetail(sc.name))
 		p.Instance, p.TraceID, p.RetryAfter = path, traceID, sh.retryAfter
+		p.Rebase(sh.typeBase)
 		p.Write(w)
 	}
 	sh.count(sc, traceID)

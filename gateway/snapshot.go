@@ -7,10 +7,8 @@ import (
 	"os"
 	"reflect"
 	"sync/atomic"
-	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/auth"
@@ -46,11 +44,10 @@ type snapshot struct {
 	// set: Server.openAPI with each operation's roles under this policy
 	// (documentPolicy). nil means Server.openAPI as is.
 	openAPI []byte
-	// nonces is the signed requests' nonce store (Server.nonces'), and
-	// nonceClient the Redis client build opened for it when redis.url
-	// changed (the Server keeps it once the snapshot is committed).
-	nonces      auth.NonceStore
-	nonceClient *redis.Client
+	// nonces is the signed requests' nonce store, from nonceSet: the
+	// stores of Server.nonces this snapshot holds until it drains.
+	nonces   auth.NonceStore
+	nonceSet *nonceSet
 
 	// refs counts the requests using the snapshot, plus one while it is
 	// the live one. At zero it is drained: its upstream references are
@@ -67,13 +64,11 @@ type snapshot struct {
 func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snapshot, err error) {
 	sn := &snapshot{cfg: cfg, version: versionOf(cfg), upstreams: map[string]*upstreamConn{}}
 	sn.refs.Store(1)
-	sn.nonces, sn.nonceClient = s.nonces.next(cfg, time.Now())
+	sn.nonceSet = s.nonces.next(cfg)
+	sn.nonces = sn.nonceSet.store
 	defer func() {
 		if err != nil {
 			sn.releaseUpstreams(s)
-			if sn.nonceClient != nil {
-				_ = sn.nonceClient.Close()
-			}
 		}
 	}()
 	if sn.table, sn.endpoints, err = buildRoutes(cfg, s.o.registrations); err != nil {
@@ -109,7 +104,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if prev != nil {
 		prevShed = prev.shed
 	}
-	if sn.shed, err = newShedder(cfg.Shed, sn.table, s.shedTotal, s.log, prevShed); err != nil {
+	if sn.shed, err = newShedder(cfg.Shed, cfg.Problems.TypeBase, sn.table, s.shedTotal, s.log, prevShed); err != nil {
 		return nil, err
 	}
 	var prevLimits *limiter
@@ -197,9 +192,9 @@ func (sn *snapshot) release(s *Server) {
 }
 
 // releaseUpstreams drops the snapshot's reference to each upstream
-// connection and closes those no other snapshot holds.
+// connection and nonce store and closes those no other snapshot holds.
 func (sn *snapshot) releaseUpstreams(s *Server) {
-	errs := []error{sn.limits.close()}
+	errs := []error{sn.limits.close(), s.nonces.release(sn.nonceSet)}
 	for _, uc := range sn.upstreams {
 		if uc.refs.Add(-1) == 0 {
 			errs = append(errs, s.closeConn(uc.cc), uc.probe.close())
