@@ -45,6 +45,9 @@ func (s *Server) readAPIBody(w *responseWriter, r *http.Request) bool {
 	sn := ex.snap
 	addr := sn.clients.addr(r)
 	if !s.bodies.TryAcquire(addr, sn.cfg.Shed.MaxInFlightPerClient) {
+		// Closing spares net/http's reading the unread body (up to 256
+		// KiB) before it sends the answer, as slowly as the client likes.
+		closeAfter(w)
 		s.writeProblem(w, r, tooManyInFlight(sn, "This client address has "+
 			strconv.Itoa(sn.cfg.Shed.MaxInFlightPerClient)+" requests whose bodies are still arriving"))
 		return false

@@ -116,3 +116,88 @@ func TestSlowBodiesDoNotStarveOthers(t *testing.T) {
 		t.Errorf("client addresses with bodies in flight at rest = %d, want 0", got)
 	}
 }
+
+// readProblem reads one answer from br and its problem body.
+func readProblem(t *testing.T, br *bufio.Reader) (*http.Response, map[string]any) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var p map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		t.Fatalf("answer %d: body: %v", resp.StatusCode, err)
+	}
+	return resp, p
+}
+
+// TestInFlightPerClientCap: an address with max_in_flight_per_client
+// bodies arriving gets 429 TOO_MANY_IN_FLIGHT for the next at once, without
+// the edge waiting for (or reading) its body, and the connection is closed.
+func TestInFlightPerClientCap(t *testing.T) {
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		c.Shed = ShedConfig{MaxInFlightPerClient: 2, RetryAfter: 2 * time.Second}
+		c.HTTP.BodyTimeout = time.Second
+	}})
+	addr := strings.TrimPrefix(h.http.URL, "http://")
+	held := []*slowClient{openSlow(t, addr, slowHeaders("token", 1)), openSlow(t, addr, slowHeaders("signed", 2))}
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(conn, strings.Replace(slowHeaders("token", 3), "Expect: 100-continue\r\n", "", 1)); err != nil {
+		t.Fatal(err)
+	}
+	resp, p := readProblem(t, bufio.NewReader(conn)) // no body byte sent: the answer must not wait for one
+	if resp.StatusCode != http.StatusTooManyRequests || p["code"] != "TOO_MANY_IN_FLIGHT" ||
+		resp.Header.Get("Retry-After") != "2" || !resp.Close {
+		t.Errorf("third body from the address = %d %v, Retry-After %q, close %v; want 429 TOO_MANY_IN_FLIGHT, 2, true",
+			resp.StatusCode, p["code"], resp.Header.Get("Retry-After"), resp.Close)
+	}
+	for i, c := range held {
+		if resp, p := readProblem(t, c.br); resp.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("held client %d = %d %v, want 408", i, resp.StatusCode, p["code"])
+		}
+	}
+	if res := h.do(http.MethodGet, "/api/inventory/kb-1", "", ""); res.status != http.StatusUnauthorized {
+		t.Errorf("a request once the bodies are gone = %d, want 401 (not capped)", res.status)
+	}
+}
+
+// TestInFlightPerCallerCap: a caller with max_in_flight_per_caller
+// requests in flight gets 429 TOO_MANY_IN_FLIGHT for the next; other
+// callers are not affected, and the slot comes back.
+func TestInFlightPerCallerCap(t *testing.T) {
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		c.Shed = ShedConfig{MaxInFlightPerCaller: 2, RetryAfter: 2 * time.Second}
+	}})
+	h.inv.listItems = func(context.Context, *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
+		return &inventoryv1.ListItemsResponse{}, nil
+	}
+	hi := holdGetItem(h)
+	held := hi.hold(t, h, 2) // the reader token's two requests wait at the upstream
+
+	res := h.do(http.MethodGet, "/api/inventory", readerToken, "")
+	if p := res.json(t); res.status != http.StatusTooManyRequests || p["code"] != "TOO_MANY_IN_FLIGHT" || res.header.Get("Retry-After") != "2" {
+		t.Errorf("the caller's third request = %d %v, Retry-After %q; want 429 TOO_MANY_IN_FLIGHT, 2", res.status, p["code"], res.header.Get("Retry-After"))
+	}
+	if res := h.do(http.MethodGet, "/api/inventory", adminToken, ""); res.status != http.StatusOK {
+		t.Errorf("another caller's request = %d, want 200", res.status)
+	}
+	hi.releaseAll()
+	for range 2 {
+		if s := <-held; s != http.StatusOK {
+			t.Errorf("held request = %d, want 200", s)
+		}
+	}
+	if res := h.do(http.MethodGet, "/api/inventory", readerToken, ""); res.status != http.StatusOK {
+		t.Errorf("the caller's request after its slots came back = %d, want 200", res.status)
+	}
+	if got := h.srv.callers.Keys(); got != 0 {
+		t.Errorf("callers in flight at rest = %d, want 0", got)
+	}
+}

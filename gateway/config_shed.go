@@ -29,8 +29,11 @@ const (
 )
 
 // ShedConfig caps the /api requests the edge works on at once (load
-// shedding). Excess is answered at once, before its body is read or it is
-// logged, with 503 OVERLOADED and Retry-After. The operational endpoints
+// shedding). While a cap is full, excess is answered at once, before its
+// body is read or it is logged, with 503 OVERLOADED and Retry-After. A
+// request takes its slots only once its body is in hand and its caller
+// authenticated (http.body_timeout), so a slow client holds none. The
+// operational endpoints
 // (/health, /healthz/*, /metrics, /openapi.json, /problems) are never
 // shed, so probes and scrapes see the truth during an overload.
 type ShedConfig struct {

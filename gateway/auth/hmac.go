@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -67,13 +68,16 @@ type SignedAppsConfig struct {
 //	X-Nonce:     16-128 of [A-Za-z0-9._~-], unique per app within 2 × Window
 //	X-Signature: lowercase hex HMAC-SHA256(secret, CanonicalString(...))
 //
-// The body is read once (at most MaxBodyBytes; not at all for an unknown
-// app), hashed, and put back for the edge to transcode. The signature is compared in constant time; the
+// The body is read once (at most MaxBodyBytes, for a known or an unknown
+// app alike), hashed, and put back for the edge to transcode. The signature is compared in constant time; the
 // nonce is claimed only after the signature verifies, so a forger cannot
 // burn an app's nonces. Safe for concurrent use.
 type SignedApps struct {
 	cfg  SignedAppsConfig
 	apps map[string][]signer
+	// stranger stands in for an unknown app: a random secret no request
+	// can match, verified like an app's so that both cost the same.
+	stranger []signer
 }
 
 // signer is one app secret with a pool of HMACs keyed with it, so a
@@ -92,6 +96,18 @@ func (s signer) mac(canonical string, sum []byte) []byte {
 	return sum
 }
 
+func newSigner(a App) signer {
+	secret := slices.Clone(a.Secret)
+	return signer{App: a, macs: &sync.Pool{New: func() any { return hmac.New(sha256.New, secret) }}}
+}
+
+// randomSecret is the stranger's secret: 32 random bytes, never shown.
+func randomSecret() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24)
+	return b
+}
+
 // NewSignedApps validates cfg and returns its verifier.
 func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 	if cfg.Window <= 0 {
@@ -107,6 +123,7 @@ func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 		cfg.Nonces = &MemoryNonces{}
 	}
 	s := &SignedApps{cfg: cfg, apps: map[string][]signer{}}
+	s.stranger = []signer{newSigner(App{ID: "\x00unknown", Secret: randomSecret()})}
 	for i, a := range cfg.Apps {
 		switch {
 		case !validToken(a.ID, 1, 64):
@@ -120,9 +137,7 @@ func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 			return nil, fmt.Errorf("auth: app %q: %w", a.ID, err)
 		}
 		a.Principal.Via = ViaSignedApp
-		secret := slices.Clone(a.Secret)
-		macs := &sync.Pool{New: func() any { return hmac.New(sha256.New, secret) }}
-		s.apps[a.ID] = append(s.apps[a.ID], signer{App: a, macs: macs})
+		s.apps[a.ID] = append(s.apps[a.ID], newSigner(a))
 	}
 	return s, nil
 }
@@ -260,13 +275,18 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 	badSignature := func() error {
 		return fail(ErrInvalidCredentials, "The signature does not verify (unknown app, wrong secret, or a request changed after signing).")
 	}
-	apps := s.apps[h.AppID]
-	if len(apps) == 0 {
-		return Principal{}, badSignature() // before the body: no reading or hashing for a stranger
-	}
+	// The body is read and hashed before the app is looked up, and a
+	// stranger's signature is computed like an app's: an unknown app id
+	// costs what a known one does, so the time to answer tells nothing
+	// about which ids exist. (What an unauthenticated client can make the
+	// edge read is bounded there: body limit, rate, per-address cap.)
 	sum, err := s.hashBody(r)
 	if err != nil {
 		return Principal{}, err
+	}
+	apps := s.apps[h.AppID]
+	if len(apps) == 0 {
+		apps = s.stranger
 	}
 	canonical := CanonicalString(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Get(HeaderTimestamp), h.Nonce, sum)
 	found := -1
@@ -276,7 +296,7 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 			found = i
 		}
 	}
-	if found < 0 {
+	if found < 0 || apps[found].ID != h.AppID {
 		return Principal{}, badSignature()
 	}
 	app := &apps[found]

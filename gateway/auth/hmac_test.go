@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -231,21 +232,37 @@ func (c *readCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// TestSignedAppsUnknownAppReadsNoBody: a request naming no configured app
-// is refused before its body is read (an unauthenticated client cannot
-// make the edge read and hash bodies).
-func TestSignedAppsUnknownAppReadsNoBody(t *testing.T) {
+// TestSignedAppsUnknownAppReadsTheBody: a request naming no configured app
+// has its body read and hashed as a known app's is, and an oversized body
+// is refused alike, so neither the answer nor its timing tells which app
+// ids exist. (The edge bounds what an unauthenticated client can make it
+// read: the body limit, http.min_body_rate, shed.max_in_flight_per_client.)
+func TestSignedAppsUnknownAppReadsTheBody(t *testing.T) {
 	now := time.Unix(999_000, 0)
 	s := newApps(t, func() time.Time { return now }, nil)
-	r := signedRequest("new-secret-000001", "POST", "/api/x", strings.Repeat("x", 60), now.Unix(), "nonce-unknown-app-1")
-	r.Header.Set(auth.HeaderAppID, "no-such-app")
-	body := &readCounter{ReadCloser: r.Body}
-	r.Body = body
-	if _, err := s.Authenticate(r); !errors.Is(err, auth.ErrInvalidCredentials) {
-		t.Fatalf("Authenticate = %v, want ErrInvalidCredentials", err)
+	tests := []struct {
+		name, app, body string
+		want            error
+	}{
+		{"known app, wrong secret", "app", strings.Repeat("x", 60), auth.ErrInvalidCredentials},
+		{"unknown app", "no-such-app", strings.Repeat("x", 60), auth.ErrInvalidCredentials},
+		{"known app, body too large", "app", strings.Repeat("x", 2000), auth.ErrBodyTooLarge},
+		{"unknown app, body too large", "no-such-app", strings.Repeat("x", 2000), auth.ErrBodyTooLarge},
 	}
-	if body.n != 0 {
-		t.Errorf("%d body bytes read for an unknown app, want 0", body.n)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := signedRequest("not-the-secret-01", "POST", "/api/x", tt.body, now.Unix(), fmt.Sprintf("nonce-unknown-app-%d", i))
+			r.Header.Set(auth.HeaderAppID, tt.app)
+			r.ContentLength = -1 // as a chunked body: the limit is found by reading
+			body := &readCounter{ReadCloser: r.Body}
+			r.Body = body
+			if _, err := s.Authenticate(r); !errors.Is(err, tt.want) {
+				t.Fatalf("Authenticate = %v, want %v", err, tt.want)
+			}
+			if want := min(len(tt.body), 65); body.n != want {
+				t.Errorf("%d body bytes read, want %d (as for any app)", body.n, want)
+			}
+		})
 	}
 }
 
