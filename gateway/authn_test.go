@@ -149,8 +149,8 @@ func TestJWTPrincipal(t *testing.T) {
 	var got []string
 	h.inv.listItems = listItemsRecording(&got)
 	r := h.do("GET", "/api/inventory", "", "", "Authorization: Bearer "+iss.Mint(authtest.KidRSA, c))
-	if r.status != 200 || strings.Join(got, ",") != "carol,customer" {
-		t.Fatalf("GET = %d %s; upstream saw %v, want carol,customer", r.status, r.body, got)
+	if r.status != 200 || strings.Join(got, ",") != "jwt:carol,customer" {
+		t.Fatalf("GET = %d %s; upstream saw %v, want jwt:carol,customer", r.status, r.body, got)
 	}
 }
 

@@ -106,7 +106,7 @@ func TestJWKSFile(t *testing.T) {
 	}
 	v := newVerifier(t, keys, nil)
 	p, err := v.Verify(context.Background(), iss.Mint(authtest.KidEC, authtest.Claims(time.Now(), "u", "reader", "admin")))
-	if err != nil || p.Subject != "u" || p.Role != "reader" || !p.HasRole("admin") || p.Via != auth.ViaJWT {
+	if err != nil || p.Subject != "jwt:u" || p.Role != "reader" || !p.HasRole("admin") || p.Via != auth.ViaJWT {
 		t.Fatalf("Verify = %+v, %v", p, err)
 	}
 	if _, err := auth.NewJWKSFile(filepath.Join(t.TempDir(), "none.json")); err == nil {
@@ -145,7 +145,7 @@ func TestJWTClaimsMapping(t *testing.T) {
 	c := authtest.Claims(time.Now(), "ignored")
 	c["email"], c["realm"], c["tier"] = "a@example.com", map[string]any{"roles": "customer reader"}, "gold"
 	p, err := v.Verify(context.Background(), iss.Mint(authtest.KidRSA, c))
-	want := auth.NewPrincipal("a@example.com", []string{"customer", "reader"}, "", "gold", auth.ViaJWT)
+	want := auth.NewPrincipal("jwt:a@example.com", []string{"customer", "reader"}, "", "gold", auth.ViaJWT)
 	if err != nil || !p.Equal(want) {
 		t.Fatalf("Verify = %+v, %v; want %+v", p, err, want)
 	}
