@@ -84,3 +84,39 @@ func TestJWTSubjectsNamespaced(t *testing.T) {
 		})
 	}
 }
+
+// TestJWTRoleNotARoleName: a roles claim naming something that cannot be
+// a role ("Admin": role names are lower case) is a verified token that
+// the policy grants nothing by that name: 403, not 401. Role names are
+// compared as sent, so "Admin" is never admin.
+func TestJWTRoleNotARoleName(t *testing.T) {
+	iss := authtest.NewIssuer()
+	h := credentialHarness(t, iss)
+	var got []string
+	h.inv.listItems = listItemsRecording(&got)
+	for _, tt := range []struct {
+		name   string
+		roles  []string
+		status int
+		role   string // the role the upstream saw
+	}{
+		{"capital letter", []string{"Admin"}, 403, ""},
+		{"space inside", []string{"Bad Role"}, 403, ""},
+		{"beside a role", []string{"Admin", "reader"}, 200, "reader"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got = nil
+			r := h.do("GET", "/api/inventory", iss.Mint(authtest.KidRSA, authtest.Claims(time.Now(), "u", tt.roles...)), "")
+			code := ""
+			if r.status >= 400 {
+				code, _ = r.json(t)["code"].(string)
+			}
+			if r.status != tt.status || tt.status == 403 && code != "FORBIDDEN" {
+				t.Fatalf("GET with roles %q = %d %s; want %d", tt.roles, r.status, r.body, tt.status)
+			}
+			if tt.role != "" && (len(got) < 2 || got[1] != tt.role) {
+				t.Errorf("roles %q: upstream saw %v, want role %s", tt.roles, got, tt.role)
+			}
+		})
+	}
+}

@@ -42,7 +42,8 @@ type Claims struct {
 	// Subject: a string, required. Empty means "sub".
 	Subject string
 	// Roles: an array of strings or one space-separated string. Empty
-	// means "roles". A token without it has no roles.
+	// means "roles". A token without it has no roles; a name that is not
+	// a ValidRole is left out.
 	Roles string
 	// Tenant: a string. Empty means "tenant".
 	Tenant string
@@ -233,9 +234,14 @@ func (v *JWTVerifier) principal(c jwt.MapClaims) (Principal, error) {
 	default:
 		return bad("roles")
 	}
-	if len(roles) > MaxRoles || slices.ContainsFunc(roles, func(r string) bool { return !ValidRole(r) }) {
+	if len(roles) > MaxRoles {
 		return bad("roles")
 	}
+	// A name that cannot be a role ("Admin": roles are lower case,
+	// compared as sent) is one no policy grants anything: it is left out,
+	// so the token is verified and the policy answers 403, not 401. An
+	// issuer's roles claim often holds other applications' roles too.
+	roles = slices.DeleteFunc(roles, func(r string) bool { return !ValidRole(r) })
 	tenant, _ := claim(c, v.cfg.Claims.Tenant).(string)
 	plan, _ := claim(c, v.cfg.Claims.Plan).(string)
 	if tenant != "" && !ValidSubject(tenant) {

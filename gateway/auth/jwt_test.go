@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -149,9 +150,13 @@ func TestJWTClaimsMapping(t *testing.T) {
 	if err != nil || !p.Equal(want) {
 		t.Fatalf("Verify = %+v, %v; want %+v", p, err, want)
 	}
-	c["realm"] = map[string]any{"roles": []any{"Bad Role"}}
+	c["realm"] = map[string]any{"roles": []any{"Bad Role", "Admin", "reader"}}
+	if p, err := v.Verify(context.Background(), iss.Mint(authtest.KidRSA, c)); err != nil || !slices.Equal(p.Roles, []string{"reader"}) {
+		t.Errorf("names that cannot be roles = %+v, %v; want them left out, roles [reader]", p, err)
+	}
+	c["realm"] = map[string]any{"roles": []any{"reader", 7}}
 	if _, err := v.Verify(context.Background(), iss.Mint(authtest.KidRSA, c)); !errors.Is(err, auth.ErrInvalidCredentials) {
-		t.Errorf("invalid role = %v, want ErrInvalidCredentials", err)
+		t.Errorf("a role that is no string = %v, want ErrInvalidCredentials", err)
 	}
 }
 
