@@ -67,7 +67,8 @@ func buildJWT(j JWTConfig) (*auth.JWTVerifier, error) {
 	}
 	return auth.NewJWTVerifier(auth.JWTConfig{
 		Issuer: j.Issuer, Audience: j.Audience, Algorithms: j.Algorithms, Leeway: j.Leeway, Keys: keys,
-		Claims: auth.Claims{Subject: j.Claims.Subject, Roles: j.Claims.Roles, Tenant: j.Claims.Tenant, Plan: j.Claims.Plan},
+		Claims:         auth.Claims{Subject: j.Claims.Subject, Roles: j.Claims.Roles, Tenant: j.Claims.Tenant, Plan: j.Claims.Plan},
+		SharedSubjects: j.SharedSubjects,
 	})
 }
 

@@ -66,7 +66,8 @@ type SignedAppsConfig struct {
 //	X-App-Id:    the app's id
 //	X-Timestamp: Unix seconds, within Window of the edge's clock
 //	X-Nonce:     16-128 of [A-Za-z0-9._~-], unique per app within 2 × Window
-//	X-Signature: lowercase hex HMAC-SHA256(secret, CanonicalString(...))
+//	X-Signature: lowercase hex HMAC-SHA256(secret, CanonicalString(...)),
+//	             which covers Idempotency-Key too
 //
 // The body is read once (at most MaxBodyBytes, for a known or an unknown
 // app alike), hashed, and put back for the edge to transcode. The signature is compared in constant time; the
@@ -148,7 +149,13 @@ type SignatureHeaders struct {
 	Timestamp int64
 	Nonce     string
 	Signature [sha256.Size]byte
+	// IdempotencyKey is the Idempotency-Key header, "" without one: it is
+	// signed too (CanonicalString).
+	IdempotencyKey string
 }
+
+// headerIdempotencyKey is signed with the rest (CanonicalString).
+const headerIdempotencyKey = "Idempotency-Key"
 
 func hasSignatureHeaders(h http.Header) bool {
 	for _, k := range []string{HeaderAppID, HeaderTimestamp, HeaderNonce, HeaderSignature} {
@@ -202,11 +209,18 @@ func ParseSignatureHeaders(h http.Header) (SignatureHeaders, error) {
 	if _, err := hex.Decode(out.Signature[:], []byte(sig)); err != nil {
 		return out, fail(ErrMalformed, HeaderSignature+" must be 64 lowercase hex digits.")
 	}
+	keys := h.Values(headerIdempotencyKey)
+	if len(keys) > 1 {
+		return out, fail(ErrMalformed, "Send "+headerIdempotencyKey+" at most once on a signed request.")
+	}
+	if len(keys) == 1 {
+		out.IdempotencyKey = keys[0]
+	}
 	out.AppID, out.Nonce = id, nonce
 	return out, nil
 }
 
-// CanonicalString is what a signed request signs, six lines joined by
+// CanonicalString is what a signed request signs, seven lines joined by
 // "\n" with no trailing newline:
 //
 //	METHOD                 upper case, as sent
@@ -218,9 +232,13 @@ func ParseSignatureHeaders(h http.Header) (SignatureHeaders, error) {
 //	nonce                  X-Nonce
 //	e3b0c442...            lowercase hex SHA-256 of the body as sent
 //	                       (the empty body's hash without one)
-func CanonicalString(method, escapedPath, rawQuery, timestamp, nonce string, bodyHash [sha256.Size]byte) string {
+//	order-key-1            Idempotency-Key as sent; "" without one
+//
+// The idempotency key is signed so that a replay cannot choose a new one:
+// with another key the service would take it for a new request.
+func CanonicalString(method, escapedPath, rawQuery, timestamp, nonce string, bodyHash [sha256.Size]byte, idempotencyKey string) string {
 	var b strings.Builder
-	b.Grow(len(method) + len(escapedPath) + len(rawQuery) + len(timestamp) + len(nonce) + 2*sha256.Size + 5)
+	b.Grow(len(method) + len(escapedPath) + len(rawQuery) + len(timestamp) + len(nonce) + 2*sha256.Size + len(idempotencyKey) + 6)
 	b.WriteString(method)
 	b.WriteByte('\n')
 	b.WriteString(escapedPath)
@@ -234,6 +252,8 @@ func CanonicalString(method, escapedPath, rawQuery, timestamp, nonce string, bod
 	var hx [2 * sha256.Size]byte
 	hex.Encode(hx[:], bodyHash[:])
 	b.Write(hx[:])
+	b.WriteByte('\n')
+	b.WriteString(idempotencyKey)
 	return b.String()
 }
 
@@ -288,7 +308,7 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 	if len(apps) == 0 {
 		apps = s.stranger
 	}
-	canonical := CanonicalString(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Get(HeaderTimestamp), h.Nonce, sum)
+	canonical := CanonicalString(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Get(HeaderTimestamp), h.Nonce, sum, h.IdempotencyKey)
 	found := -1
 	var mac [sha256.Size]byte
 	for i := range apps { // no early exit: every secret of the app costs the same
