@@ -461,7 +461,7 @@ func cmpOrDuration(v, def time.Duration) time.Duration {
 
 // processNonces is the nonce store of redis.url when New is given none:
 // with redis.url, the Redis every edge shares (fail closed: a Redis that does
-// not answer within DefaultRedisLimitTimeout makes signed requests 503
+// not answer within nonce.DefaultTimeout, twice, makes signed requests 503
 // with Retry-After), with the client to close; else one in memory that
 // remembers since now.
 func processNonces(cfg Config, now time.Time) (auth.NonceStore, *redis.Client) {
@@ -472,7 +472,9 @@ func processNonces(cfg Config, now time.Time) (auth.NonceStore, *redis.Client) {
 	if err != nil { // validated; keep the edge up with local nonces
 		return &auth.MemoryNonces{Since: now}, nil
 	}
-	timeout := cmpOrDuration(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
+	// Its own bound, not limits.redis.timeout's: a nonce check fails
+	// closed, so it waits longer and retries once (nonce.Attempts).
+	timeout := nonce.DefaultTimeout
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
 	opt.MaxRetries, opt.ContextTimeoutEnabled = -1, true
 	c := redis.NewClient(opt)
