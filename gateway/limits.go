@@ -55,6 +55,7 @@ type limitBackend struct {
 	failover *ratelimit.Failover // with Redis
 	redis    *redis.Client       // with Redis; closed by close
 	pipeline *ratelimit.Pipeline // with Redis; stopped by close
+	probe    *redisProbe         // with Redis; stopped by close
 	key      string              // the settings it was built from
 	refs     atomic.Int64
 }
@@ -68,7 +69,7 @@ type limitGroup struct {
 // newLimiter builds the limiter of cfg.Limits over the route table: in
 // memory, or shared through cfg.Redis.URL with a local fallback. now, when
 // not nil, replaces the local store's clock (tests).
-func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() time.Time, prev *limiter) (*limiter, error) {
+func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() time.Time, prev *limiter, probed func(bool)) (*limiter, error) {
 	lc := cfg.Limits
 	if !lc.enabled() {
 		return nil, nil
@@ -129,7 +130,7 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 	}
 	l.store = local
 	if cfg.Redis.URL != "" {
-		if err := l.shared(cfg, local, log); err != nil {
+		if err := l.shared(cfg, local, log, probed); err != nil {
 			return nil, err
 		}
 	}
@@ -137,7 +138,7 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 }
 
 // shared puts the Redis store, behind a failover to local, in front.
-func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) error {
+func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger, probed func(bool)) error {
 	timeout := cmpOrDuration(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil {
@@ -176,6 +177,13 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) e
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
 	l.store = l.failover
+	l.probe = startRedisProbe(l.redis, nonce.DefaultTimeout, DefaultRedisProbeInterval, func(up bool) {
+		if up {
+			log.Info("rate limits: Redis answers PING again")
+		} else {
+			log.Warn("rate limits: Redis does not answer PING; deciding by the outage policy while requests fail there", "outage", outage.String())
+		}
+	}, probed)
 	return nil
 }
 
@@ -185,14 +193,9 @@ func (l *limiter) close() error {
 	if l == nil || l.limitBackend == nil || l.refs.Add(-1) != 0 || l.redis == nil {
 		return nil
 	}
+	l.probe.close()
 	l.pipeline.Close()
 	return l.redis.Close()
-}
-
-// healthReport is /health's body with the rate limiter's state.
-type healthReport struct {
-	health.Report
-	RateLimits *rateLimitHealth `json:"rateLimits,omitempty"`
 }
 
 type rateLimitHealth struct {
@@ -201,22 +204,22 @@ type rateLimitHealth struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// health adds the rate limiter's Redis to a /health report, as a
-// dependency (DOWN while it fails, which makes the report DEGRADED) and as
-// rateLimits, which says what the edge does meanwhile; it returns the body
-// to send.
-func (l *limiter) health(rep *health.Report) any {
+// health reports the rate limiter's Redis, as a dependency (DOWN while its
+// probe gets no answer or decisions fail there) and as rateLimits, which
+// says what the edge does meanwhile; refusing is true when the edge
+// refuses requests for it (outage: closed). nil without Redis.
+func (l *limiter) health() (dep *health.DependencyStatus, rl *rateLimitHealth, refusing bool) {
 	if l == nil || l.failover == nil {
-		return rep
+		return nil, nil, false
 	}
-	st := health.DependencyStatus{Name: "redis", Status: health.Up}
-	rl := &rateLimitHealth{Redis: health.Up, Outage: l.failover.Outage().String()}
-	if l.failover.Degraded() {
-		st.Status, rl.Redis, rep.Status = health.Down, health.Down, health.Degraded
+	dep = &health.DependencyStatus{Name: "redis", Status: health.Up}
+	rl = &rateLimitHealth{Redis: health.Up, Outage: l.failover.Outage().String()}
+	if !l.probe.up() || l.failover.Degraded() {
+		dep.Status, rl.Redis = health.Down, health.Down
 		rl.Detail = "Redis is failing: rate limits are " + outageDetail[l.failover.Outage()]
+		refusing = l.failover.Outage() == ratelimit.OutageClosed
 	}
-	rep.Dependencies = append(rep.Dependencies, st)
-	return healthReport{Report: *rep, RateLimits: rl}
+	return dep, rl, refusing
 }
 
 var outageDetail = map[ratelimit.Outage]string{

@@ -56,9 +56,12 @@ func (e *UnavailableError) Unwrap() []error { return []error{ErrUnavailable, e.E
 type Redis struct {
 	// failing is set while the last claim found Redis not answering.
 	failing atomic.Bool
-	client  redis.Scripter
-	prefix  string
-	timeout time.Duration
+	// holdUntil is when the refusal after a data loss ends (Unix ms on the
+	// edge's clock); zero when none was seen.
+	holdUntil atomic.Int64
+	client    redis.Scripter
+	prefix    string
+	timeout   time.Duration
 	// epoch is the id of the store's epoch marker this store last saw
 	// ("" before the first answer).
 	epoch atomic.Pointer[string]
@@ -126,6 +129,7 @@ func (s *Redis) ClaimToken(ctx context.Context, key, token string, ttl time.Dura
 	}
 	if status < 0 {
 		d := time.Duration(wait) * time.Millisecond
+		s.holdUntil.Store(time.Now().Add(d).UnixMilli())
 		return false, &UnavailableError{Reason: "the nonce store lost its data; signed requests are refused until every nonce used before the loss has expired",
 			RetryAfter: d, Err: ErrDataLost}
 	}
@@ -135,6 +139,10 @@ func (s *Redis) ClaimToken(ctx context.Context, key, token string, ttl time.Dura
 // Failing reports whether the last claim found Redis not answering
 // (signed requests are refused meanwhile), for /health.
 func (s *Redis) Failing() bool { return s.failing.Load() }
+
+// Holding reports whether the store refuses claims after Redis lost its
+// data, as the last refusal said.
+func (s *Redis) Holding() bool { return time.Now().UnixMilli() < s.holdUntil.Load() }
 
 func (s *Redis) setFailing(v bool) {
 	if s.failing.Load() != v {
