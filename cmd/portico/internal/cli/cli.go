@@ -240,7 +240,8 @@ func newLogger(e env, service, level string) (*slog.Logger, *logging.Writer, err
 	procLog.Store(log)
 	grpcLogOnce.Do(func() {
 		grpclog.SetLoggerV2(logging.GRPCLoggerFunc(grpcLog.Load))
-		logging.SetOTelLogger(procLog.Load) // the OpenTelemetry SDK's own reports, likewise
+		logging.SetOTelLogger(procLog.Load)  // the OpenTelemetry SDK's own reports, likewise
+		logging.SetRedisLogger(procLog.Load) // and go-redis's own lines
 	})
 	return log, out, nil
 }
