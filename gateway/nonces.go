@@ -166,7 +166,6 @@ func (n *nonces) release(set *nonceSet) error {
 			errs = append(errs, ns.client.Close())
 		}
 	}
-	set.held = nil
 	return errors.Join(errs...)
 }
 
