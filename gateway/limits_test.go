@@ -389,6 +389,9 @@ func TestSignedNoncesInRedis(t *testing.T) {
 	if r.status != 503 || r.json(t)["code"] != "SERVICE_UNAVAILABLE" || r.header.Get("Retry-After") == "" {
 		t.Errorf("Redis down: %d %s (Retry-After %q), want 503 SERVICE_UNAVAILABLE with Retry-After", r.status, r.body, r.header.Get("Retry-After"))
 	}
+	if d, _ := r.json(t)["detail"].(string); !strings.Contains(d, "did not answer within 250ms (2 attempts)") {
+		t.Errorf("Redis down: detail %q does not say why", d)
+	}
 	if _, n := a.inv.last(); n != 1 {
 		t.Errorf("inventory saw %d calls, want 1", n)
 	}

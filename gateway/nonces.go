@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/nonce"
 )
 
@@ -25,8 +28,10 @@ import (
 // gave one (then it never moves). Safe for concurrent use: snapshots
 // drain on request goroutines.
 type nonces struct {
-	fixed auth.NonceStore // WithNonceStore's; nil: the stores below
-	now   func() time.Time
+	fixed  auth.NonceStore // WithNonceStore's; nil: the stores below
+	now    func() time.Time
+	log    *slog.Logger
+	probed func(up bool) // tests: after each PING
 
 	mu    sync.Mutex
 	byURL map[string]*nonceStore // every store a snapshot holds
@@ -43,6 +48,7 @@ type nonceStore struct {
 	url    string
 	store  auth.NonceStore
 	client *redis.Client
+	probe  *redisProbe // with a client: /health's view of it
 	refs   int
 }
 
@@ -114,6 +120,9 @@ func (n *nonces) hold(set *nonceSet, cfg Config) *nonceStore {
 	if !ok {
 		store, c := processNonces(cfg, n.clock())
 		ns = &nonceStore{url: url, store: store, client: c}
+		if c != nil {
+			ns.probe = startRedisProbe(c, nonce.DefaultTimeout, DefaultRedisProbeInterval, n.logProbe, n.probed)
+		}
 		n.byURL[url] = ns
 	}
 	ns.refs++
@@ -152,11 +161,11 @@ func (n *nonces) release(set *nonceSet) error {
 			continue
 		}
 		delete(n.byURL, ns.url)
+		ns.probe.close()
 		if ns.client != nil {
 			errs = append(errs, ns.client.Close())
 		}
 	}
-	set.held = nil
 	return errors.Join(errs...)
 }
 
@@ -165,6 +174,45 @@ func (n *nonces) open() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return len(n.byURL)
+}
+
+func (n *nonces) logProbe(up bool) {
+	if n.log == nil {
+		return
+	}
+	if up {
+		n.log.Info("nonces: Redis answers PING again")
+	} else {
+		n.log.Warn("nonces: Redis does not answer PING; signed requests are refused (fail closed) while it does not")
+	}
+}
+
+// nonceHealth is /health's view of the signed requests' nonce store.
+type nonceHealth struct {
+	Store  string `json:"store"`
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// health reports the snapshot's own nonce store in Redis: DOWN while its
+// probe gets no answer, its last claim got none, or it refuses after a
+// data loss. nil for a store in memory or given by WithNonceStore.
+func (set *nonceSet) health() *nonceHealth {
+	if set == nil || len(set.held) == 0 || set.held[0].client == nil {
+		return nil
+	}
+	ns := set.held[0]
+	h := &nonceHealth{Store: "redis", Status: health.Up}
+	r, _ := ns.store.(*nonce.Redis)
+	switch {
+	case !ns.probe.up() || (r != nil && r.Failing()):
+		h.Status = health.Down
+		h.Detail = fmt.Sprintf("Redis does not answer nonce checks within %s (%d attempts): signed requests are refused with 503 (fail closed); other credentials are served", nonce.DefaultTimeout, nonce.Attempts)
+	case r != nil && r.Holding():
+		h.Status = health.Down
+		h.Detail = "Redis lost its data: signed requests are refused with 503 until every nonce used before the loss has expired; other credentials are served"
+	}
+	return h
 }
 
 func (n *nonces) clock() time.Time {

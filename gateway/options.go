@@ -52,6 +52,7 @@ type options struct {
 	registrations []registration   // tests only
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
 	nonceClock    func() time.Time // tests only: when nonce stores move (nonces)
+	redisProbed   func(up bool)    // tests only: after each PING of a Redis probe
 }
 
 // WithDialer replaces the default dialer (Dial with no extra options, no

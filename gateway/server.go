@@ -82,11 +82,12 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{o: o, log: o.logger, registry: o.registry}
-	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock}
+	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock, probed: o.redisProbed}
 	if err := s.setup(); err != nil {
 		s.Close()
 		return nil, err
 	}
+	s.nonces.log = s.log
 	sn, err := s.build(ctx, cfg, nil)
 	if err != nil {
 		return nil, err

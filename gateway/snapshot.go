@@ -111,7 +111,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if prev != nil {
 		prevLimits = prev.limits
 	}
-	if sn.limits, err = newLimiter(cfg, sn.table.Routes(), s.log, s.o.limitClock, prevLimits); err != nil {
+	if sn.limits, err = newLimiter(cfg, sn.table.Routes(), s.log, s.o.limitClock, prevLimits, s.o.redisProbed); err != nil {
 		return nil, err
 	}
 	s.metrics.Init(knownRoutes(sn.endpoints), problem.Catalogue())

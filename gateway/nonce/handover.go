@@ -2,8 +2,6 @@ package nonce
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 )
 
@@ -43,9 +41,7 @@ type Handover struct {
 
 // Claim implements the nonce store.
 func (h *Handover) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	token := hex.EncodeToString(b[:])
+	token := newToken()
 	fresh, err := claim(ctx, h.Next, key, token, ttl)
 	if err != nil {
 		return false, err

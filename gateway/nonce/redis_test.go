@@ -3,8 +3,12 @@ package nonce
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/portico-gateway/portico/internal/redistest"
 )
@@ -159,5 +163,84 @@ func TestRedisDataLossSeenByANewEdgeFirst(t *testing.T) {
 		if fresh, err := s.Claim(ctx, "app\x00k1", time.Minute); fresh || !errors.Is(err, ErrDataLost) {
 			t.Errorf("after the old edge saw the new epoch: Claim = %v, %v; want ErrDataLost", fresh, err)
 		}
+	}
+}
+
+// slowHook makes Redis slow for a claim's attempts: each attempt listed in
+// slow (1-based) waits until its deadline, before or after Redis ran it
+// (the reply lost); attempts counts every attempt.
+type slowHook struct {
+	slow     map[int]bool
+	after    bool
+	attempts atomic.Int32
+}
+
+func (h *slowHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *slowHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h *slowHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		n := int(h.attempts.Add(1))
+		if !h.slow[n] {
+			return next(ctx, cmd)
+		}
+		if h.after {
+			_ = next(ctx, cmd) // Redis claims; the reply is lost
+		}
+		<-ctx.Done()
+		cmd.SetErr(ctx.Err())
+		return ctx.Err()
+	}
+}
+
+// TestRedisClaimRetries: a claim whose first attempt gets no answer in
+// time is asked once more: fresh when the retry answers, also when the
+// first attempt's claim reached Redis and only its reply was lost (the
+// retry finds its own token); with no answer twice it fails closed saying
+// why; a caller's context that ended is not retried.
+func TestRedisClaimRetries(t *testing.T) {
+	srv := redistest.Private(t)
+	tests := []struct {
+		name     string
+		slow     map[int]bool
+		after    bool
+		ctxDone  bool
+		fresh    bool
+		attempts int32
+	}{
+		{"first attempt times out", map[int]bool{1: true}, false, false, true, 2},
+		{"first reply lost after the claim", map[int]bool{1: true}, true, false, true, 2},
+		{"no answer twice", map[int]bool{1: true, 2: true}, false, false, false, 2},
+		{"caller gone", map[int]bool{1: true}, false, true, false, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := srv.Client(t)
+			if err := claimScript.Load(context.Background(), c).Err(); err != nil { // connected, script loaded: one command per attempt
+				t.Fatal(err)
+			}
+			h := &slowHook{slow: tc.slow, after: tc.after}
+			c.AddHook(h)
+			s, _ := NewRedis(c, redistest.Random()+":", 20*time.Millisecond)
+			ctx := context.Background()
+			if tc.ctxDone {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 20*time.Millisecond)
+				defer cancel()
+			}
+			fresh, err := s.Claim(ctx, "app\x00k", time.Minute)
+			if fresh != tc.fresh || (err != nil) == tc.fresh || h.attempts.Load() != tc.attempts {
+				t.Errorf("Claim = %v, %v after %d attempts; want fresh %v after %d", fresh, err, h.attempts.Load(), tc.fresh, tc.attempts)
+			}
+			var ue *UnavailableError
+			if err != nil && (!errors.As(err, &ue) || !strings.Contains(ue.Reason, "did not answer within 20ms (2 attempts)")) {
+				t.Errorf("Claim's error %v does not say why", err)
+			}
+			if s.Failing() == tc.fresh {
+				t.Errorf("Failing() = %v after a claim fresh %v", s.Failing(), tc.fresh)
+			}
+		})
 	}
 }

@@ -69,6 +69,10 @@ type Failover struct {
 	s        FailoverSettings
 	breaker  *breaker.Breaker
 	degraded atomic.Bool
+	// rewrite is set while the shared store may have lost the bans the
+	// local one holds (from an outage on): they are written back
+	// (BanWriter) before the next decision made there.
+	rewrite atomic.Bool
 }
 
 // NewFailover returns a Failover over shared, falling back to local (which
@@ -106,6 +110,9 @@ func (f *Failover) Degraded() bool { return f.degraded.Load() }
 func (f *Failover) Outage() Outage { return f.s.Outage }
 
 func (f *Failover) setDegraded(v bool) {
+	if v {
+		f.rewrite.Store(true)
+	}
 	if f.degraded.Swap(v) != v && f.s.OnChange != nil {
 		f.s.OnChange(v)
 	}
@@ -116,7 +123,11 @@ func (f *Failover) setDegraded(v bool) {
 func (f *Failover) Allow(ctx context.Context, req *Request) (Decision, error) {
 	if t, err := f.breaker.Admit(); err == nil {
 		cctx, cancel := context.WithTimeout(ctx, f.s.Timeout)
-		d, err := f.shared.Allow(cctx, req)
+		var d Decision
+		err := f.writeBans(cctx)
+		if err == nil {
+			d, err = f.shared.Allow(cctx, req)
+		}
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			f.breaker.Done(t, breaker.Excluded)
@@ -140,4 +151,20 @@ func (f *Failover) Allow(ctx context.Context, req *Request) (Decision, error) {
 		return Decision{Denied: -1}, ErrUnavailable
 	}
 	return f.local.Allow(ctx, req)
+}
+
+// writeBans writes the local store's bans back to the shared one when an
+// outage may have lost them (a Redis restarted empty would lift every
+// ban the edge held through the outage), once; a failure leaves it to the
+// next call.
+func (f *Failover) writeBans(ctx context.Context) error {
+	bw, ok := f.shared.(BanWriter)
+	if !ok || !f.rewrite.Load() || !f.rewrite.CompareAndSwap(true, false) {
+		return nil
+	}
+	if err := bw.WriteBans(ctx, f.local.bansLeft()); err != nil {
+		f.rewrite.Store(true)
+		return err
+	}
+	return nil
 }

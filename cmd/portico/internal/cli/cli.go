@@ -266,7 +266,8 @@ func newLogger(w io.Writer, service, level string) (*slog.Logger, *logging.Write
 	procLog.Store(log)
 	grpcLogOnce.Do(func() {
 		grpclog.SetLoggerV2(logging.GRPCLoggerFunc(grpcLog.Load))
-		logging.SetOTelLogger(procLog.Load) // the OpenTelemetry SDK's own reports, likewise
+		logging.SetOTelLogger(procLog.Load)  // the OpenTelemetry SDK's own reports, likewise
+		logging.SetRedisLogger(procLog.Load) // and go-redis's own lines
 	})
 	return log, out, nil
 }
