@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -27,8 +28,14 @@ const createAttempts = 2
 
 // CreatePayment charges an order; see the package doc for idempotency.
 func (s *Service) CreatePayment(ctx context.Context, req *paymentv1.CreatePaymentRequest) (*paymentv1.Payment, error) {
+	if err := s.mayMove(ctx); err != nil {
+		return nil, err
+	}
 	key := callmeta.IdempotencyKeyFromIncoming(ctx)
 	if err := validateCreate(req, key); err != nil {
+		return nil, err
+	}
+	if err := s.mayMoveFor(ctx, req.GetOrderId(), "charges"); err != nil {
 		return nil, err
 	}
 	hash, err := requestHash(req)
@@ -113,6 +120,9 @@ func (s *Service) charge(req *paymentv1.CreatePaymentRequest) Payment {
 
 // GetPayment returns one payment.
 func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentRequest) (*paymentv1.Payment, error) {
+	if err := s.mayRead(ctx); err != nil {
+		return nil, err
+	}
 	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
@@ -131,6 +141,9 @@ func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentReque
 // none (or an unknown order) gets an empty list. The page token carries
 // the page's last payment id (pagetoken).
 func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
+	if err := s.mayRead(ctx); err != nil {
+		return nil, err
+	}
 	var v rpcerr.Violations
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
@@ -157,6 +170,9 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 
 // RefundPayment refunds a captured payment in full.
 func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) {
+	if err := s.mayMove(ctx); err != nil {
+		return nil, err
+	}
 	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
@@ -166,8 +182,12 @@ func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymen
 		switch {
 		case errors.Is(err, ErrNotFound):
 			return paymentNotFound(req.GetId())
-		case err != nil || p.Status == StatusRefunded:
+		case err != nil:
 			return err
+		case !sagaCaller(ctx) && strings.HasPrefix(p.OrderID, callmeta.OrderIDPrefix):
+			return sagaOrder(p.OrderID, "refunds")
+		case p.Status == StatusRefunded:
+			return nil
 		case p.Status != StatusCaptured:
 			return notCaptured(p.ID)
 		}
