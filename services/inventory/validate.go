@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/protocheck"
