@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
@@ -158,7 +157,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
 		fs.StringVar(&upstreamCA, "upstream-ca", "", "dial inventory and payment over TLS, verifying them with the CAs in `FILE`; --tls-cert/--tls-key, when set, are presented as the client certificate (mTLS). Empty means plaintext")
-		fs.DurationVar(&timeout, "upstream-timeout", interceptors.DefaultTimeout, "per-call timeout to inventory and payment, all attempts together (interceptors.DefaultTimeout)")
+		fs.DurationVar(&timeout, "upstream-timeout", defaultServiceTimeout, "per-call timeout to inventory and payment, all attempts together")
 		fs.DurationVar(&every, "reconcile-interval", 2*time.Second, "how often the reconciler drives PENDING orders")
 		fs.DurationVar(&after, "reconcile-after", order.DefaultReconcileAfter, "how old a PENDING order must be before the reconciler drives it")
 		fs.DurationVar(&lease, "lease-ttl", order.DefaultLeaseTTL, "PostgreSQL only: how long this replica holds a PENDING order without renewing; a dead replica's orders pass to another within this plus --reconcile-interval")
