@@ -94,8 +94,29 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	if s.keys, err = loadServiceKeys(keysFile, s.logger); err != nil {
 		return s, err
 	}
+	if err := defaultDBDir(s.db, name, s.logger); err != nil {
+		return s, err
+	}
 	s.tls, err = serviceTLS(s.tlsCert, s.tlsKey, clientCA, s.logger)
 	return s, err
+}
+
+// defaultDBDir creates var/, the directory of --db's default, when --db is
+// left at it, and says so. Any other SQLite path must be in a directory
+// that exists (package sqlitedb refuses it otherwise), so a mistyped path
+// never becomes a new, empty database in a new tree.
+func defaultDBDir(db, name string, l *slog.Logger) error {
+	if db != "var/"+name+".db" {
+		return nil
+	}
+	if _, err := os.Stat("var"); err == nil {
+		return nil
+	}
+	if err := os.Mkdir("var", 0o755); err != nil {
+		return fmt.Errorf("--db: creating var/ for the default database: %w", err)
+	}
+	l.Info("created the directory var/ for the default --db", "db", db)
+	return nil
 }
 
 // serviceTLS builds the server TLS config from the flags; nil for plaintext.
