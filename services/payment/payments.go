@@ -17,7 +17,6 @@ import (
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
-	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -149,7 +148,7 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 		return nil, err
 	}
 	size := pagebudget.Size(req.GetPageSize(), defaultPageSize, maxPageSize)
-	after, ok := pagetoken.Decode(req.GetPageToken())
+	after, ok := s.pages.Decode(req.GetPageToken())
 	if (!ok || after != "" && !protocheck.Valid(&paymentv1.GetPaymentRequest{Id: after})) && !v.Has("page_token") { // one answer for a token too long for its rule
 		v.Add("page_token", "is not a token from a previous ListPayments response")
 	}
@@ -163,7 +162,7 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 	resp := &paymentv1.ListPaymentsResponse{}
 	var more bool
 	if resp.Payments, more = pagebudget.Fill(ps, size, paymentProto); more {
-		resp.NextPageToken = pagetoken.Encode(resp.Payments[len(resp.Payments)-1].GetId())
+		resp.NextPageToken = s.pages.Encode(resp.Payments[len(resp.Payments)-1].GetId())
 	}
 	return resp, nil
 }

@@ -155,7 +155,7 @@ func runInventory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, TLS: s.tls, Shutdown: s.drain})
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, PageTokenSecret: s.keys.pageSecret(), TLS: s.tls, Shutdown: s.drain})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -168,7 +168,7 @@ func runPayment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, TLS: s.tls, Shutdown: s.drain})
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, PageTokenSecret: s.keys.pageSecret(), TLS: s.tls, Shutdown: s.drain})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
@@ -221,7 +221,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, TLS: s.tls, Shutdown: s.drain,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, PageTokenSecret: s.keys.pageSecret(), TLS: s.tls, Shutdown: s.drain,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 		ReconcileInterval: every, ReconcileAfter: after, LeaseTTL: lease,
 	})
