@@ -223,3 +223,22 @@ func TestAudience(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysDerive: every process holding a ring derives the same secret for
+// a label (replicas agree on page tokens), another label or another
+// signing key a different one.
+func TestKeysDerive(t *testing.T) {
+	a, b := GenerateKey("a"), GenerateKey("b")
+	r1, err := NewKeys(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := NewKeys(a)
+	r3, _ := NewKeys(b, a)
+	if string(r1.Derive("x")) != string(r2.Derive("x")) {
+		t.Error("Derive differs between rings with one signing key")
+	}
+	if string(r1.Derive("x")) == string(r1.Derive("y")) || string(r1.Derive("x")) == string(r3.Derive("x")) {
+		t.Error("Derive is the same for another label or another signing key")
+	}
+}

@@ -184,6 +184,15 @@ func (r *Keys) IDs() []string {
 	return ids
 }
 
+// Derive returns HMAC-SHA256(the signing key's secret, label): a secret
+// for another use (page tokens) that every process holding the ring
+// derives alike. It changes when the signing key does.
+func (r *Keys) Derive(label string) []byte {
+	m := hmac.New(sha256.New, r.signer().Secret)
+	m.Write([]byte(label))
+	return m.Sum(nil)
+}
+
 // signer returns the signing key.
 func (r *Keys) signer() *ringKey { return &r.keys[0] }
 

@@ -11,6 +11,7 @@ package callmeta
 
 import (
 	"context"
+	"slices"
 
 	"google.golang.org/grpc/metadata"
 )
@@ -42,6 +43,13 @@ const (
 	RoleService = "service"
 )
 
+// OrderIDPrefix starts every order id the order service mints ("ord-",
+// order.proto). Such an order is the order service's: its saga alone
+// charges it and refunds it, so the order's status always tells where its
+// money is. The payment service refuses an admin's charge or refund for
+// one (cancelling the order refunds it).
+const OrderIDPrefix = "ord-"
+
 // MaxIdempotencyKeyLen bounds an idempotency key, in bytes.
 const MaxIdempotencyKeyLen = 255
 
@@ -64,6 +72,22 @@ func PrincipalFromIncoming(ctx context.Context) (p Principal, ok bool) {
 		p.Subject = ""
 	}
 	return p, p.Subject != ""
+}
+
+// RoleIn reports whether an incoming call may run a method open to roles:
+// its role is one of them, or it carries no principal metadata at all. The
+// principal metadata is the verified one (a service's identity step
+// replaces whatever the caller sent with the assertion's subject and role,
+// both always set), so a call with none can only come from in process,
+// without the server chain, or from a local caller of a service started
+// without identity keys, which is trusted as sent.
+func RoleIn(ctx context.Context, roles ...string) bool {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if len(md.Get(RoleKey)) == 0 && len(md.Get(SubjectKey)) == 0 {
+		return true
+	}
+	p, _ := PrincipalFromIncoming(ctx)
+	return p.Role != "" && slices.Contains(roles, p.Role)
 }
 
 // IdempotencyKeyFromIncoming returns the idempotency key of an incoming call,

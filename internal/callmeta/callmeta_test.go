@@ -78,3 +78,27 @@ func TestOutgoingRoundTrip(t *testing.T) {
 		t.Errorf("key round trip = %q", k)
 	}
 }
+
+func TestRoleIn(t *testing.T) {
+	tests := []struct {
+		name  string
+		md    metadata.MD
+		roles []string
+		want  bool
+	}{
+		{"no principal metadata (in process)", metadata.MD{}, []string{RoleAdmin}, true},
+		{"role listed", metadata.Pairs(SubjectKey, "ops", RoleKey, RoleAdmin), []string{RoleService, RoleAdmin}, true},
+		{"role not listed", metadata.Pairs(SubjectKey, "alice", RoleKey, RoleCustomer), []string{RoleService, RoleAdmin}, false},
+		{"subject without a role", metadata.Pairs(SubjectKey, "alice"), []string{RoleAdmin}, false},
+		{"role without a subject", metadata.Pairs(RoleKey, RoleAdmin), []string{RoleAdmin}, true},
+		{"empty role is never listed", metadata.Pairs(SubjectKey, "alice", RoleKey, ""), []string{""}, false},
+		{"no roles open it", metadata.Pairs(SubjectKey, "ops", RoleKey, RoleAdmin), nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RoleIn(metadata.NewIncomingContext(context.Background(), tt.md), tt.roles...); got != tt.want {
+				t.Errorf("RoleIn(%v, %q) = %v, want %v", tt.md, tt.roles, got, tt.want)
+			}
+		})
+	}
+}

@@ -8,8 +8,26 @@ import (
 	"github.com/portico-gateway/portico/internal/pagetoken"
 )
 
+var secret = []byte("0123456789abcdef0123456789abcdef")
+
+func codec(t testing.TB, list string) *pagetoken.Codec {
+	c, err := pagetoken.New(secret, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestDecode: Decode returns what Encode signed, and refuses a token a
+// client made or changed: the bare base64 of a position (what tokens used
+// to be, so anyone could craft one), a changed byte, or another list's
+// token.
 func TestDecode(t *testing.T) {
+	c := codec(t, "items")
 	std := base64.RawURLEncoding.EncodeToString
+	valid := c.Encode("1700000000000000000/ord-1")
+	raw, _ := base64.RawURLEncoding.DecodeString(valid)
+	raw[0] ^= 1
 	tests := []struct {
 		name    string
 		tok     string
@@ -17,21 +35,25 @@ func TestDecode(t *testing.T) {
 		wantOK  bool
 	}{
 		{"no token", "", "", true},
-		{"a sku", std([]byte("keyboard-001")), "keyboard-001", true},
-		{"an order position", std([]byte("1700000000000000000/ord-1")), "1700000000000000000/ord-1", true},
-		{"longest position", std([]byte(strings.Repeat("z", pagetoken.MaxPosition))), strings.Repeat("z", pagetoken.MaxPosition), true},
-		{"one byte too long", std([]byte(strings.Repeat("z", pagetoken.MaxPosition+1))), "", false},
+		{"a sku", c.Encode("keyboard-001"), "keyboard-001", true},
+		{"an order position", valid, "1700000000000000000/ord-1", true},
+		{"longest position", c.Encode(strings.Repeat("z", pagetoken.MaxPosition)), strings.Repeat("z", pagetoken.MaxPosition), true},
+		{"one byte too long", c.Encode(strings.Repeat("z", pagetoken.MaxPosition+1)), "", false},
+		{"crafted: a bare base64 position", std([]byte("1700000000000000000/ord-1")), "", false},
+		{"tampered position", std(raw), "", false},
+		{"truncated tag", valid[:len(valid)-2], "", false},
+		{"another list's token", codec(t, "orders").Encode("keyboard-001"), "", false},
+		{"another secret's token", pagetoken.NewRandom("items").Encode("keyboard-001"), "", false},
 		{"far too long", strings.Repeat("A", 100_000), "", false},
 		{"not base64", "!!!", "", false},
-		{"padded", "YQ==", "", false},
+		{"padded", valid + "==", "", false},
 		{"standard alphabet", "+/8", "", false},
-		{"newline inside", "Z\nA", "", false},
-		{"stray padding bits", "Y0", "", false}, // "c" is "Yw"
+		{"newline inside", valid[:4] + "\n" + valid[4:], "", false},
 		{"impossible length", "A", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pos, ok := pagetoken.Decode(tt.tok)
+			pos, ok := c.Decode(tt.tok)
 			if pos != tt.wantPos || ok != tt.wantOK {
 				t.Errorf("Decode(%.40q) = %q, %v; want %q, %v", tt.tok, pos, ok, tt.wantPos, tt.wantOK)
 			}
@@ -39,18 +61,26 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+func TestNew(t *testing.T) {
+	if _, err := pagetoken.New(secret[:pagetoken.MinSecretLen-1], "items"); err == nil {
+		t.Error("New(short secret) = nil error, want one")
+	}
+}
+
 // FuzzDecode: a token Decode accepts is exactly the Encode of what it
-// returns, and every position of up to MaxPosition bytes round-trips.
+// returns, a position of at most MaxPosition bytes; and every such
+// position comes back from its token.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{"", "YQ", "Z\nA", "Y0", "a2V5Ym9hcmQtMDAx", "YQ==", "%"} {
+	c := codec(f, "items")
+	for _, s := range []string{"", "keyboard-001", c.Encode("keyboard-001"), c.Encode("1/ord-1"), "YQ", "Y0", "A"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if pos, ok := pagetoken.Decode(s); ok && (pagetoken.Encode(pos) != s || len(pos) > pagetoken.MaxPosition) {
-			t.Fatalf("Decode(%q) = %q, true; its Encode is %q", s, pos, pagetoken.Encode(pos))
+		if pos, ok := c.Decode(s); ok && (c.Encode(pos) != s || len(pos) > pagetoken.MaxPosition) {
+			t.Fatalf("Decode(%q) = %q, true; its Encode is %q", s, pos, c.Encode(pos))
 		}
-		if len(s) <= pagetoken.MaxPosition {
-			if pos, ok := pagetoken.Decode(pagetoken.Encode(s)); !ok || pos != s {
+		if s != "" && len(s) <= pagetoken.MaxPosition {
+			if pos, ok := c.Decode(c.Encode(s)); !ok || pos != s {
 				t.Fatalf("Decode(Encode(%q)) = %q, %v; want it back", s, pos, ok)
 			}
 		}

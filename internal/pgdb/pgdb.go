@@ -89,6 +89,9 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS) (*DB, error
 	db := &DB{Pool: pool, schema: schema}
 	if err := db.migrate(ctx, migrations); err != nil {
 		pool.Close()
+		if cerr := connectErr(cfg.ConnConfig, err); cerr != nil {
+			return nil, cerr
+		}
 		return nil, fmt.Errorf("pgdb: migrate schema %s: %w", schema, err)
 	}
 	return db, nil

@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -43,6 +42,10 @@ import (
 
 	"modernc.org/sqlite"
 )
+
+// ErrNotWritable means the database opened, but this process cannot write
+// it (SQLite falls back to read-only when the file is write-protected).
+var ErrNotWritable = errors.New("sqlitedb: the database cannot be written")
 
 // Memory is the path that opens a private in-memory database, for tests.
 const Memory = ":memory:"
@@ -53,10 +56,23 @@ type DB struct {
 	*sql.DB
 	read *sql.DB       // == DB for Memory
 	ckpt *checkpointer // nil for Memory
+	path string        // Memory for Memory
 }
 
-// Ping reports whether the database answers.
-func (d *DB) Ping(ctx context.Context) error { return d.PingContext(ctx) }
+// Ping reports whether the database answers and its file can still be
+// written (ErrNotWritable otherwise: made read-only, or its file system
+// remounted read-only, since Open), so the readiness probe it answers
+// says when writes would fail. The check is an access(2) call: it takes
+// no lock and never waits for the writer.
+func (d *DB) Ping(ctx context.Context) error {
+	if err := d.PingContext(ctx); err != nil {
+		return err
+	}
+	if d.path == Memory {
+		return nil
+	}
+	return writable(d.path)
+}
 
 // Reader is the pool for reads outside a transaction. Its connections are
 // query_only, so a write sent to it fails instead of contending with the
@@ -75,15 +91,18 @@ func (d *DB) Close() error {
 	return err
 }
 
-// Open opens (creating it and its directory if needed) the database at
-// path and applies the pending migrations from migrations/ in migrations.
+// Open opens the database at path, creating the file (not its directory,
+// which must exist) if needed, and applies the pending migrations from
+// migrations/ in migrations. It refuses a file this process cannot write
+// (ErrNotWritable) rather than serve read-only, and proves a write
+// transaction before it returns.
 func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlitedb: empty path")
 	}
 	if path != Memory {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("sqlitedb: %w", err)
+		if err := checkPath(path); err != nil {
+			return nil, err
 		}
 	}
 	q := url.Values{}
@@ -109,7 +128,11 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitedb: migrate %s: %w", path, err)
 	}
-	out := &DB{DB: db, read: db}
+	if err := proveWrite(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotWritable, path, err)
+	}
+	out := &DB{DB: db, read: db, path: path}
 	if path != Memory {
 		q.Del("_txlock")
 		ckpt, err := open("file:"+filepath.ToSlash(path)+"?"+q.Encode(), false)

@@ -13,8 +13,8 @@ func TestMigrationsApplyOnceInOrder(t *testing.T) {
 		"migrations/0002_add.sql":    {Data: []byte(`ALTER TABLE t ADD COLUMN b TEXT;`)},
 		"migrations/0001_create.sql": {Data: []byte(`CREATE TABLE t (a INTEGER);`)},
 	}
-	path := filepath.Join(t.TempDir(), "sub", "x.db") // Open makes the directory
-	for range 2 {                                     // reopening must not re-apply
+	path := filepath.Join(t.TempDir(), "x.db")
+	for range 2 { // reopening must not re-apply
 		db, err := Open(ctx, path, fs)
 		if err != nil {
 			t.Fatalf("Open() = %v", err)

@@ -38,13 +38,21 @@
 // checked before any lookup, so a NOT_FOUND echoes at most 64 safe
 // characters.
 //
-// CreateItem and UpdateItem are for admins. The edge enforces roles; the
-// service also refuses (PERMISSION_DENIED, ADMIN_REQUIRED) a call whose
-// principal (callmeta.SubjectKey or callmeta.RoleKey, which the identity
-// step of the server chain sets from the verified assertion) is not an
-// admin; the order service, calling as role "service", is refused too. A
-// call reaches the handler without a principal only in process (tests):
-// over the network the identity step refuses it first.
+// Roles. The edge enforces roles; the service also refuses
+// (PERMISSION_DENIED, ADMIN_REQUIRED) a call whose principal
+// (callmeta.SubjectKey or callmeta.RoleKey, which the identity step of the
+// server chain sets from the verified assertion) may not run the method:
+//
+//	method                                  roles
+//	GetItem, ListItems                      any
+//	CreateItem, UpdateItem                  admin
+//	ReserveStock, Commit/ReleaseReservation service (the order saga), admin
+//	GetReservation                          service, admin, reader
+//
+// A customer reserves only through an order: a reservation names no
+// customer, so no reservation is a customer's own. A call reaches the
+// handler without a principal only in process (tests) or from a local
+// caller of a service without identity keys (callmeta.RoleIn).
 //
 // # Seed catalogue
 //

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
-	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
 )
 
@@ -46,7 +45,7 @@ func FuzzListItemsPageToken(f *testing.F) {
 			}
 			return
 		}
-		after, ok := pagetoken.Decode(tok)
+		after, ok := svc.pages.Decode(tok)
 		if !ok {
 			t.Fatalf("ListItems accepted token %q that pagetoken.Decode rejects", tok)
 		}
@@ -58,7 +57,7 @@ func FuzzListItemsPageToken(f *testing.F) {
 			t.Fatalf("ListItems(token %q, after %q) = %v; want at most 3 sorted SKUs after it", tok, after, skus)
 		}
 		if next := resp.GetNextPageToken(); next != "" {
-			if got, ok := pagetoken.Decode(next); !ok || got != skus[len(skus)-1] {
+			if got, ok := svc.pages.Decode(next); !ok || got != skus[len(skus)-1] {
 				t.Fatalf("next_page_token %q decodes to %q, %v; want %q", next, got, ok, skus[len(skus)-1])
 			}
 		}

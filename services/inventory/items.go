@@ -8,7 +8,6 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/pagebudget"
-	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -38,7 +37,7 @@ func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsReque
 		return nil, err
 	}
 	size := pagebudget.Size(req.GetPageSize(), defaultPage, maxPage)
-	after, ok := pagetoken.Decode(req.GetPageToken())
+	after, ok := s.pages.Decode(req.GetPageToken())
 	if (!ok || after != "" && !protocheck.Valid(&inventoryv1.GetItemRequest{Sku: after})) && !v.Has("page_token") { // one answer for a token too long for its rule
 		v.Add("page_token", "is not a token from a previous ListItems response")
 	}
@@ -52,7 +51,7 @@ func (s *Service) ListItems(ctx context.Context, req *inventoryv1.ListItemsReque
 	resp := &inventoryv1.ListItemsResponse{}
 	var more bool
 	if resp.Items, more = pagebudget.Fill(items, size, itemProto); more {
-		resp.NextPageToken = pagetoken.Encode(resp.Items[len(resp.Items)-1].GetSku())
+		resp.NextPageToken = s.pages.Encode(resp.Items[len(resp.Items)-1].GetSku())
 	}
 	return resp, nil
 }

@@ -126,6 +126,9 @@ func TestListItemsInvalid(t *testing.T) {
 		{"token not base64", &inventoryv1.ListItemsRequest{PageToken: "!!!"}, []string{"page_token"}},
 		{"token not a sku", &inventoryv1.ListItemsRequest{PageToken: base64.RawURLEncoding.EncodeToString([]byte("NOT A SKU"))}, []string{"page_token"}},
 		{"both", &inventoryv1.ListItemsRequest{PageSize: -5, PageToken: "%"}, []string{"page_size", "page_token"}},
+		// A client cannot craft a token: the bare base64 of a real SKU was
+		// accepted before tokens were signed.
+		{"crafted token", &inventoryv1.ListItemsRequest{PageToken: base64.RawURLEncoding.EncodeToString([]byte("gone-001"))}, []string{"page_token"}},
 		// Only the canonical encoding of "gone-001" ("Z29uZS0wMDE"): the
 		// standard decoder lets a newline and stray padding bits through.
 		{"token with a newline", &inventoryv1.ListItemsRequest{PageToken: "Z29uZS\n0wMDE"}, []string{"page_token"}},

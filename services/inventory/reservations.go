@@ -20,6 +20,9 @@ const sweepBatch = 500
 // ReserveStock holds stock for every line or for none; see the package doc
 // for its idempotency by order_id.
 func (s *Service) ReserveStock(ctx context.Context, req *inventoryv1.ReserveStockRequest) (*inventoryv1.Reservation, error) {
+	if err := requireRole(ctx, reserveRoles); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
@@ -92,6 +95,9 @@ func sameLines(a, b []Line) bool {
 
 // GetReservation returns one reservation as stored.
 func (s *Service) GetReservation(ctx context.Context, req *inventoryv1.GetReservationRequest) (*inventoryv1.Reservation, error) {
+	if err := requireRole(ctx, reservationRoles); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
@@ -142,6 +148,9 @@ type idRequest interface {
 // reservation is returned unchanged; the caller decides whether its state is
 // an error. The returned error is already a status.
 func (s *Service) settle(ctx context.Context, req idRequest, to State) (Reservation, error) {
+	if err := requireRole(ctx, reserveRoles); err != nil {
+		return Reservation{}, s.toStatus(ctx, err)
+	}
 	if err := protocheck.Request(req); err != nil {
 		return Reservation{}, err
 	}

@@ -43,6 +43,9 @@ type Config struct {
 	// caller's metadata is trusted as sent, the old behaviour; a remote
 	// caller is refused).
 	TrustMetadata bool
+	// PageTokenSecret signs the list's page tokens (pagetoken): replicas
+	// behind one balancer need the same one. nil means one per process.
+	PageTokenSecret []byte
 	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
 	// means plaintext.
 	TLS *tls.Config
@@ -101,7 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer store.Close()
-	svc, err := New(store, WithReservationTTL(cfg.ReservationTTL), WithLogger(cfg.Logger))
+	svc, err := New(store, WithReservationTTL(cfg.ReservationTTL), WithLogger(cfg.Logger), WithPageTokenSecret(cfg.PageTokenSecret))
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func startRun(t *testing.T, cfg Config) *running {
 }
 
 func TestRun(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "nested", "dir", "inventory.db")
+	path := filepath.Join(t.TempDir(), "inventory.db")
 	r := startRun(t, Config{DB: path})
 	for _, service := range []string{"", "portico.inventory.v1.InventoryService"} {
 		resp, err := r.health.Check(ctx(t), &healthpb.HealthCheckRequest{Service: service})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/internal/pagetoken"
 )
 
 // DefaultReservationTTL is how long a reservation stays ACTIVE uncommitted.
@@ -17,9 +18,11 @@ const DefaultReservationTTL = 5 * time.Minute
 type Service struct {
 	inventoryv1.UnimplementedInventoryServiceServer
 
-	store Store
-	ttl   time.Duration
-	log   *slog.Logger
+	store      Store
+	ttl        time.Duration
+	log        *slog.Logger
+	pageSecret []byte
+	pages      *pagetoken.Codec
 }
 
 var _ inventoryv1.InventoryServiceServer = (*Service)(nil)
@@ -33,6 +36,11 @@ func WithReservationTTL(d time.Duration) Option { return func(s *Service) { s.tt
 
 // WithLogger sets where store failures are logged. nil means discard.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// WithPageTokenSecret signs ListItems page tokens under secret (at least
+// pagetoken.MinSecretLen bytes), which replicas share. nil means a secret
+// per process.
+func WithPageTokenSecret(secret []byte) Option { return func(s *Service) { s.pageSecret = secret } }
 
 // New returns a Service on store.
 func New(store Store, opts ...Option) (*Service, error) {
@@ -51,6 +59,14 @@ func New(store Store, opts ...Option) (*Service, error) {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	const list = "portico.inventory.v1.InventoryService/ListItems"
+	s.pages = pagetoken.NewRandom(list)
+	if s.pageSecret != nil {
+		var err error
+		if s.pages, err = pagetoken.New(s.pageSecret, list); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

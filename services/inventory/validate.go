@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"google.golang.org/grpc/metadata"
-
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/protocheck"
@@ -111,17 +109,24 @@ func unmasked(v rpcerr.Violations, paths []string) rpcerr.Violations {
 	})
 }
 
-// requireAdmin refuses a call whose principal is not an admin. The
-// principal metadata is the verified one (the server chain's identity step
-// replaces whatever the caller sent); a call with none can only come from
-// in process, without the chain, and is allowed.
-func requireAdmin(ctx context.Context) error {
-	md, _ := metadata.FromIncomingContext(ctx)
-	roles, subjects := md.Get(callmeta.RoleKey), md.Get(callmeta.SubjectKey)
-	if len(roles) == 0 && len(subjects) == 0 {
-		return nil
-	}
-	if p, _ := callmeta.PrincipalFromIncoming(ctx); p.Role == callmeta.RoleAdmin {
+// Roles each kind of method is open to (callmeta.RoleIn). Reservations are
+// the order service's saga steps; an admin may also make and settle them by
+// hand (the README's manual reservations), a reader may look. A customer
+// does none of these: a reservation names no customer, so none is its own.
+var (
+	adminRoles       = []string{callmeta.RoleAdmin}
+	reserveRoles     = []string{callmeta.RoleService, callmeta.RoleAdmin}
+	reservationRoles = []string{callmeta.RoleService, callmeta.RoleAdmin, callmeta.RoleReader}
+)
+
+// requireAdmin refuses a call whose principal is not an admin; see
+// callmeta.RoleIn for a call without one.
+func requireAdmin(ctx context.Context) error { return requireRole(ctx, adminRoles) }
+
+// requireRole refuses (ADMIN_REQUIRED: the edge grants no other role
+// these methods) a call whose role is not one of roles.
+func requireRole(ctx context.Context, roles []string) error {
+	if callmeta.RoleIn(ctx, roles...) {
 		return nil
 	}
 	return errAdminRequired

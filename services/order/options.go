@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
@@ -37,6 +38,7 @@ type settings struct {
 	reconcileBackoff time.Duration
 	tp               *telemetry.Provider // nil: no reconciler spans
 	metrics          *reconcileMetrics   // nil: no metrics
+	pages            *pagetoken.Codec    // ListOrders page tokens
 }
 
 func defaultSettings() settings {
@@ -47,6 +49,24 @@ func defaultSettings() settings {
 
 		reconcileRounds:  DefaultReconcileRounds,
 		reconcileBackoff: DefaultReconcileBackoff,
+		pages:            pagetoken.NewRandom(pageList),
+	}
+}
+
+// pageList names ListOrders' page tokens (pagetoken.New).
+const pageList = "portico.order.v1.OrderService/ListOrders"
+
+// WithPageTokenSecret signs ListOrders page tokens under secret (at least
+// pagetoken.MinSecretLen bytes), which replicas share. nil, the default,
+// means a secret per process, so a token works only on the replica that
+// made it.
+func WithPageTokenSecret(secret []byte) Option {
+	return func(s *settings) (err error) {
+		if secret == nil {
+			return nil // the default
+		}
+		s.pages, err = pagetoken.New(secret, pageList)
+		return err
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
-	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -73,7 +72,7 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 		return nil, err
 	}
 	size := pagebudget.Size(req.GetPageSize(), defaultPageSize, maxPageSize)
-	after, ok := decodePageToken(req.GetPageToken())
+	after, ok := s.decodePageToken(req.GetPageToken())
 	if !ok && !v.Has("page_token") { // one answer for a token too long for its rule
 		v.Add("page_token", "malformed; pass a next_page_token unchanged")
 	}
@@ -92,7 +91,7 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 	var more bool
 	if resp.Orders, more = pagebudget.Fill(recs, size, (*Record).order); more {
 		last := resp.Orders[len(resp.Orders)-1]
-		resp.NextPageToken = encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
+		resp.NextPageToken = s.encodePageToken(Cursor{CreateTime: last.GetCreateTime().AsTime(), ID: last.GetId()})
 	}
 	return resp, nil
 }
@@ -100,14 +99,14 @@ func (s *Service) ListOrders(ctx context.Context, req *orderv1.ListOrdersRequest
 // Page tokens carry (pagetoken) "<create time, Unix ns>/<order id>": the
 // position of the last order returned. They carry no scope, which always
 // comes from the caller.
-func encodePageToken(c Cursor) string {
-	return pagetoken.Encode(strconv.FormatInt(c.CreateTime.UnixNano(), 10) + "/" + c.ID)
+func (s *Service) encodePageToken(c Cursor) string {
+	return s.pages.Encode(strconv.FormatInt(c.CreateTime.UnixNano(), 10) + "/" + c.ID)
 }
 
 // decodePageToken returns the cursor in tok, nil for "", and false when tok
 // is anything ListOrders could not have handed out.
-func decodePageToken(tok string) (*Cursor, bool) {
-	pos, ok := pagetoken.Decode(tok)
+func (s *Service) decodePageToken(tok string) (*Cursor, bool) {
+	pos, ok := s.pages.Decode(tok)
 	if !ok || pos == "" {
 		return nil, ok
 	}

@@ -2,6 +2,7 @@ package order
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
@@ -167,10 +168,14 @@ func TestListOrdersInvalid(t *testing.T) {
 	}{
 		{"negative size", &orderv1.ListOrdersRequest{PageSize: -1}, "page_size"},
 		{"token not base64", &orderv1.ListOrdersRequest{PageToken: "%%%"}, "page_token"},
-		{"token without id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0)})}, "page_token"},
+		{"token without id", &orderv1.ListOrdersRequest{PageToken: h.svc.encodePageToken(Cursor{CreateTime: time.Unix(1, 0)})}, "page_token"},
 		{"token with bad time", &orderv1.ListOrdersRequest{PageToken: "eC9vcmQtMQ"}, "page_token"}, // "x/ord-1"
-		{"token with a malformed id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: "ord 1/x"})}, "page_token"},
-		{"token with a 65 character id", &orderv1.ListOrdersRequest{PageToken: encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("o", 65)})}, "page_token"},
+		{"token with a malformed id", &orderv1.ListOrdersRequest{PageToken: h.svc.encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: "ord 1/x"})}, "page_token"},
+		{"token with a 65 character id", &orderv1.ListOrdersRequest{PageToken: h.svc.encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("o", 65)})}, "page_token"},
+		// A client cannot craft a token: the bare base64 of a real
+		// position ("1/ord-1") was accepted before tokens were signed.
+		{"crafted token", &orderv1.ListOrdersRequest{PageToken: base64.RawURLEncoding.EncodeToString([]byte("1/ord-1"))}, "page_token"},
+		{"tampered token", &orderv1.ListOrdersRequest{PageToken: tamper(h.svc.encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: "ord-1"}))}, "page_token"},
 		{"token far too long", &orderv1.ListOrdersRequest{PageToken: strings.Repeat("A", 100_000)}, "page_token"},
 		// Only the canonical encoding of "1/ord-1" ("MS9vcmQtMQ"): the
 		// standard decoder lets a newline and stray padding bits through.
@@ -191,15 +196,16 @@ func TestListOrdersInvalid(t *testing.T) {
 }
 
 func FuzzPageToken(f *testing.F) {
+	svc := &Service{settings: defaultSettings()}
 	f.Add("")
-	f.Add(encodePageToken(Cursor{CreateTime: time.Unix(0, 42), ID: "ord-1"}))
+	f.Add(svc.encodePageToken(Cursor{CreateTime: time.Unix(0, 42), ID: "ord-1"}))
 	f.Add("%%%")
 	f.Fuzz(func(t *testing.T, tok string) {
-		c, ok := decodePageToken(tok)
+		c, ok := svc.decodePageToken(tok)
 		if !ok || c == nil {
 			return
 		}
-		again, ok := decodePageToken(encodePageToken(*c))
+		again, ok := svc.decodePageToken(svc.encodePageToken(*c))
 		if !ok || !again.CreateTime.Equal(c.CreateTime) || again.ID != c.ID {
 			t.Errorf("decode(encode(%+v)) = %+v, %v", c, again, ok)
 		}
@@ -287,9 +293,9 @@ func FuzzListOrdersPageToken(f *testing.F) {
 	}
 	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-portico-subject", "alice", "x-portico-role", "customer"))
 	for _, seed := range []string{
-		"", encodePageToken(mid), encodePageToken(Cursor{CreateTime: time.Unix(0, -1), ID: "ord-1"}),
-		encodePageToken(Cursor{CreateTime: time.Unix(1<<40, 0), ID: strings.Repeat("z", 64)}),
-		encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("z", 65)}),
+		"", svc.encodePageToken(mid), svc.encodePageToken(Cursor{CreateTime: time.Unix(0, -1), ID: "ord-1"}),
+		svc.encodePageToken(Cursor{CreateTime: time.Unix(1<<40, 0), ID: strings.Repeat("z", 64)}),
+		svc.encodePageToken(Cursor{CreateTime: time.Unix(1, 0), ID: strings.Repeat("z", 65)}),
 		"%%%", "eC9vcmQtMQ", "MTIzLw", "LTkyMjMzNzIwMzY4NTQ3NzU4MDgvYQ",
 	} {
 		f.Add(seed)
@@ -302,7 +308,7 @@ func FuzzListOrdersPageToken(f *testing.F) {
 			}
 			return
 		}
-		after, ok := decodePageToken(tok)
+		after, ok := svc.decodePageToken(tok)
 		if !ok {
 			t.Fatalf("ListOrders accepted token %q that decodePageToken rejects", tok)
 		}
@@ -319,7 +325,7 @@ func FuzzListOrdersPageToken(f *testing.F) {
 			prev = &c
 		}
 		if next := resp.GetNextPageToken(); next != "" {
-			if c, ok := decodePageToken(next); !ok || c.ID != orders[len(orders)-1].GetId() {
+			if c, ok := svc.decodePageToken(next); !ok || c.ID != orders[len(orders)-1].GetId() {
 				t.Fatalf("next_page_token %q decodes to %+v, %v; want the last order", next, c, ok)
 			}
 		}
@@ -451,4 +457,11 @@ func TestListPaymentsStopsWithoutProgress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tamper flips one bit of a token's first byte, keeping it base64url.
+func tamper(tok string) string {
+	b, _ := base64.RawURLEncoding.DecodeString(tok)
+	b[0] ^= 1
+	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -55,6 +55,9 @@ type Config struct {
 	// caller's metadata is trusted as sent, the old behaviour; a remote
 	// caller is refused).
 	TrustMetadata bool
+	// PageTokenSecret signs the list's page tokens (pagetoken): replicas
+	// behind one balancer need the same one. nil means one per process.
+	PageTokenSecret []byte
 	// TLS, when set, serves TLS or mTLS (grpcserver.Config.TLS); nil
 	// means plaintext.
 	TLS *tls.Config
@@ -116,7 +119,8 @@ func Run(ctx context.Context, cfg Config) error {
 	svc, err := New(store, inventoryv1.NewInventoryServiceClient(cfg.Inventory),
 		paymentv1.NewPaymentServiceClient(cfg.Payment),
 		WithLogger(cfg.Logger), WithReconcileAfter(cfg.ReconcileAfter),
-		WithTelemetry(cfg.Observe.Tracing, registerer(cfg.Observe.Registry)))
+		WithTelemetry(cfg.Observe.Tracing, registerer(cfg.Observe.Registry)),
+		WithPageTokenSecret(cfg.PageTokenSecret))
 	if err != nil {
 		return err
 	}

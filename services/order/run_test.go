@@ -67,7 +67,7 @@ func TestRun(t *testing.T) {
 		verifier, as := grpctest.CallAs(t, orderv1.OrderService_ServiceDesc.ServiceName, callmeta.Principal{Subject: "nobody", Role: callmeta.RoleCustomer})
 		go func() {
 			done <- Run(ctx, Config{
-				DB: filepath.Join(t.TempDir(), "sub", "order.db"), Logger: slog.New(slog.DiscardHandler),
+				DB: filepath.Join(t.TempDir(), "order.db"), Logger: slog.New(slog.DiscardHandler),
 				Inventory: h.invConn, Payment: h.payConn, Listener: lis, Identity: verifier,
 			})
 		}()

@@ -62,7 +62,7 @@ func visible(p callmeta.Principal, r *Record) bool {
 func newOrderID() string {
 	var b [10]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+).
-	return "ord-" + hex.EncodeToString(b[:])
+	return callmeta.OrderIDPrefix + hex.EncodeToString(b[:])
 }
 
 // Budget policy. The answer must reach the caller before its deadline, so a

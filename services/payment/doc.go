@@ -37,6 +37,27 @@
 // CAPTURED -> REFUNDED, a no-op on REFUNDED, and PAYMENT_NOT_CAPTURED on a
 // DECLINED payment.
 //
+// # Roles
+//
+// The caller's role (callmeta.RoleKey, set by the server chain's identity
+// step from the verified assertion; callmeta.RoleIn for a call without one)
+// decides what it may do. A payment names no customer, so no payment is a
+// customer's own: a customer sees its payment on its order.
+//
+//	method                        roles
+//	CreatePayment, RefundPayment  service (the order saga), admin
+//	GetPayment, ListPayments      service, admin, reader
+//
+// Any other role is PERMISSION_DENIED: ADMIN_REQUIRED for a charge or
+// refund, PERMISSION_DENIED for a read. An order whose id starts with
+// callmeta.OrderIDPrefix ("ord-") is the order service's: its saga alone
+// charges and refunds it, so an admin's CreatePayment or RefundPayment for
+// it is PERMISSION_DENIED, naming the order. An admin refunds such an order
+// by cancelling it (OrderService.CancelOrder), which refunds the payment
+// and marks the order CANCELLED; an order never stays CONFIRMED with its
+// money returned, and nobody captures money behind a FAILED order. Other
+// order ids are an admin's manual payments.
+//
 // # Errors
 //
 // Malformed requests are INVALID_ARGUMENT with a google.rpc.BadRequest naming

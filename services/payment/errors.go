@@ -57,6 +57,20 @@ func orderPaid(orderID string) error {
 	return &failure{typev1.Reason_REASON_ORDER_ALREADY_PAID, "order " + orderID + " is already paid", []string{"order_id", orderID}}
 }
 
+var errAdminRequired = &failure{typev1.Reason_REASON_ADMIN_REQUIRED, "the admin role is required", nil}
+
+var errCustomerRead = &failure{typev1.Reason_REASON_PERMISSION_DENIED,
+	"payments are read by admins and readers; a customer reads its payment on its order", nil}
+
+// sagaOrder refuses an admin's charge or refund for an order the order
+// service runs: only its saga moves that order's money, so the order's
+// status always says where the money is.
+func sagaOrder(orderID, what string) error {
+	return &failure{typev1.Reason_REASON_PERMISSION_DENIED,
+		"order " + orderID + " belongs to the order service, which alone " + what + " it; " +
+			"to refund it, cancel the order (POST /api/orders/" + orderID + ":cancel)", []string{"order_id", orderID}}
+}
+
 // toStatus converts any error from the service's logic to a gRPC status:
 // domain failures with their reason's code, cancellation by the context,
 // and anything else (a store fault) to INTERNAL, logged but not leaked to

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -16,7 +17,6 @@ import (
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
-	"github.com/portico-gateway/portico/internal/pagetoken"
 	"github.com/portico-gateway/portico/internal/protocheck"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -27,8 +27,14 @@ const createAttempts = 2
 
 // CreatePayment charges an order; see the package doc for idempotency.
 func (s *Service) CreatePayment(ctx context.Context, req *paymentv1.CreatePaymentRequest) (*paymentv1.Payment, error) {
+	if err := s.mayMove(ctx); err != nil {
+		return nil, err
+	}
 	key := callmeta.IdempotencyKeyFromIncoming(ctx)
 	if err := validateCreate(req, key); err != nil {
+		return nil, err
+	}
+	if err := s.mayMoveFor(ctx, req.GetOrderId(), "charges"); err != nil {
 		return nil, err
 	}
 	hash, err := requestHash(req)
@@ -113,6 +119,9 @@ func (s *Service) charge(req *paymentv1.CreatePaymentRequest) Payment {
 
 // GetPayment returns one payment.
 func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentRequest) (*paymentv1.Payment, error) {
+	if err := s.mayRead(ctx); err != nil {
+		return nil, err
+	}
 	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
@@ -131,12 +140,15 @@ func (s *Service) GetPayment(ctx context.Context, req *paymentv1.GetPaymentReque
 // none (or an unknown order) gets an empty list. The page token carries
 // the page's last payment id (pagetoken).
 func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsRequest) (*paymentv1.ListPaymentsResponse, error) {
+	if err := s.mayRead(ctx); err != nil {
+		return nil, err
+	}
 	var v rpcerr.Violations
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
 	}
 	size := pagebudget.Size(req.GetPageSize(), defaultPageSize, maxPageSize)
-	after, ok := pagetoken.Decode(req.GetPageToken())
+	after, ok := s.pages.Decode(req.GetPageToken())
 	if (!ok || after != "" && !protocheck.Valid(&paymentv1.GetPaymentRequest{Id: after})) && !v.Has("page_token") { // one answer for a token too long for its rule
 		v.Add("page_token", "is not a token from a previous ListPayments response")
 	}
@@ -150,13 +162,16 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 	resp := &paymentv1.ListPaymentsResponse{}
 	var more bool
 	if resp.Payments, more = pagebudget.Fill(ps, size, paymentProto); more {
-		resp.NextPageToken = pagetoken.Encode(resp.Payments[len(resp.Payments)-1].GetId())
+		resp.NextPageToken = s.pages.Encode(resp.Payments[len(resp.Payments)-1].GetId())
 	}
 	return resp, nil
 }
 
 // RefundPayment refunds a captured payment in full.
 func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) {
+	if err := s.mayMove(ctx); err != nil {
+		return nil, err
+	}
 	if err := protocheck.Request(req); err != nil {
 		return nil, err
 	}
@@ -166,8 +181,12 @@ func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymen
 		switch {
 		case errors.Is(err, ErrNotFound):
 			return paymentNotFound(req.GetId())
-		case err != nil || p.Status == StatusRefunded:
+		case err != nil:
 			return err
+		case !sagaCaller(ctx) && strings.HasPrefix(p.OrderID, callmeta.OrderIDPrefix):
+			return sagaOrder(p.OrderID, "refunds")
+		case p.Status == StatusRefunded:
+			return nil
 		case p.Status != StatusCaptured:
 			return notCaptured(p.ID)
 		}

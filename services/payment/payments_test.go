@@ -262,6 +262,9 @@ func TestListPaymentsInvalid(t *testing.T) {
 		{"token not base64", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageToken: "%%%"}, "page_token"},
 		{"token with a bad id", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageToken: "cGF5IDE"}, "page_token"}, // "pay 1"
 		{"token far too long", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageToken: strings.Repeat("A", 100_000)}, "page_token"},
+		// A client cannot craft a token: the bare base64 of a payment id
+		// ("pay-1") was accepted before tokens were signed.
+		{"crafted token", &paymentv1.ListPaymentsRequest{OrderId: "o1", PageToken: "cGF5LTE"}, "page_token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,7 +29,7 @@ func startRun(t *testing.T, cfg Config) (paymentv1.PaymentServiceClient, healthp
 }
 
 func TestRun(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "nested", "payment.db")
+	path := filepath.Join(t.TempDir(), "payment.db")
 	client, health, stop := startRun(t, Config{DB: path})
 	for _, service := range []string{"", "portico.payment.v1.PaymentService"} {
 		resp, err := health.Check(ctx(t), &healthpb.HealthCheckRequest{Service: service})

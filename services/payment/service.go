@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/pagetoken"
 )
 
 // Test payment methods; see the package doc for their results.
@@ -38,8 +39,10 @@ var methods = map[string]outcome{
 type Service struct {
 	paymentv1.UnimplementedPaymentServiceServer
 
-	store Store
-	log   *slog.Logger
+	store      Store
+	log        *slog.Logger
+	pageSecret []byte
+	pages      *pagetoken.Codec
 }
 
 var _ paymentv1.PaymentServiceServer = (*Service)(nil)
@@ -49,6 +52,11 @@ type Option func(*Service)
 
 // WithLogger sets where store failures are logged. nil means discard.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// WithPageTokenSecret signs ListPayments page tokens under secret (at
+// least pagetoken.MinSecretLen bytes), which replicas share. nil means a
+// secret per process.
+func WithPageTokenSecret(secret []byte) Option { return func(s *Service) { s.pageSecret = secret } }
 
 // New returns a Service on store.
 func New(store Store, opts ...Option) (*Service, error) {
@@ -61,6 +69,14 @@ func New(store Store, opts ...Option) (*Service, error) {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	const list = "portico.payment.v1.PaymentService/ListPayments"
+	s.pages = pagetoken.NewRandom(list)
+	if s.pageSecret != nil {
+		var err error
+		if s.pages, err = pagetoken.New(s.pageSecret, list); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -33,11 +33,13 @@ func validateCreate(req *paymentv1.CreatePaymentRequest, key string) error {
 	if err := protocheck.Check(&v, req); err != nil {
 		return err
 	}
-	// A method that breaks its rules (empty, too long) is reported by them
-	// and never echoed; a well-formed one must be a known method.
+	// A method that breaks its rules (empty, too long) is reported by them;
+	// a well-formed one must be a known method. The method is never echoed:
+	// a client may have sent a card number there, and the message is logged
+	// (the access line's error, the order service's step failure).
 	if _, known := methods[req.GetPaymentMethod()]; !known && !v.Has("payment_method") {
 		v.Add("payment_method", "must be pm_card_ok, pm_card_declined or pm_card_insufficient_funds")
-		reason, msg = reasonUnknownPaymentMethod, "unknown payment method "+req.GetPaymentMethod()
+		reason, msg = reasonUnknownPaymentMethod, "unknown payment method"
 	}
 	if !callmeta.ValidIdempotencyKey(key) {
 		reason = reasonIdempotencyKeyMissing

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -111,6 +113,10 @@ func TestCommands(t *testing.T) {
 		{"payment: --db URL password kept out", svc("payment", "mysql://root:hunter2@127.0.0.1/x"), 1, `--db: a mysql:// URL`},
 		{"order: --db sqlite URL", svc("order", "sqlite:///var/order.db"), 1, `--db: a sqlite:// URL is not supported`},
 		{"inventory: --db empty", svc("inventory", ""), 1, `--db: empty; ` + dbWant},
+		// A path in a missing directory is refused, naming the directory;
+		// it was created, tree and all (issue 27.9).
+		{"payment: --db in a missing directory", svc("payment", filepath.Join(dir, "typo", "sub", "payment.db")), 1,
+			"the directory " + filepath.Join(dir, "typo", "sub") + " does not exist; create it first"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,5 +188,25 @@ func TestIsTerminal(t *testing.T) {
 		if isTerminal(w) {
 			t.Errorf("isTerminal(%s) = true, want false", name)
 		}
+	}
+}
+
+// TestDefaultDBDir: --db left at its default (var/NAME.db) creates var/
+// in the working directory, the one directory Portico creates for a
+// database; any other path's directory must exist (package sqlitedb).
+func TestDefaultDBDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	l := slog.New(slog.DiscardHandler)
+	if err := defaultDBDir("elsewhere/payment.db", "payment", l); err != nil {
+		t.Fatalf("defaultDBDir(other path) = %v", err)
+	}
+	if _, err := os.Stat("var"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("var/ after a non-default --db: stat = %v, want it absent", err)
+	}
+	if err := defaultDBDir("var/payment.db", "payment", l); err != nil {
+		t.Fatalf("defaultDBDir(default) = %v", err)
+	}
+	if st, err := os.Stat("var"); err != nil || !st.IsDir() {
+		t.Errorf("var/ after the default --db: %v, want a directory", err)
 	}
 }

@@ -51,6 +51,16 @@ func (s serviceKeys) verifier(service string) (*identity.Verifier, error) {
 	return identity.NewVerifier(s.keys, service)
 }
 
+// pageSecret returns the secret a service signs its page tokens with,
+// derived from the signing identity key so that replicas agree; nil
+// without keys (a secret per process).
+func (s serviceKeys) pageSecret() []byte {
+	if s.keys == nil {
+		return nil
+	}
+	return s.keys.Derive("portico page tokens v1")
+}
+
 // minter returns a Minter calling as the service name, or nil without keys
 // (calls then carry no identity and the callee refuses them).
 func (s serviceKeys) minter(name string) (*identity.Minter, error) {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/grpcserver"
@@ -98,8 +97,29 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	if s.keys, err = loadServiceKeys(keysFile, s.logger); err != nil {
 		return s, err
 	}
+	if err := defaultDBDir(s.db, name, s.logger); err != nil {
+		return s, err
+	}
 	s.tls, err = serviceTLS(s.tlsCert, s.tlsKey, clientCA, s.logger)
 	return s, err
+}
+
+// defaultDBDir creates var/, the directory of --db's default, when --db is
+// left at it, and says so. Any other SQLite path must be in a directory
+// that exists (package sqlitedb refuses it otherwise), so a mistyped path
+// never becomes a new, empty database in a new tree.
+func defaultDBDir(db, name string, l *slog.Logger) error {
+	if db != "var/"+name+".db" {
+		return nil
+	}
+	if _, err := os.Stat("var"); err == nil {
+		return nil
+	}
+	if err := os.Mkdir("var", 0o755); err != nil {
+		return fmt.Errorf("--db: creating var/ for the default database: %w", err)
+	}
+	l.Info("created the directory var/ for the default --db", "db", db)
+	return nil
 }
 
 // serviceTLS builds the server TLS config from the flags; nil for plaintext.
@@ -138,7 +158,7 @@ func runInventory(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, TLS: s.tls, Shutdown: s.drain})
+	return inventory.Run(ctx, inventory.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, PageTokenSecret: s.keys.pageSecret(), TLS: s.tls, Shutdown: s.drain})
 }
 
 func runPayment(ctx context.Context, e env, args []string) error {
@@ -151,7 +171,7 @@ func runPayment(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, TLS: s.tls, Shutdown: s.drain})
+	return payment.Run(ctx, payment.Config{Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, PageTokenSecret: s.keys.pageSecret(), TLS: s.tls, Shutdown: s.drain})
 }
 
 func runOrder(ctx context.Context, e env, args []string) error {
@@ -161,7 +181,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
 		fs.StringVar(&upstreamCA, "upstream-ca", "", "dial inventory and payment over TLS, verifying them with the CAs in `FILE`; --tls-cert/--tls-key, when set, are presented as the client certificate (mTLS). Empty means plaintext")
-		fs.DurationVar(&timeout, "upstream-timeout", interceptors.DefaultTimeout, "per-call timeout to inventory and payment, all attempts together (interceptors.DefaultTimeout)")
+		fs.DurationVar(&timeout, "upstream-timeout", defaultServiceTimeout, "per-call timeout to inventory and payment, all attempts together")
 		fs.DurationVar(&every, "reconcile-interval", 2*time.Second, "how often the reconciler drives PENDING orders")
 		fs.DurationVar(&after, "reconcile-after", order.DefaultReconcileAfter, "how old a PENDING order must be before the reconciler drives it")
 		fs.DurationVar(&lease, "lease-ttl", order.DefaultLeaseTTL, "PostgreSQL only: how long this replica holds a PENDING order without renewing; a dead replica's orders pass to another within this plus --reconcile-interval")
@@ -204,7 +224,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 	}
 	defer pay.Close()
 	return order.Run(ctx, order.Config{
-		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, TLS: s.tls, Shutdown: s.drain,
+		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, PageTokenSecret: s.keys.pageSecret(), TLS: s.tls, Shutdown: s.drain,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 		ReconcileInterval: every, ReconcileAfter: after, LeaseTTL: lease,
 	})

@@ -38,6 +38,30 @@ func parseFaults(spec string) (faults.Rules, error) {
 // whose first instance hangs still has the other half on another.
 const attemptsPerInstanceTimeout = 2
 
+// Service-to-service breaker rules (dialService). A service's calls to
+// another share a host that may be busy (two cores, other processes): a
+// slow store transaction makes a call or two time out with nothing wrong,
+// and the library default of opening after two consecutive failures turned
+// that into up to 75% of first attempts answered INVENTORY_UNAVAILABLE on a
+// loaded host (issue 27.21). So these chains trip on a sustained failure
+// ratio only: half the calls failing over 10 s with at least 20 calls, the
+// breaker package's ratio defaults, which a burst of a few timeouts cannot
+// reach on its own and a down or failing upstream reaches within its first
+// 20 calls.
+const (
+	serviceBreakerConsecutive = -1 // the consecutive-failure rule is off
+	serviceBreakerFailureRate = 0.5
+	serviceBreakerMinCalls    = 20
+	serviceBreakerWindow      = 10 * time.Second
+)
+
+// defaultServiceTimeout is --upstream-timeout's default: twice
+// interceptors.DefaultTimeout (1s), which a store transaction queued behind
+// other writers on a busy two-core host overran, each overrun counting as a
+// failure and leaving the order PENDING. Two seconds still lets the saga's
+// calls fit in the edge's order deadline (4-5s, and deadlines only shrink).
+const defaultServiceTimeout = 2 * time.Second
+
 // dialService builds a service's client to another, the one function for
 // that role: the full chain of package interceptors (trace, deadline,
 // bulkhead, breaker, retry, balancing with ejection, health checking; see
@@ -46,12 +70,17 @@ const attemptsPerInstanceTimeout = 2
 // dns:///inventory:43101. Calls carry an identity minted by m (nil: none),
 // over TLS with creds (nil: plaintext); opts add to the chain (observers).
 // With several instances (a list, or a dns:/// name) each attempt gets half
-// the timeout, so a hanging instance costs one attempt.
+// the timeout, so a hanging instance costs one attempt. Its breakers open on
+// a failure ratio only (serviceBreakerFailureRate), never on a few
+// consecutive timeouts.
 func dialService(name, addr, healthService string, timeout time.Duration, l *slog.Logger, m *identity.Minter, creds *tls.Config, opts ...interceptors.Option) (*interceptors.Upstream, error) {
 	if err := checkServiceAddr(addr); err != nil {
 		return nil, err
 	}
-	cfg := interceptors.Config{Name: name, Timeout: timeout}
+	cfg := interceptors.Config{Name: name, Timeout: timeout, Breaker: interceptors.BreakerConfig{
+		ConsecutiveFailures: serviceBreakerConsecutive, FailureRate: serviceBreakerFailureRate,
+		MinCalls: serviceBreakerMinCalls, Window: serviceBreakerWindow,
+	}}
 	list := strings.Split(addr, ",")
 	if interceptors.HostPorts(list) {
 		cfg.Addresses = list // Portico's resolver: balancing plus ejection

@@ -63,7 +63,10 @@ type OrderServiceClient interface {
 	// reader roles see every customer's orders.
 	ListOrders(ctx context.Context, in *ListOrdersRequest, opts ...grpc.CallOption) (*ListOrdersResponse, error)
 	// CancelOrder cancels an order: releases its stock and refunds its payment.
-	// Cancelling a cancelled order returns it unchanged.
+	// Cancelling a cancelled order returns it unchanged. It is how an admin
+	// refunds an order: the payment service refuses to refund an order's
+	// payment by hand, so an order never stays CONFIRMED with its money
+	// returned.
 	CancelOrder(ctx context.Context, in *CancelOrderRequest, opts ...grpc.CallOption) (*Order, error)
 }
 
@@ -153,7 +156,10 @@ type OrderServiceServer interface {
 	// reader roles see every customer's orders.
 	ListOrders(context.Context, *ListOrdersRequest) (*ListOrdersResponse, error)
 	// CancelOrder cancels an order: releases its stock and refunds its payment.
-	// Cancelling a cancelled order returns it unchanged.
+	// Cancelling a cancelled order returns it unchanged. It is how an admin
+	// refunds an order: the payment service refuses to refund an order's
+	// payment by hand, so an order never stays CONFIRMED with its money
+	// returned.
 	CancelOrder(context.Context, *CancelOrderRequest) (*Order, error)
 	mustEmbedUnimplementedOrderServiceServer()
 }

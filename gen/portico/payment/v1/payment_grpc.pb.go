@@ -40,11 +40,19 @@ const (
 // status DECLINED. Errors carry google.rpc.ErrorInfo with domain
 // "payment.portico.dev" and a stable reason from portico.type.v1.Reason
 // (those marked "payment"); an order has at most one captured payment.
+//
+// Roles: the order service and admins charge and refund, readers may also
+// read; customers may not call it (a customer sees its payment on its
+// order). An order of the order service ("ord-..." ids) is charged and
+// refunded by its saga only: an admin refunds it by cancelling the order
+// (OrderService.CancelOrder), so the order never stays CONFIRMED with its
+// money returned. Other order ids are an admin's manual payments.
 type PaymentServiceClient interface {
 	// CreatePayment charges an order. The request must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters). The same key with
 	// the same request returns the first result; the same key with a different
-	// request is FAILED_PRECONDITION with reason IDEMPOTENCY_KEY_REUSED.
+	// request is FAILED_PRECONDITION with reason IDEMPOTENCY_KEY_REUSED. An
+	// admin's charge for an order of the order service is PERMISSION_DENIED.
 	CreatePayment(ctx context.Context, in *CreatePaymentRequest, opts ...grpc.CallOption) (*Payment, error)
 	// GetPayment returns one payment.
 	GetPayment(ctx context.Context, in *GetPaymentRequest, opts ...grpc.CallOption) (*Payment, error)
@@ -52,7 +60,8 @@ type PaymentServiceClient interface {
 	ListPayments(ctx context.Context, in *ListPaymentsRequest, opts ...grpc.CallOption) (*ListPaymentsResponse, error)
 	// RefundPayment refunds a captured payment in full. Refunding a refunded
 	// payment returns it unchanged; refunding one that was never captured is
-	// FAILED_PRECONDITION (PAYMENT_NOT_CAPTURED).
+	// FAILED_PRECONDITION (PAYMENT_NOT_CAPTURED). An admin's refund of an
+	// order of the order service is PERMISSION_DENIED: cancel the order.
 	RefundPayment(ctx context.Context, in *RefundPaymentRequest, opts ...grpc.CallOption) (*Payment, error)
 }
 
@@ -119,11 +128,19 @@ func (c *paymentServiceClient) RefundPayment(ctx context.Context, in *RefundPaym
 // status DECLINED. Errors carry google.rpc.ErrorInfo with domain
 // "payment.portico.dev" and a stable reason from portico.type.v1.Reason
 // (those marked "payment"); an order has at most one captured payment.
+//
+// Roles: the order service and admins charge and refund, readers may also
+// read; customers may not call it (a customer sees its payment on its
+// order). An order of the order service ("ord-..." ids) is charged and
+// refunded by its saga only: an admin refunds it by cancelling the order
+// (OrderService.CancelOrder), so the order never stays CONFIRMED with its
+// money returned. Other order ids are an admin's manual payments.
 type PaymentServiceServer interface {
 	// CreatePayment charges an order. The request must carry the gRPC metadata
 	// "idempotency-key" (1-255 printable ASCII characters). The same key with
 	// the same request returns the first result; the same key with a different
-	// request is FAILED_PRECONDITION with reason IDEMPOTENCY_KEY_REUSED.
+	// request is FAILED_PRECONDITION with reason IDEMPOTENCY_KEY_REUSED. An
+	// admin's charge for an order of the order service is PERMISSION_DENIED.
 	CreatePayment(context.Context, *CreatePaymentRequest) (*Payment, error)
 	// GetPayment returns one payment.
 	GetPayment(context.Context, *GetPaymentRequest) (*Payment, error)
@@ -131,7 +148,8 @@ type PaymentServiceServer interface {
 	ListPayments(context.Context, *ListPaymentsRequest) (*ListPaymentsResponse, error)
 	// RefundPayment refunds a captured payment in full. Refunding a refunded
 	// payment returns it unchanged; refunding one that was never captured is
-	// FAILED_PRECONDITION (PAYMENT_NOT_CAPTURED).
+	// FAILED_PRECONDITION (PAYMENT_NOT_CAPTURED). An admin's refund of an
+	// order of the order service is PERMISSION_DENIED: cancel the order.
 	RefundPayment(context.Context, *RefundPaymentRequest) (*Payment, error)
 	mustEmbedUnimplementedPaymentServiceServer()
 }

@@ -55,7 +55,7 @@ const (
 	// inventory, payment, order: the idempotency key (for inventory, the
 	// order id) was used before for a different request.
 	Reason_REASON_IDEMPOTENCY_KEY_REUSED Reason = 7
-	// inventory: the caller is not an admin.
+	// inventory, payment: the caller is not an admin (nor the order service).
 	Reason_REASON_ADMIN_REQUIRED Reason = 8
 	// payment: no payment has the id.
 	Reason_REASON_PAYMENT_NOT_FOUND Reason = 9
@@ -75,7 +75,9 @@ const (
 	// order: the order is FAILED, or still PENDING (with RetryInfo: retry once
 	// it is CONFIRMED).
 	Reason_REASON_ORDER_NOT_CANCELLABLE Reason = 16
-	// order: the caller's role may not do this.
+	// order, payment: the caller's role may not do this (a customer reading
+	// payments; an admin charging or refunding an order of the order service
+	// by hand, rather than cancelling the order).
 	Reason_REASON_PERMISSION_DENIED Reason = 17
 	// order: the inventory service did not answer; nothing changed, retry.
 	Reason_REASON_INVENTORY_UNAVAILABLE Reason = 18
@@ -245,7 +247,7 @@ var File_portico_type_v1_reason_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xec#\n" +
+	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xa6$\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\xd2\x01\n" +
 	"\x15REASON_ITEM_NOT_FOUND\x10\x01\x1a\xb6\x01\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18\xa4\x01No inventory item has the SKU (in the path, or in an order line: the order is then stored FAILED). Check the SKU against GET /api/inventory. Do not retry unchanged.\x12\xb8\x01\n" +
@@ -254,8 +256,8 @@ const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\x1cREASON_RESERVATION_NOT_FOUND\x10\x04\x1aW\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18FNo stock reservation has the id. Check the id. Do not retry unchanged.\x12\xc4\x01\n" +
 	"\x1bREASON_RESERVATION_RELEASED\x10\x05\x1a\xa2\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\x86\x01The reservation was released (explicitly, or its time to live ran out) and cannot be committed. Reserve again. Do not retry unchanged.\x12\x94\x01\n" +
 	"\x1cREASON_RESERVATION_COMMITTED\x10\x06\x1ar\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18WThe reservation was committed (the stock is sold) and cannot be released. Do not retry.\x12\x85\x02\n" +
-	"\x1dREASON_IDEMPOTENCY_KEY_REUSED\x10\a\x1a\xe1\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xc0\x01The Idempotency-Key was used before for a different request. Send a new key with a new request; resend the same body with the same key only to replay the first outcome. Do not retry unchanged.\x12\x95\x01\n" +
-	"\x15REASON_ADMIN_REQUIRED\x10\b\x1az\xea\xe0\x18\x11PERMISSION_DENIED\xfa\xe0\x18aOnly an admin may change the inventory. Use an admin token. Retrying with this token fails again.\x12k\n" +
+	"\x1dREASON_IDEMPOTENCY_KEY_REUSED\x10\a\x1a\xe1\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xc0\x01The Idempotency-Key was used before for a different request. Send a new key with a new request; resend the same body with the same key only to replay the first outcome. Do not retry unchanged.\x12\xcf\x01\n" +
+	"\x15REASON_ADMIN_REQUIRED\x10\b\x1a\xb3\x01\xea\xe0\x18\x11PERMISSION_DENIED\xfa\xe0\x18\x99\x01Only an admin may change the inventory, or reserve stock and charge or refund payments by hand. Use an admin token. Retrying with this token fails again.\x12k\n" +
 	"\x18REASON_PAYMENT_NOT_FOUND\x10\t\x1aM\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18<No payment has the id. Check the id. Do not retry unchanged.\x128\n" +
 	"\x1eREASON_IDEMPOTENCY_KEY_MISSING\x10\n" +
 	"\x1a\x14\xea\xe0\x18\x10INVALID_ARGUMENT\x12\x97\x01\n" +
