@@ -43,7 +43,9 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 }
 
 // serveHealth reports the edge and every upstream's grpc.health.v1 status;
-// 503 when any is DOWN.
+// 503 when any is DOWN. The snapshot's checker reuses a round of checks
+// for health.DefaultMaxAge and runs one at a time, so /health is no
+// amplifier; rep is this request's copy, which limits.health extends.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	sn := s.snapFor(r)
 	rep := sn.health.Check(r.Context())

@@ -51,6 +51,7 @@ type options struct {
 	configPath    string
 	registrations []registration   // tests only
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
+	healthMaxAge  time.Duration    // tests only: /health's report reuse (0: health.DefaultMaxAge)
 }
 
 // WithDialer replaces the default dialer (Dial with no extra options, no
