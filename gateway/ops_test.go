@@ -570,3 +570,35 @@ func TestOpenAPIStatesPolicy(t *testing.T) {
 }
 
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// TestAPIAnswersAreNotStored: every /api answer, data or problem, says
+// Cache-Control: no-store (it holds a caller's private data and carried
+// no Cache-Control); the public OpenAPI document does not.
+func TestAPIAnswersAreNotStored(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.getOrder = func(_ context.Context, r *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+		return &orderv1.Order{Id: r.GetId()}, nil
+	}
+	tests := []struct {
+		name, method, path, token, body string
+		status                          int
+		want                            string
+	}{
+		{"order", "GET", "/api/orders/ord-1", adminToken, "", 200, "no-store"},
+		{"create", "POST", "/api/orders", aliceToken, `{"customerId":"alice","items":[{"sku":"a","quantity":1}]}`, 0, "no-store"},
+		{"unauthenticated", "GET", "/api/orders/ord-1", "", "", 401, "no-store"},
+		{"no such route", "GET", "/api/nothing", adminToken, "", 404, "no-store"},
+		{"openapi", "GET", "/openapi.json", "", "", 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do(tt.method, tt.path, tt.token, tt.body, "Idempotency-Key: k-"+tt.name)
+			if tt.status != 0 && r.status != tt.status {
+				t.Fatalf("%s %s = %d %s, want %d", tt.method, tt.path, r.status, r.body, tt.status)
+			}
+			if got := r.header.Get("Cache-Control"); got != tt.want {
+				t.Errorf("%s %s (%d): Cache-Control = %q, want %q", tt.method, tt.path, r.status, got, tt.want)
+			}
+		})
+	}
+}
