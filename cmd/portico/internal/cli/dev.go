@@ -68,7 +68,7 @@ func runDev(ctx context.Context, e env, args []string) error {
 		"try", fmt.Sprintf("curl -H 'Authorization: Bearer demo-read-token' http://127.0.0.1:%d/api/inventory", *base))
 	s := &supervisor.Supervisor{Exe: exe, Out: e.stdout, Logger: l, Children: children,
 		Reload: "gateway", // kill -HUP <dev pid> reloads the edge's config
-		Env:    devEnv(os.Environ(), keysPath)}
+		Env:    c.env(devEnv(os.Environ(), keysPath))}
 	return s.Run(ctx)
 }
 
