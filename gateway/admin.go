@@ -95,7 +95,7 @@ func (s *Server) AdminHandler() http.Handler {
 // once: the admin API has no clients to drain for.
 func (s *Server) ServeAdmin(ctx context.Context, lis net.Listener) error {
 	hs := &http.Server{
-		Handler:           s.AdminHandler(),
+		Handler:           s.adminHandler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),

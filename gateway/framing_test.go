@@ -117,3 +117,34 @@ func TestAuthorityFormNamesAPath(t *testing.T) {
 		t.Errorf("CONNECT authority-form: %d %+v; want 404 ROUTE_NOT_FOUND, instance /, detail naming /, a traceId", resp.StatusCode, p)
 	}
 }
+
+// TestH2CPrefaceIs505: the HTTP/2 cleartext preface on a raw TCP
+// connection gets 505, as the README promises for any HTTP version other
+// than 1.x (it got the router's 404), and the connection is closed.
+func TestH2CPrefaceIs505(t *testing.T) {
+	h := newHarness(t, setup{})
+	conn, err := net.Dial("tcp", h.http.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a bound, not a wait
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusHTTPVersionNotSupported || resp.Header.Get("X-Trace-Id") != "" {
+		t.Fatalf("preface answered %d (X-Trace-Id %q) %q, want 505 without a trace id", resp.StatusCode, resp.Header.Get("X-Trace-Id"), body)
+	}
+	if n, err := br.Read(make([]byte, 1)); n != 0 || err == nil {
+		t.Errorf("after the 505: read %d bytes, %v; want the connection closed", n, err)
+	}
+}

@@ -73,6 +73,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {
+		// Answers hold a caller's own data (orders, payments) and
+		// problems about it: no cache, shared or private, may keep them
+		// (RFC 9111 §5.2.2.5).
+		rw.Header().Set("Cache-Control", "no-store")
 		s.serveAPI(rw, r)
 		return
 	}

@@ -45,7 +45,9 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 // serveHealth reports the edge and every upstream's grpc.health.v1 status,
 // and its Redis (redisHealth); 503 when an upstream is DOWN, or when the
 // edge refuses every request for Redis (a failing Redis alone is DEGRADED
-// with 200: the edge still serves).
+// with 200: the edge still serves). The snapshot's checker reuses a round
+// of checks for health.DefaultMaxAge and runs one at a time, so /health is
+// no amplifier; rep is this request's copy, which limits.health extends.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	sn := s.snapFor(r)
 	rep := sn.health.Check(r.Context())

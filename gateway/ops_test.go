@@ -71,6 +71,53 @@ func TestHealth(t *testing.T) {
 	}
 }
 
+// TestHealthSharesProbeRounds: 600 concurrent unauthenticated /health
+// calls make one round of upstream health checks, one call per upstream
+// (they made 1,800: /health was an amplifier). The report is reused for
+// an hour here so that the count does not depend on how fast the machine
+// is; health.TestCheckSharesRounds pins the default age.
+func TestHealthSharesProbeRounds(t *testing.T) {
+	var calls sync.Map // upstream -> *atomic.Int64
+	count := func(name string) grpc.UnaryServerInterceptor {
+		n := &atomic.Int64{}
+		calls.Store(name, n)
+		return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+			if info.FullMethod == healthpb.Health_Check_FullMethodName {
+				n.Add(1)
+			}
+			return next(ctx, req)
+		}
+	}
+	h := newHarness(t, setup{
+		serve: map[string]grpc.UnaryServerInterceptor{"inventory": count("inventory"), "payment": count("payment"), "order": count("order")},
+		cfg:   func(c *Config) { c.Health.Timeout = 10 * time.Second }, // a busy machine's first connect
+		opts:  []Option{func(o *options) { o.healthMaxAge = time.Hour }},
+	})
+	var wg sync.WaitGroup
+	statuses := make([]int, 600)
+	for i := range statuses {
+		wg.Go(func() {
+			resp, err := h.http.Client().Get(h.http.URL + "/health")
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	if n := slices.IndexFunc(statuses, func(s int) bool { return s != 200 }); n >= 0 {
+		t.Fatalf("/health call %d answered %d, want 200", n, statuses[n])
+	}
+	calls.Range(func(name, n any) bool {
+		if got := n.(*atomic.Int64).Load(); got != 1 {
+			t.Errorf("600 /health calls made %d health checks of %s, want 1", got, name)
+		}
+		return true
+	})
+}
+
 // hangServer is a server interceptor that never answers before the
 // caller's deadline.
 func hangServer(ctx context.Context, _ any, _ *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
@@ -523,3 +570,35 @@ func TestOpenAPIStatesPolicy(t *testing.T) {
 }
 
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// TestAPIAnswersAreNotStored: every /api answer, data or problem, says
+// Cache-Control: no-store (it holds a caller's private data and carried
+// no Cache-Control); the public OpenAPI document does not.
+func TestAPIAnswersAreNotStored(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.getOrder = func(_ context.Context, r *orderv1.GetOrderRequest) (*orderv1.Order, error) {
+		return &orderv1.Order{Id: r.GetId()}, nil
+	}
+	tests := []struct {
+		name, method, path, token, body string
+		status                          int
+		want                            string
+	}{
+		{"order", "GET", "/api/orders/ord-1", adminToken, "", 200, "no-store"},
+		{"create", "POST", "/api/orders", aliceToken, `{"customerId":"alice","items":[{"sku":"a","quantity":1}]}`, 0, "no-store"},
+		{"unauthenticated", "GET", "/api/orders/ord-1", "", "", 401, "no-store"},
+		{"no such route", "GET", "/api/nothing", adminToken, "", 404, "no-store"},
+		{"openapi", "GET", "/openapi.json", "", "", 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do(tt.method, tt.path, tt.token, tt.body, "Idempotency-Key: k-"+tt.name)
+			if tt.status != 0 && r.status != tt.status {
+				t.Fatalf("%s %s = %d %s, want %d", tt.method, tt.path, r.status, r.body, tt.status)
+			}
+			if got := r.header.Get("Cache-Control"); got != tt.want {
+				t.Errorf("%s %s (%d): Cache-Control = %q, want %q", tt.method, tt.path, r.status, got, tt.want)
+			}
+		})
+	}
+}

@@ -53,6 +53,7 @@ type options struct {
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
 	nonceClock    func() time.Time // tests only: when nonce stores move (nonces)
 	redisProbed   func(up bool)    // tests only: after each PING of a Redis probe
+	healthMaxAge  time.Duration    // tests only: /health's report reuse (0: health.DefaultMaxAge)
 }
 
 // WithDialer replaces the default dialer (Dial with no extra options, no

@@ -93,8 +93,8 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.commit(sn, sourceStart)
-	s.handler = http.HandlerFunc(s.serveHTTP)
-	s.adminHandler = s.AdminHandler()
+	s.handler = refusePreface(http.HandlerFunc(s.serveHTTP))
+	s.adminHandler = refusePreface(s.AdminHandler())
 	return s, nil
 }
 

@@ -99,7 +99,10 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 			return nil, fmt.Errorf("gateway: register %s: %w", reg.service, err)
 		}
 	}
-	sn.health = health.NewChecker("api-gateway", deps, cfg.Health.Timeout)
+	// One checker per snapshot: its reports (reused for
+	// health.DefaultMaxAge, one round at a time) follow this config's
+	// upstreams, and a reload starts afresh.
+	sn.health = health.NewChecker("api-gateway", deps, cfg.Health.Timeout, health.WithMaxAge(s.o.healthMaxAge))
 	var prevShed *shedder
 	if prev != nil {
 		prevShed = prev.shed

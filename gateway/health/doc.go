@@ -9,7 +9,15 @@
 //
 //	{"status":"UP","service":"api-gateway","dependencies":[{"name":"inventory","status":"UP"}, ...]}
 //
-// Dependencies are reported in the order given. A Checker is immutable and
-// safe for concurrent use; Check starts one goroutine per dependency and
-// waits for all of them before returning.
+// Dependencies are reported in the order given.
+//
+// A round of checks serves every caller for DefaultMaxAge (1s) after it
+// ends, and callers that arrive while one is under way wait for it
+// (single flight), so however many callers there are, a Checker runs at
+// most one round at a time (one check per dependency in flight) and
+// starts at most one a second. Each caller gets its own copy of the
+// report.
+//
+// A Checker is safe for concurrent use; a round starts one goroutine per
+// dependency and waits for all of them before returning.
 package health

@@ -3,6 +3,8 @@ package health
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -88,5 +90,72 @@ func TestCheckAsksForTheService(t *testing.T) {
 	NewChecker("edge", []Dependency{{Name: "a", Service: "pkg.Svc", Conn: c}}, 0).Check(context.Background())
 	if got := <-c.service; got != "pkg.Svc" {
 		t.Errorf("asked about %q, want pkg.Svc", got)
+	}
+}
+
+// countConn answers SERVING and counts the checks it was asked; gate, when
+// set, holds each answer until it is closed.
+type countConn struct {
+	fakeConn
+	calls atomic.Int64
+	gate  chan struct{}
+}
+
+func (c *countConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	c.calls.Add(1)
+	if c.gate != nil {
+		<-c.gate
+	}
+	return c.fakeConn.Invoke(ctx, method, args, reply, opts...)
+}
+
+// TestCheckSharesRounds: 600 concurrent callers share one round of checks
+// (one call per dependency), callers within the max age reuse its report,
+// and a caller after it starts the next round. Each caller's report is its
+// own: changing it changes no one else's.
+func TestCheckSharesRounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &countConn{fakeConn: fakeConn{status: healthpb.HealthCheckResponse_SERVING}, gate: make(chan struct{})}
+		b := &countConn{fakeConn: fakeConn{status: healthpb.HealthCheckResponse_SERVING}, gate: a.gate}
+		c := NewChecker("edge", []Dependency{{Name: "a", Conn: a}, {Name: "b", Conn: b}}, time.Second)
+		var wg sync.WaitGroup
+		reports := make([]Report, 600)
+		for i := range reports {
+			wg.Go(func() { reports[i] = c.Check(context.Background()) })
+		}
+		synctest.Wait() // every caller is in Check, the round held at the gate
+		close(a.gate)
+		wg.Wait()
+		if a.calls.Load() != 1 || b.calls.Load() != 1 {
+			t.Fatalf("600 concurrent Checks asked a %d and b %d times, want once each", a.calls.Load(), b.calls.Load())
+		}
+		want := Report{Up, "edge", []DependencyStatus{{"a", Up}, {"b", Up}}}
+		reports[0].Dependencies[0].Status = Down // the caller's own copy
+		reports[0].Dependencies = append(reports[0].Dependencies, DependencyStatus{"redis", Down})
+		if d := cmp.Diff(want, reports[1]); d != "" {
+			t.Errorf("another caller's report (-want +got):\n%s", d)
+		}
+		time.Sleep(DefaultMaxAge - time.Nanosecond)
+		if d := cmp.Diff(want, c.Check(context.Background())); d != "" || a.calls.Load() != 1 {
+			t.Errorf("within the max age: %d calls, report (-want +got):\n%s", a.calls.Load(), d)
+		}
+		time.Sleep(time.Nanosecond)
+		c.Check(context.Background())
+		if a.calls.Load() != 2 {
+			t.Errorf("after the max age: %d calls, want 2 (a new round)", a.calls.Load())
+		}
+	})
+}
+
+// TestCheckWithoutReuse: WithMaxAge(-1) asks the dependencies on every
+// Check.
+func TestCheckWithoutReuse(t *testing.T) {
+	a := &countConn{fakeConn: fakeConn{status: healthpb.HealthCheckResponse_SERVING}}
+	c := NewChecker("edge", []Dependency{{Name: "a", Conn: a}}, 0, WithMaxAge(-1))
+	for range 3 {
+		c.Check(context.Background())
+	}
+	if a.calls.Load() != 3 {
+		t.Errorf("3 Checks asked %d times, want 3", a.calls.Load())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,12 +88,23 @@ func (c cluster) name(service string, k int) string {
 	return service + "-" + strconv.Itoa(k)
 }
 
-// db is the --db value of service: the PostgreSQL URL, or its SQLite file.
-func (c cluster) db(data, service string) string {
+// db is the --db flag of service: its SQLite file, or none on PostgreSQL,
+// whose URL (it may hold a password) reaches the children in $PORTICO_DB
+// (env), never in a command line that ps shows to every user.
+func (c cluster) db(data, service string) []string {
 	if c.postgres != "" {
-		return c.postgres
+		return nil
 	}
-	return filepath.Join(data, service+".db")
+	return []string{"--db", filepath.Join(data, service+".db")}
+}
+
+// env is environ plus, on PostgreSQL, $PORTICO_DB: the URL every service
+// replica reads when it has no --db.
+func (c cluster) env(environ []string) []string {
+	if c.postgres == "" {
+		return environ
+	}
+	return append(slices.Clip(environ), envDB+"="+c.postgres)
 }
 
 // children returns every service replica, then every edge (configs[k] is
@@ -103,12 +115,12 @@ func (c cluster) children(data, level string, configs []string) []supervisor.Chi
 	var out []supervisor.Child
 	for k := range c.replicas {
 		out = append(out,
-			supervisor.Child{Name: c.name("inventory", k), Args: []string{"inventory", lv, "--listen", c.addr(k, 1), "--db", c.db(data, "inventory"), "--admin-listen", c.addr(k, 5)}},
-			supervisor.Child{Name: c.name("payment", k), Args: []string{"payment", lv, "--listen", c.addr(k, 2), "--db", c.db(data, "payment"), "--admin-listen", c.addr(k, 6)}})
+			supervisor.Child{Name: c.name("inventory", k), Args: slices.Concat([]string{"inventory", lv, "--listen", c.addr(k, 1)}, c.db(data, "inventory"), []string{"--admin-listen", c.addr(k, 5)})},
+			supervisor.Child{Name: c.name("payment", k), Args: slices.Concat([]string{"payment", lv, "--listen", c.addr(k, 2)}, c.db(data, "payment"), []string{"--admin-listen", c.addr(k, 6)})})
 	}
 	for k := range c.replicas {
-		out = append(out, supervisor.Child{Name: c.name("order", k), Args: []string{"order", lv, "--listen", c.addr(k, 3),
-			"--db", c.db(data, "order"), "--admin-listen", c.addr(k, 7), "--inventory", inv, "--payment", pay}})
+		out = append(out, supervisor.Child{Name: c.name("order", k), Args: slices.Concat([]string{"order", lv, "--listen", c.addr(k, 3)},
+			c.db(data, "order"), []string{"--admin-listen", c.addr(k, 7), "--inventory", inv, "--payment", pay})})
 	}
 	for k := range c.replicas {
 		out = append(out, supervisor.Child{Name: c.name("gateway", k), Args: []string{"gateway", lv, "--config", configs[k]}})

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -56,7 +58,7 @@ func TestClusterLayout(t *testing.T) {
 		t.Errorf("children (-want +got):\n%s", diff)
 	}
 	order1 := strings.Join(kids[7].Args, " ")
-	for _, s := range []string{"--listen 127.0.0.1:40013", "--db postgres://h/db",
+	for _, s := range []string{"--listen 127.0.0.1:40013",
 		"--inventory 127.0.0.1:40001,127.0.0.1:40011,127.0.0.1:40021", "--payment 127.0.0.1:40002,127.0.0.1:40012,127.0.0.1:40022"} {
 		if !strings.Contains(order1, s) {
 			t.Errorf("order-1 args %q, want %q", order1, s)
@@ -83,5 +85,44 @@ func TestClusterLayout(t *testing.T) {
 	if got := single.children("var", "info", []string{"e.yaml"}); got[0].Name != "inventory" || got[3].Name != "gateway" ||
 		!slices.Contains(got[0].Args, "var/inventory.db") {
 		t.Errorf("single set = %+v, want plain names and SQLite files", got)
+	}
+}
+
+// TestDevChildArgsKeepDBSecret: on PostgreSQL no child's command line (ps
+// shows it to every user) holds the URL or its password; the children get
+// it in $PORTICO_DB, and a service with no --db reads it from there.
+func TestDevChildArgsKeepDBSecret(t *testing.T) {
+	const url = "postgres://portico:s3cret-pw@127.0.0.1:5432/portico?sslmode=disable"
+	for _, replicas := range []int{1, 2} {
+		c := cluster{base: 40000, replicas: replicas, postgres: url}
+		if err := c.validate(); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range c.children("var", "info", []string{"e0.yaml", "e1.yaml"}) {
+			if args := strings.Join(k.Args, " "); strings.Contains(args, "s3cret-pw") || strings.Contains(args, "postgres://") {
+				t.Errorf("replicas %d: %s args %q hold the database URL", replicas, k.Name, args)
+			}
+		}
+		if env := c.env([]string{"HOME=/root"}); !slices.Contains(env, envDB+"="+url) {
+			t.Errorf("replicas %d: env %q lacks %s", replicas, env, envDB)
+		}
+	}
+	if env := (cluster{replicas: 1}).env([]string{"HOME=/root"}); len(env) != 1 {
+		t.Errorf("SQLite env = %q, want no %s", env, envDB)
+	}
+	t.Setenv(envDB, url)
+	s, err := parseService(context.Background(), env{stdout: io.Discard, stderr: io.Discard}, "inventory", ":0", []string{"--log-level=error"}, nil)
+	if err == nil {
+		defer s.shutdown()
+	}
+	if s.db != url {
+		t.Errorf("parseService without --db: db %q (err %v), want $%s", redactURL(s.db), err, envDB)
+	}
+	s2, err := parseService(context.Background(), env{stdout: io.Discard, stderr: io.Discard}, "inventory", ":0", []string{"--log-level=error", "--db", "x.db"}, nil)
+	if err == nil {
+		defer s2.shutdown()
+	}
+	if s2.db != "x.db" {
+		t.Errorf("parseService --db x.db: db %q, want the flag over $%s", s2.db, envDB)
 	}
 }

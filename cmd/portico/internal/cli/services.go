@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -48,6 +49,11 @@ type service struct {
 	drain   grpcserver.Config // DrainDelay and ShutdownGrace
 }
 
+// envDB names the environment variable a service reads its database from
+// when --db is not given: a PostgreSQL URL's password there is not shown
+// by ps to every user of the host, as a command line is.
+const envDB = "PORTICO_DB"
+
 // parseService parses a service's common flags (--listen, --db, --faults,
 // --identity-keys, --log-level, the observability flags) plus any extra
 // ones, and builds its logger, fault rules, tracing, registry and identity
@@ -58,7 +64,7 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	var s service
 	var spec, keysFile, clientCA string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
-	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db (or postgresql://) URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16); any other URL, or an empty value, is refused")
+	fs.StringVar(&s.db, "db", "var/"+name+".db", "database: an SQLite file `PATH`, or a postgres://user@host:port/db (or postgresql://) URL (schema \""+schemaOf(name)+"\"; pool size from the URL, e.g. &pool_max_conns=16); any other URL, or an empty value, is refused; default $"+envDB+" when set (keeps a password out of the command line), else var/"+name+".db")
 	fs.DurationVar(&s.drain.DrainDelay, "drain-delay", 0, "at SIGTERM, keep serving with health NOT_SERVING for `D` before the listener closes (Kubernetes: the preStop delay)")
 	fs.DurationVar(&s.drain.ShutdownGrace, "shutdown-grace", 10*time.Second, "then let in-flight calls finish within `D` before cutting them")
 	fs.StringVar(&spec, "faults", "", "fault injection `SPEC` (off when empty), e.g. delay=350ms,method=/portico.order.v1.OrderService/CreateOrder")
@@ -72,6 +78,9 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 	}
 	if err := parseFlags(fs, args, 0); err != nil {
 		return s, err
+	}
+	if v := os.Getenv(envDB); v != "" && !given(fs, "db") {
+		s.db = v // not the flag's default: --help must not print it
 	}
 	if err := pgdb.CheckLocation(s.db); err != nil {
 		return s, fmt.Errorf("--db: %w", err) // never the value: it may hold a password, in the query too
@@ -240,4 +249,11 @@ func schemaOf(service string) string {
 	default:
 		return order.Schema
 	}
+}
+
+// given reports whether the flag name was set on the command line.
+func given(fs *flagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
