@@ -198,7 +198,7 @@ func TestUpstreamErrorMetric(t *testing.T) {
 	getOrderFails(status.Error(codes.Unavailable, "down"))(h)
 	h.do("GET", "/api/orders/ord-1", adminToken, "")
 	m := h.do("GET", "/metrics", adminToken, "")
-	want := `portico_gateway_upstream_errors_total{code="Unavailable",upstream="order"} 1`
+	want := `portico_gateway_upstream_errors_total{grpc_code="Unavailable",upstream="order"} 1`
 	if !strings.Contains(string(m.body), want) {
 		t.Errorf("/metrics lacks %s", want)
 	}

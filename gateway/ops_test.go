@@ -313,6 +313,9 @@ func get(t *testing.T, c *http.Client, url, token string) int {
 	return resp.StatusCode
 }
 
+// TestMetrics: the request series carry code, the HTTP status, as
+// promhttp's do, and problem, the problem code; one in-flight gauge, by
+// route.
 func TestMetrics(t *testing.T) {
 	h := newHarness(t, setup{})
 	okStubs(h)
@@ -322,16 +325,19 @@ func TestMetrics(t *testing.T) {
 	h.do("GET", "/api/nope/"+strings.Repeat("x", 10), adminToken, "")
 	r := h.do("GET", "/metrics", adminToken, "")
 	for _, want := range []string{
-		`portico_gateway_requests_total{code="",method="GET",route="/api/orders/{id}",status="200",upstream="order"} 2`,
-		`portico_gateway_requests_total{code="UNAUTHENTICATED",method="GET",route="/api/orders/{id}",status="401",upstream=""} 1`,
-		`portico_gateway_requests_total{code="ROUTE_NOT_FOUND",method="GET",route="unmatched",status="404",upstream=""} 1`,
-		`portico_gateway_request_duration_seconds_count{method="GET",route="/api/orders/{id}",status="200",upstream="order"} 2`,
-		`portico_gateway_requests_total{code="CIRCUIT_OPEN",method="POST",route="/api/orders",status="503",upstream="order"} 0`,
+		`portico_gateway_requests_total{code="200",method="GET",problem="",route="/api/orders/{id}",upstream="order"} 2`,
+		`portico_gateway_requests_total{code="401",method="GET",problem="UNAUTHENTICATED",route="/api/orders/{id}",upstream=""} 1`,
+		`portico_gateway_requests_total{code="404",method="GET",problem="ROUTE_NOT_FOUND",route="unmatched",upstream=""} 1`,
+		`portico_gateway_request_duration_seconds_count{code="200",method="GET",route="/api/orders/{id}",upstream="order"} 2`,
+		`portico_gateway_requests_total{code="503",method="POST",problem="CIRCUIT_OPEN",route="/api/orders",upstream="order"} 0`,
 		`portico_gateway_requests_in_flight{route="/api/orders/{id}"} 0`,
 	} {
 		if !strings.Contains(string(r.body), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	if strings.Contains(string(r.body), "portico_gateway_in_flight") {
+		t.Error("/metrics has portico_gateway_in_flight beside portico_gateway_requests_in_flight: one in-flight gauge")
 	}
 }
 

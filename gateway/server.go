@@ -119,9 +119,6 @@ func (s *Server) setup() error {
 	if s.shedTotal, err = newShedTotal(s.registry); err != nil {
 		return fmt.Errorf("gateway: shed metrics: %w", err)
 	}
-	if err = s.registry.Register(shedGauge{s}); err != nil {
-		return fmt.Errorf("gateway: shed metrics: %w", err)
-	}
 	if err = s.registry.Register(redisGauge{s}); err != nil {
 		return fmt.Errorf("gateway: rate-limit metrics: %w", err)
 	}

@@ -89,26 +89,6 @@ func newShedTotal(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
 	return total, reg.Register(total)
 }
 
-// shedGauge is portico_gateway_in_flight{scope}: the requests each cap of
-// the live snapshot holds, read at scrape time, so a reload that changes
-// the caps needs no registration.
-type shedGauge struct{ s *Server }
-
-var shedGaugeDesc = prometheus.NewDesc("portico_gateway_in_flight",
-	"Requests in flight under a cap, by scope (edge or route group).", []string{"scope"}, nil)
-
-func (g shedGauge) Describe(ch chan<- *prometheus.Desc) { ch <- shedGaugeDesc }
-
-func (g shedGauge) Collect(ch chan<- prometheus.Metric) {
-	sn := g.s.snap.Load()
-	if sn == nil {
-		return
-	}
-	for _, sc := range sn.shed.scopes() {
-		ch <- prometheus.MustNewConstMetric(shedGaugeDesc, prometheus.GaugeValue, float64(sc.lim.InFlight()), sc.name)
-	}
-}
-
 // shedHold is what an admitted request holds; release gives it back.
 type shedHold struct{ edge, group *shed.Limiter }
 
@@ -123,8 +103,8 @@ func (h shedHold) release() {
 
 // newShedder builds the shedder of cfg (defaults applied) over the route
 // table. total counts refusals by scope (portico_gateway_shed_total); the
-// requests held are portico_gateway_in_flight{scope}, read from the live
-// snapshot's shedder at scrape time (shedGauge). A scope of prev (the
+// requests each cap holds are GET /admin/limits's (the requests in flight
+// are portico_gateway_requests_in_flight{route}). A scope of prev (the
 // previous snapshot's shedder, nil at start) with the same name, cap and
 // queue lends its limiter, so the requests it holds still count after a
 // reload.

@@ -34,6 +34,7 @@ func check(r *rendered, ports map[string]int32) []string {
 			bad = append(bad, checkService(r, cfg, u, ports[u.Name])...)
 		}
 		bad = append(bad, checkIdentity(r, cfg)...)
+		bad = append(bad, checkScrape(r, cfg)...)
 	}
 	bad = append(bad, checkOrderFlags(r, ports)...)
 	for _, name := range sorted(r.Deployments) {

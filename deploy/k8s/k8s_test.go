@@ -2,9 +2,11 @@ package k8s
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -165,6 +167,24 @@ func TestCheckCatches(t *testing.T) {
 				cm.Data["gateway.yaml"] = strings.Replace(cm.Data["gateway.yaml"], "keys_env: PORTICO_IDENTITY_KEYS", "keys_env: \"\"", 1)
 			}
 		}, "identity.keys_env is empty"},
+		{"no metrics port", func(r *rendered) {
+			r.Deployments["payment"].Spec.Template.Spec.Containers[0].Ports = r.Deployments["payment"].Spec.Template.Spec.Containers[0].Ports[:1]
+		}, "payment: no container port named metrics"},
+		{"service without --admin-listen", func(r *rendered) {
+			c := &r.Deployments["inventory"].Spec.Template.Spec.Containers[0]
+			c.Args = slices.DeleteFunc(slices.Clone(c.Args), func(a string) bool { return a == "--admin-listen" || a == ":43105" })
+		}, "inventory: --admin-listen"},
+		{"edge without admin_listen", func(r *rendered) {
+			for _, cm := range r.ConfigMaps {
+				cm.Data["gateway.yaml"] = strings.Replace(cm.Data["gateway.yaml"], `admin_listen: ":43104"`, "", 1)
+			}
+		}, "edge: edge config admin_listen"},
+		{"admin on loopback", func(r *rendered) {
+			for _, cm := range r.ConfigMaps {
+				cm.Data["gateway.yaml"] = strings.Replace(cm.Data["gateway.yaml"], `admin_listen: ":43104"`, `admin_listen: "127.0.0.1:43104"`, 1)
+			}
+		}, "edge: edge config admin_listen"},
+		{"no scrape annotation", func(r *rendered) { delete(r.Deployments["order"].Spec.Template.Annotations, "prometheus.io/port") }, "order: pod annotations"},
 		{"replicas beside the HPA", func(r *rendered) { r.Deployments["edge"].Spec.Replicas = new(int32(3)) }, "sets replicas while HPA"},
 	}
 	for _, tt := range tests {
@@ -174,6 +194,43 @@ func TestCheckCatches(t *testing.T) {
 				t.Fatalf("dev fails before the break: %v", bad)
 			}
 			tt.break_(r)
+			got := strings.Join(check(r, ports), "\n")
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("check after %s = %q, want a problem mentioning %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestProdPodMonitor: prod ships a PodMonitor that scrapes every pod's
+// metrics port as job portico-<component>; check reports one that
+// selects no pods, scrapes another port or keeps the Operator's job.
+func TestProdPodMonitor(t *testing.T) {
+	ports := contractPorts(t)
+	if len(renderOverlay(t, "prod").PodMonitors) == 0 {
+		t.Fatal("prod renders no PodMonitor: nothing would scrape the pods under the Prometheus Operator")
+	}
+	tests := []struct {
+		name   string
+		break_ func(pm *monitoringv1.PodMonitor)
+		want   string
+	}{
+		{"selects nothing", func(pm *monitoringv1.PodMonitor) {
+			pm.Spec.Selector.MatchLabels = map[string]string{"app.kubernetes.io/name": "porticoo"}
+		}, "does not select edge's pods"},
+		{"api port", func(pm *monitoringv1.PodMonitor) { pm.Spec.PodMetricsEndpoints[0].Port = new("http") }, "want port metrics"},
+		{"operator's job", func(pm *monitoringv1.PodMonitor) { pm.Spec.PodMetricsEndpoints[0].RelabelConfigs = nil }, `get job ""`},
+		{"a job the rules do not name", func(pm *monitoringv1.PodMonitor) {
+			pm.Spec.PodMetricsEndpoints[0].RelabelConfigs[0].Replacement = new("svc-$1")
+		}, `job "svc-edge" is not a job`},
+		{"every namespace", func(pm *monitoringv1.PodMonitor) { pm.Spec.NamespaceSelector.Any = true }, "namespaceSelector"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := renderOverlay(t, "prod")
+			for _, pm := range r.PodMonitors {
+				tt.break_(pm)
+			}
 			got := strings.Join(check(r, ports), "\n")
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("check after %s = %q, want a problem mentioning %q", tt.name, got, tt.want)

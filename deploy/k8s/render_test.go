@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +29,7 @@ type rendered struct {
 	ConfigMaps   map[string]*corev1.ConfigMap
 	Secrets      map[string]*corev1.Secret
 	Claims       map[string]*corev1.PersistentVolumeClaim
+	PodMonitors  map[string]*monitoringv1.PodMonitor
 	namespaceErr []string
 }
 
@@ -43,7 +45,7 @@ func render(dir string) (*rendered, error) {
 		Deployments: map[string]*appsv1.Deployment{}, Services: map[string]*corev1.Service{},
 		PDBs: map[string]*policyv1.PodDisruptionBudget{}, HPAs: map[string]*autoscalingv2.HorizontalPodAutoscaler{},
 		ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{},
-		Claims: map[string]*corev1.PersistentVolumeClaim{},
+		Claims: map[string]*corev1.PersistentVolumeClaim{}, PodMonitors: map[string]*monitoringv1.PodMonitor{},
 	}
 	for _, res := range m.Resources() {
 		data, err := res.MarshalJSON()
@@ -81,6 +83,8 @@ func (r *rendered) add(apiVersion, kind, name string, data []byte) error {
 		dst = put(r.Secrets, name)
 	case "v1 PersistentVolumeClaim":
 		dst = put(r.Claims, name)
+	case "monitoring.coreos.com/v1 PodMonitor":
+		dst = put(r.PodMonitors, name)
 	default:
 		return fmt.Errorf("%s %s %s: a kind the checks do not know", apiVersion, kind, name)
 	}

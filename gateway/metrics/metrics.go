@@ -44,14 +44,14 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "portico_gateway_requests_total",
-			Help: "HTTP requests answered by the edge, by route template, method, upstream, status and problem code.",
-		}, []string{"route", "method", "upstream", "status", "code"}),
+			Help: "HTTP requests answered by the edge, by route template, method, upstream, HTTP status code and problem code.",
+		}, []string{"route", "method", "upstream", "code", "problem"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:                        "portico_gateway_request_duration_seconds",
 			Help:                        "Time from request to answer at the edge.",
 			Buckets:                     procmetrics.Buckets,
 			NativeHistogramBucketFactor: procmetrics.NativeBucketFactor,
-		}, []string{"route", "method", "upstream", "status"}),
+		}, []string{"route", "method", "upstream", "code"}),
 		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "portico_gateway_requests_in_flight",
 			Help: "API requests being answered, by route template.",
@@ -59,7 +59,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "portico_gateway_upstream_errors_total",
 			Help: "Failed upstream calls, by upstream and gRPC code.",
-		}, []string{"upstream", "code"}),
+		}, []string{"upstream", "grpc_code"}),
 	}
 	m.refusals = newRefusals()
 	for _, c := range append([]prometheus.Collector{m.requests, m.duration, m.inFlight, m.upstreamErrors}, m.refusals.collectors()...) {

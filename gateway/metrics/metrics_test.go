@@ -47,10 +47,10 @@ func TestMetrics(t *testing.T) {
 	m.UpstreamError("order", codes.Unavailable)
 	got := counters(t, reg)
 	for key, want := range map[string]float64{
-		"portico_gateway_requests_total{code=,method=GET,route=/api/orders,status=200,upstream=order}": 1,
-		"portico_gateway_requests_total{code=X,method=OTHER,route=/api/orders,status=418,upstream=}":   1,
-		"portico_gateway_requests_total{code=,method=GET,route=unmatched,status=other,upstream=}":      1,
-		"portico_gateway_upstream_errors_total{code=Unavailable,upstream=order}":                       1,
+		"portico_gateway_requests_total{code=200,method=GET,problem=,route=/api/orders,upstream=order}": 1,
+		"portico_gateway_requests_total{code=418,method=OTHER,problem=X,route=/api/orders,upstream=}":   1,
+		"portico_gateway_requests_total{code=other,method=GET,problem=,route=unmatched,upstream=}":      1,
+		"portico_gateway_upstream_errors_total{grpc_code=Unavailable,upstream=order}":                   1,
 	} {
 		if got[key] != want {
 			t.Errorf("%s = %v, want %v (all: %v)", key, got[key], want, got)
@@ -73,16 +73,16 @@ func TestInit(t *testing.T) {
 		map[string]int{"CIRCUIT_OPEN": 503, "NOT_FOUND": 404})
 	got := counters(t, reg)
 	for _, key := range []string{
-		"portico_gateway_requests_total{code=,method=POST,route=/api/orders,status=201,upstream=order}",
-		"portico_gateway_requests_total{code=CIRCUIT_OPEN,method=POST,route=/api/orders,status=503,upstream=order}",
-		"portico_gateway_requests_total{code=,method=GET,route=/api/inventory/{sku},status=200,upstream=inventory}",
-		"portico_gateway_upstream_errors_total{code=Unavailable,upstream=inventory}",
+		"portico_gateway_requests_total{code=201,method=POST,problem=,route=/api/orders,upstream=order}",
+		"portico_gateway_requests_total{code=503,method=POST,problem=CIRCUIT_OPEN,route=/api/orders,upstream=order}",
+		"portico_gateway_requests_total{code=200,method=GET,problem=,route=/api/inventory/{sku},upstream=inventory}",
+		"portico_gateway_upstream_errors_total{grpc_code=Unavailable,upstream=inventory}",
 	} {
 		if v, ok := got[key]; !ok || v != 0 {
 			t.Errorf("%s = %v (present %v), want 0", key, v, ok)
 		}
 	}
-	if _, ok := got["portico_gateway_requests_total{code=NOT_FOUND,method=POST,route=/api/orders,status=404,upstream=order}"]; ok {
+	if _, ok := got["portico_gateway_requests_total{code=404,method=POST,problem=NOT_FOUND,route=/api/orders,upstream=order}"]; ok {
 		t.Error("Init made a 4xx series; only 5xx problems are initialised")
 	}
 }
@@ -108,9 +108,9 @@ func TestBound(t *testing.T) {
 	}
 	got := counters(t, reg)
 	for key, want := range map[string]float64{
-		"portico_gateway_requests_total{code=,method=POST,route=/api/orders,status=201,upstream=order}":              1,
-		"portico_gateway_requests_total{code=,method=GET,route=/api/orders/{id},status=200,upstream=order}":          1,
-		"portico_gateway_requests_total{code=NOT_FOUND,method=GET,route=/api/orders/{id},status=404,upstream=order}": 1,
+		"portico_gateway_requests_total{code=201,method=POST,problem=,route=/api/orders,upstream=order}":              1,
+		"portico_gateway_requests_total{code=200,method=GET,problem=,route=/api/orders/{id},upstream=order}":          1,
+		"portico_gateway_requests_total{code=404,method=GET,problem=NOT_FOUND,route=/api/orders/{id},upstream=order}": 1,
 	} {
 		if got[key] != want {
 			t.Errorf("%s = %v, want %v", key, got[key], want)

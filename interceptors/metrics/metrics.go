@@ -49,7 +49,7 @@ func New(reg prometheus.Registerer) (*Prometheus, error) {
 	p := &Prometheus{
 		retries:         counter("retries_total", "Retries started, first attempts not counted.", "upstream"),
 		budgetExhausted: counter("retry_budget_exhausted_total", "Retries refused by the retry budget.", "upstream"),
-		breakerState:    gauge("breaker_state", "Circuit breaker state: 0 closed, 1 half-open, 2 open.", "breaker"),
+		breakerState:    gauge("breaker_state", "Circuit breaker state: 1 for the state the breaker is in (closed, half-open or open), 0 for the others.", "breaker", "state"),
 		transitions:     counter("breaker_transitions_total", "Circuit breaker state transitions.", "breaker", "from", "to"),
 		rejections:      counter("bulkhead_rejections_total", "Calls rejected by the bulkhead (OVERLOADED).", "upstream"),
 		inFlight:        gauge("in_flight", "Calls holding a bulkhead slot.", "upstream"),
@@ -75,7 +75,23 @@ func (p *Prometheus) RetryBudgetExhausted(upstream string) {
 // StateChange records a breaker transition and its new state.
 func (p *Prometheus) StateChange(name string, from, to breaker.State) {
 	p.transitions.WithLabelValues(name, from.String(), to.String()).Inc()
-	p.breakerState.WithLabelValues(name).Set(float64(to))
+	p.setState(name, to)
+}
+
+// states are a breaker's states, each a series of breaker_state.
+var states = []breaker.State{breaker.StateClosed, breaker.StateHalfOpen, breaker.StateOpen}
+
+// setState sets the breaker's state series: 1 for the state it is in, 0
+// for the others (one series per state, as kube-state-metrics shows a
+// phase, rather than a number to decode).
+func (p *Prometheus) setState(name string, in breaker.State) {
+	for _, s := range states {
+		v := 0.0
+		if s == in {
+			v = 1
+		}
+		p.breakerState.WithLabelValues(name, s.String()).Set(v)
+	}
 }
 
 // Overloaded counts a bulkhead rejection.
@@ -116,7 +132,7 @@ func (p *Prometheus) Init(upstreams ...string) {
 	for _, u := range upstreams {
 		p.retries.WithLabelValues(u)
 		p.budgetExhausted.WithLabelValues(u)
-		p.breakerState.WithLabelValues(u).Set(float64(breaker.StateClosed))
+		p.setState(u, breaker.StateClosed)
 		for _, t := range transitions {
 			p.transitions.WithLabelValues(u, t[0].String(), t[1].String())
 		}

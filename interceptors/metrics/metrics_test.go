@@ -69,7 +69,9 @@ func TestPrometheus(t *testing.T) {
 	}{
 		{"portico_upstream_retries_total", inv, 2},
 		{"portico_upstream_retry_budget_exhausted_total", inv, 1},
-		{"portico_upstream_breaker_state", map[string]string{"breaker": "inventory"}, 2},
+		{"portico_upstream_breaker_state", map[string]string{"breaker": "inventory", "state": "open"}, 1},
+		{"portico_upstream_breaker_state", map[string]string{"breaker": "inventory", "state": "closed"}, 0},
+		{"portico_upstream_breaker_state", map[string]string{"breaker": "inventory", "state": "half-open"}, 0},
 		{"portico_upstream_breaker_transitions_total", map[string]string{"breaker": "inventory", "from": "closed", "to": "open"}, 1},
 		{"portico_upstream_bulkhead_rejections_total", inv, 1},
 		{"portico_upstream_in_flight", inv, 1},
@@ -79,6 +81,43 @@ func TestPrometheus(t *testing.T) {
 	for _, tt := range tests {
 		if got := value(t, reg, tt.name, tt.labels); got != tt.want {
 			t.Errorf("%s%v = %v, want %v", tt.name, tt.labels, got, tt.want)
+		}
+	}
+}
+
+// TestBreakerStatePerState: the breaker state is one series per state,
+// 1 for the current one and 0 for the others, from Init (closed) through
+// every transition, so {state="open"} == 1 reads "open" without knowing
+// a numeric code.
+func TestBreakerStatePerState(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init("order")
+	steps := []struct {
+		name     string
+		from, to breaker.State
+	}{
+		{"after Init", breaker.StateClosed, breaker.StateClosed},
+		{"opened", breaker.StateClosed, breaker.StateOpen},
+		{"probing", breaker.StateOpen, breaker.StateHalfOpen},
+		{"closed again", breaker.StateHalfOpen, breaker.StateClosed},
+	}
+	for _, st := range steps {
+		if st.from != st.to {
+			m.StateChange("order", st.from, st.to)
+		}
+		for _, s := range []breaker.State{breaker.StateClosed, breaker.StateHalfOpen, breaker.StateOpen} {
+			want := 0.0
+			if s == st.to {
+				want = 1
+			}
+			labels := map[string]string{"breaker": "order", "state": s.String()}
+			if got := value(t, reg, "portico_upstream_breaker_state", labels); got != want {
+				t.Errorf("%s: portico_upstream_breaker_state%v = %v, want %v", st.name, labels, got, want)
+			}
 		}
 	}
 }

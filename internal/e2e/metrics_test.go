@@ -25,21 +25,20 @@ import (
 // labels whose values are bounded: never an order id, a user id or a raw
 // path.
 var labelSets = map[string][]string{
-	"portico_gateway_requests_total":                        {"code", "method", "route", "status", "upstream"},
-	"portico_gateway_request_duration_seconds":              {"method", "route", "status", "upstream"},
+	"portico_gateway_requests_total":                        {"code", "method", "problem", "route", "upstream"},
+	"portico_gateway_request_duration_seconds":              {"code", "method", "route", "upstream"},
 	"portico_gateway_requests_in_flight":                    {"route"},
-	"portico_gateway_upstream_errors_total":                 {"code", "upstream"},
+	"portico_gateway_upstream_errors_total":                 {"grpc_code", "upstream"},
 	"portico_gateway_config_reloads_total":                  {"result"},
 	"portico_gateway_config_info":                           {"version"},
 	"portico_gateway_config_last_applied_timestamp_seconds": {},
 	"portico_gateway_shed_total":                            {"scope"},
-	"portico_gateway_in_flight":                             {"scope"},
 	"portico_gateway_ratelimit_redis_degraded":              {},
 	"portico_gateway_rate_limited_total":                    {"layer"},
 	"portico_gateway_auth_failures_total":                   {"reason"},
 	"portico_upstream_retries_total":                        {"upstream"},
 	"portico_upstream_retry_budget_exhausted_total":         {"upstream"},
-	"portico_upstream_breaker_state":                        {"breaker"},
+	"portico_upstream_breaker_state":                        {"breaker", "state"},
 	"portico_upstream_breaker_transitions_total":            {"breaker", "from", "to"},
 	"portico_upstream_bulkhead_rejections_total":            {"upstream"},
 	"portico_upstream_in_flight":                            {"upstream"},
@@ -143,8 +142,8 @@ func TestMetricsEveryProcess(t *testing.T) {
 		{"gateway", edgeURL + "/metrics", "demo-admin-token", []string{
 			`portico_upstream_retries_total{upstream="inventory"}`,
 			`portico_upstream_breaker_transitions_total{breaker="order",from="closed",to="open"}`,
-			`portico_gateway_requests_total{code="CIRCUIT_OPEN",method="POST",route="/api/orders",status="503",upstream="order"}`,
-			`portico_gateway_requests_total{code="",method="GET",route="/api/inventory/{sku}",status="200",upstream="inventory"}`,
+			`portico_gateway_requests_total{code="503",method="POST",problem="CIRCUIT_OPEN",route="/api/orders",upstream="order"}`,
+			`portico_gateway_requests_total{code="200",method="GET",problem="",route="/api/inventory/{sku}",upstream="inventory"}`,
 			`portico_gateway_ratelimit_redis_degraded{}`,
 			`portico_gateway_rate_limited_total{layer="caller"}`,
 			`portico_gateway_auth_failures_total{reason="CREDENTIALS_EXPIRED"}`, // the 401 and 403 above count UNAUTHENTICATED and FORBIDDEN
@@ -160,7 +159,7 @@ func TestMetricsEveryProcess(t *testing.T) {
 		}},
 		{"order", "http://" + testproc.Addr(base+7) + "/metrics", "", []string{
 			`portico_upstream_retries_total{upstream="payment"}`,
-			`portico_upstream_breaker_state{breaker="inventory"}`,
+			`portico_upstream_breaker_state{breaker="inventory",state="open"}`,
 			`portico_order_reconcile_rounds_total{result="error"}`,
 			`grpc_client_handled_total{grpc_code="OK",grpc_method="ReserveStock",grpc_service="portico.inventory.v1.InventoryService",grpc_type="unary"}`,
 			`grpc_client_msg_received_total{grpc_method="RefundPayment",grpc_service="portico.payment.v1.PaymentService",grpc_type="unary"}`,
