@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +19,17 @@ import (
 // and validates the result, including what New checks against the route
 // table and the semantic checks (config_check.go), so `portico
 // check-config` catches everything short of dialing.
-func ParseConfig(data []byte) (Config, error) {
+func ParseConfig(data []byte) (Config, error) { return parseConfig(data, "") }
+
+// parseConfig is ParseConfig for a file in dir: its relative paths name
+// files in dir (resolvePaths). An empty dir leaves them as written.
+func parseConfig(data []byte, dir string) (Config, error) {
 	var c Config
 	if err := strictyaml.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
+	}
+	if dir != "" {
+		c.resolvePaths(dir)
 	}
 	c = c.withDefaults()
 	v := &validator{}
@@ -54,11 +62,33 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
-	c, err := ParseConfig(data)
+	c, err := parseConfig(data, filepath.Dir(path))
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// resolvePaths makes every relative file path in c relative to dir, the
+// config file's directory, as Prometheus and Caddy read theirs: a config
+// names its neighbours the same way from whatever directory the edge
+// starts in. Absolute paths are kept.
+func (c *Config) resolvePaths(dir string) {
+	for _, p := range c.filePaths() {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+}
+
+// filePaths points at every field of c that names a file.
+func (c *Config) filePaths() []*string {
+	ps := []*string{&c.Identity.KeysFile, &c.Auth.JWT.JWKSFile, &c.TLS.CertFile, &c.TLS.KeyFile, &c.TLS.ClientCAFile}
+	for i := range c.Upstreams {
+		t := &c.Upstreams[i].TLS
+		ps = append(ps, &t.CAFile, &t.CertFile, &t.KeyFile)
+	}
+	return ps
 }
 
 // DevConfig is the dev profile (portico dev): the edge on
