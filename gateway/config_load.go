@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/strictyaml"
+	"github.com/portico-gateway/portico/internal/boundedfile"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
@@ -56,9 +56,15 @@ func (c Config) checkRoutes(v *validator) {
 	}
 }
 
-// LoadConfig reads and parses the config file at path.
+// MaxConfigBytes bounds a config file (4 MiB): LoadConfig refuses a
+// larger one, or a stream such as /dev/urandom, naming the file and the
+// bound.
+const MaxConfigBytes = boundedfile.DefaultLimit
+
+// LoadConfig reads and parses the config file at path (at most
+// MaxConfigBytes).
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
@@ -79,6 +85,26 @@ func (c *Config) resolvePaths(dir string) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
+	for _, r := range c.secretRefs() {
+		if f, ok := strings.CutPrefix(*r, "file:"); ok && f != "" && !filepath.IsAbs(f) {
+			*r = "file:" + filepath.Join(dir, f)
+		}
+	}
+}
+
+// secretRefs points at every SecretRef of c, whose file: form names a file.
+func (c *Config) secretRefs() []*string {
+	var rs []*string
+	for i := range c.Auth.Tokens {
+		rs = append(rs, &c.Auth.Tokens[i].Token)
+	}
+	for i := range c.Auth.APIKeys {
+		rs = append(rs, &c.Auth.APIKeys[i].Key)
+	}
+	for i := range c.Auth.SignedApps.Apps {
+		rs = append(rs, &c.Auth.SignedApps.Apps[i].Secret)
+	}
+	return rs
 }
 
 // filePaths points at every field of c that names a file.
@@ -142,6 +168,10 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.HTTP.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&c.HTTP.ReadTimeout, DefaultReadTimeout)
+	def(&c.HTTP.BodyTimeout, DefaultBodyTimeout)
+	if c.HTTP.MinBodyRate == 0 {
+		c.HTTP.MinBodyRate = DefaultMinBodyRate
+	}
 	def(&c.HTTP.IdleTimeout, DefaultIdleTimeout)
 	if c.HTTP.MaxHeaderBytes == 0 {
 		c.HTTP.MaxHeaderBytes = DefaultMaxHeaderBytes

@@ -3,6 +3,7 @@ package gateway
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/portico-gateway/portico/interceptors/identity"
@@ -54,6 +55,15 @@ func TestLoadConfigResolvesRelativePaths(t *testing.T) {
 			if *p != "/etc/portico/f" {
 				t.Errorf("file field %d = %q after resolvePaths, want /etc/portico/f", i, *p)
 			}
+		}
+		c.Auth.Tokens = []TokenConfig{{Token: "file:t"}, {Token: "file:/abs/t"}, {Token: "plain"}}
+		c.Auth.APIKeys = []APIKeyConfig{{Key: "file:k"}}
+		c.Auth.SignedApps.Apps = []AppConfig{{Secret: "file:s"}}
+		c.resolvePaths("/etc/portico")
+		got := []string{c.Auth.Tokens[0].Token, c.Auth.Tokens[1].Token, c.Auth.Tokens[2].Token, c.Auth.APIKeys[0].Key, c.Auth.SignedApps.Apps[0].Secret}
+		want := []string{"file:/etc/portico/t", "file:/abs/t", "plain", "file:/etc/portico/k", "file:/etc/portico/s"}
+		if !slices.Equal(got, want) {
+			t.Errorf("secret refs after resolvePaths = %q, want %q", got, want)
 		}
 		if n := len(c.filePaths()); n != 8 {
 			t.Errorf("%d file fields, want 8 (identity, jwks, edge TLS x3, upstream TLS x3): a new one must join filePaths", n)

@@ -72,13 +72,13 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	return srv.ListenAndServe(ctx)
 }
 
-// followTelemetry applies each config the edge applies to what the process
-// runs outside it: trace sampling and exporter, and log sampling. It
-// returns when ctx ends.
 // telemetryFollowed, if set, is called each time followTelemetry has
 // applied the live config (tests).
 var telemetryFollowed func()
 
+// followTelemetry applies each config the edge applies to what the process
+// runs outside it: trace sampling and exporter, and log sampling. It
+// returns when ctx ends.
 func followTelemetry(ctx context.Context, srv *gateway.Server, tp *telemetry.Provider, s *logging.Sampler, l *slog.Logger) {
 	next := srv.Applied()
 	for {
