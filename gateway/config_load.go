@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +19,17 @@ import (
 // and validates the result, including what New checks against the route
 // table and the semantic checks (config_check.go), so `portico
 // check-config` catches everything short of dialing.
-func ParseConfig(data []byte) (Config, error) {
+func ParseConfig(data []byte) (Config, error) { return parseConfig(data, "") }
+
+// parseConfig is ParseConfig for a file in dir: its relative paths name
+// files in dir (resolvePaths). An empty dir leaves them as written.
+func parseConfig(data []byte, dir string) (Config, error) {
 	var c Config
 	if err := strictyaml.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
+	}
+	if dir != "" {
+		c.resolvePaths(dir)
 	}
 	c = c.withDefaults()
 	v := &validator{}
@@ -60,11 +68,53 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
-	c, err := ParseConfig(data)
+	c, err := parseConfig(data, filepath.Dir(path))
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// resolvePaths makes every relative file path in c relative to dir, the
+// config file's directory, as Prometheus and Caddy read theirs: a config
+// names its neighbours the same way from whatever directory the edge
+// starts in. Absolute paths are kept.
+func (c *Config) resolvePaths(dir string) {
+	for _, p := range c.filePaths() {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	for _, r := range c.secretRefs() {
+		if f, ok := strings.CutPrefix(*r, "file:"); ok && f != "" && !filepath.IsAbs(f) {
+			*r = "file:" + filepath.Join(dir, f)
+		}
+	}
+}
+
+// secretRefs points at every SecretRef of c, whose file: form names a file.
+func (c *Config) secretRefs() []*string {
+	var rs []*string
+	for i := range c.Auth.Tokens {
+		rs = append(rs, &c.Auth.Tokens[i].Token)
+	}
+	for i := range c.Auth.APIKeys {
+		rs = append(rs, &c.Auth.APIKeys[i].Key)
+	}
+	for i := range c.Auth.SignedApps.Apps {
+		rs = append(rs, &c.Auth.SignedApps.Apps[i].Secret)
+	}
+	return rs
+}
+
+// filePaths points at every field of c that names a file.
+func (c *Config) filePaths() []*string {
+	ps := []*string{&c.Identity.KeysFile, &c.Auth.JWT.JWKSFile, &c.TLS.CertFile, &c.TLS.KeyFile, &c.TLS.ClientCAFile}
+	for i := range c.Upstreams {
+		t := &c.Upstreams[i].TLS
+		ps = append(ps, &t.CAFile, &t.CertFile, &t.KeyFile)
+	}
+	return ps
 }
 
 // DevConfig is the dev profile (portico dev): the edge on

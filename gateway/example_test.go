@@ -28,6 +28,6 @@ upstreams:
 	fmt.Println(err)
 	// Output:
 	// 127.0.0.1:43100 5s 1048576 30s
-	// gateway config: upstreams[0].adresses: unknown field (line 4)
+	// gateway config: upstreams[0].adresses: unknown field (line 4); did you mean addresses?
 	// upstreams[0].timeout: want a duration with a unit, such as 250ms or 5s, got "5" (line 5)
 }

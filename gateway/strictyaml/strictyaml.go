@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/portico-gateway/portico/internal/suggest"
 )
 
 var (
@@ -134,6 +138,10 @@ func (c *checker) object(n *yaml.Node, t reflect.Type, path string) {
 		ft, ok := fields[k.Value]
 		if !ok {
 			c.fail(k, p, "unknown field")
+			if hint := suggest.DidYouMean(k.Value, slices.Sorted(maps.Keys(fields))); hint != "" {
+				last := len(c.errs) - 1
+				c.errs[last] = fmt.Errorf("%w%s", c.errs[last], hint) // after the line, where the reader's eye ends
+			}
 			continue
 		}
 		c.check(v, ft, p)

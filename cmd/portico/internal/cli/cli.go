@@ -10,7 +10,8 @@
 //	portico order [--listen A] [--db P] [--admin-listen A] [--inventory A] [--payment A]
 //	portico check-config [--diff-against U] FILE validate, summarize and diff a gateway config
 //	portico identity --keys F --service S --subject U [--role R]  an identity assertion for grpcurl
-//	portico version                              module version, commit, Go version
+//	portico version                              module version, commit, Go version (also --version, -v)
+//	portico completion bash|zsh|fish             a shell completion script
 //	portico help [COMMAND]                       this list, or one command's flags
 //
 // Help goes to stdout and exits 0; a usage error goes to stderr and exits 2;
@@ -35,6 +36,7 @@ import (
 	"google.golang.org/grpc/grpclog"
 
 	"github.com/portico-gateway/portico/internal/logging"
+	"github.com/portico-gateway/portico/internal/suggest"
 )
 
 // env is what every subcommand gets.
@@ -59,8 +61,18 @@ func commands() []command {
 		{"migrate", "--to URL [--data DIR] [--only SERVICE]", "copy the services' SQLite databases into PostgreSQL (idempotent)", runMigrate},
 		{"check-config", "[--diff-against URL_OR_FILE] FILE", "validate a gateway config file, summarize it and diff it", runCheckConfig},
 		{"identity", "--keys FILE --service SVC --subject S [--role R]", "print an identity assertion for calling a service directly", runIdentity},
-		{"version", "", "print the module version, commit and Go version", runVersion},
+		{"version", "", "print the module version, commit and Go version (also portico --version)", runVersion},
+		{"completion", "bash|zsh|fish", "print a shell completion script, e.g. source <(portico completion bash)", runCompletion},
 	}
+}
+
+// commandNames lists every command, help included.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return append(names, "help")
 }
 
 func lookup(name string) (command, bool) {
@@ -88,10 +100,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		return help(args[1:], stdout, stderr)
+	case "-v", "-version", "--version":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "portico: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, "portico: unknown command %q%s\n\n", args[0], suggest.DidYouMean(args[0], commandNames()))
 		usage(stderr)
 		return exitUsage
 	}
@@ -137,7 +151,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "portico help: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, "portico help: unknown command %q%s\n\n", args[0], suggest.DidYouMean(args[0], commandNames()))
 		usage(stderr)
 		return exitUsage
 	}
@@ -229,7 +243,7 @@ func parseFlags(fs *flag.FlagSet, args []string, want int) error {
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return &helpRequest{fs}
 	} else if err != nil {
-		return &usageError{err}
+		return &usageError{withFlagHint(err, fs)}
 	}
 	if fs.NArg() > want {
 		return &usageError{fmt.Errorf("unexpected argument %q", fs.Arg(want))}
@@ -238,6 +252,21 @@ func parseFlags(fs *flag.FlagSet, args []string, want int) error {
 		return &usageError{fmt.Errorf("want %d argument(s), got %d", want, fs.NArg())}
 	}
 	return nil
+}
+
+// withFlagHint adds "did you mean --X?" to the flag package's error for an
+// unknown flag.
+func withFlagHint(err error, fs *flag.FlagSet) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return err
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if c := suggest.Closest(strings.TrimPrefix(name, "-"), names); c != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, c)
+	}
+	return err
 }
 
 // newLogger builds the process logger for service at the named level,
