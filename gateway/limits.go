@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -138,7 +139,7 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 
 // shared puts the Redis store, behind a failover to local, in front.
 func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) error {
-	timeout := cmpOrDuration(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
+	timeout := cmp.Or(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil {
 		return fmt.Errorf("gateway config: redis.url: %w", err)
@@ -464,26 +465,20 @@ func ceilSeconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
-func cmpOrDuration(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-// processNonces is the signed apps' nonce store when New is given none:
-// with redis.url, the Redis every edge shares (fail closed: a Redis that
-// does not answer within DefaultRedisLimitTimeout makes signed requests 503
-// with Retry-After), with the client to close; else one in memory.
-func processNonces(cfg Config) (auth.NonceStore, *redis.Client) {
+// processNonces is the nonce store of redis.url when New is given none:
+// with redis.url, the Redis every edge shares (fail closed: a Redis that does
+// not answer within DefaultRedisLimitTimeout makes signed requests 503
+// with Retry-After), with the client to close; else one in memory that
+// remembers since now.
+func processNonces(cfg Config, now time.Time) (auth.NonceStore, *redis.Client) {
 	if cfg.Redis.URL == "" {
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil { // validated; keep the edge up with local nonces
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
-	timeout := cmpOrDuration(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
+	timeout := cmp.Or(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
 	opt.MaxRetries, opt.ContextTimeoutEnabled = -1, true
 	c := redis.NewClient(opt)
