@@ -51,9 +51,10 @@ build:
 image:
 	docker build -f deploy/Dockerfile --build-arg COMMIT=$$(git rev-parse --short=12 HEAD 2>/dev/null) -t portico:dev .
 
-## run: all four processes with embedded defaults (portico dev); Ctrl-C stops them
+## run: all four processes with embedded defaults (portico dev); Ctrl-C stops them.
+## BASE_PORT=N moves every port (portico dev --base-port N; default 43100)
 run: build
-	exec bin/portico dev
+	exec bin/portico dev $(if $(BASE_PORT),--base-port $(BASE_PORT))
 
 ## test: vet, the macOS cross-build, generated-code check, proto lint, then
 ## every test with -race, and the Kubernetes manifests' test (test-k8s)

@@ -181,6 +181,6 @@ func (s *Server) buildAccess(sn *snapshot) error {
 	if len(cfg.Auth.Policy) > 0 {
 		sn.openAPI = documentPolicy(s.openAPI, sn.policy, sn.table.Routes())
 	}
-	sn.cors = newCORS(cfg.CORS)
+	sn.cors = newCORS(cfg.CORS, sn.table.Routes())
 	return nil
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -10,7 +9,6 @@ import (
 
 // CORS defaults; see CORSConfig.
 var (
-	DefaultCORSMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete}
 	DefaultCORSHeaders = []string{"Authorization", "Content-Type", "Content-Encoding", "Idempotency-Key", "Grpc-Timeout",
 		"Traceparent", "X-Trace-Id", "X-App-Id", "X-Timestamp", "X-Nonce", "X-Signature"}
 	DefaultCORSExposed = []string{"X-Trace-Id", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate"}
@@ -29,8 +27,10 @@ type CORSConfig struct {
 	// AllowedOrigins are exact origins ("https://shop.example.com",
 	// "http://localhost:3000"), or "*" for any. Empty turns CORS off.
 	AllowedOrigins []string `yaml:"allowed_origins,omitempty"`
-	// AllowedMethods a cross-origin request may use. Empty means
-	// DefaultCORSMethods.
+	// AllowedMethods a cross-origin request may use. Empty means every
+	// method a route serves, read from the route table (HEAD with GET;
+	// today GET, HEAD, POST and PATCH), so a preflight never advertises a
+	// method no route has.
 	AllowedMethods []string `yaml:"allowed_methods,omitempty"`
 	// AllowedHeaders a cross-origin request may send (any case). Empty
 	// means DefaultCORSHeaders.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gateway/route"
 )
 
 // cors answers the CORS protocol from a CORSConfig; nil when CORS is off.
@@ -21,7 +22,9 @@ type cors struct {
 	maxAge    string
 }
 
-func newCORS(c CORSConfig) *cors {
+// newCORS builds the CORS answers of c; routes give the default methods
+// (routeMethods).
+func newCORS(c CORSConfig, routes []*route.Route) *cors {
 	if len(c.AllowedOrigins) == 0 {
 		return nil
 	}
@@ -34,7 +37,7 @@ func newCORS(c CORSConfig) *cors {
 	x := &cors{
 		anyOrigin: slices.Contains(c.AllowedOrigins, "*"),
 		origins:   c.AllowedOrigins,
-		methods:   or(c.AllowedMethods, DefaultCORSMethods),
+		methods:   or(c.AllowedMethods, routeMethods(routes)),
 		expose:    strings.Join(or(c.ExposedHeaders, DefaultCORSExposed), ", "),
 		maxAge:    strconv.Itoa(int(c.MaxAge.Seconds())),
 	}
@@ -47,6 +50,38 @@ func newCORS(c CORSConfig) *cors {
 	}
 	x.allowM, x.allowH = strings.Join(x.methods, ", "), strings.Join(hs, ", ")
 	return x
+}
+
+// routeMethods are the methods routes serve, in the order of corsOrder and
+// then by name, with HEAD wherever GET is (a GET route serves HEAD).
+func routeMethods(routes []*route.Route) []string {
+	var ms []string
+	add := func(m string) {
+		if !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		}
+	}
+	for _, r := range routes {
+		add(r.Method)
+		if r.Method == http.MethodGet {
+			add(http.MethodHead)
+		}
+	}
+	slices.SortFunc(ms, func(a, b string) int {
+		if d := corsOrder(a) - corsOrder(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return ms
+}
+
+// corsOrder ranks the usual methods as RFC 9110 lists them; others follow.
+func corsOrder(m string) int {
+	if i := slices.Index([]string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}, m); i >= 0 {
+		return i
+	}
+	return 99
 }
 
 // handleCORS adds CORS headers for an allowed origin and answers a

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +59,40 @@ func TestCORSOff(t *testing.T) {
 	if r.status != 401 || r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("preflight with CORS off = %d, %q", r.status, r.header.Get("Access-Control-Allow-Origin"))
 	}
+}
+
+// TestCORSMethodsFollowRoutes: without cors.allowed_methods a preflight
+// advertises exactly the methods the routes serve (HEAD with GET), so never
+// DELETE, which no route has, and refuses a preflight for it; a configured
+// list is kept as written.
+func TestCORSMethodsFollowRoutes(t *testing.T) {
+	preflight := []string{"Origin: http://localhost:3000", "Access-Control-Request-Method: DELETE"}
+	t.Run("derived", func(t *testing.T) {
+		h := newHarness(t, setup{})
+		var want []string
+		for _, r := range h.srv.snap.Load().table.Routes() {
+			want = append(want, r.Method)
+		}
+		r := h.do("OPTIONS", "/api/orders", "", "", preflight...)
+		if r.status != 403 {
+			t.Errorf("DELETE preflight = %d, want 403 (no route has DELETE)", r.status)
+		}
+		r = h.do("OPTIONS", "/api/orders", "", "", "Origin: http://localhost:3000", "Access-Control-Request-Method: PATCH")
+		got := strings.Split(r.header.Get("Access-Control-Allow-Methods"), ", ")
+		if r.status != 204 || !slices.Equal(got, []string{"GET", "HEAD", "POST", "PATCH"}) {
+			t.Errorf("PATCH preflight = %d, Allow-Methods %q, want 204 and GET, HEAD, POST, PATCH", r.status, got)
+		}
+		for _, m := range want {
+			if !slices.Contains(got, m) {
+				t.Errorf("a route serves %s; Allow-Methods %q lacks it", m, got)
+			}
+		}
+	})
+	t.Run("configured", func(t *testing.T) {
+		h := newHarness(t, setup{cfg: func(c *Config) { c.CORS.AllowedMethods = []string{"GET", "DELETE"} }})
+		r := h.do("OPTIONS", "/api/orders", "", "", preflight...)
+		if r.status != 204 || r.header.Get("Access-Control-Allow-Methods") != "GET, DELETE" {
+			t.Errorf("DELETE preflight = %d, Allow-Methods %q, want 204 and GET, DELETE", r.status, r.header.Get("Access-Control-Allow-Methods"))
+		}
+	})
 }

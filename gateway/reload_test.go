@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.yaml.in/yaml/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
-	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/gateway/route"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"

@@ -64,8 +64,9 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	if doc.Components.Schemas == nil {
 		doc.Components.Schemas = openapi3.Schemas{}
 	}
-	for _, tag := range doc.Tags {
-		tag.Description = clean(tag.Description)
+	doc.Tags = nil // the REST resources (Tags), not the gRPC services
+	for _, t := range Tags {
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: t.Name, Description: t.Description})
 	}
 	addShared(doc)
 	if err := schemas(doc, files); err != nil {
@@ -76,6 +77,7 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	}
 	patchBodies(doc)
 	pathlessBodies(doc)
+	examples(doc)
 	roles(doc, files)
 	renames := listPages(doc)
 	raw, err := doc.MarshalJSON()

@@ -27,8 +27,16 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 		return fmt.Errorf("%s has no row in apidoc.Operations", fullName(md))
 	}
 	op.OperationID = lowerCamel(string(md.Name()))
-	op.Description = restText(fullName(md), clean(op.Description))
-	op.Summary = summary(op.Description)
+	desc := clean(op.Description)
+	if d, ok := restDescriptions[fullName(md)]; ok {
+		desc = d
+	}
+	op.Description = restText(fullName(md), desc)
+	op.Summary = row.Summary
+	if op.Summary == "" {
+		op.Summary = summary(op.Description)
+	}
+	op.Tags = []string{tagOf(path)}
 	security(op, verb, path, fullName(md))
 	for _, p := range op.Parameters {
 		if p.Value == nil {

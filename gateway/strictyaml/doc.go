@@ -10,6 +10,7 @@
 // so a document whose aliases expand it past ten times its own size (plus
 // 100,000 nodes) is refused as excessive aliasing, before its errors pile
 // up. yaml.Node fields take any value and decode later (opaque extension
-// points). The final decode uses yaml.v3 with
+// points). The final decode uses go.yaml.in/yaml/v3 (the maintained
+// continuation of go.yaml.in/yaml/v3) with
 // KnownFields, so the two can never disagree silently.
 package strictyaml

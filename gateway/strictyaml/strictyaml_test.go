@@ -1,11 +1,15 @@
 package strictyaml
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 type inner struct {
@@ -100,5 +104,35 @@ func TestDecodeAliasBomb(t *testing.T) {
 	}
 	if n := len(err.Error()); n > 1000 {
 		t.Errorf("Decode(alias bomb) error is %d bytes, want one short error", n)
+	}
+}
+
+// TestMaintainedYAML: no Go file of the module imports go.yaml.in/yaml/v3,
+// archived upstream; its maintained drop-in go.yaml.in/yaml/v3 is the one
+// YAML library (issue 27).
+func TestMaintainedYAML(t *testing.T) {
+	archived := `"gopkg.in/` + `yaml.v3"` // split, so this file does not match itself
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(archived)) {
+			t.Errorf("%s imports %s: use go.yaml.in/yaml/v3", path, archived)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

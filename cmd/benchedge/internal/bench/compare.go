@@ -16,10 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
-	"gopkg.in/yaml.v3"
 
 	"github.com/portico-gateway/portico/gateway"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"

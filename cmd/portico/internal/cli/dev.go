@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/portico-gateway/portico/cmd/portico/internal/supervisor"
 	"github.com/portico-gateway/portico/gateway"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/internal/logging"
