@@ -5,9 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
+
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // maxSecretFileBytes bounds a secret file.
@@ -69,17 +70,9 @@ func resolveSecret(ref string, hashOK bool) (secret, error) {
 }
 
 func readSecretFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	b, err := boundedfile.Read(path, maxSecretFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("secret file: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSecretFileBytes+1))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("secret file %s: %w", path, err)
-	case len(b) > maxSecretFileBytes:
-		return nil, fmt.Errorf("secret file %s: larger than %d bytes", path, maxSecretFileBytes)
 	}
 	b = []byte(strings.TrimRight(string(b), "\r\n"))
 	if len(b) == 0 {

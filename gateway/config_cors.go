@@ -3,7 +3,6 @@ package gateway
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -49,9 +48,8 @@ func (c CORSConfig) validate(v *validator) {
 		if o == "*" {
 			continue
 		}
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || o != strings.ToLower(o) {
-			v.add(fmt.Sprintf("cors.allowed_origins[%d]", i), `want "*" or a lower-case origin such as https://shop.example.com (no path), got %q`, o)
+		if !isOrigin(o) {
+			v.add(fmt.Sprintf("cors.allowed_origins[%d]", i), `want "*" or a lower-case origin such as https://shop.example.com or http://localhost:3000 (scheme://host[:port], no path), got %.80q`, o)
 		}
 	}
 	for i, m := range c.AllowedMethods {

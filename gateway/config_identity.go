@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // IdentityConfig is where the edge gets the keys it signs each upstream
@@ -59,7 +60,7 @@ func (c IdentityConfig) parse(text string) (*identity.Keys, error) {
 func (c IdentityConfig) keysText() (string, error) {
 	switch {
 	case c.KeysFile != "":
-		b, err := os.ReadFile(c.KeysFile)
+		b, err := boundedfile.Read(c.KeysFile, identity.MaxKeysFileBytes)
 		return string(b), err
 	case c.KeysEnv != "":
 		return os.Getenv(c.KeysEnv), nil

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/strictyaml"
+	"github.com/portico-gateway/portico/internal/boundedfile"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
@@ -48,9 +48,15 @@ func (c Config) checkRoutes(v *validator) {
 	}
 }
 
-// LoadConfig reads and parses the config file at path.
+// MaxConfigBytes bounds a config file (4 MiB): LoadConfig refuses a
+// larger one, or a stream such as /dev/urandom, naming the file and the
+// bound.
+const MaxConfigBytes = boundedfile.DefaultLimit
+
+// LoadConfig reads and parses the config file at path (at most
+// MaxConfigBytes).
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
@@ -112,6 +118,10 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.HTTP.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&c.HTTP.ReadTimeout, DefaultReadTimeout)
+	def(&c.HTTP.BodyTimeout, DefaultBodyTimeout)
+	if c.HTTP.MinBodyRate == 0 {
+		c.HTTP.MinBodyRate = DefaultMinBodyRate
+	}
 	def(&c.HTTP.IdleTimeout, DefaultIdleTimeout)
 	if c.HTTP.MaxHeaderBytes == 0 {
 		c.HTTP.MaxHeaderBytes = DefaultMaxHeaderBytes

@@ -20,6 +20,12 @@ const (
 	DefaultShedQueue = 64
 	// DefaultShedRetryAfter is the Retry-After of a shed answer.
 	DefaultShedRetryAfter = time.Second
+	// DefaultMaxInFlightPerClient caps the /api requests of one client
+	// address whose bodies are still arriving.
+	DefaultMaxInFlightPerClient = 64
+	// DefaultMaxInFlightPerCaller caps the /api requests of one
+	// authenticated caller that the edge works on at once.
+	DefaultMaxInFlightPerCaller = 64
 )
 
 // ShedConfig caps the /api requests the edge works on at once (load
@@ -29,7 +35,8 @@ const (
 // shed, so probes and scrapes see the truth during an overload.
 type ShedConfig struct {
 	// MaxInFlight caps concurrent /api requests at this edge. Zero means
-	// DefaultMaxInFlight; negative means no cap. A cap above what the
+	// DefaultMaxInFlight; -1 means no cap (below -1 is an error, so a
+	// typo such as -5 cannot turn shedding off unnoticed). A cap above what the
 	// edge's CPUs serve within the latency you want only lets requests
 	// queue inside the edge: set it to about the edge's throughput times
 	// its unloaded latency, with room to spare.
@@ -39,12 +46,29 @@ type ShedConfig struct {
 	// is shed at once (the default, and the fastest refusal).
 	MaxWait time.Duration `yaml:"max_wait,omitempty"`
 	// MaxQueue bounds the requests waiting for a slot at once, per cap;
-	// beyond it excess is shed at once. Zero means DefaultShedQueue;
-	// negative means nobody waits. Used only with MaxWait.
+	// beyond it excess is shed at once. Zero means DefaultShedQueue; -1
+	// means nobody waits (below -1 is an error). Used only with MaxWait.
 	MaxQueue int `yaml:"max_queue,omitempty"`
 	// RetryAfter is the Retry-After of a shed answer, rounded up to whole
 	// seconds. Zero means DefaultShedRetryAfter.
 	RetryAfter time.Duration `yaml:"retry_after,omitempty"`
+	// MaxInFlightPerClient caps the /api requests of one client address
+	// (limits.clients: the socket peer, or the address a trusted proxy
+	// forwarded; an IPv6 address counts for its /64) whose bodies are
+	// still arriving (http.body_timeout), so that one address cannot hold
+	// every connection with slow bodies. Excess is 429 TOO_MANY_IN_FLIGHT
+	// with Retry-After, at once. A request counts only until its body is
+	// in hand, so clients behind a proxy that forwards whole bodies
+	// rarely meet it. Zero means DefaultMaxInFlightPerClient; -1 means no
+	// cap.
+	MaxInFlightPerClient int `yaml:"max_in_flight_per_client,omitempty"`
+	// MaxInFlightPerCaller caps the /api requests of one authenticated
+	// caller (the trusted client id, else the subject within its tenant,
+	// as limits key callers) that the edge works on at once, so that one
+	// caller cannot take every slot of max_in_flight. Excess is 429
+	// TOO_MANY_IN_FLIGHT with Retry-After. Zero means
+	// DefaultMaxInFlightPerCaller; -1 means no cap.
+	MaxInFlightPerCaller int `yaml:"max_in_flight_per_caller,omitempty"`
 	// Groups cap route groups on top of the edge's cap, so that one kind
 	// of traffic (catalogue reads) cannot take every slot from another
 	// (order writes). A route belongs to at most one group.
@@ -75,12 +99,22 @@ func (c ShedConfig) withDefaults() ShedConfig {
 	if c.RetryAfter == 0 {
 		c.RetryAfter = DefaultShedRetryAfter
 	}
+	if c.MaxInFlightPerClient == 0 {
+		c.MaxInFlightPerClient = DefaultMaxInFlightPerClient
+	}
+	if c.MaxInFlightPerCaller == 0 {
+		c.MaxInFlightPerCaller = DefaultMaxInFlightPerCaller
+	}
 	return c
 }
 
 func (c ShedConfig) validate(v *validator) {
+	v.offOrCount("shed.max_in_flight", c.MaxInFlight, "no cap")
+	v.offOrCount("shed.max_queue", c.MaxQueue, "nobody waits")
 	v.nonNegative("shed.max_wait", c.MaxWait)
 	v.nonNegative("shed.retry_after", c.RetryAfter)
+	v.capOrOff("shed.max_in_flight_per_client", c.MaxInFlightPerClient)
+	v.capOrOff("shed.max_in_flight_per_caller", c.MaxInFlightPerCaller)
 	seen := map[string]int{}
 	for i, g := range c.Groups {
 		p := fmt.Sprintf("shed.groups[%d]", i)
@@ -101,5 +135,12 @@ func (c ShedConfig) validate(v *validator) {
 		if g.MaxInFlight < 1 {
 			v.add(p+".max_in_flight", "must be positive, got %d", g.MaxInFlight)
 		}
+	}
+}
+
+// capOrOff refuses a cap below -1 (-1 turns it off, 0 is the default).
+func (v *validator) capOrOff(path string, n int) {
+	if n < -1 {
+		v.add(path, "want a positive cap, or -1 for none, got %d", n)
 	}
 }

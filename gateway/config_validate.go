@@ -34,6 +34,12 @@ func (c Config) validate(v *validator) {
 	v.within("http.read_header_timeout", c.HTTP.ReadHeaderTimeout, MinHTTPTimeout, MaxHTTPTimeout)
 	v.within("http.read_timeout", c.HTTP.ReadTimeout, MinHTTPTimeout, MaxHTTPTimeout)
 	v.within("http.idle_timeout", c.HTTP.IdleTimeout, MinHTTPTimeout, MaxHTTPTimeout)
+	if c.HTTP.BodyTimeout >= 0 {
+		v.within("http.body_timeout", c.HTTP.BodyTimeout, MinHTTPTimeout, MaxHTTPTimeout)
+	}
+	if c.HTTP.MinBodyRate < -1 {
+		v.add("http.min_body_rate", "want bytes a second, or -1 for no minimum rate, got %d", c.HTTP.MinBodyRate)
+	}
 	if c.HTTP.MaxHeaderBytes < 0 {
 		v.add("http.max_header_bytes", "must not be negative")
 	}
@@ -50,6 +56,7 @@ func (c Config) validate(v *validator) {
 	c.validateUpstreamTLS(v)
 	c.validateOps(v)
 	c.Limits.validate(v)
+	c.Problems.validate(v)
 }
 
 func (c Config) validateUpstreams(v *validator) {
@@ -137,6 +144,15 @@ func (v *validator) add(path, format string, args ...any) {
 func (v *validator) nonNegative(path string, d time.Duration) {
 	if d < 0 {
 		v.add(path, "must not be negative, got %v", d)
+	}
+}
+
+// offOrCount reports n below -1: a count field where -1 turns the
+// feature off (off says what -1 means) and 0 is the default. Any other
+// negative is a typo, not a way to turn it off.
+func (v *validator) offOrCount(path string, n int, off string) {
+	if n < -1 {
+		v.add(path, "want 0 (the default), a positive number or -1 (%s), got %d", off, n)
 	}
 }
 

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -80,18 +81,18 @@ func WriteSummary(w io.Writer, cfg Config) error {
 	p := func(format string, args ...any) { fmt.Fprintf(tw, format+"\n", args...) }
 	p("version\t%s", versionOf(cfg).ID)
 	p("listen\t%s", cfg.Listen)
-	p("admin_listen\t%s", or(cfg.AdminListen, "off"))
+	p("admin_listen\t%s", cmp.Or(cfg.AdminListen, "off"))
 	p("shutdown\tdrain_delay %v, shutdown_grace %v (longest route timeout %v)", cfg.DrainDelay, cfg.ShutdownGrace, cfg.longestTimeout())
 	p("limits\tmax_body_bytes %d, http.max_header_bytes %d, routes.max_timeout %v", cfg.Routes.MaxBodyBytes, cfg.HTTP.MaxHeaderBytes, cfg.Routes.MaxTimeout)
-	p("readiness\trequires %s", or(strings.Join(cfg.Ops.ReadyRequires, ", "), "no upstream"))
+	p("readiness\trequires %s", cmp.Or(strings.Join(cfg.Ops.ReadyRequires, ", "), "no upstream"))
 	p("auth\t%s", authSummary(cfg.Auth))
 	p("\nupstreams (%d):", len(cfg.Upstreams))
 	for _, u := range cfg.Upstreams {
 		c := u.Chain()
 		p("  %s\t[%s]\ttimeout %v\tretry %d attempts\tbreaker %d failures / %v cool-down\tbulkhead %d in flight",
-			u.Name, strings.Join(u.Addresses, ", "), u.Timeout, or(c.Retry.MaxAttempts, retry.DefaultMaxAttempts),
-			or(c.Breaker.ConsecutiveFailures, breaker.DefaultConsecutiveFailures), or(c.Breaker.CoolDown, breaker.DefaultCoolDown),
-			or(c.Bulkhead.MaxInFlight, bulkhead.DefaultMax))
+			u.Name, strings.Join(u.Addresses, ", "), u.Timeout, cmp.Or(c.Retry.MaxAttempts, retry.DefaultMaxAttempts),
+			cmp.Or(c.Breaker.ConsecutiveFailures, breaker.DefaultConsecutiveFailures), cmp.Or(c.Breaker.CoolDown, breaker.DefaultCoolDown),
+			cmp.Or(c.Bulkhead.MaxInFlight, bulkhead.DefaultMax))
 	}
 	p("\nroutes (%d):", len(routes))
 	for _, r := range routes {
@@ -141,12 +142,4 @@ func authSummary(a AuthConfig) string {
 		return strings.Join(parts, ", ") + " (roles of keys and apps: " + strings.Join(rs, ", ") + ")"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }

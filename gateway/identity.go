@@ -2,12 +2,12 @@ package gateway
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"google.golang.org/grpc/metadata"
 
 	"github.com/portico-gateway/portico/interceptors/identity"
+	"github.com/portico-gateway/portico/internal/boundedfile"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
@@ -130,7 +130,7 @@ func (s *Server) refreshIdentityKeys() error {
 	if sn.identity == nil || file == "" || s.closed {
 		return nil
 	}
-	b, err := os.ReadFile(file)
+	b, err := boundedfile.Read(file, identity.MaxKeysFileBytes)
 	if err != nil || string(b) == sn.identity.text {
 		return err
 	}

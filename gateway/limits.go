@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -138,7 +139,7 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 
 // shared puts the Redis store, behind a failover to local, in front.
 func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) error {
-	timeout := cmpOrDuration(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
+	timeout := cmp.Or(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil {
 		return fmt.Errorf("gateway config: redis.url: %w", err)
@@ -382,7 +383,10 @@ func layerText(layer string) string {
 // named by its layer; q and w are the Rate and Period in seconds, r what is
 // left, t the seconds until it is full again, or until a request fits for
 // the refusing layer), and X-RateLimit-Limit / -Remaining of the refusing
-// layer, or of the layer with the least left.
+// layer, or of the layer with the least left. X-RateLimit-Limit is the
+// capacity Remaining counts down from, the bucket's burst (capacity), as
+// GitHub, Kong and Envoy's rate limit service mean these headers: a fresh
+// caller reads Limit N and Remaining N-1, never Remaining above Limit.
 func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 	// The four values are appended to one stack buffer and become one
 	// string, sliced in four: no fmt on the request path (%q is
@@ -424,7 +428,7 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 		remaining = 0
 	}
 	stateEnd := len(b)
-	b = strconv.AppendInt(b, int64(d.Results[tightest].Limit.Rate), 10)
+	b = strconv.AppendInt(b, int64(capacity(d.Results[tightest].Limit)), 10)
 	limitEnd := len(b)
 	b = strconv.AppendInt(b, int64(remaining), 10)
 	all := string(b)
@@ -444,6 +448,15 @@ var (
 	hdrXRateLimitRemaining = http.CanonicalHeaderKey("X-RateLimit-Remaining")
 )
 
+// capacity is what a full bucket of l admits at once: Burst, or Rate when
+// Burst is zero (ratelimit.Limit's zero meaning).
+func capacity(l ratelimit.Limit) int {
+	if l.Burst == 0 {
+		return l.Rate
+	}
+	return l.Burst
+}
+
 // ceilSeconds is d in whole seconds, rounded up; 0 for d <= 0.
 func ceilSeconds(d time.Duration) int {
 	if d <= 0 {
@@ -452,26 +465,20 @@ func ceilSeconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
-func cmpOrDuration(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-// processNonces is the signed apps' nonce store when New is given none:
-// with redis.url, the Redis every edge shares (fail closed: a Redis that
-// does not answer within DefaultRedisLimitTimeout makes signed requests 503
-// with Retry-After), with the client to close; else one in memory.
-func processNonces(cfg Config) (auth.NonceStore, *redis.Client) {
+// processNonces is the nonce store of redis.url when New is given none:
+// with redis.url, the Redis every edge shares (fail closed: a Redis that does
+// not answer within DefaultRedisLimitTimeout makes signed requests 503
+// with Retry-After), with the client to close; else one in memory that
+// remembers since now.
+func processNonces(cfg Config, now time.Time) (auth.NonceStore, *redis.Client) {
 	if cfg.Redis.URL == "" {
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil { // validated; keep the edge up with local nonces
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
-	timeout := cmpOrDuration(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
+	timeout := cmp.Or(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
 	opt.MaxRetries, opt.ContextTimeoutEnabled = -1, true
 	c := redis.NewClient(opt)

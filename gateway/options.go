@@ -51,6 +51,7 @@ type options struct {
 	configPath    string
 	registrations []registration   // tests only
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
+	nonceClock    func() time.Time // tests only: when nonce stores move (nonces)
 }
 
 // WithDialer replaces the default dialer (Dial with no extra options, no

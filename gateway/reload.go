@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // Sources of a config change, as the audit and the version history name
@@ -114,7 +115,7 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 // commit makes sn the live snapshot, records its version and tells
 // whoever waits on Applied.
 func (s *Server) commit(sn *snapshot, source string) {
-	s.nonces.commit(sn.cfg, sn.nonces, sn.nonceClient)
+	s.nonces.commit(sn.nonceSet)
 	sn.version.Applied, sn.version.Source = time.Now().UTC(), source
 	s.history.add(sn.version, sn.cfg)
 	s.snap.Store(sn)
@@ -153,7 +154,7 @@ func (s *Server) ReloadFile(ctx context.Context, source string) (ReloadResult, e
 		return ReloadResult{}, errors.New("gateway: no config file to reload (WithConfigFile)")
 	}
 	var sum [32]byte
-	if b, err := os.ReadFile(s.o.configPath); err == nil {
+	if b, err := boundedfile.Read(s.o.configPath, MaxConfigBytes); err == nil {
 		sum = sha256.Sum256(b)
 	}
 	if live := s.snap.Load(); source == SourceFile && sum != ([32]byte{}) && sum == s.fileSum {

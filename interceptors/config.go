@@ -111,8 +111,8 @@ type RetryConfig struct {
 // of breaker.Settings.
 type BreakerConfig struct {
 	// ConsecutiveFailures opens the circuit after this many failures in a
-	// row. Zero means breaker.DefaultConsecutiveFailures; negative turns
-	// the rule off.
+	// row. Zero means breaker.DefaultConsecutiveFailures; -1 turns the
+	// rule off (below -1 is an error).
 	ConsecutiveFailures int `yaml:"consecutive_failures,omitempty"`
 	// FailureRate opens the circuit when failures/calls over Window reach
 	// it with at least MinCalls calls. Zero means
@@ -143,9 +143,8 @@ type BulkheadConfig struct {
 	// MaxInFlight caps concurrent calls. Zero means bulkhead.DefaultMax; negative is an
 	// error.
 	MaxInFlight int `yaml:"max_in_flight,omitempty"`
-	// Queue is how many calls may wait for a slot. Zero means bulkhead.DefaultQueue;
-	// negative
-	// means none.
+	// Queue is how many calls may wait for a slot. Zero means
+	// bulkhead.DefaultQueue; -1 means none (below -1 is an error).
 	Queue int `yaml:"queue,omitempty"`
 	// MaxWait bounds a queued call's wait. Zero means bulkhead.DefaultMaxWait; negative is an
 	// error.
@@ -170,8 +169,8 @@ func (h HealthCheckConfig) On() bool { return h.Enabled != nil && *h.Enabled }
 // to Addresses only.
 type EjectionConfig struct {
 	// ConsecutiveFailures ejects an address after this many failed calls
-	// in a row. Zero means balance.DefaultConsecutiveFailures; negative
-	// turns ejection off.
+	// in a row. Zero means balance.DefaultConsecutiveFailures; -1 turns
+	// ejection off (below -1 is an error).
 	ConsecutiveFailures int `yaml:"consecutive_failures,omitempty"`
 	// BaseTime is the first ejection's length. Zero means
 	// balance.DefaultBaseEjectionTime.
@@ -238,6 +237,8 @@ func (c Config) Validate() error {
 	c.Breaker.validate(&v)
 	v.check(c.Bulkhead.MaxInFlight >= 0, "bulkhead.max_in_flight", fmt.Sprintf("must not be negative, got %d", c.Bulkhead.MaxInFlight))
 	v.nonNegative("bulkhead.max_wait", c.Bulkhead.MaxWait)
+	v.offOrCount("bulkhead.queue", c.Bulkhead.Queue, "no queue")
+	v.offOrCount("ejection.consecutive_failures", c.Ejection.ConsecutiveFailures, "no ejection")
 	if _, err := balance.Policy(c.Balancer); err != nil {
 		v.fail("balancer", fmt.Sprintf("unknown policy %q, want round_robin or least_request", c.Balancer))
 	}
@@ -260,6 +261,7 @@ func (r RetryConfig) validate(v *validator) {
 
 func (b BreakerConfig) validate(v *validator) {
 	v.check(b.FailureRate <= 1, "breaker.failure_rate", fmt.Sprintf("must be at most 1, got %v", b.FailureRate))
+	v.offOrCount("breaker.consecutive_failures", b.ConsecutiveFailures, "the rule off")
 	v.check(b.ConsecutiveFailures >= 0 || b.FailureRate >= 0, "breaker.consecutive_failures", "both rules off: the circuit could never open")
 	v.check(b.MinCalls >= 0, "breaker.min_calls", fmt.Sprintf("must not be negative, got %d", b.MinCalls))
 	v.nonNegative("breaker.window", b.Window)
@@ -281,6 +283,13 @@ func (v *validator) check(ok bool, field, msg string) {
 
 func (v *validator) nonNegative(field string, d time.Duration) {
 	v.check(d >= 0, field, fmt.Sprintf("must not be negative, got %v", d))
+}
+
+// offOrCount fails a count below -1: -1 turns the feature off (off says
+// what -1 means), so any other negative is a typo, not a way to turn it
+// off.
+func (v *validator) offOrCount(field string, n int, off string) {
+	v.check(n >= -1, field, fmt.Sprintf("want 0 (the default), a positive number or -1 (%s), got %d", off, n))
 }
 
 func (v *validator) err() error { return errors.Join(v.errs...) }

@@ -306,7 +306,7 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 	ok, err := s.cfg.Nonces.Claim(r.Context(), h.AppID+"\x00"+h.Nonce, 2*s.cfg.Window)
 	switch {
 	case err != nil:
-		return Principal{}, fail(ErrUnavailable, "The gateway cannot check nonces right now; retry shortly.")
+		return Principal{}, &Failure{Err: ErrUnavailable, Detail: "The gateway cannot check nonces right now; retry shortly.", Cause: err}
 	case !ok:
 		return Principal{}, fail(ErrReplayed, "The nonce was used before; sign each request with a new X-Nonce.")
 	}

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/MicahParks/jwkset"
+
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // JWKS defaults; see JWKSOptions.
@@ -184,14 +185,5 @@ func (j *JWKS) load(ctx context.Context, data []byte) error {
 }
 
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxJWKSBytes+1))
-	if err == nil && len(data) > MaxJWKSBytes {
-		err = fmt.Errorf("larger than %d bytes", MaxJWKSBytes)
-	}
-	return data, err
+	return boundedfile.Read(path, MaxJWKSBytes)
 }

@@ -11,5 +11,16 @@
 // the signature verifier consumes belong to package auth (helper authn);
 // the edge wires this store in when redis.url is set, at merge.
 //
+// Redis can lose its data (a restart without persistence, a failover, a
+// flush), and with it every nonce: the store keeps an epoch marker beside
+// the nonces, made by the first claim that finds it missing. On an edge
+// that knew the marker, a missing one means a loss: every claim is
+// refused (ErrDataLost, an UnavailableError saying when to retry) until
+// one nonce ttl (twice the signature window) has passed, as by then every
+// nonce claimed before the loss would have expired. An edge that never saw
+// the marker takes its absence for a new store. Refusing is chosen over
+// remembering recent nonces in each edge's memory, which would not stop a
+// replay sent to another edge.
+//
 // A Redis is safe for concurrent use.
 package nonce

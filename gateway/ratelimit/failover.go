@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,13 +80,13 @@ func NewFailover(shared Store, local *Local, s FailoverSettings) (*Failover, err
 	if s.Timeout < 0 || s.Failures < 0 || s.CoolDown < 0 || s.Outage < OutageLocal || s.Outage > OutageClosed {
 		return nil, fmt.Errorf("ratelimit: invalid failover settings %+v", s)
 	}
-	s.Timeout = cmpOrDur(s.Timeout, DefaultTimeout)
+	s.Timeout = cmp.Or(s.Timeout, DefaultTimeout)
 	f := &Failover{shared: shared, local: local, s: s}
 	b, err := breaker.New(breaker.Settings{
 		Name:                "ratelimit-redis",
-		ConsecutiveFailures: cmpOr(s.Failures, DefaultFailures),
+		ConsecutiveFailures: cmp.Or(s.Failures, DefaultFailures),
 		FailureRate:         -1,
-		CoolDown:            cmpOrDur(s.CoolDown, DefaultCoolDown),
+		CoolDown:            cmp.Or(s.CoolDown, DefaultCoolDown),
 		IsSuccessful:        func(err error) bool { return err == nil },
 		IsExcluded:          func(err error) bool { return errors.Is(err, context.Canceled) },
 		OnStateChange:       func(_ string, _, to breaker.State) { f.setDegraded(to != breaker.StateClosed) },
@@ -139,11 +140,4 @@ func (f *Failover) Allow(ctx context.Context, req *Request) (Decision, error) {
 		return Decision{Denied: -1}, ErrUnavailable
 	}
 	return f.local.Allow(ctx, req)
-}
-
-func cmpOrDur(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
-	}
-	return v
 }

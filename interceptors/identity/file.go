@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // Environment variables the processes read their ring from (the flags and
@@ -16,9 +18,13 @@ const (
 	EnvKeys = "PORTICO_IDENTITY_KEYS"
 )
 
-// ReadKeysFile reads and parses a keys file (at most 64 KiB).
+// MaxKeysFileBytes bounds a keys file (64 KiB): a ring holds a few
+// short lines.
+const MaxKeysFileBytes = 64 << 10
+
+// ReadKeysFile reads and parses a keys file (at most MaxKeysFileBytes).
 func ReadKeysFile(path string) (*Keys, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedfile.Read(path, MaxKeysFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -57,14 +63,14 @@ func LoadKeys(file string) (*Keys, string, error) {
 func Watch(ctx context.Context, path string, interval time.Duration, apply func(*Keys), failed func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	last, _ := os.ReadFile(path)
+	last, _ := boundedfile.Read(path, MaxKeysFileBytes)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		b, err := os.ReadFile(path)
+		b, err := boundedfile.Read(path, MaxKeysFileBytes)
 		if err != nil || string(b) == string(last) {
 			if err != nil {
 				failed(err)

@@ -12,8 +12,9 @@ package filewatch
 import (
 	"context"
 	"crypto/sha256"
-	"os"
 	"time"
+
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // Watch polls path every interval and calls changed after its content
@@ -45,9 +46,10 @@ func Watch(ctx context.Context, path string, interval time.Duration, changed fun
 	}
 }
 
-// sum is the SHA-256 of path's content; all zeros when it cannot be read.
+// sum is the SHA-256 of path's content; all zeros when it cannot be read
+// or holds more than boundedfile.DefaultLimit (its reader refuses it too).
 func sum(path string) [32]byte {
-	b, err := os.ReadFile(path)
+	b, err := boundedfile.Read(path, 0)
 	if err != nil {
 		return [32]byte{}
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // suites12 are the TLS 1.2 suites allowed: forward secrecy and AEAD only.
@@ -81,7 +83,7 @@ func Client(caFile, certFile, keyFile, serverName string) (*tls.Config, error) {
 }
 
 func pool(file string) (*x509.CertPool, error) {
-	b, err := os.ReadFile(file)
+	b, err := boundedfile.Read(file, 0)
 	if err != nil {
 		return nil, fmt.Errorf("tls: CA file: %w", err)
 	}
@@ -127,7 +129,7 @@ func (c *Cert) Reload() error {
 	if err != nil {
 		return err
 	}
-	pair, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	pair, err := loadPair(c.certFile, c.keyFile)
 	if err != nil {
 		return fmt.Errorf("tls: load %s and %s: %w", c.certFile, c.keyFile, err)
 	}
@@ -164,3 +166,17 @@ func (c *Cert) get() *tls.Certificate {
 
 // Leaf returns the certificate presented now (tests, logs).
 func (c *Cert) Leaf() *x509.Certificate { return c.get().Leaf }
+
+// loadPair is tls.LoadX509KeyPair with each file read within
+// boundedfile.DefaultLimit.
+func loadPair(certFile, keyFile string) (tls.Certificate, error) {
+	certPEM, err := boundedfile.Read(certFile, 0)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	keyPEM, err := boundedfile.Read(keyFile, 0)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(certPEM, keyPEM)
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // adminTokenEnv names the environment variable whose bearer token
@@ -62,7 +63,7 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 // already, and its secrets may be redacted.
 func loadBase(ctx context.Context, src string) (gateway.Config, error) {
 	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
-		b, err := os.ReadFile(src)
+		b, err := boundedfile.Read(src, gateway.MaxConfigBytes)
 		if err != nil {
 			return gateway.Config{}, err
 		}
