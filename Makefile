@@ -67,12 +67,17 @@ test: vet cross check-generated lint check-deploy
 test-k8s:
 	cd deploy/k8s && $(GO) vet ./... && GORACE='$(GORACE)' $(GO) test $(TESTFLAGS) ./...
 
-## check-deploy: promtool check rules on deploy/prometheus (skipped, with a
-## message, without promtool; `make promtool` installs it). The e2e tests
-## also check every rule's and panel's query against the exported series.
+## check-deploy: promtool check rules on deploy/prometheus's rules and
+## promtool test rules on their unit tests (*_test.yaml; skipped, with a
+## message, without promtool; `make promtool` installs it). The deploy
+## package's TestEveryRuleTested fails when a rule has no test case; the
+## e2e tests check every rule's and panel's query against the exported
+## series.
 check-deploy:
-	@if command -v promtool >/dev/null 2>&1; then promtool check rules deploy/prometheus/alerts.yaml; \
-	else echo "promtool not found: skipping promtool check rules (make promtool, or apt-get install prometheus)"; fi
+	@if command -v promtool >/dev/null 2>&1; then \
+	  promtool check rules $$(ls deploy/prometheus/*.yaml | grep -v '_test\.yaml$$') && \
+	  promtool test rules deploy/prometheus/*_test.yaml; \
+	else echo "promtool not found: skipping promtool check rules and test rules (make promtool, or apt-get install prometheus)"; fi
 
 ## promtool: install promtool from Debian's prometheus package if missing
 promtool:

@@ -133,7 +133,7 @@ func (l *limiter) info(ctx context.Context) *RateLimitsInfo {
 	if l.failover != nil {
 		out.Backend = "redis"
 		out.Redis = &RedisLimitInfo{Status: health.Up, Outage: l.failover.Outage().String(),
-			Prefix: cmp.Or(lc.Redis.Prefix, DefaultRedisLimitPrefix), Timeout: cmpOrDuration(lc.Redis.Timeout, DefaultRedisLimitTimeout).String()}
+			Prefix: cmp.Or(lc.Redis.Prefix, DefaultRedisLimitPrefix), Timeout: cmp.Or(lc.Redis.Timeout, DefaultRedisLimitTimeout).String()}
 		if l.failover.Degraded() {
 			out.Redis.Status = health.Down
 		}
@@ -174,7 +174,7 @@ func limitInfo(c *LimitConfig) *LimitInfo {
 	if c == nil {
 		return nil
 	}
-	return &LimitInfo{Rate: c.Rate, Period: cmpOrDuration(c.Period, time.Second).String(), Burst: cmp.Or(c.Burst, c.Rate)}
+	return &LimitInfo{Rate: c.Rate, Period: cmp.Or(c.Period, time.Second).String(), Burst: cmp.Or(c.Burst, c.Rate)}
 }
 
 // info describes sh's caps, live.

@@ -11,11 +11,15 @@ import (
 // serveAPI runs the /api pipeline; each step answers before any upstream
 // call when it rejects:
 //
+//	read body     429 TOO_MANY_IN_FLIGHT (the client address's cap), 408
+//	              REQUEST_TIMEOUT (too slow), 400 (admission.go)
 //	authenticate  401 UNAUTHENTICATED and the other auth codes (authProblem)
 //	rate limit    429 RATE_LIMIT_EXCEEDED, CALLER_BANNED (limits.go; a failed
 //	              authentication counts against failed_auth only)
 //	route         404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED
 //	authorize     403 FORBIDDEN (the policy: the caller's roles and the route)
+//	admit         429 TOO_MANY_IN_FLIGHT (the caller's cap), 503 OVERLOADED
+//	              (the edge's or the route group's cap: shedding.go)
 //	prepare       400, 413, 415 (idempotency key, Grpc-Timeout, query, body
 //	              size and encoding)
 //	forward       grpc-gateway's handler with the deadline: a JSON body
@@ -26,6 +30,9 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	rt, allow := sn.table.Match(r.Method, r.URL.Path)
 	if rt != nil { // label 401s and 403s by route too; the answer order is unchanged
 		ex.route = rt.Template
+	}
+	if !s.readAPIBody(w, r) {
+		return
 	}
 	p, err := sn.auth.Authenticate(r)
 	if s.limit(w, r, rt, p, err) {
@@ -45,6 +52,17 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	ex.principal = sn.policy.Grant(p, rt) // the one role the service receives
+	release := s.holdCaller(w, r, p)
+	if release == nil {
+		return
+	}
+	defer release()
+	hold, full := sn.shed.admit(r, rt)
+	if full != nil {
+		s.writeProblem(w, r, sn.shed.overloaded(full, ex.traceID))
+		return
+	}
+	defer hold.release()
 	ep := sn.endpoints[rt]
 	ex.ep, ex.route, ex.upstream = ep, rt.Template, rt.Upstream
 	ex.inFlight = s.metrics.InFlight(rt.Template)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/nonce"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 )
@@ -66,7 +67,8 @@ func buildJWT(j JWTConfig) (*auth.JWTVerifier, error) {
 	}
 	return auth.NewJWTVerifier(auth.JWTConfig{
 		Issuer: j.Issuer, Audience: j.Audience, Algorithms: j.Algorithms, Leeway: j.Leeway, Keys: keys,
-		Claims: auth.Claims{Subject: j.Claims.Subject, Roles: j.Claims.Roles, Tenant: j.Claims.Tenant, Plan: j.Claims.Plan},
+		Claims:         auth.Claims{Subject: j.Claims.Subject, Roles: j.Claims.Roles, Tenant: j.Claims.Tenant, Plan: j.Claims.Plan},
+		SharedSubjects: j.SharedSubjects,
 	})
 }
 
@@ -137,8 +139,22 @@ func authProblem(err error) *problem.Problem {
 	p.Challenge = challenge
 	if code == problem.CodeServiceUnavailable {
 		p.RetryAfter = 1
+		nonceUnavailable(p, err)
 	}
 	return p
+}
+
+// nonceUnavailable says in p, the 503 of a nonce store that failed, why
+// and when to retry, when the store said so (nonce.UnavailableError).
+func nonceUnavailable(p *problem.Problem, err error) {
+	var ue *nonce.UnavailableError
+	if !errors.As(err, &ue) {
+		return
+	}
+	p.Detail = "The gateway cannot check nonces right now: " + ue.Reason + "; nothing was sent to any service."
+	if ue.RetryAfter > 0 {
+		p.RetryAfter = ceilSeconds(ue.RetryAfter)
+	}
 }
 
 // buildAccess builds sn's authenticator (unless WithAuthenticator gave

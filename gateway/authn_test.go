@@ -75,6 +75,9 @@ func TestBadCredentials(t *testing.T) {
 	signed := func(method, path, query, body string, ts int64, nonce string) []string {
 		return authtest.SignedHeaders(appSecret, "demo-app", method, path, query, []byte(body), ts, nonce)
 	}
+	signedKey := func(body string, ts int64, nonce, key string) []string {
+		return authtest.SignedHeadersWithKey(appSecret, "demo-app", "POST", "/api/orders", "", []byte(body), ts, nonce, key)
+	}
 	tests := []struct {
 		name         string
 		method, path string
@@ -100,11 +103,13 @@ func TestBadCredentials(t *testing.T) {
 		{"jwt unknown kid", "GET", "/api/inventory", "", bearer(iss.Mint("nope-1", claims(nil))), 401, "UNAUTHENTICATED"},
 		{"jwt without roles", "GET", "/api/inventory", "", bearer(iss.Mint(authtest.KidRSA, claims(func(c jwt.MapClaims) { delete(c, "roles") }))), 403, "FORBIDDEN"},
 		{"oversize token", "GET", "/api/inventory", "", bearer("eyJ" + strings.Repeat("a", auth.DefaultMaxTokenBytes)), 401, "UNAUTHENTICATED"},
-		{"signed", "POST", "/api/orders", orderBody, append(signed("POST", "/api/orders", "", orderBody, ts, "nonce-signed-000001"), "Idempotency-Key: k1"), 201, ""},
+		{"signed", "POST", "/api/orders", orderBody, signedKey(orderBody, ts, "nonce-signed-000001", "k1"), 201, ""},
+		{"signed, idempotency key changed", "POST", "/api/orders", orderBody, append(signedKey(orderBody, ts, "nonce-idemkey-00001", "k1")[:4], "Idempotency-Key: k9"), 401, "UNAUTHENTICATED"},
+		{"signed, idempotency key not signed", "POST", "/api/orders", orderBody, append(signed("POST", "/api/orders", "", orderBody, ts, "nonce-idemkey-00002"), "Idempotency-Key: k9"), 401, "UNAUTHENTICATED"},
 		{"signed with query", "GET", "/api/orders?pageSize=5", "", signed("GET", "/api/orders", "pageSize=5", "", ts, "nonce-query-0000001"), 200, ""},
 		{"signed, query changed", "GET", "/api/orders?pageSize=6", "", signed("GET", "/api/orders", "pageSize=5", "", ts, "nonce-query-0000002"), 401, "UNAUTHENTICATED"},
-		{"tampered body", "POST", "/api/orders", strings.Replace(orderBody, `"quantity":2`, `"quantity":9`, 1), append(signed("POST", "/api/orders", "", orderBody, ts, "nonce-tamper-00001"), "Idempotency-Key: k2"), 401, "UNAUTHENTICATED"},
-		{"replayed nonce", "POST", "/api/orders", orderBody, append(signed("POST", "/api/orders", "", orderBody, ts, "nonce-signed-000001"), "Idempotency-Key: k1"), 401, "REQUEST_REPLAYED"},
+		{"tampered body", "POST", "/api/orders", strings.Replace(orderBody, `"quantity":2`, `"quantity":9`, 1), signedKey(orderBody, ts, "nonce-tamper-00001", "k2"), 401, "UNAUTHENTICATED"},
+		{"replayed nonce", "POST", "/api/orders", orderBody, signedKey(orderBody, ts, "nonce-signed-000001", "k1"), 401, "REQUEST_REPLAYED"},
 		{"stale timestamp", "GET", "/api/inventory", "", signed("GET", "/api/inventory", "", "", ts-400, "nonce-stale-000001"), 401, "CLOCK_SKEW"},
 		{"future timestamp", "GET", "/api/inventory", "", signed("GET", "/api/inventory", "", "", ts+400, "nonce-future-00001"), 401, "CLOCK_SKEW"},
 		{"signature headers missing nonce", "GET", "/api/inventory", "", signed("GET", "/api/inventory", "", "", ts, "nonce-missing-0001")[:2], 400, "MALFORMED_CREDENTIALS"},
@@ -149,8 +154,8 @@ func TestJWTPrincipal(t *testing.T) {
 	var got []string
 	h.inv.listItems = listItemsRecording(&got)
 	r := h.do("GET", "/api/inventory", "", "", "Authorization: Bearer "+iss.Mint(authtest.KidRSA, c))
-	if r.status != 200 || strings.Join(got, ",") != "carol,customer" {
-		t.Fatalf("GET = %d %s; upstream saw %v, want carol,customer", r.status, r.body, got)
+	if r.status != 200 || strings.Join(got, ",") != "jwt:carol,customer" {
+		t.Fatalf("GET = %d %s; upstream saw %v, want jwt:carol,customer", r.status, r.body, got)
 	}
 }
 

@@ -14,6 +14,8 @@ const (
 	DefaultShutdownGrace     = 10 * time.Second
 	DefaultReadHeaderTimeout = 5 * time.Second
 	DefaultReadTimeout       = 30 * time.Second
+	DefaultBodyTimeout       = 10 * time.Second
+	DefaultMinBodyRate       = 1024 // bytes a second
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultMaxHeaderBytes    = 64 << 10
 	DefaultUpstreamTimeout   = 5 * time.Second
@@ -94,6 +96,9 @@ type Config struct {
 	Telemetry TelemetryConfig `yaml:"telemetry,omitempty"`
 	// Shed caps the requests in flight (load shedding, config_shed.go).
 	Shed ShedConfig `yaml:"shed,omitempty"`
+	// Problems configures the problem details' type URIs
+	// (config_problems.go); absent keeps them relative ("/problems/...").
+	Problems ProblemsConfig `yaml:"problems,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized
@@ -106,6 +111,20 @@ type HTTPConfig struct {
 	// ReadTimeout bounds reading a whole request, body included. Zero means
 	// DefaultReadTimeout; otherwise 100ms to 1h, as ReadHeaderTimeout.
 	ReadTimeout time.Duration `yaml:"read_timeout,omitempty"`
+	// BodyTimeout bounds the arrival of an /api request's body, which the
+	// edge reads whole before the request takes an in-flight slot
+	// (ShedConfig) or is authenticated; never longer than ReadTimeout. A
+	// body that does not arrive in time is 408 REQUEST_TIMEOUT and its
+	// connection is closed. Zero means DefaultBodyTimeout; negative means
+	// only ReadTimeout bounds it; otherwise 100ms to 1h, as
+	// ReadHeaderTimeout.
+	BodyTimeout time.Duration `yaml:"body_timeout,omitempty"`
+	// MinBodyRate is the average rate, in bytes a second, an /api
+	// request's body must keep up after its first second (BodyGrace):
+	// the body's read deadline moves on one second for every MinBodyRate
+	// bytes that arrive, up to BodyTimeout; slower is 408 REQUEST_TIMEOUT.
+	// Zero means DefaultMinBodyRate; -1 means no minimum rate.
+	MinBodyRate int64 `yaml:"min_body_rate,omitempty"`
 	// IdleTimeout bounds a keep-alive connection's wait for its next
 	// request. Zero means DefaultIdleTimeout; otherwise 100ms to 1h, as
 	// ReadHeaderTimeout.

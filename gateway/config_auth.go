@@ -100,6 +100,12 @@ type JWTConfig struct {
 	// ("realm_access.roles"); roles may be an array or a space-separated
 	// string.
 	Claims ClaimsConfig `yaml:"claims,omitempty"`
+	// SharedSubjects puts a token's subject in the namespace of the
+	// subjects the config names (API keys, signed apps): a token with sub
+	// "alice" is then the API-key user alice. False (the default) keeps
+	// them apart: the principal's subject is "jwt:" + sub, which is what
+	// services own orders by and what limits.subject_plans must name.
+	SharedSubjects bool `yaml:"shared_subjects,omitempty"`
 }
 
 // ClaimsConfig names the claims a JWT principal is read from.

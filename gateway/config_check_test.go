@@ -137,7 +137,7 @@ func TestConfigSemantics(t *testing.T) {
 			c.Upstreams[0].TLS = UpstreamTLSConfig{CAFile: "/nonexistent/ca.pem", CertFile: "/nonexistent/client.pem"}
 		}, "gateway config: upstreams[0].tls: tls: CA file: open /nonexistent/ca.pem: no such file or directory\n" +
 			"upstreams[0].tls: tls: a client certificate needs both a cert and a key file"},
-		{"a derived shutdown grace stays within its bound", func(c *Config) { c.ShutdownGrace, c.Upstreams[0].Timeout = 0, 61 * time.Minute },
+		{"a derived shutdown grace stays within its bound", func(c *Config) { c.ShutdownGrace, c.Upstreams[0].Timeout = 0, 61*time.Minute },
 			"gateway config: GET /api/inventory/{sku}: the inventory upstream's timeout 1h1m0s exceeds routes.max_timeout 30s\n" +
 				"upstreams[0].timeout: 1h1m0s is longer than shutdown_grace 1h0m0s: a drain would cut these requests"},
 		{"shutdown grace of centuries", func(c *Config) { c.ShutdownGrace = 2562047 * time.Hour },

@@ -118,6 +118,10 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.HTTP.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&c.HTTP.ReadTimeout, DefaultReadTimeout)
+	def(&c.HTTP.BodyTimeout, DefaultBodyTimeout)
+	if c.HTTP.MinBodyRate == 0 {
+		c.HTTP.MinBodyRate = DefaultMinBodyRate
+	}
 	def(&c.HTTP.IdleTimeout, DefaultIdleTimeout)
 	if c.HTTP.MaxHeaderBytes == 0 {
 		c.HTTP.MaxHeaderBytes = DefaultMaxHeaderBytes

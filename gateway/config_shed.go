@@ -20,11 +20,20 @@ const (
 	DefaultShedQueue = 64
 	// DefaultShedRetryAfter is the Retry-After of a shed answer.
 	DefaultShedRetryAfter = time.Second
+	// DefaultMaxInFlightPerClient caps the /api requests of one client
+	// address whose bodies are still arriving.
+	DefaultMaxInFlightPerClient = 64
+	// DefaultMaxInFlightPerCaller caps the /api requests of one
+	// authenticated caller that the edge works on at once.
+	DefaultMaxInFlightPerCaller = 64
 )
 
 // ShedConfig caps the /api requests the edge works on at once (load
-// shedding). Excess is answered at once, before its body is read or it is
-// logged, with 503 OVERLOADED and Retry-After. The operational endpoints
+// shedding). While a cap is full, excess is answered at once, before its
+// body is read or it is logged, with 503 OVERLOADED and Retry-After. A
+// request takes its slots only once its body is in hand and its caller
+// authenticated (http.body_timeout), so a slow client holds none. The
+// operational endpoints
 // (/health, /healthz/*, /metrics, /openapi.json, /problems) are never
 // shed, so probes and scrapes see the truth during an overload.
 type ShedConfig struct {
@@ -46,6 +55,23 @@ type ShedConfig struct {
 	// RetryAfter is the Retry-After of a shed answer, rounded up to whole
 	// seconds. Zero means DefaultShedRetryAfter.
 	RetryAfter time.Duration `yaml:"retry_after,omitempty"`
+	// MaxInFlightPerClient caps the /api requests of one client address
+	// (limits.clients: the socket peer, or the address a trusted proxy
+	// forwarded; an IPv6 address counts for its /64) whose bodies are
+	// still arriving (http.body_timeout), so that one address cannot hold
+	// every connection with slow bodies. Excess is 429 TOO_MANY_IN_FLIGHT
+	// with Retry-After, at once. A request counts only until its body is
+	// in hand, so clients behind a proxy that forwards whole bodies
+	// rarely meet it. Zero means DefaultMaxInFlightPerClient; -1 means no
+	// cap.
+	MaxInFlightPerClient int `yaml:"max_in_flight_per_client,omitempty"`
+	// MaxInFlightPerCaller caps the /api requests of one authenticated
+	// caller (the trusted client id, else the subject within its tenant,
+	// as limits key callers) that the edge works on at once, so that one
+	// caller cannot take every slot of max_in_flight. Excess is 429
+	// TOO_MANY_IN_FLIGHT with Retry-After. Zero means
+	// DefaultMaxInFlightPerCaller; -1 means no cap.
+	MaxInFlightPerCaller int `yaml:"max_in_flight_per_caller,omitempty"`
 	// Groups cap route groups on top of the edge's cap, so that one kind
 	// of traffic (catalogue reads) cannot take every slot from another
 	// (order writes). A route belongs to at most one group.
@@ -76,6 +102,12 @@ func (c ShedConfig) withDefaults() ShedConfig {
 	if c.RetryAfter == 0 {
 		c.RetryAfter = DefaultShedRetryAfter
 	}
+	if c.MaxInFlightPerClient == 0 {
+		c.MaxInFlightPerClient = DefaultMaxInFlightPerClient
+	}
+	if c.MaxInFlightPerCaller == 0 {
+		c.MaxInFlightPerCaller = DefaultMaxInFlightPerCaller
+	}
 	return c
 }
 
@@ -84,6 +116,8 @@ func (c ShedConfig) validate(v *validator) {
 	v.offOrCount("shed.max_queue", c.MaxQueue, "nobody waits")
 	v.nonNegative("shed.max_wait", c.MaxWait)
 	v.nonNegative("shed.retry_after", c.RetryAfter)
+	v.capOrOff("shed.max_in_flight_per_client", c.MaxInFlightPerClient)
+	v.capOrOff("shed.max_in_flight_per_caller", c.MaxInFlightPerCaller)
 	seen := map[string]int{}
 	for i, g := range c.Groups {
 		p := fmt.Sprintf("shed.groups[%d]", i)
@@ -104,5 +138,12 @@ func (c ShedConfig) validate(v *validator) {
 		if g.MaxInFlight < 1 {
 			v.add(p+".max_in_flight", "must be positive, got %d", g.MaxInFlight)
 		}
+	}
+}
+
+// capOrOff refuses a cap below -1 (-1 turns it off, 0 is the default).
+func (v *validator) capOrOff(path string, n int) {
+	if n < -1 {
+		v.add(path, "want a positive cap, or -1 for none, got %d", n)
 	}
 }

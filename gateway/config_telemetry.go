@@ -27,9 +27,11 @@ type TracesConfig struct {
 	// Protocol is "grpc" or "http/protobuf". Empty means http/protobuf.
 	Protocol string `yaml:"protocol,omitempty"`
 	// SampleRatio is the share of requests from outside that the edge
-	// traces, decided by trace id whatever the client's sampled flag says;
-	// the services follow. Unset means telemetry.DefaultSampleRatio (0.1);
-	// 0 traces none (errors are still recorded); 1 traces all.
+	// traces, decided by trace id, when the client's traceparent does not
+	// say sampled; a sampled caller is always followed (parent-based); the
+	// services follow the edge. Unset means telemetry.DefaultSampleRatio
+	// (0.1); 0 traces none but sampled callers' (errors are still
+	// recorded); 1 traces all.
 	SampleRatio *float64 `yaml:"sample_ratio,omitempty"`
 }
 

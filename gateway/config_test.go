@@ -42,7 +42,8 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	want := Config{
 		Listen: DefaultListen, ShutdownGrace: DefaultShutdownGrace,
-		HTTP: HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10},
+		HTTP: HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+			BodyTimeout: 10 * time.Second, MinBodyRate: 1024},
 		Upstreams: []UpstreamConfig{
 			{Name: "inventory", Addresses: []string{"a:1"}, Timeout: 5 * time.Second},
 			{Name: "payment", Addresses: []string{"b:1"}, Timeout: 5 * time.Second},
@@ -50,7 +51,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		},
 		Routes: RoutesConfig{MaxBodyBytes: 1 << 20, MaxTimeout: 30 * time.Second},
 		Health: HealthConfig{Timeout: 300 * time.Millisecond},
-		Shed:   ShedConfig{MaxInFlight: 1024, MaxQueue: 64, RetryAfter: time.Second},
+		Shed: ShedConfig{MaxInFlight: 1024, MaxQueue: 64, RetryAfter: time.Second,
+			MaxInFlightPerClient: 64, MaxInFlightPerCaller: 64},
 	}
 	if d := cmp.Diff(want, c); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)

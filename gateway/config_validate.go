@@ -34,6 +34,12 @@ func (c Config) validate(v *validator) {
 	v.within("http.read_header_timeout", c.HTTP.ReadHeaderTimeout, MinHTTPTimeout, MaxHTTPTimeout)
 	v.within("http.read_timeout", c.HTTP.ReadTimeout, MinHTTPTimeout, MaxHTTPTimeout)
 	v.within("http.idle_timeout", c.HTTP.IdleTimeout, MinHTTPTimeout, MaxHTTPTimeout)
+	if c.HTTP.BodyTimeout >= 0 {
+		v.within("http.body_timeout", c.HTTP.BodyTimeout, MinHTTPTimeout, MaxHTTPTimeout)
+	}
+	if c.HTTP.MinBodyRate < -1 {
+		v.add("http.min_body_rate", "want bytes a second, or -1 for no minimum rate, got %d", c.HTTP.MinBodyRate)
+	}
 	if c.HTTP.MaxHeaderBytes < 0 {
 		v.add("http.max_header_bytes", "must not be negative")
 	}
@@ -50,6 +56,7 @@ func (c Config) validate(v *validator) {
 	c.validateUpstreamTLS(v)
 	c.validateOps(v)
 	c.Limits.validate(v)
+	c.Problems.validate(v)
 }
 
 func (c Config) validateUpstreams(v *validator) {

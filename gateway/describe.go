@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -80,18 +81,18 @@ func WriteSummary(w io.Writer, cfg Config) error {
 	p := func(format string, args ...any) { fmt.Fprintf(tw, format+"\n", args...) }
 	p("version\t%s", versionOf(cfg).ID)
 	p("listen\t%s", cfg.Listen)
-	p("admin_listen\t%s", or(cfg.AdminListen, "off"))
+	p("admin_listen\t%s", cmp.Or(cfg.AdminListen, "off"))
 	p("shutdown\tdrain_delay %v, shutdown_grace %v (longest route timeout %v)", cfg.DrainDelay, cfg.ShutdownGrace, cfg.longestTimeout())
 	p("limits\tmax_body_bytes %d, http.max_header_bytes %d, routes.max_timeout %v", cfg.Routes.MaxBodyBytes, cfg.HTTP.MaxHeaderBytes, cfg.Routes.MaxTimeout)
-	p("readiness\trequires %s", or(strings.Join(cfg.Ops.ReadyRequires, ", "), "no upstream"))
-	p("auth\t%s", tokenSummary(cfg.Auth.Tokens))
+	p("readiness\trequires %s", cmp.Or(strings.Join(cfg.Ops.ReadyRequires, ", "), "no upstream"))
+	p("auth\t%s", authSummary(cfg.Auth))
 	p("\nupstreams (%d):", len(cfg.Upstreams))
 	for _, u := range cfg.Upstreams {
 		c := u.Chain()
 		p("  %s\t[%s]\ttimeout %v\tretry %d attempts\tbreaker %d failures / %v cool-down\tbulkhead %d in flight",
-			u.Name, strings.Join(u.Addresses, ", "), u.Timeout, or(c.Retry.MaxAttempts, retry.DefaultMaxAttempts),
-			or(c.Breaker.ConsecutiveFailures, breaker.DefaultConsecutiveFailures), or(c.Breaker.CoolDown, breaker.DefaultCoolDown),
-			or(c.Bulkhead.MaxInFlight, bulkhead.DefaultMax))
+			u.Name, strings.Join(u.Addresses, ", "), u.Timeout, cmp.Or(c.Retry.MaxAttempts, retry.DefaultMaxAttempts),
+			cmp.Or(c.Breaker.ConsecutiveFailures, breaker.DefaultConsecutiveFailures), cmp.Or(c.Breaker.CoolDown, breaker.DefaultCoolDown),
+			cmp.Or(c.Bulkhead.MaxInFlight, bulkhead.DefaultMax))
 	}
 	p("\nroutes (%d):", len(routes))
 	for _, r := range routes {
@@ -100,25 +101,45 @@ func WriteSummary(w io.Writer, cfg Config) error {
 	return tw.Flush()
 }
 
-func tokenSummary(ts []TokenConfig) string {
-	if len(ts) == 0 {
-		return "no static tokens (every /api request is 401 unless another authenticator is configured)"
-	}
-	n := map[string]int{}
-	for _, t := range ts {
-		n[t.Role]++
-	}
+// authSummary names every kind of credential a accepts (legacy tokens,
+// API keys, JWTs, signed apps), with the keys' and apps' roles; only
+// when there is none does it say that every /api request is 401.
+func authSummary(a AuthConfig) string {
+	roles := map[string]int{}
 	var parts []string
-	for _, r := range slices.Sorted(maps.Keys(n)) {
-		parts = append(parts, fmt.Sprintf("%s %d", r, n[r]))
+	count := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
 	}
-	return fmt.Sprintf("%d static tokens (%s)", len(ts), strings.Join(parts, ", "))
-}
-
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
+	for _, t := range a.Tokens {
+		roles[t.Role]++
 	}
-	return v
+	for _, k := range a.APIKeys {
+		for _, r := range k.Roles {
+			roles[r]++
+		}
+	}
+	for _, app := range a.SignedApps.Apps {
+		for _, r := range app.Roles {
+			roles[r]++
+		}
+	}
+	count(len(a.Tokens), "static tokens")
+	count(len(a.APIKeys), "API keys")
+	count(len(a.SignedApps.Apps), "signed app secrets")
+	if a.JWT.Issuer != "" {
+		parts = append(parts, "JWTs from "+a.JWT.Issuer)
+	}
+	if len(parts) == 0 {
+		return "no credentials (auth.api_keys, auth.jwt, auth.signed_apps): every /api request is 401"
+	}
+	var rs []string
+	for _, r := range slices.Sorted(maps.Keys(roles)) {
+		rs = append(rs, fmt.Sprintf("%s %d", r, roles[r]))
+	}
+	if len(rs) > 0 {
+		return strings.Join(parts, ", ") + " (roles of keys and apps: " + strings.Join(rs, ", ") + ")"
+	}
+	return strings.Join(parts, ", ")
 }

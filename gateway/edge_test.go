@@ -49,7 +49,7 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "null scalar", method: "POST", path: "/api/orders", token: aliceToken, body: `{"paymentMethod":null}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "paymentMethod"},
 		{name: "out of range number", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":4294967296}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
 		{name: "fractional number", method: "POST", path: "/api/orders", token: aliceToken, body: `{"lines":[{"sku":"a","quantity":1.5}]}`, header: []string{key}, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "lines[0].quantity"},
-		{name: "invalid utf-8", method: "POST", path: "/api/orders", token: aliceToken, body: "{\"paymentMethod\":\"\xc3\x28\"}", header: []string{key}, wantStatus: 400, wantCode: "INVALID_JSON"},
+		{name: "invalid utf-8 names its field", method: "POST", path: "/api/orders", token: aliceToken, body: "{\"paymentMethod\":\"\xc3\x28\"}", header: []string{key}, wantStatus: 400, wantCode: "INVALID_JSON", wantField: "paymentMethod"},
 		{name: "body field route", method: "PATCH", path: "/api/inventory/a", token: adminToken, body: `{"name":7}`, wantStatus: 400, wantCode: "INVALID_ARGUMENT", wantField: "name"},
 		{name: "create item trailing json", method: "POST", path: "/api/inventory", token: adminToken, body: `{"sku":"kbd-1"} {"sku":"x"}`, wantStatus: 400, wantCode: "INVALID_JSON"},
 		{name: "create item duplicate key", method: "POST", path: "/api/inventory", token: adminToken, body: `{"sku":"kbd-1","sku":"x"}`, wantStatus: 400, wantCode: "INVALID_JSON", wantField: "sku"},

@@ -19,18 +19,18 @@ import (
 // operational endpoints, the problem types' pages or the /api pipeline,
 // then one access line and the metrics.
 //
-// Shedding comes first, before the snapshot is acquired: a refusal is the
-// one answer that must stay cheap when the edge's CPU is saturated, and it
-// needs nothing the reference protects (the live shedder's limiters and
-// prebuilt answers outlive any snapshot that holds them). A request
-// admitted by one config's caps and served by the next one's (a reload in
-// between) releases the slots it took.
+// Shedding's cheap refusal comes first, before the snapshot is acquired:
+// when a cap is full the refusal is the one answer that must stay cheap
+// while the edge's CPU is saturated, and it needs nothing the reference
+// protects (the live shedder's limiters and prebuilt answers outlive any
+// snapshot that holds them). A request that passes takes its slots later,
+// in serveAPI, once its body is read and its caller known, so a slow
+// client never holds one.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	hold, ok := s.snap.Load().shed.admit(w, r)
-	if !ok {
+	if sh := s.snap.Load().shed; sh.full(r) != nil {
+		sh.refuse(w, r, sh.full(r))
 		return
 	}
-	defer hold.release()
 	sn := s.acquire() // the one config this request sees, whatever reloads meanwhile
 	defer sn.release(s)
 	ex := &exchange{start: time.Now(), route: "unmatched", snap: sn}
@@ -230,12 +230,15 @@ func (s *Server) serveOps(w *responseWriter, r *http.Request, h http.HandlerFunc
 	h(w, r)
 }
 
-// writeProblem completes p with the request's path and trace id and sends
-// it.
+// writeProblem completes p with the request's path and trace id, puts its
+// type under the live config's problems.type_base, and sends it.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
 	ex := exchangeFrom(r.Context())
 	p.Instance = r.URL.EscapedPath()
 	p.TraceID = ex.traceID
+	if ex.snap != nil {
+		p.Rebase(ex.snap.cfg.Problems.TypeBase)
+	}
 	ex.code = p.Code
 	p.Write(w)
 }

@@ -110,10 +110,15 @@ func BenchmarkMetricsRequest(b *testing.B) {
 func BenchmarkShedAdmit(b *testing.B) {
 	h := newHarness(b, setup{})
 	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+	sh := h.srv.snap.Load().shed
+	rt, _ := sh.table.Match(req.Method, req.URL.Path)
 	b.ReportAllocs()
 	for b.Loop() {
-		hold, ok := h.srv.snap.Load().shed.admit(nil, req)
-		if !ok {
+		if sh.full(req) != nil {
+			b.Fatal("full")
+		}
+		hold, full := sh.admit(req, rt)
+		if full != nil {
 			b.Fatal("shed")
 		}
 		hold.release()

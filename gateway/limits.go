@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -55,6 +56,7 @@ type limitBackend struct {
 	failover *ratelimit.Failover // with Redis
 	redis    *redis.Client       // with Redis; closed by close
 	pipeline *ratelimit.Pipeline // with Redis; stopped by close
+	probe    *redisProbe         // with Redis; stopped by close
 	key      string              // the settings it was built from
 	refs     atomic.Int64
 }
@@ -68,7 +70,7 @@ type limitGroup struct {
 // newLimiter builds the limiter of cfg.Limits over the route table: in
 // memory, or shared through cfg.Redis.URL with a local fallback. now, when
 // not nil, replaces the local store's clock (tests).
-func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() time.Time, prev *limiter) (*limiter, error) {
+func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() time.Time, prev *limiter, probed func(bool)) (*limiter, error) {
 	lc := cfg.Limits
 	if !lc.enabled() {
 		return nil, nil
@@ -129,7 +131,7 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 	}
 	l.store = local
 	if cfg.Redis.URL != "" {
-		if err := l.shared(cfg, local, log); err != nil {
+		if err := l.shared(cfg, local, log, probed); err != nil {
 			return nil, err
 		}
 	}
@@ -137,8 +139,8 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 }
 
 // shared puts the Redis store, behind a failover to local, in front.
-func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) error {
-	timeout := cmpOrDuration(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
+func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger, probed func(bool)) error {
+	timeout := cmp.Or(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil {
 		return fmt.Errorf("gateway config: redis.url: %w", err)
@@ -176,6 +178,13 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger) e
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
 	l.store = l.failover
+	l.probe = startRedisProbe(l.redis, nonce.DefaultTimeout, DefaultRedisProbeInterval, func(up bool) {
+		if up {
+			log.Info("rate limits: Redis answers PING again")
+		} else {
+			log.Warn("rate limits: Redis does not answer PING; deciding by the outage policy while requests fail there", "outage", outage.String())
+		}
+	}, probed)
 	return nil
 }
 
@@ -185,14 +194,9 @@ func (l *limiter) close() error {
 	if l == nil || l.limitBackend == nil || l.refs.Add(-1) != 0 || l.redis == nil {
 		return nil
 	}
+	l.probe.close()
 	l.pipeline.Close()
 	return l.redis.Close()
-}
-
-// healthReport is /health's body with the rate limiter's state.
-type healthReport struct {
-	health.Report
-	RateLimits *rateLimitHealth `json:"rateLimits,omitempty"`
 }
 
 type rateLimitHealth struct {
@@ -201,22 +205,22 @@ type rateLimitHealth struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// health adds the rate limiter's Redis to a /health report, as a
-// dependency (DOWN while it fails, which makes the report DEGRADED) and as
-// rateLimits, which says what the edge does meanwhile; it returns the body
-// to send.
-func (l *limiter) health(rep *health.Report) any {
+// health reports the rate limiter's Redis, as a dependency (DOWN while its
+// probe gets no answer or decisions fail there) and as rateLimits, which
+// says what the edge does meanwhile; refusing is true when the edge
+// refuses requests for it (outage: closed). nil without Redis.
+func (l *limiter) health() (dep *health.DependencyStatus, rl *rateLimitHealth, refusing bool) {
 	if l == nil || l.failover == nil {
-		return rep
+		return nil, nil, false
 	}
-	st := health.DependencyStatus{Name: "redis", Status: health.Up}
-	rl := &rateLimitHealth{Redis: health.Up, Outage: l.failover.Outage().String()}
-	if l.failover.Degraded() {
-		st.Status, rl.Redis, rep.Status = health.Down, health.Down, health.Degraded
+	dep = &health.DependencyStatus{Name: "redis", Status: health.Up}
+	rl = &rateLimitHealth{Redis: health.Up, Outage: l.failover.Outage().String()}
+	if !l.probe.up() || l.failover.Degraded() {
+		dep.Status, rl.Redis = health.Down, health.Down
 		rl.Detail = "Redis is failing: rate limits are " + outageDetail[l.failover.Outage()]
+		refusing = l.failover.Outage() == ratelimit.OutageClosed
 	}
-	rep.Dependencies = append(rep.Dependencies, st)
-	return healthReport{Report: *rep, RateLimits: rl}
+	return dep, rl, refusing
 }
 
 var outageDetail = map[ratelimit.Outage]string{
@@ -382,7 +386,10 @@ func layerText(layer string) string {
 // named by its layer; q and w are the Rate and Period in seconds, r what is
 // left, t the seconds until it is full again, or until a request fits for
 // the refusing layer), and X-RateLimit-Limit / -Remaining of the refusing
-// layer, or of the layer with the least left.
+// layer, or of the layer with the least left. X-RateLimit-Limit is the
+// capacity Remaining counts down from, the bucket's burst (capacity), as
+// GitHub, Kong and Envoy's rate limit service mean these headers: a fresh
+// caller reads Limit N and Remaining N-1, never Remaining above Limit.
 func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 	// The four values are appended to one stack buffer and become one
 	// string, sliced in four: no fmt on the request path (%q is
@@ -424,7 +431,7 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 		remaining = 0
 	}
 	stateEnd := len(b)
-	b = strconv.AppendInt(b, int64(d.Results[tightest].Limit.Rate), 10)
+	b = strconv.AppendInt(b, int64(capacity(d.Results[tightest].Limit)), 10)
 	limitEnd := len(b)
 	b = strconv.AppendInt(b, int64(remaining), 10)
 	all := string(b)
@@ -444,6 +451,15 @@ var (
 	hdrXRateLimitRemaining = http.CanonicalHeaderKey("X-RateLimit-Remaining")
 )
 
+// capacity is what a full bucket of l admits at once: Burst, or Rate when
+// Burst is zero (ratelimit.Limit's zero meaning).
+func capacity(l ratelimit.Limit) int {
+	if l.Burst == 0 {
+		return l.Rate
+	}
+	return l.Burst
+}
+
 // ceilSeconds is d in whole seconds, rounded up; 0 for d <= 0.
 func ceilSeconds(d time.Duration) int {
 	if d <= 0 {
@@ -452,26 +468,22 @@ func ceilSeconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
-func cmpOrDuration(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-// processNonces is the signed apps' nonce store when New is given none:
-// with redis.url, the Redis every edge shares (fail closed: a Redis that
-// does not answer within DefaultRedisLimitTimeout makes signed requests 503
-// with Retry-After), with the client to close; else one in memory.
-func processNonces(cfg Config) (auth.NonceStore, *redis.Client) {
+// processNonces is the nonce store of redis.url when New is given none:
+// with redis.url, the Redis every edge shares (fail closed: a Redis that does
+// not answer within nonce.DefaultTimeout, twice, makes signed requests 503
+// with Retry-After), with the client to close; else one in memory that
+// remembers since now.
+func processNonces(cfg Config, now time.Time) (auth.NonceStore, *redis.Client) {
 	if cfg.Redis.URL == "" {
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil { // validated; keep the edge up with local nonces
-		return &auth.MemoryNonces{Since: time.Now()}, nil
+		return &auth.MemoryNonces{Since: now}, nil
 	}
-	timeout := cmpOrDuration(cfg.Limits.Redis.Timeout, DefaultRedisLimitTimeout)
+	// Its own bound, not limits.redis.timeout's: a nonce check fails
+	// closed, so it waits longer and retries once (nonce.Attempts).
+	timeout := nonce.DefaultTimeout
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
 	opt.MaxRetries, opt.ContextTimeoutEnabled = -1, true
 	c := redis.NewClient(opt)

@@ -389,6 +389,9 @@ func TestSignedNoncesInRedis(t *testing.T) {
 	if r.status != 503 || r.json(t)["code"] != "SERVICE_UNAVAILABLE" || r.header.Get("Retry-After") == "" {
 		t.Errorf("Redis down: %d %s (Retry-After %q), want 503 SERVICE_UNAVAILABLE with Retry-After", r.status, r.body, r.header.Get("Retry-After"))
 	}
+	if d, _ := r.json(t)["detail"].(string); !strings.Contains(d, "did not answer within 250ms (2 attempts)") {
+		t.Errorf("Redis down: detail %q does not say why", d)
+	}
 	if _, n := a.inv.last(); n != 1 {
 		t.Errorf("inventory saw %d calls, want 1", n)
 	}
@@ -534,6 +537,8 @@ func TestWriteLimitHeaders(t *testing.T) {
 			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 40, time.Second, 0), res(100, 3, time.Minute, 1500*time.Millisecond), res(1_000_000, 999_999, time.Hour, time.Second)}}},
 		{"refused by the second", []string{"caller", "global"}, ratelimit.Decision{Allowed: false, Denied: 1, RetryAfter: 2100 * time.Millisecond,
 			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 0, time.Second, time.Second), res(2000, 7, time.Second, 10*time.Millisecond)}}},
+		{"burst above rate: Limit is the burst", []string{"caller"}, ratelimit.Decision{Allowed: true, Denied: -1,
+			Results: [ratelimit.MaxQuotas]ratelimit.Result{{Limit: ratelimit.Limit{Rate: 50, Period: time.Second, Burst: 100}, Remaining: 99, ResetAfter: 20 * time.Millisecond}}}},
 		{"four layers, longer than the stack buffer", []string{"caller", strings.Repeat("a", 90), strings.Repeat("b", 90), "global"}, ratelimit.Decision{Allowed: true, Denied: -1,
 			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 40, time.Second, 0), res(100, 3, time.Minute, time.Second), res(7, 6, time.Second, time.Second), res(1_000_000, 999_999, time.Hour, time.Second)}}},
 	}
@@ -583,7 +588,7 @@ func fmtLimitHeaders(lr *limitRequest, d *ratelimit.Decision) http.Header {
 	h := http.Header{}
 	h.Set("RateLimit-Policy", policy.String())
 	h.Set("RateLimit", state.String())
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Results[tightest].Limit.Rate))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(capacity(d.Results[tightest].Limit)))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	return h
 }

@@ -42,16 +42,21 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 	})
 }
 
-// serveHealth reports the edge and every upstream's grpc.health.v1 status;
-// 503 when any is DOWN. The snapshot's checker reuses a round of checks
-// for health.DefaultMaxAge and runs one at a time, so /health is no
-// amplifier; rep is this request's copy, which limits.health extends.
+// serveHealth reports the edge and every upstream's grpc.health.v1 status,
+// and its Redis (redisHealth); 503 when an upstream is DOWN, or when the
+// edge refuses every request for Redis (a failing Redis alone is DEGRADED
+// with 200: the edge still serves). The snapshot's checker reuses a round of checks for
+// health.DefaultMaxAge and runs one at a time, so /health is no
+// amplifier; rep is this request's copy, which the Redis status extends.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	sn := s.snapFor(r)
 	rep := sn.health.Check(r.Context())
-	body := sn.limits.health(&rep)
 	code := http.StatusOK
 	if rep.Status != health.Up {
+		code = http.StatusServiceUnavailable
+	}
+	body, refusing := redisHealth(sn, &rep)
+	if refusing {
 		code = http.StatusServiceUnavailable
 	}
 	writeJSON(w, code, body)

@@ -51,6 +51,8 @@ type options struct {
 	configPath    string
 	registrations []registration   // tests only
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
+	nonceClock    func() time.Time // tests only: when nonce stores move (nonces)
+	redisProbed   func(up bool)    // tests only: after each PING of a Redis probe
 	healthMaxAge  time.Duration    // tests only: /health's report reuse (0: health.DefaultMaxAge)
 }
 

@@ -20,7 +20,9 @@ const problemsPath = "/problems"
 const problemPageCache = "public, max-age=86400"
 
 // problemPages are the rendered pages of the problem types, built once by
-// renderProblemPages: the index and one page per slug.
+// renderProblemPages: the index and one page per slug. Their links are
+// relative (the index's "problems/<slug>", a page's "../problems"), so
+// they still work behind an ingress that serves the edge under a prefix.
 type problemPages struct {
 	index  []byte
 	bySlug map[string][]byte
@@ -32,10 +34,10 @@ var (
 <head><meta charset="utf-8"><title>{{.Code}}: {{.Title}}</title></head>
 <body>
 <h1>{{.Title}}</h1>
-<p>Code <code>{{.Code}}</code>, HTTP {{.Status}}. A problem with this type carries <code>"type": "/problems/{{.Slug}}"</code> and <code>"code": "{{.Code}}"</code>.</p>
+<p>Code <code>{{.Code}}</code>, HTTP {{.Status}}. A problem of this type carries <code>"code": "{{.Code}}"</code> and a <code>type</code> ending in <code>/{{.Slug}}</code> (<code>/problems/{{.Slug}}</code> unless the gateway's problems.type_base says otherwise).</p>
 <p>{{.Doc}}</p>
 <p>{{if .RetryAfter}}These answers carry a Retry-After header (and retryAfter in the body): the seconds to wait before a retry.{{else}}These answers carry no Retry-After header.{{end}}</p>
-<p><a href="/problems">All problem types</a></p>
+<p><a href="../problems">All problem types</a></p>
 </body>
 </html>
 `))
@@ -48,7 +50,7 @@ var (
 <table>
 <thead><tr><th>code</th><th>HTTP</th><th>title</th><th>Retry-After</th></tr></thead>
 <tbody>
-{{range .}}<tr><td><a href="/problems/{{.Slug}}">{{.Code}}</a></td><td>{{.Status}}</td><td>{{.Title}}</td><td>{{if .RetryAfter}}yes{{else}}no{{end}}</td></tr>
+{{range .}}<tr><td><a href="problems/{{.Slug}}">{{.Code}}</a></td><td>{{.Status}}</td><td>{{.Title}}</td><td>{{if .RetryAfter}}yes{{else}}no{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </body>

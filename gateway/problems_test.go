@@ -69,8 +69,8 @@ func TestProblemIndex(t *testing.T) {
 			continue
 		}
 		for _, c := range problem.Codes() {
-			if link := `href="` + problem.TypeURI(c) + `"`; !strings.Contains(string(r.body), link) {
-				t.Errorf("/problems lacks %s", link)
+			if link := `href="problems/` + problem.Slug(c) + `"`; !strings.Contains(string(r.body), link) {
+				t.Errorf("/problems lacks %s (relative, so it resolves under a path prefix)", link)
 			}
 		}
 	}

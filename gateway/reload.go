@@ -115,7 +115,7 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 // commit makes sn the live snapshot, records its version and tells
 // whoever waits on Applied.
 func (s *Server) commit(sn *snapshot, source string) {
-	s.nonces.commit(sn.cfg, sn.nonces, sn.nonceClient)
+	s.nonces.commit(sn.nonceSet)
 	sn.version.Applied, sn.version.Source = time.Now().UTC(), source
 	s.history.add(sn.version, sn.cfg)
 	s.snap.Store(sn)

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/shed"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/procmetrics"
@@ -60,6 +60,11 @@ type Server struct {
 	// no change (it must not undo a rollback made since).
 	fileSum  [32]byte
 	closeErr error
+
+	// bodies counts the /api requests per client address whose bodies are
+	// arriving, and callers those per caller in flight (admission.go); they
+	// outlive reloads, each snapshot giving the caps.
+	bodies, callers shed.Keyed
 }
 
 // New validates cfg (defaults applied), builds the route table from the
@@ -77,16 +82,12 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{o: o, log: o.logger, registry: o.registry}
-	s.nonces.store = s.o.nonces
-	if s.o.nonces == nil { // the process's: a reload must not forget nonces
-		store, c := processNonces(cfg)
-		s.nonces = nonces{managed: true}
-		s.nonces.commit(cfg, store, c)
-	}
+	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock, probed: o.redisProbed}
 	if err := s.setup(); err != nil {
 		s.Close()
 		return nil, err
 	}
+	s.nonces.log = s.log
 	sn, err := s.build(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
@@ -202,10 +203,7 @@ func (s *Server) Close() error {
 		defer s.reloadMu.Unlock()
 		s.closed = true
 		if sn := s.snap.Load(); sn != nil {
-			sn.release(s)
-		}
-		for _, c := range s.nonces.clients {
-			s.closeErr = errors.Join(s.closeErr, c.Close())
+			sn.release(s) // its nonce stores' clients close once it drains
 		}
 	})
 	return s.closeErr

@@ -34,7 +34,8 @@ type shedder struct {
 	groups     map[*route.Route]*shedScope
 	table      *route.Table
 	wait       time.Duration
-	retryAfter int // whole seconds
+	retryAfter int    // whole seconds
+	typeBase   string // problems.type_base of the refusals
 	edgeScope  *shedScope
 	log        *slog.Logger
 	lastLog    atomic.Int64 // unix nanoseconds of the last "shedding load" line
@@ -127,15 +128,15 @@ func (h shedHold) release() {
 // previous snapshot's shedder, nil at start) with the same name, cap and
 // queue lends its limiter, so the requests it holds still count after a
 // reload.
-func newShedder(cfg ShedConfig, table *route.Table, total *prometheus.CounterVec, log *slog.Logger, prev *shedder) (*shedder, error) {
+func newShedder(cfg ShedConfig, typeBase string, table *route.Table, total *prometheus.CounterVec, log *slog.Logger, prev *shedder) (*shedder, error) {
 	queue := cfg.MaxQueue
 	if cfg.MaxWait <= 0 {
 		queue = 0
 	}
-	sh := &shedder{table: table, wait: cfg.MaxWait, retryAfter: wholeSeconds(cfg.RetryAfter), log: log,
+	sh := &shedder{table: table, wait: cfg.MaxWait, retryAfter: wholeSeconds(cfg.RetryAfter), typeBase: typeBase, log: log,
 		groups: map[*route.Route]*shedScope{}}
 	scope := func(name string, n int) (*shedScope, error) {
-		rf := newRefusal(name, sh.retryAfter)
+		rf := newRefusal(name, sh.retryAfter, typeBase)
 		if old := prev.scope(name); old != nil && old.lim.Max() == n && old.queue == queue {
 			return &shedScope{name: name, lim: old.lim, shed: old.shed, queue: queue, refusal: rf}, nil
 		}
@@ -190,35 +191,49 @@ func (sh *shedder) assign(path string, gc ShedGroupConfig, g *shedScope) error {
 	return nil
 }
 
-// admit takes the request's slots, the edge's and its route group's, or
-// answers 503 OVERLOADED itself and reports false. It runs before anything
-// else looks at the request: it reads no body, logs no line per refusal
-// and, on the cheap path, allocates nothing.
-func (sh *shedder) admit(w http.ResponseWriter, r *http.Request) (shedHold, bool) {
-	if !isAPIPath(r.URL.Path) {
-		return shedHold{}, true
+// full is the cheap refusal of an overload: the scope (the edge's cap, or
+// the request's route group's) that is full now, when nobody waits for a
+// slot, else nil. It runs before anything else looks at the request and
+// takes nothing: it reads no body, logs no line and, on the cheap path,
+// allocates nothing. A request it lets through takes its slots later, in
+// admit, once its body and caller are in hand.
+func (sh *shedder) full(r *http.Request) *shedScope {
+	if sh.wait > 0 || !isAPIPath(r.URL.Path) {
+		return nil
 	}
-	var h shedHold
-	if sh.edge != nil {
-		if !sh.acquire(r, sh.edge) {
-			sh.refuse(w, r, sh.edgeScope)
-			return shedHold{}, false
-		}
-		h.edge = sh.edge
+	if sh.edge != nil && sh.edge.InFlight() >= sh.edge.Max() {
+		return sh.edgeScope
 	}
 	if len(sh.groups) > 0 {
 		if rt, _ := sh.table.Match(r.Method, r.URL.Path); rt != nil {
-			if g := sh.groups[rt]; g != nil {
-				if !sh.acquire(r, g.lim) {
-					h.release()
-					sh.refuse(w, r, g)
-					return shedHold{}, false
-				}
-				h.group = g.lim
+			if g := sh.groups[rt]; g != nil && g.lim.InFlight() >= g.lim.Max() {
+				return g
 			}
 		}
 	}
-	return h, true
+	return nil
+}
+
+// admit takes the request's slots, the edge's and its route group's (rt's,
+// when rt is not nil), or returns the scope that refused it, its slots
+// given back. It runs when the edge can work on the request: its body is
+// read and its caller authenticated, so a slow client never holds a slot.
+func (sh *shedder) admit(r *http.Request, rt *route.Route) (shedHold, *shedScope) {
+	var h shedHold
+	if sh.edge != nil {
+		if !sh.acquire(r, sh.edge) {
+			return shedHold{}, sh.edgeScope
+		}
+		h.edge = sh.edge
+	}
+	if g := sh.groups[rt]; g != nil && rt != nil {
+		if !sh.acquire(r, g.lim) {
+			h.release()
+			return shedHold{}, g
+		}
+		h.group = g.lim
+	}
+	return h, nil
 }
 
 // acquire takes a slot of lim, waiting up to the configured wait but never
@@ -240,10 +255,9 @@ func (sh *shedder) acquire(r *http.Request, lim *shed.Limiter) bool {
 }
 
 // refuse answers 503 OVERLOADED with Retry-After (the scope's refusal,
-// built once), counts the refusal and logs at most one line per
-// shedLogEvery.
+// built once) before the request has a trace id or an exchange (full's
+// refusal), and counts it.
 func (sh *shedder) refuse(w http.ResponseWriter, r *http.Request, sc *shedScope) {
-	sc.shed.Inc()
 	traceID := refusalTraceID(r) // a refusal starts no span: an id is enough
 	w.Header()[traceHeader] = []string{traceID}
 	if len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) {
@@ -252,8 +266,26 @@ func (sh *shedder) refuse(w http.ResponseWriter, r *http.Request, sc *shedScope)
 	if path := r.URL.EscapedPath(); !sc.refusal.write(w, path, traceID) {
 		p := problem.New(problem.CodeOverloaded, overloadDetail(sc.name))
 		p.Instance, p.TraceID, p.RetryAfter = path, traceID, sh.retryAfter
+		p.Rebase(sh.typeBase)
 		p.Write(w)
 	}
+	sh.count(sc, traceID)
+}
+
+// overloaded is admit's refusal, 503 OVERLOADED with Retry-After, from
+// within the pipeline (the request's trace id and access line); counted
+// as refuse's.
+func (sh *shedder) overloaded(sc *shedScope, traceID string) *problem.Problem {
+	sh.count(sc, traceID)
+	p := problem.New(problem.CodeOverloaded, overloadDetail(sc.name))
+	p.RetryAfter = sh.retryAfter
+	return p
+}
+
+// count counts a refusal by sc and logs at most one line per
+// shedLogEvery.
+func (sh *shedder) count(sc *shedScope, traceID string) {
+	sc.shed.Inc()
 	sh.unlogged.Add(1)
 	now := time.Now().UnixNano()
 	if last := sh.lastLog.Load(); now-last >= int64(shedLogEvery) && sh.lastLog.CompareAndSwap(last, now) {

@@ -30,10 +30,12 @@ const (
 	traceMark    = "\x01trace"
 )
 
-// newRefusal builds the refusal of the cap named scope.
-func newRefusal(scope string, retryAfter int) *refusal {
+// newRefusal builds the refusal of the cap named scope, its type under
+// typeBase (problems.type_base; empty means problem.TypeBase).
+func newRefusal(scope string, retryAfter int, typeBase string) *refusal {
 	p := problem.New(problem.CodeOverloaded, overloadDetail(scope))
 	p.Instance, p.TraceID, p.RetryAfter = instanceMark, traceMark, retryAfter
+	p.Rebase(typeBase)
 	body := p.JSON()
 	i := bytes.Index(body, []byte(`\u0001instance`))
 	j := bytes.Index(body, []byte(`\u0001trace`))

@@ -17,14 +17,15 @@ import (
 func TestRefusalBytes(t *testing.T) {
 	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
 	for _, tt := range []struct {
-		name, scope, path string
-		fast              bool
+		name, scope, path, base string
+		fast                    bool
 	}{
-		{"edge", edgeScope, "/api/inventory/kb-1", true},
-		{"group", "orders", "/api/orders/o%22-1", true},
-		{"retry after 7", "orders", "/api", true},
-		{"long path", edgeScope, "/api/" + strings.Repeat("a", problem.MaxEchoBytes), false},
-		{"quote", edgeScope, `/api/"x"`, false},
+		{"edge", edgeScope, "/api/inventory/kb-1", "", true},
+		{"group", "orders", "/api/orders/o%22-1", "", true},
+		{"retry after 7", "orders", "/api", "", true},
+		{"type base", edgeScope, "/api/inventory/kb-1", "https://api.example.com/problems/", true},
+		{"long path", edgeScope, "/api/" + strings.Repeat("a", problem.MaxEchoBytes), "", false},
+		{"quote", edgeScope, `/api/"x"`, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			retry := 2
@@ -32,7 +33,7 @@ func TestRefusalBytes(t *testing.T) {
 				retry = 7
 			}
 			fast := httptest.NewRecorder()
-			ok := newRefusal(tt.scope, retry).write(fast, tt.path, id)
+			ok := newRefusal(tt.scope, retry, tt.base).write(fast, tt.path, id)
 			if ok != tt.fast {
 				t.Fatalf("write(%q) = %v, want %v", tt.path, ok, tt.fast)
 			}
@@ -45,6 +46,7 @@ func TestRefusalBytes(t *testing.T) {
 			slow := httptest.NewRecorder()
 			p := problem.New(problem.CodeOverloaded, overloadDetail(tt.scope))
 			p.Instance, p.TraceID, p.RetryAfter = tt.path, id, retry
+			p.Rebase(tt.base)
 			p.Write(slow)
 			if fast.Code != slow.Code || fast.Body.String() != slow.Body.String() {
 				t.Errorf("refusal = %d %s\nproblem.Write = %d %s", fast.Code, fast.Body, slow.Code, slow.Body)
@@ -59,7 +61,7 @@ func TestRefusalBytes(t *testing.T) {
 // BenchmarkRefusalWrite is the refusal's own cost, apart from the handler
 // and net/http around it.
 func BenchmarkRefusalWrite(b *testing.B) {
-	rf := newRefusal(edgeScope, 2)
+	rf := newRefusal(edgeScope, 2, "")
 	w := &discardWriter{h: http.Header{}}
 	b.ReportAllocs()
 	for b.Loop() {

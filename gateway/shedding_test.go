@@ -219,6 +219,8 @@ func TestShedConfigErrors(t *testing.T) {
 		{"no routes", ShedConfig{Groups: []ShedGroupConfig{{Name: "a", MaxInFlight: 1}}}, "shed.groups[0].routes"},
 		{"bad selector", ShedConfig{Groups: []ShedGroupConfig{{Name: "a", Routes: []string{"nonsense"}, MaxInFlight: 1}}}, "shed.groups[0].routes[0]"},
 		{"zero cap", ShedConfig{Groups: []ShedGroupConfig{{Name: "a", Routes: []string{"/api/orders"}}}}, "shed.groups[0].max_in_flight"},
+		{"per-client cap below -1", ShedConfig{MaxInFlightPerClient: -2}, "shed.max_in_flight_per_client: want a positive cap, or -1 for none, got -2"},
+		{"per-caller cap below -1", ShedConfig{MaxInFlightPerCaller: -5}, "shed.max_in_flight_per_caller: want a positive cap, or -1 for none, got -5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,6 +231,37 @@ func TestShedConfigErrors(t *testing.T) {
 				t.Errorf("Validate() = %v, want an error naming %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestBodyConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		http HTTPConfig
+		want string // "" valid
+	}{
+		{"defaults", HTTPConfig{}, ""},
+		{"off", HTTPConfig{BodyTimeout: -time.Second, MinBodyRate: -1}, ""},
+		{"too short", HTTPConfig{BodyTimeout: time.Millisecond}, "http.body_timeout: want at least 100ms"},
+		{"too long", HTTPConfig{BodyTimeout: 2 * time.Hour}, "http.body_timeout: want at most 1h0m0s"},
+		{"rate below -1", HTTPConfig{MinBodyRate: -2}, "http.min_body_rate: want bytes a second, or -1 for no minimum rate, got -2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DevConfig(0)
+			c.HTTP = tt.http
+			err := c.Validate()
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("Validate() = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	rule := bodyRule(HTTPConfig{ReadTimeout: 5 * time.Second, BodyTimeout: 10 * time.Second, MinBodyRate: 1024})
+	if rule.Timeout != 5*time.Second || rule.MinRate != 1024 || rule.Grace != bodyGrace {
+		t.Errorf("bodyRule = %+v, want the timeout capped by read_timeout (5s), rate 1024, grace %v", rule, bodyGrace)
+	}
+	if rule := bodyRule(HTTPConfig{ReadTimeout: 30 * time.Second, BodyTimeout: -1, MinBodyRate: -1}); rule.Timeout != 30*time.Second || rule.MinRate > 0 {
+		t.Errorf("bodyRule off = %+v, want read_timeout alone", rule)
 	}
 }
 

@@ -7,10 +7,8 @@ import (
 	"os"
 	"reflect"
 	"sync/atomic"
-	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/auth"
@@ -37,6 +35,8 @@ type snapshot struct {
 	upstreams map[string]*upstreamConn
 	health    *health.Checker
 	shed      *shedder // load shedding, the pipeline's first step
+	clients   clients  // finds a request's client address (limits.clients), for the per-client cap
+	maxBody   int64    // the largest body any route accepts: the most read before routing
 	limits    *limiter // rate limits; nil without a limits section
 	identity  *signer  // signs upstream calls' identity; nil without an identity section
 	tls       *edgeTLS // new connections' TLS; nil for plaintext HTTP
@@ -44,11 +44,10 @@ type snapshot struct {
 	// set: Server.openAPI with each operation's roles under this policy
 	// (documentPolicy). nil means Server.openAPI as is.
 	openAPI []byte
-	// nonces is the signed requests' nonce store (Server.nonces'), and
-	// nonceClient the Redis client build opened for it when redis.url
-	// changed (the Server keeps it once the snapshot is committed).
-	nonces      auth.NonceStore
-	nonceClient *redis.Client
+	// nonces is the signed requests' nonce store, from nonceSet: the
+	// stores of Server.nonces this snapshot holds until it drains.
+	nonces   auth.NonceStore
+	nonceSet *nonceSet
 
 	// refs counts the requests using the snapshot, plus one while it is
 	// the live one. At zero it is drained: its upstream references are
@@ -65,18 +64,17 @@ type snapshot struct {
 func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snapshot, err error) {
 	sn := &snapshot{cfg: cfg, version: versionOf(cfg), upstreams: map[string]*upstreamConn{}}
 	sn.refs.Store(1)
-	sn.nonces, sn.nonceClient = s.nonces.next(cfg, time.Now())
+	sn.nonceSet = s.nonces.next(cfg)
+	sn.nonces = sn.nonceSet.store
 	defer func() {
 		if err != nil {
 			sn.releaseUpstreams(s)
-			if sn.nonceClient != nil {
-				_ = sn.nonceClient.Close()
-			}
 		}
 	}()
 	if sn.table, sn.endpoints, err = buildRoutes(cfg, s.o.registrations); err != nil {
 		return nil, err
 	}
+	sn.clients, sn.maxBody = newClients(cfg.Limits.Clients), maxBodyOf(sn.endpoints)
 	if err = s.buildAccess(sn); err != nil {
 		return nil, err
 	}
@@ -109,14 +107,14 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if prev != nil {
 		prevShed = prev.shed
 	}
-	if sn.shed, err = newShedder(cfg.Shed, sn.table, s.shedTotal, s.log, prevShed); err != nil {
+	if sn.shed, err = newShedder(cfg.Shed, cfg.Problems.TypeBase, sn.table, s.shedTotal, s.log, prevShed); err != nil {
 		return nil, err
 	}
 	var prevLimits *limiter
 	if prev != nil {
 		prevLimits = prev.limits
 	}
-	if sn.limits, err = newLimiter(cfg, sn.table.Routes(), s.log, s.o.limitClock, prevLimits); err != nil {
+	if sn.limits, err = newLimiter(cfg, sn.table.Routes(), s.log, s.o.limitClock, prevLimits, s.o.redisProbed); err != nil {
 		return nil, err
 	}
 	s.metrics.Init(knownRoutes(sn.endpoints), problem.Catalogue())
@@ -197,9 +195,9 @@ func (sn *snapshot) release(s *Server) {
 }
 
 // releaseUpstreams drops the snapshot's reference to each upstream
-// connection and closes those no other snapshot holds.
+// connection and nonce store and closes those no other snapshot holds.
 func (sn *snapshot) releaseUpstreams(s *Server) {
-	errs := []error{sn.limits.close()}
+	errs := []error{sn.limits.close(), s.nonces.release(sn.nonceSet)}
 	for _, uc := range sn.upstreams {
 		if uc.refs.Add(-1) == 0 {
 			errs = append(errs, s.closeConn(uc.cc), uc.probe.close())

@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 
@@ -16,7 +17,7 @@ import (
 func (s *settings) deadlineOptions() []deadline.Option {
 	opts := []deadline.Option{
 		deadline.WithUpstream(s.cfg.Name),
-		deadline.WithTimeout(cmpOr(s.cfg.Timeout, DefaultTimeout)),
+		deadline.WithTimeout(cmp.Or(s.cfg.Timeout, DefaultTimeout)),
 		deadline.WithMinBudget(s.cfg.MinBudget),
 	}
 	for m, d := range s.cfg.MethodTimeouts {
@@ -72,7 +73,7 @@ func (s *settings) retryOptions(rep *reporter) []retry.Option {
 	r := s.cfg.Retry
 	return []retry.Option{
 		retry.WithUpstream(s.cfg.Name),
-		retry.WithMaxAttempts(cmpOr(r.MaxAttempts, retry.DefaultMaxAttempts)),
+		retry.WithMaxAttempts(cmp.Or(r.MaxAttempts, retry.DefaultMaxAttempts)),
 		retry.WithBackoff(r.InitialBackoff, r.MaxBackoff),
 		retry.WithAttemptTimeout(r.AttemptTimeout),
 		retry.WithBudget(r.BudgetRatio, r.BudgetWindow, r.BudgetMinPerSecond),
@@ -86,13 +87,6 @@ func (s *settings) ejection() balance.Ejection {
 		ConsecutiveFailures: e.ConsecutiveFailures, BaseTime: e.BaseTime,
 		MaxTime: e.MaxTime, MaxPercent: e.MaxPercent,
 	}
-}
-
-func cmpOr[T int | float64 | ~int64](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // reporter fans the chain's events out to the logger and the metrics.

@@ -47,7 +47,7 @@ func securitySchemes() openapi3.SecuritySchemes {
 		}},
 		schemeSignedApp: {Value: &openapi3.SecurityScheme{
 			Type: "apiKey", In: "header", Name: auth.HeaderSignature,
-			Description: "A signed request: `X-App-Id`, `X-Timestamp` (Unix seconds, within 300 s), `X-Nonce` (16-128 of [A-Za-z0-9._~-], once) and `X-Signature`, the lowercase hex HMAC-SHA256 under the app's secret of METHOD, path, sorted query, timestamp, nonce and the body's SHA-256, one per line.",
+			Description: "A signed request: `X-App-Id`, `X-Timestamp` (Unix seconds, within 300 s), `X-Nonce` (16-128 of [A-Za-z0-9._~-], once) and `X-Signature`, the lowercase hex HMAC-SHA256 under the app's secret of METHOD, path, sorted query, timestamp, nonce, the body's SHA-256 and the Idempotency-Key (empty without one), one per line.",
 		}},
 	}
 }

@@ -80,7 +80,7 @@ func addShared(doc *openapi3.T) {
 		"Location":            header("Path of the created resource.", "string"),
 		"RateLimitPolicy":     header(`The rate limits that apply, per draft-ietf-httpapi-ratelimit-headers-10: one member per layer ("caller", a route group, "global"), q requests per w seconds, e.g. "caller";q=12;w=1. Sent when the gateway has rate limits.`, "string"),
 		"RateLimit":           header(`What is left of each rate limit, per draft-ietf-httpapi-ratelimit-headers-10: r requests remaining, t seconds until full again (on a 429, until a request fits), e.g. "caller";r=11;t=1.`, "string"),
-		"XRateLimitLimit":     header("The rate limit closest to running out (on a 429, the one that refused): its requests per period.", "integer"),
+		"XRateLimitLimit":     header("The rate limit closest to running out (on a 429, the one that refused): its capacity, the requests X-RateLimit-Remaining counts down from (its burst; RateLimit-Policy gives its rate).", "integer"),
 		"XRateLimitRemaining": header("Requests that limit admits right now; 0 on a 429.", "integer"),
 		"IdempotentReplayed": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
 			Description: "true when the answer replays an earlier request with the same Idempotency-Key.",

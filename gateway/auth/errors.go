@@ -38,10 +38,20 @@ var (
 type Failure struct {
 	Err    error
 	Detail string
+	// Cause, when set, is what failed underneath (a NonceStore's error
+	// behind ErrUnavailable), for the edge to read; never shown as is.
+	Cause error
 }
 
 func (f *Failure) Error() string { return f.Err.Error() + ": " + f.Detail }
-func (f *Failure) Unwrap() error { return f.Err }
+
+// Unwrap returns Err and, when set, Cause.
+func (f *Failure) Unwrap() []error {
+	if f.Cause == nil {
+		return []error{f.Err}
+	}
+	return []error{f.Err, f.Cause}
+}
 
 func fail(err error, detail string) error { return &Failure{Err: err, Detail: detail} }
 

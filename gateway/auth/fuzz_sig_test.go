@@ -40,22 +40,23 @@ func FuzzParseSignatureHeaders(f *testing.F) {
 	})
 }
 
-// FuzzCanonicalString: six lines for inputs without newlines; the query
-// line is a sorted permutation of the non-empty pairs, whatever order
-// they came in; the last line is the body hash.
+// FuzzCanonicalString: seven lines for inputs without newlines; the
+// query line is a sorted permutation of the non-empty pairs, whatever
+// order they came in; then the body hash and the idempotency key.
 func FuzzCanonicalString(f *testing.F) {
-	f.Add("POST", "/api/orders", "b=2&a=1", "1767225600", "nonce", []byte(`{"x":1}`))
-	f.Add("GET", "/api/inventory", "", "0", "n", []byte(nil))
-	f.Add("GET", "/", "&&a=&=b&a", "1", "n", []byte("x"))
-	f.Fuzz(func(t *testing.T, method, path, query, ts, nonce string, body []byte) {
-		for _, s := range []string{method, path, query, ts, nonce} {
+	f.Add("POST", "/api/orders", "b=2&a=1", "1767225600", "nonce", []byte(`{"x":1}`), "k1")
+	f.Add("GET", "/api/inventory", "", "0", "n", []byte(nil), "")
+	f.Add("GET", "/", "&&a=&=b&a", "1", "n", []byte("x"), "")
+	f.Fuzz(func(t *testing.T, method, path, query, ts, nonce string, body []byte, key string) {
+		for _, s := range []string{method, path, query, ts, nonce, key} {
 			if strings.Contains(s, "\n") {
 				return
 			}
 		}
 		sum := sha256.Sum256(body)
-		lines := strings.Split(CanonicalString(method, path, query, ts, nonce, sum), "\n")
-		if len(lines) != 6 || lines[0] != method || lines[1] != path || lines[3] != ts || lines[4] != nonce || lines[5] != hex.EncodeToString(sum[:]) {
+		lines := strings.Split(CanonicalString(method, path, query, ts, nonce, sum, key), "\n")
+		if len(lines) != 7 || lines[0] != method || lines[1] != path || lines[3] != ts || lines[4] != nonce ||
+			lines[5] != hex.EncodeToString(sum[:]) || lines[6] != key {
 			t.Fatalf("CanonicalString lines = %q", lines)
 		}
 		want := slices.DeleteFunc(strings.Split(query, "&"), func(p string) bool { return p == "" })

@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -65,15 +66,19 @@ type SignedAppsConfig struct {
 //	X-App-Id:    the app's id
 //	X-Timestamp: Unix seconds, within Window of the edge's clock
 //	X-Nonce:     16-128 of [A-Za-z0-9._~-], unique per app within 2 × Window
-//	X-Signature: lowercase hex HMAC-SHA256(secret, CanonicalString(...))
+//	X-Signature: lowercase hex HMAC-SHA256(secret, CanonicalString(...)),
+//	             which covers Idempotency-Key too
 //
-// The body is read once (at most MaxBodyBytes; not at all for an unknown
-// app), hashed, and put back for the edge to transcode. The signature is compared in constant time; the
+// The body is read once (at most MaxBodyBytes, for a known or an unknown
+// app alike), hashed, and put back for the edge to transcode. The signature is compared in constant time; the
 // nonce is claimed only after the signature verifies, so a forger cannot
 // burn an app's nonces. Safe for concurrent use.
 type SignedApps struct {
 	cfg  SignedAppsConfig
 	apps map[string][]signer
+	// stranger stands in for an unknown app: a random secret no request
+	// can match, verified like an app's so that both cost the same.
+	stranger []signer
 }
 
 // signer is one app secret with a pool of HMACs keyed with it, so a
@@ -92,6 +97,18 @@ func (s signer) mac(canonical string, sum []byte) []byte {
 	return sum
 }
 
+func newSigner(a App) signer {
+	secret := slices.Clone(a.Secret)
+	return signer{App: a, macs: &sync.Pool{New: func() any { return hmac.New(sha256.New, secret) }}}
+}
+
+// randomSecret is the stranger's secret: 32 random bytes, never shown.
+func randomSecret() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24)
+	return b
+}
+
 // NewSignedApps validates cfg and returns its verifier.
 func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 	if cfg.Window <= 0 {
@@ -107,6 +124,7 @@ func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 		cfg.Nonces = &MemoryNonces{}
 	}
 	s := &SignedApps{cfg: cfg, apps: map[string][]signer{}}
+	s.stranger = []signer{newSigner(App{ID: "\x00unknown", Secret: randomSecret()})}
 	for i, a := range cfg.Apps {
 		switch {
 		case !validToken(a.ID, 1, 64):
@@ -120,9 +138,7 @@ func NewSignedApps(cfg SignedAppsConfig) (*SignedApps, error) {
 			return nil, fmt.Errorf("auth: app %q: %w", a.ID, err)
 		}
 		a.Principal.Via = ViaSignedApp
-		secret := slices.Clone(a.Secret)
-		macs := &sync.Pool{New: func() any { return hmac.New(sha256.New, secret) }}
-		s.apps[a.ID] = append(s.apps[a.ID], signer{App: a, macs: macs})
+		s.apps[a.ID] = append(s.apps[a.ID], newSigner(a))
 	}
 	return s, nil
 }
@@ -133,7 +149,13 @@ type SignatureHeaders struct {
 	Timestamp int64
 	Nonce     string
 	Signature [sha256.Size]byte
+	// IdempotencyKey is the Idempotency-Key header, "" without one: it is
+	// signed too (CanonicalString).
+	IdempotencyKey string
 }
+
+// headerIdempotencyKey is signed with the rest (CanonicalString).
+const headerIdempotencyKey = "Idempotency-Key"
 
 func hasSignatureHeaders(h http.Header) bool {
 	for _, k := range []string{HeaderAppID, HeaderTimestamp, HeaderNonce, HeaderSignature} {
@@ -187,11 +209,18 @@ func ParseSignatureHeaders(h http.Header) (SignatureHeaders, error) {
 	if _, err := hex.Decode(out.Signature[:], []byte(sig)); err != nil {
 		return out, fail(ErrMalformed, HeaderSignature+" must be 64 lowercase hex digits.")
 	}
+	keys := h.Values(headerIdempotencyKey)
+	if len(keys) > 1 {
+		return out, fail(ErrMalformed, "Send "+headerIdempotencyKey+" at most once on a signed request.")
+	}
+	if len(keys) == 1 {
+		out.IdempotencyKey = keys[0]
+	}
 	out.AppID, out.Nonce = id, nonce
 	return out, nil
 }
 
-// CanonicalString is what a signed request signs, six lines joined by
+// CanonicalString is what a signed request signs, seven lines joined by
 // "\n" with no trailing newline:
 //
 //	METHOD                 upper case, as sent
@@ -203,9 +232,13 @@ func ParseSignatureHeaders(h http.Header) (SignatureHeaders, error) {
 //	nonce                  X-Nonce
 //	e3b0c442...            lowercase hex SHA-256 of the body as sent
 //	                       (the empty body's hash without one)
-func CanonicalString(method, escapedPath, rawQuery, timestamp, nonce string, bodyHash [sha256.Size]byte) string {
+//	order-key-1            Idempotency-Key as sent; "" without one
+//
+// The idempotency key is signed so that a replay cannot choose a new one:
+// with another key the service would take it for a new request.
+func CanonicalString(method, escapedPath, rawQuery, timestamp, nonce string, bodyHash [sha256.Size]byte, idempotencyKey string) string {
 	var b strings.Builder
-	b.Grow(len(method) + len(escapedPath) + len(rawQuery) + len(timestamp) + len(nonce) + 2*sha256.Size + 5)
+	b.Grow(len(method) + len(escapedPath) + len(rawQuery) + len(timestamp) + len(nonce) + 2*sha256.Size + len(idempotencyKey) + 6)
 	b.WriteString(method)
 	b.WriteByte('\n')
 	b.WriteString(escapedPath)
@@ -219,6 +252,8 @@ func CanonicalString(method, escapedPath, rawQuery, timestamp, nonce string, bod
 	var hx [2 * sha256.Size]byte
 	hex.Encode(hx[:], bodyHash[:])
 	b.Write(hx[:])
+	b.WriteByte('\n')
+	b.WriteString(idempotencyKey)
 	return b.String()
 }
 
@@ -260,15 +295,20 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 	badSignature := func() error {
 		return fail(ErrInvalidCredentials, "The signature does not verify (unknown app, wrong secret, or a request changed after signing).")
 	}
-	apps := s.apps[h.AppID]
-	if len(apps) == 0 {
-		return Principal{}, badSignature() // before the body: no reading or hashing for a stranger
-	}
+	// The body is read and hashed before the app is looked up, and a
+	// stranger's signature is computed like an app's: an unknown app id
+	// costs what a known one does, so the time to answer tells nothing
+	// about which ids exist. (What an unauthenticated client can make the
+	// edge read is bounded there: body limit, rate, per-address cap.)
 	sum, err := s.hashBody(r)
 	if err != nil {
 		return Principal{}, err
 	}
-	canonical := CanonicalString(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Get(HeaderTimestamp), h.Nonce, sum)
+	apps := s.apps[h.AppID]
+	if len(apps) == 0 {
+		apps = s.stranger
+	}
+	canonical := CanonicalString(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Get(HeaderTimestamp), h.Nonce, sum, h.IdempotencyKey)
 	found := -1
 	var mac [sha256.Size]byte
 	for i := range apps { // no early exit: every secret of the app costs the same
@@ -276,7 +316,7 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 			found = i
 		}
 	}
-	if found < 0 {
+	if found < 0 || apps[found].ID != h.AppID {
 		return Principal{}, badSignature()
 	}
 	app := &apps[found]
@@ -286,7 +326,7 @@ func (s *SignedApps) Authenticate(r *http.Request) (Principal, error) {
 	ok, err := s.cfg.Nonces.Claim(r.Context(), h.AppID+"\x00"+h.Nonce, 2*s.cfg.Window)
 	switch {
 	case err != nil:
-		return Principal{}, fail(ErrUnavailable, "The gateway cannot check nonces right now; retry shortly.")
+		return Principal{}, &Failure{Err: ErrUnavailable, Detail: "The gateway cannot check nonces right now; retry shortly.", Cause: err}
 	case !ok:
 		return Principal{}, fail(ErrReplayed, "The nonce was used before; sign each request with a new X-Nonce.")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -19,18 +20,65 @@ import (
 // TestCanonicalString pins the string clients sign (the README's recipe
 // builds the same bytes with printf and openssl).
 func TestCanonicalString(t *testing.T) {
-	got := auth.CanonicalString("POST", "/api/orders", "b=2&a=1&&a=0", "1767225600", "n-0123456789abcdef", sha256.Sum256([]byte(`{"x":1}`)))
-	want := "POST\n/api/orders\na=0&a=1&b=2\n1767225600\nn-0123456789abcdef\n" +
-		"5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22"
-	if got != want {
-		t.Errorf("CanonicalString = %q, want %q", got, want)
-	}
-	// wantSig is what openssl dgst -sha256 -hmac demo-app-secret-0001 prints.
-	const wantSig = "4f161b5eb03bf45b0c80e5b2685b57bfecfa5c5774ecd7308a2537272163cafe"
-	if sig := auth.Sign([]byte("demo-app-secret-0001"), want); sig != wantSig {
-		t.Errorf("Sign = %q, want %q", sig, wantSig)
+	const head = "POST\n/api/orders\na=0&a=1&b=2\n1767225600\nn-0123456789abcdef\n" +
+		"5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22\n"
+	// sig is what printf '<want>' | openssl dgst -sha256 -hmac demo-app-secret-0001 prints.
+	for _, tt := range []struct{ key, want, sig string }{
+		{"", head, "e704cf22fe5bf58b72747e2c568779fcc2f14c153a3d28218dc66ac0a762e4e5"},
+		{"order-key-1", head + "order-key-1", "03100ef66a9d8aae7103191746b956491507e6b23db4d419bbec58e60fe3d73a"},
+	} {
+		got := auth.CanonicalString("POST", "/api/orders", "b=2&a=1&&a=0", "1767225600", "n-0123456789abcdef", sha256.Sum256([]byte(`{"x":1}`)), tt.key)
+		if got != tt.want {
+			t.Errorf("CanonicalString(key %q) = %q, want %q", tt.key, got, tt.want)
+		}
+		if sig := auth.Sign([]byte("demo-app-secret-0001"), tt.want); sig != tt.sig {
+			t.Errorf("Sign(key %q) = %q, want %q", tt.key, sig, tt.sig)
+		}
 	}
 }
+
+// TestSignedIdempotencyKey: the Idempotency-Key is signed, so a request
+// signed with key A fails with key B, without one, or with two; one
+// signed without a key fails with a key added.
+func TestSignedIdempotencyKey(t *testing.T) {
+	now := time.Unix(999_000, 0)
+	s := newApps(t, func() time.Time { return now }, nil)
+	req := func(signedKey string, sent ...string) *http.Request {
+		r, _ := http.NewRequest("POST", "http://edge/api/orders", strings.NewReader(`{"a":1}`))
+		nonce := fmt.Sprintf("nonce-idem-%08d", s2n.Add(1))
+		for _, kv := range authtest.SignedHeadersWithKey("new-secret-000001", "app", "POST", "/api/orders", "", []byte(`{"a":1}`), now.Unix(), nonce, signedKey) {
+			if k, v, _ := strings.Cut(kv, ": "); k != "Idempotency-Key" {
+				r.Header.Add(k, v)
+			}
+		}
+		for _, k := range sent {
+			r.Header.Add("Idempotency-Key", k)
+		}
+		return r
+	}
+	tests := []struct {
+		name    string
+		r       *http.Request
+		wantErr error
+	}{
+		{"key as signed", req("key-A", "key-A"), nil},
+		{"no key, none signed", req(""), nil},
+		{"another key", req("key-A", "key-B"), auth.ErrInvalidCredentials},
+		{"key dropped", req("key-A"), auth.ErrInvalidCredentials},
+		{"key added", req("", "key-B"), auth.ErrInvalidCredentials},
+		{"key sent twice", req("key-A", "key-A", "key-B"), auth.ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := s.Authenticate(tt.r); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Authenticate = %v; want %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// s2n numbers the nonces of TestSignedIdempotencyKey.
+var s2n atomic.Int64
 
 func newApps(t *testing.T, now func() time.Time, nonces auth.NonceStore) *auth.SignedApps {
 	t.Helper()
@@ -231,21 +279,37 @@ func (c *readCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// TestSignedAppsUnknownAppReadsNoBody: a request naming no configured app
-// is refused before its body is read (an unauthenticated client cannot
-// make the edge read and hash bodies).
-func TestSignedAppsUnknownAppReadsNoBody(t *testing.T) {
+// TestSignedAppsUnknownAppReadsTheBody: a request naming no configured app
+// has its body read and hashed as a known app's is, and an oversized body
+// is refused alike, so neither the answer nor its timing tells which app
+// ids exist. (The edge bounds what an unauthenticated client can make it
+// read: the body limit, http.min_body_rate, shed.max_in_flight_per_client.)
+func TestSignedAppsUnknownAppReadsTheBody(t *testing.T) {
 	now := time.Unix(999_000, 0)
 	s := newApps(t, func() time.Time { return now }, nil)
-	r := signedRequest("new-secret-000001", "POST", "/api/x", strings.Repeat("x", 60), now.Unix(), "nonce-unknown-app-1")
-	r.Header.Set(auth.HeaderAppID, "no-such-app")
-	body := &readCounter{ReadCloser: r.Body}
-	r.Body = body
-	if _, err := s.Authenticate(r); !errors.Is(err, auth.ErrInvalidCredentials) {
-		t.Fatalf("Authenticate = %v, want ErrInvalidCredentials", err)
+	tests := []struct {
+		name, app, body string
+		want            error
+	}{
+		{"known app, wrong secret", "app", strings.Repeat("x", 60), auth.ErrInvalidCredentials},
+		{"unknown app", "no-such-app", strings.Repeat("x", 60), auth.ErrInvalidCredentials},
+		{"known app, body too large", "app", strings.Repeat("x", 2000), auth.ErrBodyTooLarge},
+		{"unknown app, body too large", "no-such-app", strings.Repeat("x", 2000), auth.ErrBodyTooLarge},
 	}
-	if body.n != 0 {
-		t.Errorf("%d body bytes read for an unknown app, want 0", body.n)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := signedRequest("not-the-secret-01", "POST", "/api/x", tt.body, now.Unix(), fmt.Sprintf("nonce-unknown-app-%d", i))
+			r.Header.Set(auth.HeaderAppID, tt.app)
+			r.ContentLength = -1 // as a chunked body: the limit is found by reading
+			body := &readCounter{ReadCloser: r.Body}
+			r.Body = body
+			if _, err := s.Authenticate(r); !errors.Is(err, tt.want) {
+				t.Fatalf("Authenticate = %v, want %v", err, tt.want)
+			}
+			if want := min(len(tt.body), 65); body.n != want {
+				t.Errorf("%d body bytes read, want %d (as for any app)", body.n, want)
+			}
+		})
 	}
 }
 

@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
 // DefaultLeeway is the clock skew allowed on exp, nbf and iat.
@@ -27,13 +30,20 @@ var AsymmetricAlgorithms = []string{
 	"ES256", "ES384", "ES512", "EdDSA",
 }
 
+// SubjectPrefix starts the Subject of a JWT's principal unless
+// JWTConfig.SharedSubjects is set: the issuer's subjects are its own
+// (RFC 7519 section 4.1.2: unique within the issuer), not the names the
+// config gives API keys and signed apps.
+const SubjectPrefix = "jwt:"
+
 // Claims names the JWT claims a principal is read from; a dotted name
 // reaches into nested objects ("realm_access.roles").
 type Claims struct {
 	// Subject: a string, required. Empty means "sub".
 	Subject string
 	// Roles: an array of strings or one space-separated string. Empty
-	// means "roles". A token without it has no roles.
+	// means "roles". A token without it has no roles; a name that is not
+	// a ValidRole is left out.
 	Roles string
 	// Tenant: a string. Empty means "tenant".
 	Tenant string
@@ -56,6 +66,11 @@ type JWTConfig struct {
 	Leeway time.Duration
 	// Claims maps claims to the principal.
 	Claims Claims
+	// SharedSubjects makes the principal's Subject the subject claim
+	// itself, in one namespace with the subjects of API keys and signed
+	// apps. False (the default) makes it SubjectPrefix + the claim, so a
+	// token can never act as a configured credential's subject.
+	SharedSubjects bool
 	// Keys holds the verification keys. Required.
 	Keys *JWKS
 	// Now is the clock; nil means time.Now.
@@ -192,9 +207,16 @@ func (v *JWTVerifier) principal(c jwt.MapClaims) (Principal, error) {
 	bad := func(what string) (Principal, error) {
 		return Principal{}, fail(ErrInvalidCredentials, "The token's "+what+" claim is not valid.")
 	}
+	// The subject is compared exactly as sent (RFC 7519 section 2): one
+	// with a space at either end or a control character is refused, never
+	// trimmed into another subject.
 	sub, _ := claim(c, v.cfg.Claims.Subject).(string)
-	if !ValidSubject(sub) {
-		return bad("subject")
+	if !ValidSubject(sub) || len(sub) > maxClaimSubject(v.cfg.SharedSubjects) {
+		return Principal{}, fail(ErrInvalidCredentials, "The token's subject claim is not valid: it must be 1-"+
+			strconv.Itoa(maxClaimSubject(v.cfg.SharedSubjects))+" printable ASCII characters with no space at either end.")
+	}
+	if !v.cfg.SharedSubjects {
+		sub = SubjectPrefix + sub
 	}
 	var roles []string
 	switch r := claim(c, v.cfg.Claims.Roles).(type) {
@@ -212,9 +234,14 @@ func (v *JWTVerifier) principal(c jwt.MapClaims) (Principal, error) {
 	default:
 		return bad("roles")
 	}
-	if len(roles) > MaxRoles || slices.ContainsFunc(roles, func(r string) bool { return !ValidRole(r) }) {
+	if len(roles) > MaxRoles {
 		return bad("roles")
 	}
+	// A name that cannot be a role ("Admin": roles are lower case,
+	// compared as sent) is one no policy grants anything: it is left out,
+	// so the token is verified and the policy answers 403, not 401. An
+	// issuer's roles claim often holds other applications' roles too.
+	roles = slices.DeleteFunc(roles, func(r string) bool { return !ValidRole(r) })
 	tenant, _ := claim(c, v.cfg.Claims.Tenant).(string)
 	plan, _ := claim(c, v.cfg.Claims.Plan).(string)
 	if tenant != "" && !ValidSubject(tenant) {
@@ -224,6 +251,14 @@ func (v *JWTVerifier) principal(c jwt.MapClaims) (Principal, error) {
 		return bad("plan")
 	}
 	return NewPrincipal(sub, roles, tenant, plan, ViaJWT), nil
+}
+
+// maxClaimSubject is the longest subject claim a token may carry.
+func maxClaimSubject(shared bool) int {
+	if shared {
+		return callmeta.MaxNameLen
+	}
+	return callmeta.MaxNameLen - len(SubjectPrefix)
 }
 
 // claim returns the claim at the dotted name, or nil.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -106,7 +107,7 @@ func TestJWKSFile(t *testing.T) {
 	}
 	v := newVerifier(t, keys, nil)
 	p, err := v.Verify(context.Background(), iss.Mint(authtest.KidEC, authtest.Claims(time.Now(), "u", "reader", "admin")))
-	if err != nil || p.Subject != "u" || p.Role != "reader" || !p.HasRole("admin") || p.Via != auth.ViaJWT {
+	if err != nil || p.Subject != "jwt:u" || p.Role != "reader" || !p.HasRole("admin") || p.Via != auth.ViaJWT {
 		t.Fatalf("Verify = %+v, %v", p, err)
 	}
 	if _, err := auth.NewJWKSFile(filepath.Join(t.TempDir(), "none.json")); err == nil {
@@ -145,13 +146,17 @@ func TestJWTClaimsMapping(t *testing.T) {
 	c := authtest.Claims(time.Now(), "ignored")
 	c["email"], c["realm"], c["tier"] = "a@example.com", map[string]any{"roles": "customer reader"}, "gold"
 	p, err := v.Verify(context.Background(), iss.Mint(authtest.KidRSA, c))
-	want := auth.NewPrincipal("a@example.com", []string{"customer", "reader"}, "", "gold", auth.ViaJWT)
+	want := auth.NewPrincipal("jwt:a@example.com", []string{"customer", "reader"}, "", "gold", auth.ViaJWT)
 	if err != nil || !p.Equal(want) {
 		t.Fatalf("Verify = %+v, %v; want %+v", p, err, want)
 	}
-	c["realm"] = map[string]any{"roles": []any{"Bad Role"}}
+	c["realm"] = map[string]any{"roles": []any{"Bad Role", "Admin", "reader"}}
+	if p, err := v.Verify(context.Background(), iss.Mint(authtest.KidRSA, c)); err != nil || !slices.Equal(p.Roles, []string{"reader"}) {
+		t.Errorf("names that cannot be roles = %+v, %v; want them left out, roles [reader]", p, err)
+	}
+	c["realm"] = map[string]any{"roles": []any{"reader", 7}}
 	if _, err := v.Verify(context.Background(), iss.Mint(authtest.KidRSA, c)); !errors.Is(err, auth.ErrInvalidCredentials) {
-		t.Errorf("invalid role = %v, want ErrInvalidCredentials", err)
+		t.Errorf("a role that is no string = %v, want ErrInvalidCredentials", err)
 	}
 }
 

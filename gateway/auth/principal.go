@@ -91,5 +91,7 @@ func ValidRole(role string) bool {
 }
 
 // ValidSubject reports whether s can be a Subject, Tenant or Plan: 1-255
-// printable ASCII characters, so it travels as gRPC metadata unchanged.
-func ValidSubject(s string) bool { return callmeta.ValidValue(s, 255) }
+// printable ASCII characters with no space at either end
+// (callmeta.ValidName), so it travels as gRPC metadata unchanged and is
+// never mistaken for the name it would be once trimmed.
+func ValidSubject(s string) bool { return callmeta.ValidName(s, callmeta.MaxNameLen) }

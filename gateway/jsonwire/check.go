@@ -59,11 +59,13 @@ func Check(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
 // walk is Check without the protojson parse: it returns data, or a copy
 // with short enum names spelled in full.
 func walk(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
-	if !utf8.Valid(data) {
-		return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
-	}
-	if err := newWalker(data).syntax(); err != nil {
+	sw := newWalker(data)
+	sw.badUTF8 = invalidUTF8(data)
+	if err := sw.syntax(); err != nil {
 		return nil, err
+	}
+	if sw.badUTF8 >= 0 { // not inside any token: the syntax walk missed it
+		return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
 	}
 	w := newWalker(data)
 	if err := w.document(md); err != nil {
@@ -73,6 +75,22 @@ func walk(md protoreflect.MessageDescriptor, data []byte) ([]byte, error) {
 		return w.out.bytes(), nil
 	}
 	return data, nil
+}
+
+// invalidUTF8 returns the offset of data's first byte that is not valid
+// UTF-8, or -1.
+func invalidUTF8(data []byte) int64 {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return int64(i)
+		}
+		i += n
+	}
+	return -1
 }
 
 // NewMessage returns an empty message of md: the generated type when one

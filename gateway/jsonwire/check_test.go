@@ -1,6 +1,7 @@
 package jsonwire
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestCheck(t *testing.T) {
 		{"truncated", createOrder, `{"lines":[`, "", "unexpected end", true},
 		{"trailing data", createOrder, `{} {}`, "", "after the JSON value", true},
 		{"not an object", createOrder, `[1]`, "", "want a JSON object", false},
-		{"invalid UTF-8", createOrder, "{\"paymentMethod\":\"\xff\"}", "", "UTF-8", true},
+		{"invalid UTF-8", createOrder, "{\"paymentMethod\":\"\xff\"}", "paymentMethod", "not valid UTF-8", true},
 		{"duplicate key", createOrder, `{"paymentMethod":"a","paymentMethod":"b"}`, "paymentMethod", "duplicate key", true},
 		{"duplicate nested key", createOrder, `{"lines":[{"sku":"a","sku":"b"}]}`, "lines[0].sku", "duplicate key", true},
 		{"json and proto name", createOrder, `{"paymentMethod":"a","payment_method":"b"}`, "payment_method", "unknown field", false},
@@ -175,5 +176,33 @@ func TestPrefix(t *testing.T) {
 	}
 	if got := upperSnake("HTTPCode"); got != "HTTP_CODE" {
 		t.Errorf("upperSnake(HTTPCode) = %q", got)
+	}
+}
+
+// TestInvalidUTF8NamesField: invalid UTF-8 is reported at the field whose
+// string holds it (INVALID_JSON still), not as the body as a whole, and
+// before any shape error after it.
+func TestInvalidUTF8NamesField(t *testing.T) {
+	for _, tt := range []struct {
+		name, body, field, msg string
+	}{
+		{"top-level field", "{\"paymentMethod\":\"pm\xff\"}", "paymentMethod", "not valid UTF-8"},
+		{"nested field", "{\"lines\":[{\"sku\":\"a\"},{\"sku\":\"a\xc3\x28b\"}]}", "lines[1].sku", "not valid UTF-8"},
+		{"member name", "{\"lines\":[{\"s\xffku\":\"a\"}]}", "lines[0]", "member name is not valid UTF-8"},
+		{"before an unknown field", "{\"paymentMethod\":\"\xfe\",\"qty\":1}", "paymentMethod", "not valid UTF-8"},
+		{"a top-level string", "\"\xff\"", "", "body is not valid UTF-8"},
+		{"outside any string", "{\"lines\":[]}\xff", "", "after the JSON value"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Check(createOrder, []byte(tt.body))
+			var e *Error
+			if !errors.As(err, &e) || e.Field != tt.field || !strings.Contains(e.Msg, tt.msg) || !e.Syntax {
+				t.Fatalf("Check(%q) = %#v, want field %q, a syntax error saying %q", tt.body, err, tt.field, tt.msg)
+			}
+			m := &orderv1.CreateOrderRequest{}
+			if err := Unmarshal([]byte(tt.body), m); !errors.As(err, &e) || e.Field != tt.field {
+				t.Errorf("Unmarshal(%q) = %v, want field %q", tt.body, err, tt.field)
+			}
+		})
 	}
 }

@@ -45,7 +45,7 @@ func TestUnmarshal(t *testing.T) {
 		{"unknown enum name", `{"status":"SHIPPED"}`, &orderv1.Order{}, nil, "status", false},
 		{"duplicate key", `{"paymentMethod":"a","paymentMethod":"b"}`, &orderv1.CreateOrderRequest{}, nil, "paymentMethod", true},
 		{"malformed", `{"lines":[}`, &orderv1.CreateOrderRequest{}, nil, "", true},
-		{"invalid UTF-8", "{\"paymentMethod\":\"\xff\"}", &orderv1.CreateOrderRequest{}, nil, "", true},
+		{"invalid UTF-8", "{\"paymentMethod\":\"\xff\"}", &orderv1.CreateOrderRequest{}, nil, "paymentMethod", true},
 		{"too deep for the scan", `{"lines":[{"unitPrice":` + strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65) + `}]}`, &orderv1.CreateOrderRequest{}, nil, "lines[0].unitPrice" + strings.Repeat("[0]", 61), true},
 	}
 	for _, tt := range tests {

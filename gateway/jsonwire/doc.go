@@ -13,8 +13,9 @@
 // problem with the JSON path of the offending field ("lines[0].quantity")
 // instead of protojson's or strconv's internals:
 //
-//   - invalid UTF-8, malformed JSON, trailing data, nesting deeper than
-//     MaxDepth and duplicate object keys are syntax errors (Error.Syntax,
+//   - invalid UTF-8 (reported at the field whose string holds it),
+//     malformed JSON, trailing data, nesting deeper than MaxDepth and
+//     duplicate object keys are syntax errors (Error.Syntax,
 //     INVALID_JSON);
 //   - everything else is a shape error (INVALID_ARGUMENT); what only
 //     protojson rejects (a malformed Timestamp, an unresolvable Any) is

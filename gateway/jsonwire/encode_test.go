@@ -196,7 +196,7 @@ func TestMarshalMatchesProtojson(t *testing.T) {
 }
 
 func TestAppendFloat(t *testing.T) {
-	for _, f := range []float64{0, -0.0, 1, 1.5, 1e-7, 1e21, 123456789e20, math.NaN(), math.Inf(-1), math.SmallestNonzeroFloat64, math.MaxFloat64} {
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, 1.5, 1e-7, 1e21, 123456789e20, math.NaN(), math.Inf(-1), math.SmallestNonzeroFloat64, math.MaxFloat64} {
 		for _, bits := range []int{32, 64} {
 			want, _ := protojson.Marshal(wrapperspb.Double(f))
 			if bits == 32 {

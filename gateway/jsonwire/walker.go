@@ -18,18 +18,36 @@ type walker struct {
 	path    []pathElem
 	depth   int
 	changed bool
+	// badUTF8 is the offset of the input's first invalid UTF-8 byte, or
+	// -1: the token holding it is reported with its path (encoding/json
+	// would quietly read it as U+FFFD).
+	badUTF8 int64
+	// inKey is set while members reads a member name.
+	inKey bool
 }
 
 func newWalker(data []byte) *walker {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	return &walker{dec: dec}
+	return &walker{dec: dec, badUTF8: -1}
 }
 
 // next reads one token, turning decoder errors into syntax errors that do
 // not quote encoding/json.
 func (w *walker) next() (json.Token, error) {
 	tok, err := w.dec.Token()
+	if err == nil && w.badUTF8 >= 0 && w.dec.InputOffset() > w.badUTF8 {
+		// The token just read holds the invalid byte: a string, since a
+		// byte outside one is a syntax error.
+		w.badUTF8 = -1
+		if w.inKey {
+			return nil, w.errorf(true, "a member name is not valid UTF-8")
+		}
+		if len(w.path) == 0 {
+			return nil, &Error{Msg: "body is not valid UTF-8", Syntax: true}
+		}
+		return nil, w.errorf(true, "not valid UTF-8")
+	}
 	if err == nil {
 		return tok, nil
 	}
@@ -90,7 +108,9 @@ func (w *walker) members(kind byte, member func(key string) error) error {
 	w.out.open('{')
 	keys := map[string]bool{}
 	for w.dec.More() {
+		w.inKey = true
 		tok, err := w.next()
+		w.inKey = false
 		if err != nil {
 			return err
 		}

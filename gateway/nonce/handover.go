@@ -10,41 +10,76 @@ type Store interface {
 	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
 }
 
-// Handover moves nonces from one store to another without forgetting
-// any: until Until, a nonce is fresh only if both Prev and Next have not
-// seen it (it is claimed in both), so a nonce claimed in Prev before the
-// move still counts as replayed. From Until on only Next is asked. Until
-// is at least the longest nonce ttl after the move. Either store failing
-// fails the claim (closed), as one store does.
+// TokenStore is a Store that can claim with a token: a key that already
+// holds the same token counts as fresh. Handover claims with one token in
+// every store, so two stores that are one server under two names (two
+// spellings of one redis.url) do not see each other's claim as a replay.
+type TokenStore interface {
+	ClaimToken(ctx context.Context, key, token string, ttl time.Duration) (bool, error)
+}
+
+// Previous is a store Handover still asks until Until.
+type Previous struct {
+	Store Store
+	Until time.Time
+}
+
+// Handover moves nonces from earlier stores to Next without forgetting
+// any: a nonce is fresh only if Next and every Previous whose Until has
+// not passed have not seen it (it is claimed in each, with one token), so
+// a nonce claimed in an earlier store before the move still counts as
+// replayed, and an edge not yet moved that claims in the earlier store
+// collides with this one. Until is at least the longest nonce ttl after
+// the move. Any store failing fails the claim (closed), as one store does.
 type Handover struct {
-	Next, Prev Store
-	Until      time.Time
+	Next Store
+	// Prev is ordered oldest first: Prev[0] has the earliest Until.
+	Prev []Previous
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
 // Claim implements the nonce store.
 func (h *Handover) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
-	fresh, err := h.Next.Claim(ctx, key, ttl)
-	if err != nil || h.now().After(h.Until) {
-		return fresh, err
-	}
-	prevFresh, err := h.Prev.Claim(ctx, key, ttl)
+	token := newToken()
+	fresh, err := claim(ctx, h.Next, key, token, ttl)
 	if err != nil {
 		return false, err
 	}
-	return fresh && prevFresh, nil
+	now := h.now()
+	for _, p := range h.Prev {
+		if now.After(p.Until) {
+			continue
+		}
+		prevFresh, err := claim(ctx, p.Store, key, token, ttl)
+		if err != nil {
+			return false, err
+		}
+		fresh = fresh && prevFresh
+	}
+	return fresh, nil
+}
+
+func claim(ctx context.Context, s Store, key, token string, ttl time.Duration) (bool, error) {
+	if ts, ok := s.(TokenStore); ok {
+		return ts.ClaimToken(ctx, key, token, ttl)
+	}
+	return s.Claim(ctx, key, ttl)
 }
 
 // RemembersSince is the instant from which the handover remembers every
-// claim (auth.NonceHorizon): until Until, the previous store's (it holds
-// the claims from before the move); then the next store's. The zero time
-// means no horizon (a store that is not one, such as Redis).
+// claim (auth.NonceHorizon): the oldest store still asked holds the claims
+// from before every later move, so its horizon; once every Until has
+// passed, Next's. The zero time means no horizon (a store that is not
+// one, such as Redis).
 func (h *Handover) RemembersSince() time.Time {
-	if h.now().After(h.Until) {
-		return horizon(h.Next)
+	now := h.now()
+	for _, p := range h.Prev {
+		if !now.After(p.Until) {
+			return horizon(p.Store)
+		}
 	}
-	return horizon(h.Prev)
+	return horizon(h.Next)
 }
 
 // horizon returns s's RemembersSince, or the zero time when s has none.
@@ -60,16 +95,4 @@ func (h *Handover) now() time.Time {
 		return h.Now()
 	}
 	return time.Now()
-}
-
-// Current returns the store a Handover chain ends up with now: h's Next
-// once Until has passed (so chained moves do not pile up), else h.
-func Current(s Store, now time.Time) Store {
-	for {
-		h, ok := s.(*Handover)
-		if !ok || !now.After(h.Until) {
-			return s
-		}
-		s = h.Next
-	}
 }

@@ -34,6 +34,8 @@ const (
 	CodeUpstreamTimeout       = "UPSTREAM_TIMEOUT"
 	CodeRateLimitExceeded     = "RATE_LIMIT_EXCEEDED"
 	CodeCallerBanned          = "CALLER_BANNED"
+	CodeTooManyInFlight       = "TOO_MANY_IN_FLIGHT"
+	CodeRequestTimeout        = "REQUEST_TIMEOUT"
 	// Authentication failures beyond UNAUTHENTICATED (package gateway/auth).
 	CodeMalformedCredentials = "MALFORMED_CREDENTIALS"
 	CodeCredentialsExpired   = "CREDENTIALS_EXPIRED"
@@ -106,6 +108,10 @@ var catalogue = map[string]entry{
 		"The gateway's rate limit for this caller, this group of operations or the whole gateway is used up for now (layer names which; RateLimit and X-RateLimit-* say what is left); the request did not reach any service. Wait the seconds in Retry-After, then retry; retrying sooner is refused again and counts towards a ban."},
 	CodeCallerBanned: {http.StatusTooManyRequests, "Caller temporarily banned",
 		"The caller's requests were refused by rate limits so often that the gateway refuses all of them for a while; nothing reached any service. Stop, fix the client's request rate, and retry after the seconds in Retry-After."},
+	CodeTooManyInFlight: {http.StatusTooManyRequests, "Too many requests in flight",
+		"This client address has too many requests whose bodies are still arriving, or this caller has too many requests the gateway is working on; the request did not reach any service. Wait for some to finish (the seconds in Retry-After), then retry; send bodies promptly."},
+	CodeRequestTimeout: {http.StatusRequestTimeout, "Request body too slow",
+		"The request body did not arrive in time: the gateway reads it whole before any other work, within a deadline and at a minimum average rate (10 seconds and 1024 bytes a second unless configured). The connection is closed. Send the body promptly, right after the headers, then retry; a create is safe to retry with the same Idempotency-Key."},
 	CodeClientClosedRequest: {StatusClientClosedRequest, "Client closed request",
 		"The client went away (it cancelled or timed out) before the answer; no client reads this, it is logged and counted. To learn the outcome of a create, retry it with the same Idempotency-Key."},
 	CodeInternal: {http.StatusInternalServerError, "Internal error",

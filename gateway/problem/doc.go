@@ -20,11 +20,12 @@
 // and asks that a relative one carry the full path, as this one does; so
 // https://edge.example/api/orders/o-1 answers a type that resolves to
 // https://edge.example/problems/upstream-timeout, a page the edge itself
-// serves without a token (Pages). An absolute base was rejected: it names
-// one host, which every deployment would have to configure and serve, and a
-// client behind any other host or port would be sent to a page that is not
-// there; the edge is the one entry every client already reaches. The type
-// stays a stable identifier: it is the same path on every deployment.
+// serves without a token (Pages). That is the default, because an absolute
+// base names one host, which every deployment would have to configure and
+// serve; the edge is the one entry every client already reaches. Behind an
+// ingress that serves the edge under a path prefix or another host the
+// relative type resolves off the edge, so the edge's problems.type_base
+// sets an absolute base instead (Problem.Rebase).
 //
 // Codes lists every code a problem can carry; Pages gives each the text of
 // its page: the catalogue's doc for the edge's own codes (codes.go), the
@@ -66,8 +67,8 @@
 // page. The
 // services' reasons, and the HTTP status of the FAILED_PRECONDITION ones
 // that are not 409 (http_status), are defined once in the proto enum
-// portico.type.v1.Reason; the README's table of reasons is generated from
-// it (TestREADMEReasons). 4xx
+// portico.type.v1.Reason; docs/errors.md's table of reasons is generated
+// from it (TestDocReasons). 4xx
 // problems carry the upstream's message as detail; 5xx problems carry a
 // detail written by the edge, because upstream messages for those codes are
 // grpc-go internals (dial errors, addresses) or server bugs. The caller logs

@@ -73,6 +73,15 @@ func build(code string, status int, title, detail string) *Problem {
 	}
 }
 
+// Rebase moves p's type under base (an absolute URI ending in "/", the
+// edge's problems.type_base): base and Slug(p.Code) where it was TypeBase
+// and the slug. An empty base, or TypeBase itself, leaves the type as it is.
+func (p *Problem) Rebase(base string) {
+	if base != "" && base != TypeBase {
+		p.Type = base + strings.TrimPrefix(p.Type, TypeBase)
+	}
+}
+
 // TypeURI returns the problem type URI of code: TypeBase and Slug(code).
 func TypeURI(code string) string {
 	return TypeBase + Slug(code)

@@ -49,7 +49,9 @@
 //     falls back, while Redis fails, to a local store (the default: each
 //     edge enforces the quotas alone), to admitting everything, or to
 //     refusing everything (ErrUnavailable). Bans seen from Redis are copied
-//     to the local store, so known bans stay enforced through an outage.
+//     to the local store, so known bans stay enforced through an outage,
+//     and are written back to Redis (BanWriter) before its first decision
+//     after the outage, so a Redis that comes back empty lifts none.
 //
 // Every store is safe for concurrent use.
 package ratelimit

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,6 +69,10 @@ type Failover struct {
 	s        FailoverSettings
 	breaker  *breaker.Breaker
 	degraded atomic.Bool
+	// rewrite is set while the shared store may have lost the bans the
+	// local one holds (from an outage on): they are written back
+	// (BanWriter) before the next decision made there.
+	rewrite atomic.Bool
 }
 
 // NewFailover returns a Failover over shared, falling back to local (which
@@ -79,13 +84,13 @@ func NewFailover(shared Store, local *Local, s FailoverSettings) (*Failover, err
 	if s.Timeout < 0 || s.Failures < 0 || s.CoolDown < 0 || s.Outage < OutageLocal || s.Outage > OutageClosed {
 		return nil, fmt.Errorf("ratelimit: invalid failover settings %+v", s)
 	}
-	s.Timeout = cmpOrDur(s.Timeout, DefaultTimeout)
+	s.Timeout = cmp.Or(s.Timeout, DefaultTimeout)
 	f := &Failover{shared: shared, local: local, s: s}
 	b, err := breaker.New(breaker.Settings{
 		Name:                "ratelimit-redis",
-		ConsecutiveFailures: cmpOr(s.Failures, DefaultFailures),
+		ConsecutiveFailures: cmp.Or(s.Failures, DefaultFailures),
 		FailureRate:         -1,
-		CoolDown:            cmpOrDur(s.CoolDown, DefaultCoolDown),
+		CoolDown:            cmp.Or(s.CoolDown, DefaultCoolDown),
 		IsSuccessful:        func(err error) bool { return err == nil },
 		IsExcluded:          func(err error) bool { return errors.Is(err, context.Canceled) },
 		OnStateChange:       func(_ string, _, to breaker.State) { f.setDegraded(to != breaker.StateClosed) },
@@ -105,6 +110,9 @@ func (f *Failover) Degraded() bool { return f.degraded.Load() }
 func (f *Failover) Outage() Outage { return f.s.Outage }
 
 func (f *Failover) setDegraded(v bool) {
+	if v {
+		f.rewrite.Store(true)
+	}
 	if f.degraded.Swap(v) != v && f.s.OnChange != nil {
 		f.s.OnChange(v)
 	}
@@ -115,7 +123,11 @@ func (f *Failover) setDegraded(v bool) {
 func (f *Failover) Allow(ctx context.Context, req *Request) (Decision, error) {
 	if t, err := f.breaker.Admit(); err == nil {
 		cctx, cancel := context.WithTimeout(ctx, f.s.Timeout)
-		d, err := f.shared.Allow(cctx, req)
+		var d Decision
+		err := f.writeBans(cctx)
+		if err == nil {
+			d, err = f.shared.Allow(cctx, req)
+		}
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			f.breaker.Done(t, breaker.Excluded)
@@ -141,9 +153,18 @@ func (f *Failover) Allow(ctx context.Context, req *Request) (Decision, error) {
 	return f.local.Allow(ctx, req)
 }
 
-func cmpOrDur(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
+// writeBans writes the local store's bans back to the shared one when an
+// outage may have lost them (a Redis restarted empty would lift every
+// ban the edge held through the outage), once; a failure leaves it to the
+// next call.
+func (f *Failover) writeBans(ctx context.Context) error {
+	bw, ok := f.shared.(BanWriter)
+	if !ok || !f.rewrite.Load() || !f.rewrite.CompareAndSwap(true, false) {
+		return nil
 	}
-	return v
+	if err := bw.WriteBans(ctx, f.local.bansLeft()); err != nil {
+		f.rewrite.Store(true)
+		return err
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -84,7 +85,7 @@ func NewLocal(opts ...LocalOption) (*Local, error) {
 	if l.bans.enabled() {
 		l.counter = bucketOf(l.bans.counter(), false)
 	}
-	maxKeys := cmpOr(l.perShard, DefaultMaxKeys)
+	maxKeys := cmp.Or(l.perShard, DefaultMaxKeys)
 	n := 1
 	for n < 32 && maxKeys/(n*2) >= 64 { // shards of at least 64 keys
 		n *= 2
@@ -369,13 +370,6 @@ func evict(m map[string]int64, now int64) {
 		}
 	}
 	delete(m, victim)
-}
-
-func cmpOr(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // banned reports whether req's caller is banned, without deciding quotas.

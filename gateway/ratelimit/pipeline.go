@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,10 +72,10 @@ func NewPipeline(store *Redis, client redis.Scripter, workers, batch int, timeou
 	if batch > MaxPipelineBatch {
 		return nil, fmt.Errorf("ratelimit: pipeline batch %d is over %d", batch, MaxPipelineBatch)
 	}
-	p := &Pipeline{store: store, client: client, batch: cmpOr(batch, DefaultPipelineBatch),
-		timeout: cmpOrDur(timeout, DefaultPipelineTimeout), done: make(chan struct{})}
-	p.calls = make(chan *call, p.batch*cmpOr(workers, DefaultPipelineWorkers))
-	for range cmpOr(workers, DefaultPipelineWorkers) {
+	p := &Pipeline{store: store, client: client, batch: cmp.Or(batch, DefaultPipelineBatch),
+		timeout: cmp.Or(timeout, DefaultPipelineTimeout), done: make(chan struct{})}
+	p.calls = make(chan *call, p.batch*cmp.Or(workers, DefaultPipelineWorkers))
+	for range cmp.Or(workers, DefaultPipelineWorkers) {
 		p.wg.Add(1)
 		go p.work()
 	}

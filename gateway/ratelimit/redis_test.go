@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,4 +194,67 @@ func benchDecisions(b *testing.B, s Store, parallelism int) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+}
+
+// flaky is a Redis store that fails every decision while down is set: an
+// outage, with the server itself reachable for the test to flush.
+type flaky struct {
+	*Redis
+	down atomic.Bool
+}
+
+func (f *flaky) Allow(ctx context.Context, req *Request) (Decision, error) {
+	if f.down.Load() {
+		return Decision{Denied: -1}, errors.New("flaky: down")
+	}
+	return f.Redis.Allow(ctx, req)
+}
+
+// TestFailoverReassertsBans: a ban the edge held through an outage is
+// written back when Redis comes back empty, before the first decision
+// made there again: the banned caller stays banned, on this edge and on
+// another that never saw the ban.
+func TestFailoverReassertsBans(t *testing.T) {
+	srv := redistest.Private(t)
+	c := srv.Client(t)
+	bans := BanPolicy{Threshold: 1, Window: time.Minute, Duration: 10 * time.Minute}
+	store, err := NewRedis(c, "rl:", bans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := &flaky{Redis: store}
+	changes := make(chan bool, 4)
+	f, err := NewFailover(shared, newLocal(t, WithBans(bans)), FailoverSettings{Timeout: time.Second, Failures: 1,
+		CoolDown: time.Millisecond, Outage: OutageOpen, OnChange: func(d bool) { changes <- d }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mallory := &Request{Quotas: []Quota{{Key: "caller:mallory", Limit: Limit{Rate: 1, Period: time.Hour}}}, Caller: "mallory"}
+	for range 3 {
+		allow(t, f, mallory)
+	}
+	if d := allow(t, f, mallory); !d.Banned {
+		t.Fatalf("mallory: %+v, want banned through Redis", d)
+	}
+	shared.down.Store(true)
+	allow(t, f, mallory)
+	if d := <-changes; !d {
+		t.Fatal("the outage was not reported")
+	}
+	if err := c.FlushAll(context.Background()).Err(); err != nil { // Redis comes back empty
+		t.Fatal(err)
+	}
+	shared.down.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	var d Decision
+	for f.Degraded() && time.Now().Before(deadline) { // the breaker's trial call, once its cool-down of 1ms is over
+		d = allow(t, f, mallory)
+	}
+	if f.Degraded() || !d.Banned {
+		t.Fatalf("after the outage: degraded %v, first decision %+v; want recovered and banned", f.Degraded(), d)
+	}
+	other, _ := NewRedis(c, "rl:", bans)
+	if d, err := other.Allow(context.Background(), mallory); err != nil || !d.Banned || d.RetryAfter < 9*time.Minute {
+		t.Errorf("another edge after the outage: %+v, %v; want banned for about 10m", d, err)
+	}
 }

@@ -11,4 +11,8 @@
 //
 // Release gives back a slot taken by Acquire. A Limiter is safe for
 // concurrent use; its zero value is not: build one with New.
+//
+// A Keyed counts slots per key (a client address, a caller) with a cap per
+// key, so that no one key takes every slot of a Limiter; it never waits.
+// Its zero value is ready to use.
 package shed

@@ -41,14 +41,15 @@ var (
 
 // Counts are the calls of the current closed-state window. Consecutive
 // counts run across bucket boundaries, but two failures further apart than
-// the window do not count as consecutive.
+// the window do not count as consecutive. Its JSON names are lowerCamel,
+// as in the rest of the admin API that shows them.
 type Counts struct {
-	Requests             int
-	TotalSuccesses       int
-	TotalFailures        int
-	TotalExclusions      int
-	ConsecutiveSuccesses int
-	ConsecutiveFailures  int
+	Requests             int `json:"requests"`
+	TotalSuccesses       int `json:"totalSuccesses"`
+	TotalFailures        int `json:"totalFailures"`
+	TotalExclusions      int `json:"totalExclusions"`
+	ConsecutiveSuccesses int `json:"consecutiveSuccesses"`
+	ConsecutiveFailures  int `json:"consecutiveFailures"`
 }
 
 // Breaker is a circuit breaker: closed, open for a cool-down after too many

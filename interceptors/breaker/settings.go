@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -88,14 +89,14 @@ func (s Settings) Validate() error {
 
 // withDefaults returns s with every zero field replaced by its default.
 func (s Settings) withDefaults() Settings {
-	s.MaxRequests = cmpOr(s.MaxRequests, DefaultMaxRequests)
-	s.ConsecutiveFailures = cmpOr(s.ConsecutiveFailures, DefaultConsecutiveFailures)
-	s.FailureRate = cmpOr(s.FailureRate, DefaultFailureRate)
-	s.MinCalls = cmpOr(s.MinCalls, DefaultMinCalls)
-	s.Window = cmpOr(s.Window, DefaultWindow)
-	s.BucketPeriod = min(cmpOr(s.BucketPeriod, DefaultBucketPeriod), s.Window)
+	s.MaxRequests = cmp.Or(s.MaxRequests, DefaultMaxRequests)
+	s.ConsecutiveFailures = cmp.Or(s.ConsecutiveFailures, DefaultConsecutiveFailures)
+	s.FailureRate = cmp.Or(s.FailureRate, DefaultFailureRate)
+	s.MinCalls = cmp.Or(s.MinCalls, DefaultMinCalls)
+	s.Window = cmp.Or(s.Window, DefaultWindow)
+	s.BucketPeriod = min(cmp.Or(s.BucketPeriod, DefaultBucketPeriod), s.Window)
 	s.BucketPeriod = max(s.BucketPeriod, s.Window/maxBuckets)
-	s.CoolDown = cmpOr(s.CoolDown, DefaultCoolDown)
+	s.CoolDown = cmp.Or(s.CoolDown, DefaultCoolDown)
 	if s.IsSuccessful == nil {
 		s.IsSuccessful = func(err error) bool { return Classify(err) == Success }
 	}
@@ -106,10 +107,3 @@ func (s Settings) withDefaults() Settings {
 }
 
 const maxBuckets = 60
-
-func cmpOr[T int | float64 | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
-}

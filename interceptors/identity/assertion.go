@@ -176,9 +176,10 @@ func parsePayload(payload string) (Claims, error) {
 }
 
 // validField reports whether s is 1-MaxFieldLen printable ASCII characters
-// (or empty, when optional): what gRPC metadata carries unchanged.
+// with no space at either end (or empty, when optional): what gRPC
+// metadata carries unchanged and callmeta reads back as the same name.
 func validField(s string, optional bool) bool {
-	return (optional && s == "") || callmeta.ValidValue(s, MaxFieldLen)
+	return (optional && s == "") || callmeta.ValidName(s, MaxFieldLen)
 }
 
 // validAudience reports whether s looks like a gRPC service name.

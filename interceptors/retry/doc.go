@@ -33,6 +33,13 @@
 //     100%-failing upstream therefore sees at most (1+ratio) attempts per
 //     call plus the floor, whatever WithMaxAttempts says.
 //
+// A replay marker (callmeta.ReplayedKey, the REST edge's
+// Idempotent-Replayed) must mean the caller's own earlier request. After a
+// retry, an earlier attempt of this same call may have created what the
+// last attempt then found, so the marker is dropped from the answer's
+// header (grpc.Header) unless every earlier attempt's answer already
+// carried it (the key was known before the call).
+//
 // Retries add the metadata "x-retry-attempt" (1, 2, ...) as go-grpc-middleware
 // does, so servers can tell a retry from a first try.
 //

@@ -41,6 +41,13 @@ type retrier struct {
 func (r *retrier) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
 	r.budget.call()
 	timedOut, err := r.attempt(ctx, method, req, reply, cc, invoker, callOpts)
+	var headers callerHeaders
+	ownEarlier := false // an earlier attempt may have created what a replay marker names
+	defer func() {
+		if ownEarlier {
+			headers.dropReplayed()
+		}
+	}()
 	for n := 1; err != nil && n < r.maxAttempts; n++ {
 		delay, ok := r.shouldRetry(ctx, method, err, timedOut, n)
 		if !ok {
@@ -49,6 +56,10 @@ func (r *retrier) intercept(ctx context.Context, method string, req, reply any, 
 		if werr := r.wait(ctx, delay); werr != nil {
 			return werr
 		}
+		if n == 1 {
+			headers = headersOf(callOpts)
+		}
+		ownEarlier = ownEarlier || !headers.replayed()
 		r.observer.Retried(r.upstream)
 		trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(attribute.Int("attempt", n+1)))
 		actx := metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(n))

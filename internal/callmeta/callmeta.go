@@ -11,7 +11,6 @@ package callmeta
 
 import (
 	"context"
-	"strings"
 
 	"google.golang.org/grpc/metadata"
 )
@@ -56,10 +55,14 @@ type Principal struct {
 func (p Principal) SeesAll() bool { return p.Role == RoleAdmin || p.Role == RoleReader }
 
 // PrincipalFromIncoming returns the principal of an incoming call; ok is
-// false when no subject was sent.
+// false when no subject was sent, or one that is not a ValidName (it is
+// then left out: " alice" is nobody, never alice).
 func PrincipalFromIncoming(ctx context.Context) (p Principal, ok bool) {
 	p.Subject = first(ctx, SubjectKey)
 	p.Role = first(ctx, RoleKey)
+	if !ValidName(p.Subject, MaxNameLen) {
+		p.Subject = ""
+	}
 	return p, p.Subject != ""
 }
 
@@ -86,6 +89,17 @@ func ValidValue(s string, max int) bool {
 	return true
 }
 
+// MaxNameLen bounds a subject or role, in bytes.
+const MaxNameLen = 255
+
+// ValidName reports whether s can name a subject, role, tenant or plan:
+// a ValidValue with no space at either end. Names are compared exactly as
+// sent (RFC 7519 section 2 for a JWT's sub), so " alice" is refused where
+// it is read rather than trimmed into alice.
+func ValidName(s string, max int) bool {
+	return ValidValue(s, max) && s[0] != ' ' && s[len(s)-1] != ' '
+}
+
 // WithPrincipal returns ctx with p appended to the outgoing metadata.
 func WithPrincipal(ctx context.Context, p Principal) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, SubjectKey, p.Subject, RoleKey, p.Role)
@@ -108,5 +122,5 @@ func first(ctx context.Context, key string) string {
 	if len(vs) == 0 {
 		return ""
 	}
-	return strings.TrimSpace(vs[0])
+	return vs[0] // as sent: trimming would make " alice" alice
 }

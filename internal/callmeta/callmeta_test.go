@@ -47,6 +47,9 @@ func TestPrincipalFromIncoming(t *testing.T) {
 		{"no subject", metadata.Pairs(RoleKey, RoleAdmin), Principal{Role: RoleAdmin}, false, true},
 		{"nothing", metadata.MD{}, Principal{}, false, false},
 		{"blank subject", metadata.Pairs(SubjectKey, "  "), Principal{}, false, false},
+		{"leading space is nobody", metadata.Pairs(SubjectKey, " alice", RoleKey, RoleCustomer), Principal{Role: RoleCustomer}, false, false},
+		{"trailing space is nobody", metadata.Pairs(SubjectKey, "alice ", RoleKey, RoleCustomer), Principal{Role: RoleCustomer}, false, false},
+		{"namespaced subject", metadata.Pairs(SubjectKey, "jwt:alice", RoleKey, RoleCustomer), Principal{"jwt:alice", RoleCustomer}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

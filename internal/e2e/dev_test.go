@@ -2,12 +2,20 @@ package e2e
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/portico-gateway/portico/internal/pgtest"
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
@@ -138,4 +146,116 @@ func childPid(t testing.TB, out, child string) int {
 	}
 	t.Fatalf("no child started line for %s", child)
 	return 0
+}
+
+// TestDevExplainsAFailedStart: when a child cannot start (its port is
+// taken, its PostgreSQL database is missing), `portico dev` stops the
+// others and exits non-zero with one line saying what to do, instead of
+// supervising what is left (or nothing).
+func TestDevExplainsAFailedStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	tests := []struct {
+		name  string
+		taken int // the offset of the port a test listener holds; -1 none
+		pg    bool
+		want  func(base int) []string
+	}{
+		{"the edge's port is taken", 0, false, func(base int) []string {
+			return []string{fmt.Sprintf("port %d (edge) is already in use", base), "try `portico dev --base-port "}
+		}},
+		{"a service's port is taken", 2, false, func(base int) []string {
+			return []string{fmt.Sprintf("port %d (payment) is already in use", base+2), "--base-port"}
+		}},
+		{"the PostgreSQL database is missing", -1, true, func(int) []string {
+			return []string{`PostgreSQL database "portico_missing_`, "does not exist", "createdb -h "}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"dev", "--data", testproc.TempDir(t)}
+			if tt.pg {
+				args = append(args, "--postgres", missingDatabaseURL(t))
+			}
+			base := testproc.FreePortRange(t, 10)
+			if tt.taken >= 0 {
+				l, err := net.Listen("tcp", testproc.Addr(base+tt.taken))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+			}
+			dev := testproc.Start(t, bin, "dev", append(args, "--base-port", itoa(base))...)
+			err, exited := dev.Wait(60 * time.Second)
+			if !exited {
+				t.Fatalf("portico dev still runs after a child failed to start; output:\n%s", dev.Output())
+			}
+			if err == nil {
+				t.Errorf("portico dev exited 0, want non-zero")
+			}
+			var last string
+			for line := range strings.Lines(dev.Output()) {
+				if strings.HasPrefix(line, "portico dev: ") {
+					last = line
+				}
+			}
+			for _, w := range tt.want(base) {
+				if !strings.Contains(last, w) {
+					t.Errorf("error line %q, want it to say %q", last, w)
+				}
+			}
+		})
+	}
+}
+
+// missingDatabaseURL is DATABASE_URL naming a database that does not
+// exist; it skips t when DATABASE_URL is unset.
+func missingDatabaseURL(t *testing.T) string {
+	admin := os.Getenv(pgtest.Env)
+	if admin == "" {
+		t.Skipf("%s is not set: skipping the PostgreSQL case", pgtest.Env)
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	u.Path = "/portico_missing_" + hex.EncodeToString(b[:])
+	return u.String()
+}
+
+// TestDevTextLog runs `portico dev --log-format text`: every record of the
+// four processes and the supervisor reads as one human line, one "ready"
+// line names the URLs once every process serves, and the request it
+// suggests can be pasted as it is (the redactor used to cut its token and
+// closing quote).
+func TestDevTextLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	base := testproc.FreePortRange(t, 10)
+	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t), "--log-format", "text")
+	tryLine := regexp.MustCompile(`(?m)^try: curl -H '([^']+)' (http://\S+)$`)
+	if !dev.WaitOutput(t.Context(), testproc.ReadyTimeout, tryLine.MatchString) {
+		t.Fatalf("no pasteable try line; output:\n%s", dev.Output())
+	}
+	out := dev.Output()
+	ready := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} INFO  dev +ready edges=http://` + regexp.QuoteMeta(testproc.Addr(base)) + ` health=\S+/health openapi=\S+/openapi.json$`)
+	if n := len(ready.FindAllString(out, -1)); n != 1 {
+		t.Errorf("%d ready lines, want 1", n)
+	}
+	record := regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} (DEBUG|INFO|WARN|ERROR) +(dev|inventory|payment|order|gateway) `)
+	for line := range strings.Lines(out) {
+		if !record.MatchString(line) && !tryLine.MatchString(strings.TrimSuffix(line, "\n")) {
+			t.Errorf("line %q is neither a text record nor the try line", line)
+		}
+	}
+	m := tryLine.FindStringSubmatch(out)
+	name, value, _ := strings.Cut(m[1], ": ")
+	r := call(t, "GET", m[2], "", "", name+": "+value)
+	if r.status != 200 {
+		t.Errorf("the try line's request = %d %s, want 200", r.status, r.body)
+	}
 }

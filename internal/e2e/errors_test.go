@@ -7,7 +7,7 @@ import (
 
 const inv = "/portico.inventory.v1.InventoryService/"
 
-// TestErrorTable reaches every row of the README's error table for real,
+// TestErrorTable reaches every row of the error table of docs/errors.md for real,
 // through the edge and the three service processes.
 func TestErrorTable(t *testing.T) {
 	if testing.Short() {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,12 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// Every test here runs the binary and skips under -short, so
+		// building it would only cost time.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "portico-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -44,7 +44,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		nonce        = "nonce-secret-e2e-0001"
 	)
 	ts := time.Now().Unix()
-	signed := authtest.SignedHeaders(appSecret, "demo-app", "POST", "/api/orders", "", []byte(orderBody), ts, nonce)
+	signed := authtest.SignedHeadersWithKey(appSecret, "demo-app", "POST", "/api/orders", "", []byte(orderBody), ts, nonce, idemKey+"-2")
 	signature := strings.TrimPrefix(signed[3], "X-Signature: ")
 	secrets := []string{"demo-alice-token", unknownToken, jwtShaped, queryToken, idemKey, appSecret, signature}
 
@@ -53,8 +53,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		call(t, "GET", url+"/api/inventory", unknownToken, ""),
 		call(t, "GET", url+"/api/inventory", jwtShaped, ""),
 		call(t, "GET", url+"/api/inventory?access_token="+queryToken, "", ""),
-		call(t, "POST", url+"/api/orders", "", orderBody, append(signed, "Idempotency-Key: "+idemKey+"-2")...),
-		call(t, "POST", url+"/api/orders", "", orderBody, append(signed, "Idempotency-Key: "+idemKey+"-3")...), // replay
+		call(t, "POST", url+"/api/orders", "", orderBody, signed...),
+		call(t, "POST", url+"/api/orders", "", orderBody, append(signed[:4:4], "Idempotency-Key: "+idemKey+"-3")...), // replay
 		call(t, "POST", url+"/api/orders", "", `{"lines":[]}`, append(signed[:3], "X-Signature: "+signature, "Idempotency-Key: x")...),
 	}
 	wantStatus := []int{201, 401, 401, 400, 201, 401, 401}

@@ -68,7 +68,7 @@ func (h *clientHandler) HandleConn(ctx context.Context, s stats.ConnStats) {
 // dropsAll reports whether the sampler drops every span: Portico's
 // sampler without an exporter.
 func (p *Provider) dropsAll() bool {
-	return p.sampler != nil && p.sampler.ratio.Load() == nil
+	return p.sampler != nil && p.sampler.dropsAll()
 }
 
 // injectUnsampled returns ctx whose outgoing metadata carries one

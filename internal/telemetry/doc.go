@@ -15,14 +15,18 @@
 // no client span of its own, and the callee continues the caller's span
 // (ClientHandler).
 //
-// Sampling is by trace id, so every process decides alike for one trace:
+// Sampling is parent-based, as OpenTelemetry's default sampler, and by
+// trace id otherwise, so every process decides alike for one trace:
 //   - a span with a parent in this process follows the parent;
-//   - the edge (Config.Edge) decides itself for a request from outside,
-//     by Config.SampleRatio over the trace id, whatever sampled flag the
-//     client sent (a client cannot make the edge record everything);
-//   - a service follows its caller's flag (parent-based), and decides by
-//     the ratio for a call without one;
-//   - OTEL_TRACES_SAMPLER (and _ARG) replaces all of this when set.
+//   - a caller whose W3C traceparent says sampled is followed, at the edge
+//     too, so a consumer debugging its own sampled trace gets the
+//     gateway's part of it;
+//   - a new trace is decided by Config.SampleRatio over the trace id;
+//   - a caller whose flag says unsampled is followed by a service, and
+//     decided by the ratio at the edge (Config.Edge), so a client that
+//     samples nothing still has the edge's share of its requests traced;
+//   - OTEL_TRACES_SAMPLER (and _ARG) replaces all of this when set
+//     (traceidratio decides by the ratio alone, ignoring callers' flags).
 //
 // Errors are always recorded: a span the ratio did not pick is still
 // recorded (RecordOnly) while an exporter is configured, and exported if it

@@ -8,44 +8,54 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// sampler decides by trace id (see the package doc). Provider.Apply
-// changes its ratio; without one (nothing exported) it drops every span.
+// sampler decides by parent, then by trace id (see the package doc).
+// Provider.Apply swaps its rule; without one (nothing exported) it drops
+// every span.
 type sampler struct {
-	ratio atomic.Pointer[sdktrace.Sampler]
-	edge  bool
+	rule atomic.Pointer[sdktrace.Sampler]
+	edge bool
 }
 
+// setRatio makes the rule OpenTelemetry's parent-based sampler with ratio
+// for new traces, recording what it drops (kept if it ends in error, see
+// keepErrors). The edge also decides by ratio for a caller whose flag says
+// unsampled, so a client that samples nothing still gets the edge's share
+// traced; a sampled caller is followed everywhere (W3C Trace Context's
+// sampled flag), so a consumer's own sampled trace keeps the gateway's part.
+func (s *sampler) setRatio(ratio float64) {
+	r := sdktrace.TraceIDRatioBased(ratio)
+	var opts []sdktrace.ParentBasedSamplerOption
+	if s.edge {
+		opts = append(opts, sdktrace.WithRemoteParentNotSampled(r))
+	}
+	rule := sdktrace.AlwaysRecord(sdktrace.ParentBased(r, opts...))
+	s.rule.Store(&rule)
+}
+
+// dropAll makes the sampler drop every span (nothing is exported).
+func (s *sampler) dropAll() { s.rule.Store(nil) }
+
+// dropsAll reports whether the sampler drops every span.
+func (s *sampler) dropsAll() bool { return s.rule.Load() == nil }
+
 func (s *sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
-	psc := trace.SpanContextFromContext(p.ParentContext)
-	ratio := s.ratio.Load()
-	if ratio == nil {
+	rule := s.rule.Load()
+	if rule == nil {
+		psc := trace.SpanContextFromContext(p.ParentContext)
 		return sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: psc.TraceState()}
 	}
-	var d sdktrace.SamplingDecision
-	switch {
-	case psc.IsValid() && (!psc.IsRemote() || !s.edge):
-		d = sdktrace.Drop
-		if psc.IsSampled() {
-			d = sdktrace.RecordAndSample
-		}
-	default:
-		d = (*ratio).ShouldSample(p).Decision
-	}
-	if d == sdktrace.Drop {
-		d = sdktrace.RecordOnly // kept if it ends in error (keepErrors)
-	}
-	return sdktrace.SamplingResult{Decision: d, Tracestate: psc.TraceState()}
+	return (*rule).ShouldSample(p)
 }
 
 func (s *sampler) Description() string {
-	ratio := "NeverSample"
-	if r := s.ratio.Load(); r != nil {
-		ratio = (*r).Description()
+	rule := "NeverSample"
+	if r := s.rule.Load(); r != nil {
+		rule = (*r).Description()
 	}
 	if s.edge {
-		return "PorticoEdge{" + ratio + "}"
+		return "PorticoEdge{" + rule + "}"
 	}
-	return "PorticoParentBased{" + ratio + "}"
+	return "Portico{" + rule + "}"
 }
 
 // keepErrors passes on sampled spans, and spans the sampler only recorded

@@ -44,11 +44,13 @@ type Config struct {
 	// Protocol is "grpc" or "http/protobuf"; "" means http/protobuf.
 	// OTEL_EXPORTER_OTLP_PROTOCOL overrides it.
 	Protocol string
-	// SampleRatio is the share of new traces recorded, in [0, 1]; nil
+	// SampleRatio is the share of new traces recorded (and, at the edge,
+	// of callers' unsampled ones), in [0, 1]; nil
 	// means DefaultSampleRatio. Outside [0, 1] is an error.
 	SampleRatio *float64
-	// Edge makes this process decide for requests with a remote parent
-	// (the edge), instead of following the caller's sampled flag.
+	// Edge makes this process decide by SampleRatio for a remote caller
+	// whose flag says unsampled (the edge), instead of following that
+	// flag; a sampled caller is followed either way.
 	Edge bool
 	// Exporter, if set, receives every recorded span synchronously,
 	// replacing OTEL_* and Endpoint (tests: tracetest.InMemoryExporter).
@@ -160,15 +162,14 @@ func (p *Provider) setSampling() {
 		return
 	}
 	if p.proc == nil {
-		p.sampler.ratio.Store(nil)
+		p.sampler.dropAll()
 		return
 	}
 	ratio := DefaultSampleRatio
 	if p.cfg.SampleRatio != nil {
 		ratio = *p.cfg.SampleRatio
 	}
-	r := sdktrace.TraceIDRatioBased(ratio)
-	p.sampler.ratio.Store(&r)
+	p.sampler.setRatio(ratio)
 }
 
 func processor(exp sdktrace.SpanExporter, sync bool) sdktrace.SpanProcessor {

@@ -25,9 +25,10 @@ func remote(t *testing.T, sampled bool) context.Context {
 	return Propagator().Extract(context.Background(), c)
 }
 
-// TestSampling: the edge decides by ratio whatever the client's flag; a
-// service follows its caller; a local child follows its parent; the
-// tracestate travels.
+// TestSampling: a sampled caller is followed everywhere, the edge too, and
+// its span exported; the edge decides by ratio for an unsampled caller; a
+// service follows its caller either way; a local child follows its parent;
+// the tracestate travels.
 func TestSampling(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -36,15 +37,17 @@ func TestSampling(t *testing.T) {
 		callerFlag  bool
 		wantSampled bool
 	}{
-		{"edge ignores a client's sampled flag", true, 0, true, false},
+		{"edge follows a sampled caller", true, 0, true, true},
 		{"edge samples though the client said not to", true, 1, false, true},
+		{"edge keeps the ratio for an unsampled caller", true, 0, false, false},
 		{"service follows a sampled caller", false, 0, true, true},
 		{"service follows an unsampled caller", false, 1, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("OTEL_TRACES_SAMPLER", "")
-			p, err := New(context.Background(), Config{Service: "s", Exporter: tracetest.NewInMemoryExporter(), SampleRatio: ratio(tc.ratio), Edge: tc.edge})
+			exp := tracetest.NewInMemoryExporter()
+			p, err := New(context.Background(), Config{Service: "s", Exporter: exp, SampleRatio: ratio(tc.ratio), Edge: tc.edge})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,6 +61,11 @@ func TestSampling(t *testing.T) {
 			_, child := p.TracerProvider().Tracer("t").Start(ctx, "child")
 			if child.SpanContext().IsSampled() != tc.wantSampled {
 				t.Errorf("local child sampled = %v, want its parent's %v", child.SpanContext().IsSampled(), tc.wantSampled)
+			}
+			child.End()
+			span.End()
+			if got, want := len(exp.GetSpans()), map[bool]int{true: 2, false: 0}[tc.wantSampled]; got != want {
+				t.Errorf("exported %d spans, want %d", got, want)
 			}
 		})
 	}

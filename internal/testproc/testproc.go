@@ -180,6 +180,18 @@ func (p *Proc) Stop(grace time.Duration) error {
 	return p.err
 }
 
+// Wait waits up to timeout for the process to exit on its own and returns
+// its exit error (nil for a clean exit); ok is false if it is still
+// running.
+func (p *Proc) Wait(timeout time.Duration) (err error, ok bool) {
+	select {
+	case <-p.done:
+		return p.err, true
+	case <-time.After(timeout):
+		return nil, false
+	}
+}
+
 // Exited reports whether the process has exited.
 func (p *Proc) Exited() bool {
 	select {

@@ -147,9 +147,21 @@ func (i *Issuer) MintWithHeader(kid string, claims jwt.MapClaims, header map[str
 
 // SignedHeaders returns the signature headers of a request, as
 // "Name: value" pairs: app id, Unix timestamp ts, nonce, and the
-// signature over the canonical string with secret.
+// signature over the canonical string with secret, for a request without
+// an Idempotency-Key.
 func SignedHeaders(secret, appID, method, path, rawQuery string, body []byte, ts int64, nonce string) []string {
+	return SignedHeadersWithKey(secret, appID, method, path, rawQuery, body, ts, nonce, "")
+}
+
+// SignedHeadersWithKey is SignedHeaders for a request with the
+// Idempotency-Key idemKey, which is signed too; the pairs include
+// "Idempotency-Key: idemKey" when it is not empty.
+func SignedHeadersWithKey(secret, appID, method, path, rawQuery string, body []byte, ts int64, nonce, idemKey string) []string {
 	t := strconv.FormatInt(ts, 10)
-	sig := auth.Sign([]byte(secret), auth.CanonicalString(method, path, rawQuery, t, nonce, sha256.Sum256(body)))
-	return []string{auth.HeaderAppID + ": " + appID, auth.HeaderTimestamp + ": " + t, auth.HeaderNonce + ": " + nonce, auth.HeaderSignature + ": " + sig}
+	sig := auth.Sign([]byte(secret), auth.CanonicalString(method, path, rawQuery, t, nonce, sha256.Sum256(body), idemKey))
+	h := []string{auth.HeaderAppID + ": " + appID, auth.HeaderTimestamp + ": " + t, auth.HeaderNonce + ": " + nonce, auth.HeaderSignature + ": " + sig}
+	if idemKey != "" {
+		h = append(h, "Idempotency-Key: "+idemKey)
+	}
+	return h
 }

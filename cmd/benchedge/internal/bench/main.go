@@ -10,7 +10,7 @@ import (
 // Main runs benchedge with args and returns its exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: benchedge edge|overload|load|grpcload|backend|floor|stock|vanguard [flags]")
+		fmt.Fprintln(stderr, "usage: benchedge edge|overload|slowbody|load|grpcload|backend|floor|stock|vanguard [flags]")
 		return 2
 	}
 	var err error
@@ -29,6 +29,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		var f compareFlags
 		if f, err = parseCompare(args[1:], stderr); err == nil {
 			err = compare(ctx, f, stdout, stderr)
+		}
+	case "slowbody":
+		var f slowBodyFlags
+		if f, err = parseSlowBody(args[1:], stderr); err == nil {
+			err = runSlowBody(ctx, f, stdout)
 		}
 	case "grpcload":
 		err = runGRPCLoad(ctx, args[1:], stdout, stderr)

@@ -187,14 +187,40 @@ type usageError struct{ err error }
 
 func (u *usageError) Error() string { return u.err.Error() }
 
-// newFlags returns a silent flag set (parseFlags reports its errors) with a
-// --log-level flag.
-func newFlags(name string) (*flag.FlagSet, *string) {
+// newFlags returns a silent flag set (parseFlags reports its errors) with
+// the --log-level and --log-format flags.
+func newFlags(name string) (*flag.FlagSet, *logFlags) {
 	fs := flag.NewFlagSet("portico "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	lvl := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
-	return fs, lvl
+	lf := &logFlags{}
+	fs.StringVar(&lf.level, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
+	fs.StringVar(&lf.format, "log-format", "", "log `FORMAT`: json (one JSON record a line), or text (one line a record, for a person at a terminal); default json, and text for portico dev when its output is a terminal")
+	return fs, lf
+}
+
+// logFlags are every command's log flags.
+type logFlags struct {
+	level  string
+	format string // "" means the command's default
+}
+
+// output is where the log goes: stdout as JSON, or rendered by
+// logging.Console when --log-format is text, or when it is unset and
+// textDefault holds.
+func (lf *logFlags) output(e env, textDefault bool) (io.Writer, error) {
+	switch lf.format {
+	case "json":
+		return e.stdout, nil
+	case "text":
+		return logging.Console(e.stdout), nil
+	case "":
+		if textDefault {
+			return logging.Console(e.stdout), nil
+		}
+		return e.stdout, nil
+	}
+	return nil, &usageError{fmt.Errorf("--log-format %q: want text or json", lf.format)}
 }
 
 // parseFlags parses args into fs and allows want positional arguments,
@@ -215,10 +241,10 @@ func parseFlags(fs *flag.FlagSet, args []string, want int) error {
 }
 
 // newLogger builds the process logger for service at the named level,
-// writing to stdout through a Writer that buffers access lines as
+// writing to w (lf.output) through a Writer that buffers access lines as
 // logging.BufferEnv says (logBuffer); close the Writer when the process
 // stops, after its last line.
-func newLogger(e env, service, level string) (*slog.Logger, *logging.Writer, error) {
+func newLogger(w io.Writer, service, level string) (*slog.Logger, *logging.Writer, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		return nil, nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
@@ -227,7 +253,7 @@ func newLogger(e env, service, level string) (*slog.Logger, *logging.Writer, err
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := logging.NewWriter(e.stdout, size)
+	out, err := logging.NewWriter(w, size)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,7 +266,8 @@ func newLogger(e env, service, level string) (*slog.Logger, *logging.Writer, err
 	procLog.Store(log)
 	grpcLogOnce.Do(func() {
 		grpclog.SetLoggerV2(logging.GRPCLoggerFunc(grpcLog.Load))
-		logging.SetOTelLogger(procLog.Load) // the OpenTelemetry SDK's own reports, likewise
+		logging.SetOTelLogger(procLog.Load)  // the OpenTelemetry SDK's own reports, likewise
+		logging.SetRedisLogger(procLog.Load) // and go-redis's own lines
 	})
 	return log, out, nil
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -77,6 +79,7 @@ func TestCommands(t *testing.T) {
 		{"gateway needs --config", []string{"gateway"}, 2, "--config"},
 		{"dev base port out of range", []string{"dev", "--base-port", "70000"}, 1, "base-port"},
 		{"bad log level", []string{"inventory", "--log-level", "loud"}, 1, "log-level"},
+		{"bad log format", []string{"inventory", "--log-format", "yaml"}, 2, `--log-format "yaml": want text or json`},
 		{"bad faults spec", []string{"inventory", "--faults", "delay=banana"}, 1, "faults"},
 		{"stray argument", []string{"payment", "extra"}, 2, "unexpected argument"},
 		// --inventory and --payment that could never be dialled fail at start
@@ -132,6 +135,52 @@ func TestDBErrorKeepsSecretsOut(t *testing.T) {
 		}
 		if strings.Contains(errb.String()+out.String(), "hunter2") {
 			t.Errorf("--db %s: the password is in the output: %s", db, errb.String())
+		}
+	}
+}
+
+// TestLogFormat: --log-format text renders every record as one line for a
+// person; json (the default off a terminal) keeps one JSON record a line.
+func TestLogFormat(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		format []string
+		want   *regexp.Regexp
+	}{
+		{"default", nil, regexp.MustCompile(`^\{"time":"[^"]+","level":"WARN","msg":"no identity keys`)},
+		{"json", []string{"--log-format", "json"}, regexp.MustCompile(`^\{"time":"[^"]+","level":"WARN","msg":"no identity keys`)},
+		{"text", []string{"--log-format", "text"}, regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} WARN  inventory no identity keys`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			args := append([]string{"inventory", "--listen", "127.0.0.1:bad", "--db", filepath.Join(dir, "inventory.db")}, tt.format...)
+			if got := Main(args, &out, &errb); got != 1 { // the listener fails after the first record
+				t.Fatalf("Main(%q) = %d, want 1; stderr %s", args, got, errb.String())
+			}
+			if !tt.want.MatchString(out.String()) {
+				t.Errorf("log = %q, want it to match %s", out.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for name, w := range map[string]io.Writer{"a pipe": w, os.DevNull: null, "a buffer": &bytes.Buffer{}} {
+		if isTerminal(w) {
+			t.Errorf("isTerminal(%s) = true, want false", name)
 		}
 	}
 }

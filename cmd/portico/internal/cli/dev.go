@@ -24,7 +24,7 @@ import (
 // (--replicas, see cluster). A child that dies stays down (and shows DOWN
 // in /health).
 func runDev(ctx context.Context, e env, args []string) error {
-	fs, lvl := newFlags("dev")
+	fs, lf := newFlags("dev")
 	base := fs.Int("base-port", 43100, "edge port `N`; inventory, payment and order take the next three")
 	data := fs.String("data", "var", "`DIR` for the SQLite databases and the generated edge config")
 	redisURL := fs.String("redis", "", "redis://host:port `URL` the edge shares rate limits, bans and nonces through (default: in memory)")
@@ -40,7 +40,13 @@ func runDev(ctx context.Context, e env, args []string) error {
 	if err := c.validate(); err != nil {
 		return &usageError{err}
 	}
-	l, out, err := newLogger(e, "dev", *lvl)
+	// One stream for the supervisor's own lines and its children's: they
+	// log JSON and it is rendered here, once, when the log is text.
+	w, err := lf.output(e, isTerminal(e.stdout))
+	if err != nil {
+		return err
+	}
+	l, out, err := newLogger(w, "dev", lf.level)
 	if err != nil {
 		return err
 	}
@@ -53,10 +59,10 @@ func runDev(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	children := devChildren(*base, *data, cfgPath, *lvl)
+	children := devChildren(*base, *data, cfgPath, lf.level)
 	c.keys = keysPath
 	if c.replicas > 1 || c.postgres != "" {
-		if children, err = c.start(*data, *lvl, l); err != nil {
+		if children, err = c.start(*data, lf.level, l); err != nil {
 			return err
 		}
 	}
@@ -64,12 +70,12 @@ func runDev(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l.Info("portico dev starting", "edge", fmt.Sprintf("http://127.0.0.1:%d", *base), "data", *data,
-		"try", fmt.Sprintf("curl -H 'Authorization: Bearer demo-read-token' http://127.0.0.1:%d/api/inventory", *base))
-	s := &supervisor.Supervisor{Exe: exe, Out: e.stdout, Logger: l, Children: children,
+	l.Info("portico dev starting", "edge", fmt.Sprintf("http://127.0.0.1:%d", *base), "data", *data)
+	s := &supervisor.Supervisor{Exe: exe, Out: w, Logger: l, Children: children,
 		Reload: "gateway", // kill -HUP <dev pid> reloads the edge's config
-		Env:    c.env(devEnv(os.Environ(), keysPath))}
-	return s.Run(ctx)
+		Env:    c.env(devEnv(os.Environ(), keysPath)),
+		Ready:  func(ctx context.Context) error { return c.announce(ctx, l, e.stderr) }}
+	return c.explain(ctx, s.Run(ctx))
 }
 
 // devEnv is the children's environment: environ, plus this run's identity

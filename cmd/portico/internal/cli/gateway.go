@@ -20,7 +20,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	fs, lvl := newFlags("gateway")
+	fs, lf := newFlags("gateway")
 	path := fs.String("config", "", "gateway config `FILE` (YAML); required")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
@@ -32,7 +32,11 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, out, err := newLogger(e, "gateway", *lvl)
+	w, err := lf.output(e, false)
+	if err != nil {
+		return err
+	}
+	l, out, err := newLogger(w, "gateway", lf.level)
 	if err != nil {
 		return err
 	}
@@ -68,13 +72,13 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	return srv.ListenAndServe(ctx)
 }
 
-// followTelemetry applies each config the edge applies to what the process
-// runs outside it: trace sampling and exporter, and log sampling. It
-// returns when ctx ends.
 // telemetryFollowed, if set, is called each time followTelemetry has
 // applied the live config (tests).
 var telemetryFollowed func()
 
+// followTelemetry applies each config the edge applies to what the process
+// runs outside it: trace sampling and exporter, and log sampling. It
+// returns when ctx ends.
 func followTelemetry(ctx context.Context, srv *gateway.Server, tp *telemetry.Provider, s *logging.Sampler, l *slog.Logger) {
 	next := srv.Applied()
 	for {

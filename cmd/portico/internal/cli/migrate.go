@@ -82,7 +82,7 @@ func migrations() []migration {
 // inventory that started first has seeded its catalogue, and the seeded
 // items win over the copied ones).
 func runMigrate(ctx context.Context, e env, args []string) error {
-	fs, lvl := newFlags("migrate")
+	fs, lf := newFlags("migrate")
 	data := fs.String("data", "var", "`DIR` holding inventory.db, payment.db and order.db")
 	to := fs.String("to", "", "postgres://user@host:port/db `URL` to copy into (required)")
 	only := fs.String("only", "", "copy one `SERVICE` only: inventory, payment or order (default: every database found)")
@@ -100,7 +100,11 @@ func runMigrate(ctx context.Context, e env, args []string) error {
 		}
 		ms = ms[i : i+1]
 	}
-	l, out, err := newLogger(e, "migrate", *lvl)
+	w, err := lf.output(e, false)
+	if err != nil {
+		return err
+	}
+	l, out, err := newLogger(w, "migrate", lf.level)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ const envDB = "PORTICO_DB"
 // keys; call s.shutdown when the process stops (it flushes the spans and
 // then the log). Nothing is buffered in the log yet when it fails.
 func parseService(ctx context.Context, e env, name, listen string, args []string, extra func(*flagSet)) (service, error) {
-	fs, lvl := newFlags(name)
+	fs, lf := newFlags(name)
 	var s service
 	var spec, keysFile, clientCA string
 	fs.StringVar(&s.listen, "listen", listen, "gRPC listen address `ADDR` (host:port)")
@@ -87,9 +87,12 @@ func parseService(ctx context.Context, e env, name, listen string, args []string
 		return s, fmt.Errorf("--db: %w", err) // never the value: it may hold a password, in the query too
 	}
 	gcDefaults(os.Getenv, cgroupMemoryMax)
-	var err error
 	var out *logging.Writer
-	if s.logger, out, err = newLogger(e, name, *lvl); err != nil {
+	w, err := lf.output(e, false)
+	if err != nil {
+		return s, err
+	}
+	if s.logger, out, err = newLogger(w, name, lf.level); err != nil {
 		return s, err
 	}
 	if s.faults, err = parseFaults(spec); err != nil {

@@ -438,3 +438,33 @@ func TestClientTraceparentContinued(t *testing.T) {
 		t.Errorf("X-Trace-Id after an invalid traceparent = %q, want a new trace id", got)
 	}
 }
+
+// TestClientSampledTraceFollowed: at ratio 0, a client's traceparent whose
+// flag says sampled is followed end to end: the answer's traceparent keeps
+// flag 01 and the edge's and inventory's spans are exported in the
+// client's trace; the same call with flag 00 stays unsampled.
+func TestClientSampledTraceFollowed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts four servers")
+	}
+	s := startStack(t, stackOptions{ratio: new(float64)})
+	const tid, parent = "5bf92f3577b34da6a3ce929d0e0e4737", "10f067aa0ba902b8"
+	resp := s.do(t, "GET", "/api/inventory/keyboard-001", "", "traceparent", "00-"+tid+"-"+parent+"-01")
+	if tp := resp.Header.Get("traceparent"); !strings.HasPrefix(tp, "00-"+tid+"-") || !strings.HasSuffix(tp, "-01") {
+		t.Errorf("response traceparent = %q, want trace %s, flag 01", tp, tid)
+	}
+	spans := s.trace(t, tid, telemetry.ServiceInventory)
+	var edge, inv bool
+	for _, sp := range spans {
+		edge = edge || serviceName(sp) == telemetry.ServiceGateway && sp.SpanKind() == trace.SpanKindServer && sp.Parent().SpanID().String() == parent
+		inv = inv || serviceName(sp) == telemetry.ServiceInventory
+	}
+	if !edge || !inv {
+		t.Errorf("exported edge span under the client's %v, inventory span %v; want both:\n%s", edge, inv, dump(spans))
+	}
+	const tid2 = "6bf92f3577b34da6a3ce929d0e0e4738"
+	resp = s.do(t, "GET", "/api/inventory/keyboard-001", "", "traceparent", "00-"+tid2+"-"+parent+"-00")
+	if tp := resp.Header.Get("traceparent"); !strings.HasSuffix(tp, "-00") {
+		t.Errorf("response traceparent for an unsampled caller at ratio 0 = %q, want flag 00", tp)
+	}
+}

@@ -58,6 +58,50 @@ type Supervisor struct {
 	// named Reload-k. Either way the supervisor itself survives SIGHUP;
 	// empty means it is ignored.
 	Reload string
+	// Ready, if set, is called once every child has started, with a
+	// context that ends when Run's does or a child exits; it returns nil
+	// once every child serves (and may say so). Until it has, the
+	// children are starting: one that exits fails the start, Run stops
+	// the others and returns an *ExitError. An error from Ready ends the
+	// start without failing it. Nil means no start phase.
+	Ready func(context.Context) error
+}
+
+// ExitError is Run's error when children exited on their own: one during
+// the start (Start true), or every child, so nothing is left to supervise.
+type ExitError struct {
+	Start bool
+	Exits []Exit // in the order they exited
+}
+
+// Exit is one child's exit.
+type Exit struct {
+	Name string
+	// Status is how it ended: "exit status 1", "signal: killed".
+	Status string
+	// LastError is the last line it wrote to stderr, where a portico
+	// command reports why it failed; "" if none.
+	LastError string
+}
+
+func (e *ExitError) Error() string {
+	var b strings.Builder
+	if e.Start {
+		b.WriteString("a child exited while starting")
+	} else {
+		b.WriteString("every child exited")
+	}
+	for i, x := range e.Exits {
+		sep := ": "
+		if i > 0 {
+			sep = "; "
+		}
+		b.WriteString(sep + x.Name + " " + x.Status)
+		if x.LastError != "" {
+			b.WriteString(" (" + x.LastError + ")")
+		}
+	}
+	return b.String()
 }
 
 func (s *Supervisor) validate() error {
@@ -75,8 +119,9 @@ func (s *Supervisor) validate() error {
 }
 
 // Run starts every child and waits until ctx ends, then stops them all and
-// returns once every child has exited. It fails only if a child cannot be
-// started; in that case the children already started are stopped.
+// returns nil once every child has exited. It fails if a child cannot be
+// started, if one exits before Ready has returned, or once every child has
+// exited (an *ExitError); the children still running are stopped first.
 func (s *Supervisor) Run(ctx context.Context) error {
 	if err := s.validate(); err != nil {
 		return err
@@ -99,6 +144,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		}
 		running = append(running, p)
 	}
+	ready, stopReady := s.awaitReady(ctx)
+	defer stopReady()
+	var gone ExitError
 	for {
 		select {
 		case <-ctx.Done():
@@ -106,10 +154,36 @@ func (s *Supervisor) Run(ctx context.Context) error {
 			return nil
 		case <-hup:
 			s.forward(running, syscall.SIGHUP)
+		case <-ready:
+			ready = nil
 		case p := <-exited:
+			gone.Exits = append(gone.Exits, p.exit())
+			if ready != nil || len(gone.Exits) == len(running) {
+				stopReady()
+				stopAll(running, grace)
+				gone.Start = ready != nil
+				return &gone
+			}
 			s.Logger.Info("child not restarted", "child", p.name)
 		}
 	}
+}
+
+// awaitReady runs Ready, if set; the channel closes when it returns (never,
+// without Ready: no start phase). stop ends the wait.
+func (s *Supervisor) awaitReady(ctx context.Context) (ready chan struct{}, stop func()) {
+	if s.Ready == nil {
+		return nil, func() {}
+	}
+	ready = make(chan struct{})
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer close(ready)
+		if err := s.Ready(rctx); err != nil && rctx.Err() == nil {
+			s.Logger.Warn("not every child is ready; supervising them as they are", "err", err.Error())
+		}
+	}()
+	return ready, func() { cancel(); <-ready }
 }
 
 // forward passes sig on to the Reload child and its replicas.
@@ -123,9 +197,15 @@ func (s *Supervisor) forward(ps []*proc, sig os.Signal) {
 }
 
 type proc struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{}
+	name   string
+	cmd    *exec.Cmd
+	done   chan struct{}
+	status string  // after done
+	stderr *tagger // its last line says why a portico command failed
+}
+
+func (p *proc) exit() Exit {
+	return Exit{Name: p.name, Status: p.status, LastError: p.stderr.lastLine()}
 }
 
 // start starts c and, once it has exited and its exit is logged, sends it
@@ -143,7 +223,7 @@ func (s *Supervisor) start(c Child, out *lockedWriter, exited chan<- *proc) (*pr
 		return nil, fmt.Errorf("supervisor: start %s: %w", c.Name, err)
 	}
 	s.Logger.Info("child started", "child", c.Name, "pid", cmd.Process.Pid)
-	p := &proc{name: c.Name, cmd: cmd, done: make(chan struct{})}
+	p := &proc{name: c.Name, cmd: cmd, done: make(chan struct{}), stderr: stderr}
 	go func() {
 		err := cmd.Wait()
 		stdout.Flush()
@@ -152,7 +232,8 @@ func (s *Supervisor) start(c Child, out *lockedWriter, exited chan<- *proc) (*pr
 		if err != nil {
 			lvl = slog.LevelWarn
 		}
-		s.Logger.Log(context.Background(), lvl, "child exited", "child", c.Name, "pid", cmd.Process.Pid, "exit", exitText(err))
+		p.status = exitText(err)
+		s.Logger.Log(context.Background(), lvl, "child exited", "child", c.Name, "pid", cmd.Process.Pid, "exit", p.status)
 		close(p.done)
 		exited <- p
 	}()

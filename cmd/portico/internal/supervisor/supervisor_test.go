@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,7 +30,11 @@ const longHead = `{"time":"2026-11-30T12:00:00Z","level":"ERROR","msg":"big","se
 
 // The test binary doubles as the child: SUPERVISOR_CHILD selects a behaviour.
 func TestMain(m *testing.M) {
-	switch os.Getenv("SUPERVISOR_CHILD") {
+	mode := os.Getenv("SUPERVISOR_CHILD")
+	if i := slices.Index(os.Args, "--child"); i >= 0 && i+1 < len(os.Args) {
+		mode = os.Args[i+1] // one child among several of other kinds
+	}
+	switch mode {
 	case "":
 		goleak.VerifyTestMain(m)
 	case "polite":
@@ -52,6 +57,9 @@ func TestMain(m *testing.M) {
 	case "crash":
 		fmt.Println("crashing")
 		os.Exit(3)
+	case "failer":
+		fmt.Fprintln(os.Stderr, "portico failer: listen tcp 127.0.0.1:1: bind: address already in use")
+		os.Exit(1)
 	case "long":
 		fmt.Println(longHead + strings.Repeat("x", longLen) + `"}`)
 		fmt.Fprintln(os.Stderr, strings.Repeat("y", longLen))
@@ -84,21 +92,44 @@ type supervised struct {
 
 func start(t *testing.T, mode string, grace time.Duration) *supervised {
 	t.Helper()
+	return startAll(t, grace, nil, mode)
+}
+
+// startAll runs one child of each mode, named after it, with ready as the
+// Supervisor's Ready.
+func startAll(t *testing.T, grace time.Duration, ready func(context.Context) error, modes ...string) *supervised {
+	t.Helper()
 	r := &supervised{out: &testproc.Buffer{}, log: &testproc.Buffer{}, errc: make(chan error, 1)}
 	s := &Supervisor{
 		Exe:       os.Args[0],
-		Children:  []Child{{Name: mode, Args: []string{"-test.run=^$"}}},
 		Out:       r.out,
 		Logger:    slog.New(slog.NewJSONHandler(r.log, nil)),
 		StopGrace: grace,
-		Env:       append(os.Environ(), "SUPERVISOR_CHILD="+mode, childRace),
-		Reload:    mode,
+		Env:       append(os.Environ(), childRace),
+		Reload:    modes[0],
+		Ready:     ready,
+	}
+	for _, m := range modes {
+		s.Children = append(s.Children, Child{Name: m, Args: []string{"-test.run=^$", "--child", m}})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.errc <- s.Run(ctx) }()
 	t.Cleanup(func() { r.stop(t) })
 	return r
+}
+
+// wait waits (bounded) for Run to return on its own and returns its error.
+func (r *supervised) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-r.errc:
+		close(r.errc)
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return")
+		return nil
+	}
 }
 
 // stop cancels Run and waits (bounded) for it to return.
@@ -163,8 +194,10 @@ func TestEveryLineIsOneRecord(t *testing.T) {
 // marked, keeping the time, level and msg it began with.
 func TestLongLinesAreNeverSplit(t *testing.T) {
 	r := start(t, "long", 5*time.Second)
-	waitFor(t, r.log, "the child's exit", func(o string) bool { return strings.Contains(o, "child exited") })
-	r.stop(t)
+	var xe *ExitError
+	if err := r.wait(t); !errors.As(err, &xe) { // its only child is gone
+		t.Fatalf("Run() = %v, want an *ExitError", err)
+	}
 	recs := records(t, r.out.String())
 	if len(recs) != 3 {
 		t.Fatalf("got %d records, want 3 (one per line the child wrote)", len(recs))
@@ -217,7 +250,7 @@ func TestStubbornChildIsKilledAfterGrace(t *testing.T) {
 // would replace), Run keeps going with nothing started again, and when it
 // returns the child has run exactly once.
 func TestCrashedChildIsNotRestarted(t *testing.T) {
-	r := start(t, "crash", time.Second)
+	r := startAll(t, time.Second, nil, "crash", "polite")
 	if !waitFor(t, r.log, "the decision not to restart", func(o string) bool { return strings.Contains(o, "child not restarted") }) {
 		return
 	}
@@ -233,10 +266,9 @@ func TestCrashedChildIsNotRestarted(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
 		}
-		if rec["child"] != "crash" {
-			t.Errorf("record %v does not name the child", rec)
+		if rec["child"] == "crash" {
+			msgs = append(msgs, rec["msg"].(string))
 		}
-		msgs = append(msgs, rec["msg"].(string))
 	}
 	if want := []string{"child started", "child exited", "child not restarted"}; !slices.Equal(msgs, want) {
 		t.Errorf("supervisor logged %q, want %q", msgs, want)
@@ -282,5 +314,51 @@ func TestSIGHUPIsForwarded(t *testing.T) {
 	r.stop(t)
 	if !strings.Contains(r.out.String(), "bye without newline") {
 		t.Errorf("child did not stop cleanly after the reload: %q", r.out.String())
+	}
+}
+
+// TestRunEndsWhenNoChildIsLeft: Run does not supervise nothing. When every
+// child has exited it returns an *ExitError naming each exit and the last
+// line each wrote to stderr (a portico command's reason); a child that
+// exits while the others are starting (before Ready returns) fails the
+// start at once, and the others are stopped.
+func TestRunEndsWhenNoChildIsLeft(t *testing.T) {
+	const bind = "portico failer: listen tcp 127.0.0.1:1: bind: address already in use"
+	never := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	tests := []struct {
+		name      string
+		ready     func(context.Context) error
+		modes     []string
+		wantStart bool
+		want      []Exit // in any order
+	}{
+		{"every child exited", nil, []string{"crash", "failer"}, false,
+			[]Exit{{"crash", "exit status 3", ""}, {"failer", "exit status 1", bind}}},
+		{"one exited while starting", never, []string{"polite", "failer"}, true,
+			[]Exit{{"failer", "exit status 1", bind}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := startAll(t, 5*time.Second, tt.ready, tt.modes...)
+			err := r.wait(t)
+			var xe *ExitError
+			if !errors.As(err, &xe) {
+				t.Fatalf("Run() = %v, want an *ExitError", err)
+			}
+			if xe.Start != tt.wantStart {
+				t.Errorf("Start = %v, want %v", xe.Start, tt.wantStart)
+			}
+			got := slices.Clone(xe.Exits)
+			slices.SortFunc(got, func(a, b Exit) int { return strings.Compare(a.Name, b.Name) })
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Exits = %q, want %q", got, tt.want)
+			}
+			if !strings.Contains(err.Error(), bind) {
+				t.Errorf("Error() = %q, want the child's reason", err)
+			}
+			if slices.Contains(tt.modes, "polite") && !strings.Contains(r.out.String(), "bye without newline") {
+				t.Errorf("the starting child was not stopped: %q", r.out.String())
+			}
+		})
 	}
 }

@@ -29,7 +29,19 @@ type tagger struct {
 	out   *lockedWriter
 	mu    sync.Mutex
 	buf   []byte
-	drop  int // bytes of the current line past maxLine
+	drop  int    // bytes of the current line past maxLine
+	last  string // the last line, cut to maxLastLine bytes
+}
+
+// maxLastLine bounds what lastLine keeps.
+const maxLastLine = 512
+
+// lastLine returns the last whole line written (after Flush, also a
+// trailing partial one), or "".
+func (t *tagger) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last
 }
 
 func newTagger(name string, level slog.Level, out *lockedWriter) *tagger {
@@ -72,6 +84,7 @@ func (t *tagger) emit() {
 	if len(line) == 0 && drop == 0 {
 		return
 	}
+	t.last = string(line[:min(len(line), maxLastLine)])
 	var rec []byte
 	if drop == 0 && isRecord(line) {
 		rec = append(append(make([]byte, 0, len(line)+1), line...), '\n')

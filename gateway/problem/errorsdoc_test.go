@@ -14,10 +14,10 @@ import (
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's generated reasons table")
+var update = flag.Bool("update", false, "rewrite the generated reasons table of docs/errors.md")
 
 const (
-	readmePath    = "../../README.md"
+	errorsPage    = "../../docs/errors.md"
 	reasonProto   = "../../proto/portico/type/v1/reason.proto"
 	reasonsBegin  = "<!-- reasons:begin"
 	reasonsEnd    = "<!-- reasons:end -->"
@@ -51,7 +51,7 @@ func reasonComments(t *testing.T) map[string]string {
 	return out
 }
 
-// reasonsTable renders the README's table of reasons from the enum.
+// reasonsTable renders docs/errors.md's table of reasons from the enum.
 func reasonsTable(t *testing.T) string {
 	docs := reasonComments(t)
 	var b strings.Builder
@@ -65,49 +65,49 @@ func reasonsTable(t *testing.T) string {
 	return b.String()
 }
 
-// TestREADMEReasons: the README's table of reasons is the one generated
+// TestDocReasons: docs/errors.md's table of reasons is the one generated
 // from portico.type.v1.Reason; -update rewrites it.
-func TestREADMEReasons(t *testing.T) {
-	b, err := os.ReadFile(readmePath)
+func TestDocReasons(t *testing.T) {
+	b, err := os.ReadFile(errorsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i := strings.Index(readme, reasonsBegin)
-	j := strings.Index(readme, reasonsEnd)
+	page := string(b)
+	i := strings.Index(page, reasonsBegin)
+	j := strings.Index(page, reasonsEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README lacks the %s ... %s block", reasonsBegin, reasonsEnd)
+		t.Fatalf("docs/errors.md lacks the %s ... %s block", reasonsBegin, reasonsEnd)
 	}
-	i += strings.Index(readme[i:], "\n") + 1
+	i += strings.Index(page[i:], "\n") + 1
 	want := reasonsTable(t)
-	if readme[i:j] == want {
+	if page[i:j] == want {
 		return
 	}
 	if *update {
-		if err := os.WriteFile(readmePath, []byte(readme[:i]+want+readme[j:]), 0o644); err != nil {
+		if err := os.WriteFile(errorsPage, []byte(page[:i]+want+page[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README's reasons table is stale: run go test ./gateway/problem -run TestREADMEReasons -update\nwant:\n%s", want)
+	t.Errorf("docs/errors.md's reasons table is stale: run go test ./gateway/problem -run TestDocReasons -update\nwant:\n%s", want)
 }
 
-// TestREADMEErrorTable: every code the README's error table names exists,
+// TestDocErrorTable: every code docs/errors.md's error table names exists,
 // in the edge's catalogue or as a reason, with the status the row gives it,
 // and every condition names a gRPC code, a catalogue code or a reason.
-func TestREADMEErrorTable(t *testing.T) {
-	b, err := os.ReadFile(readmePath)
+func TestDocErrorTable(t *testing.T) {
+	b, err := os.ReadFile(errorsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i := strings.Index(readme, errorTableTop)
+	page := string(b)
+	i := strings.Index(page, errorTableTop)
 	if i < 0 {
-		t.Fatalf("README lacks the error table (%q)", errorTableTop)
+		t.Fatalf("docs/errors.md lacks the error table (%q)", errorTableTop)
 	}
 	word := regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{4,}\b`)
 	rows := 0
-	for _, line := range strings.Split(readme[i:], "\n")[2:] {
+	for _, line := range strings.Split(page[i:], "\n")[2:] {
 		if !strings.HasPrefix(line, "|") {
 			break
 		}
