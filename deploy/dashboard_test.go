@@ -134,3 +134,39 @@ func TestCheckDashboardCatches(t *testing.T) {
 		})
 	}
 }
+
+// TestDashboardVariablesMatchTheBinary: the variables that pick Portico's
+// processes (go_build_info's path, the main module of the binary) match
+// the module path itself; a regex that needs a subpackage (portico/.*)
+// matched none, and every panel, filtered on them, showed no data.
+func TestDashboardVariablesMatchTheBinary(t *testing.T) {
+	b, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Templating struct {
+			List []struct {
+				Name  string
+				Query json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	const module = "github.com/portico-gateway/portico" // go_build_info's path for cmd/portico's binary
+	pathRe := regexp.MustCompile(`path=~\\?"([^"\\]+)\\?"`)
+	n := 0
+	for _, v := range d.Templating.List {
+		for _, m := range pathRe.FindAllStringSubmatch(string(v.Query), -1) {
+			n++
+			if ok, err := regexp.MatchString(`^(?:`+m[1]+`)$`, module); err != nil || !ok {
+				t.Errorf("variable %s: path=~%q does not match %s (PromQL regexes match the whole value)", v.Name, m[1], module)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no variable selects go_build_info by path")
+	}
+}
