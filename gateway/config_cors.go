@@ -11,7 +11,8 @@ import (
 var (
 	DefaultCORSHeaders = []string{"Authorization", "Content-Type", "Content-Encoding", "Idempotency-Key", "Grpc-Timeout",
 		"Traceparent", "X-Trace-Id", "X-App-Id", "X-Timestamp", "X-Nonce", "X-Signature"}
-	DefaultCORSExposed = []string{"X-Trace-Id", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate"}
+	DefaultCORSExposed = []string{"X-Trace-Id", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate",
+		"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining"}
 )
 
 // DefaultCORSMaxAge is how long a browser may cache a preflight answer.

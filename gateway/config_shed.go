@@ -24,7 +24,9 @@ const (
 	// address whose bodies are still arriving.
 	DefaultMaxInFlightPerClient = 64
 	// DefaultMaxInFlightPerCaller caps the /api requests of one
-	// authenticated caller that the edge works on at once.
+	// authenticated caller that the edge works on at once; an edge cap
+	// (max_in_flight) below four times it lowers the default to a quarter
+	// of that cap, so one caller never fills the edge (dev: 64 → 16).
 	DefaultMaxInFlightPerCaller = 64
 )
 
@@ -70,7 +72,8 @@ type ShedConfig struct {
 	// as limits key callers) that the edge works on at once, so that one
 	// caller cannot take every slot of max_in_flight. Excess is 429
 	// TOO_MANY_IN_FLIGHT with Retry-After. Zero means
-	// DefaultMaxInFlightPerCaller; -1 means no cap.
+	// DefaultMaxInFlightPerCaller, or a quarter of max_in_flight (at
+	// least 1) when that is smaller; -1 means no cap.
 	MaxInFlightPerCaller int `yaml:"max_in_flight_per_caller,omitempty"`
 	// Groups cap route groups on top of the edge's cap, so that one kind
 	// of traffic (catalogue reads) cannot take every slot from another
@@ -107,6 +110,9 @@ func (c ShedConfig) withDefaults() ShedConfig {
 	}
 	if c.MaxInFlightPerCaller == 0 {
 		c.MaxInFlightPerCaller = DefaultMaxInFlightPerCaller
+		if c.MaxInFlight > 0 {
+			c.MaxInFlightPerCaller = min(c.MaxInFlightPerCaller, max(1, c.MaxInFlight/4))
+		}
 	}
 	return c
 }

@@ -107,7 +107,7 @@ func checkOverloaded(t *testing.T, status int, header http.Header, body map[stri
 
 func TestShedEdgeCap(t *testing.T) {
 	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{MaxInFlight: 2, RetryAfter: 1500 * time.Millisecond}
+		c.Shed = ShedConfig{MaxInFlight: 2, MaxInFlightPerCaller: -1, RetryAfter: 1500 * time.Millisecond}
 	}})
 	hi := holdGetItem(h)
 	held := hi.hold(t, h, 2) // the edge's two slots are taken
@@ -190,7 +190,7 @@ func TestShedRouteGroupCap(t *testing.T) {
 
 func TestShedWaitHonoursGrpcTimeout(t *testing.T) {
 	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{MaxInFlight: 1, MaxWait: time.Minute, RetryAfter: 2 * time.Second}
+		c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1, MaxWait: time.Minute, RetryAfter: 2 * time.Second}
 	}})
 	hi := holdGetItem(h)
 	held := hi.hold(t, h, 1)
@@ -274,7 +274,7 @@ func TestShedGroupSelectsNoRoute(t *testing.T) {
 }
 
 func BenchmarkShedRefusal(b *testing.B) {
-	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	handler := h.srv.Handler()
 	benchGetItem(b, handler, http.StatusServiceUnavailable)
@@ -284,7 +284,7 @@ func BenchmarkShedRefusal(b *testing.B) {
 // handler alone, into a reused ResponseWriter, so that neither
 // httptest.NewRecorder's allocations nor net/http's floor hide it.
 func BenchmarkShedRefusalHandler(b *testing.B) {
-	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	handler := h.srv.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
@@ -313,7 +313,7 @@ func counterValue(t *testing.T, sc *shedScope) float64 {
 // connection: net/http's read, parse and write around the handler, the
 // cost that decides goodput under overload.
 func BenchmarkShedRefusalHTTP(b *testing.B) {
-	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	conn, err := net.Dial("tcp", strings.TrimPrefix(h.http.URL, "http://"))
 	if err != nil {
@@ -336,5 +336,36 @@ func BenchmarkShedRefusalHTTP(b *testing.B) {
 		if resp.StatusCode != http.StatusServiceUnavailable {
 			b.Fatalf("status %d", resp.StatusCode)
 		}
+	}
+}
+
+// TestPerCallerCapBelowEdgeCap: left at its default, the per-caller cap
+// leaves room under the edge's cap for other callers: a quarter of a
+// small edge cap (dev's 64 → 16), else DefaultMaxInFlightPerCaller. With
+// both at 64 (dev before), one caller filled the edge and every other
+// caller got 503 OVERLOADED, not it 429 (found by the attacker review).
+func TestPerCallerCapBelowEdgeCap(t *testing.T) {
+	tests := []struct {
+		name       string
+		edge, want int
+		caller     int
+	}{
+		{"dev", DevMaxInFlight, DevMaxInFlight / 4, 0},
+		{"default edge cap", 0, DefaultMaxInFlightPerCaller, 0},
+		{"tiny edge cap", 2, 1, 0},
+		{"edge cap off", -1, DefaultMaxInFlightPerCaller, 0},
+		{"set explicitly", 64, 64, 64},
+		{"caller cap off", 64, -1, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ShedConfig{MaxInFlight: tt.edge, MaxInFlightPerCaller: tt.caller}.withDefaults()
+			if c.MaxInFlightPerCaller != tt.want {
+				t.Errorf("per-caller cap = %d, want %d", c.MaxInFlightPerCaller, tt.want)
+			}
+		})
+	}
+	if got := DevConfig(0).withDefaults().Shed; got.MaxInFlightPerCaller >= got.MaxInFlight {
+		t.Errorf("dev: per-caller cap %d, edge cap %d: one caller can fill the edge", got.MaxInFlightPerCaller, got.MaxInFlight)
 	}
 }
