@@ -96,8 +96,10 @@ func IdempotencyKeyFromIncoming(ctx context.Context) string {
 	return first(ctx, IdempotencyKey)
 }
 
-// ValidIdempotencyKey reports whether k is 1-255 printable ASCII characters.
-func ValidIdempotencyKey(k string) bool { return ValidValue(k, MaxIdempotencyKeyLen) }
+// ValidIdempotencyKey reports whether k is 1-255 printable ASCII characters
+// with no space at either end (metadata is read as sent, untrimmed, so a
+// blank key is refused here rather than taken for a key).
+func ValidIdempotencyKey(k string) bool { return ValidName(k, MaxIdempotencyKeyLen) }
 
 // ValidValue reports whether s is 1-max printable ASCII characters (0x20 to
 // 0x7e), so it can travel as a gRPC metadata value unchanged.
