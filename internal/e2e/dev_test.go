@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -168,6 +169,12 @@ func TestDevExplainsAFailedStart(t *testing.T) {
 		{"a service's port is taken", 2, false, func(base int) []string {
 			return []string{fmt.Sprintf("port %d (payment) is already in use", base+2), "--base-port"}
 		}},
+		// Another portico dev on the same ports answers the readiness
+		// checks: this one must not announce itself ready for it (found
+		// by the operator review).
+		{"another edge answers on the port", 100, false, func(base int) []string {
+			return []string{fmt.Sprintf("port %d (edge) is already in use", base), "--base-port"}
+		}},
 		{"the PostgreSQL database is missing", -1, true, func(int) []string {
 			return []string{`PostgreSQL database "portico_missing_`, "does not exist", "createdb -h "}
 		}},
@@ -179,7 +186,18 @@ func TestDevExplainsAFailedStart(t *testing.T) {
 				args = append(args, "--postgres", missingDatabaseURL(t))
 			}
 			base := testproc.FreePortRange(t, 10)
-			if tt.taken >= 0 {
+			switch {
+			case tt.taken >= 100: // every port of the layout answers 200, as a running dev does
+				for off := range 10 {
+					l, err := net.Listen("tcp", testproc.Addr(base+off))
+					if err != nil {
+						t.Fatal(err)
+					}
+					srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"status":"UP"}`)) })}
+					go srv.Serve(l)
+					defer srv.Close()
+				}
+			case tt.taken >= 0:
 				l, err := net.Listen("tcp", testproc.Addr(base+tt.taken))
 				if err != nil {
 					t.Fatal(err)
@@ -199,6 +217,9 @@ func TestDevExplainsAFailedStart(t *testing.T) {
 				if strings.HasPrefix(line, "portico dev: ") {
 					last = line
 				}
+			}
+			if strings.Contains(dev.Output(), `"msg":"ready"`) {
+				t.Errorf("portico dev announced ready although its own processes never served; output:\n%s", dev.Output())
 			}
 			for _, w := range tt.want(base) {
 				if !strings.Contains(last, w) {

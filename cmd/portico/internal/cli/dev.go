@@ -40,6 +40,9 @@ func runDev(ctx context.Context, e env, args []string) error {
 	if err := c.validate(); err != nil {
 		return &usageError{err}
 	}
+	if err := c.portsFree(); err != nil {
+		return err
+	}
 	// One stream for the supervisor's own lines and its children's: they
 	// log JSON and it is rendered here, once, when the log is text.
 	w, err := lf.output(e, isTerminal(e.stdout))

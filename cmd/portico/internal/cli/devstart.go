@@ -117,8 +117,8 @@ func (c cluster) explain(ctx context.Context, err error) error {
 	if !errors.As(err, &xe) {
 		return err
 	}
-	if port, role, ok := c.takenPort(); ok {
-		return fmt.Errorf("port %d (%s) is already in use on 127.0.0.1; try `portico dev --base-port %d`", port, role, c.freeBase())
+	if err := c.portsFree(); err != nil {
+		return err
 	}
 	if c.postgres != "" {
 		if db, cmd, ok := missingDatabase(ctx, c.postgres); ok {
@@ -126,6 +126,17 @@ func (c cluster) explain(ctx context.Context, err error) error {
 		}
 	}
 	return err
+}
+
+// portsFree says which port of c's layout is taken, and what to do, or
+// nil. Checked before the children start too: a port another portico dev
+// holds would answer the readiness checks, and this one would announce
+// itself ready for a stack that is not its own.
+func (c cluster) portsFree() error {
+	if port, role, ok := c.takenPort(); ok {
+		return fmt.Errorf("port %d (%s) is already in use on 127.0.0.1; try `portico dev --base-port %d`", port, role, c.freeBase())
+	}
+	return nil
 }
 
 // takenPort returns the first port of c's layout that something else
