@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/portico-gateway/portico/internal/redistest"
 )
 
@@ -72,6 +74,9 @@ func TestHealthProbesRedis(t *testing.T) {
 			if code, status, redis, nonces := healthOf(t, h); code != 200 || status != "UP" || redis != "UP" || nonces != "UP" {
 				t.Fatalf("Redis up: /health %d %s, redis %s, nonces %s; want 200 UP, UP, UP", code, status, redis, nonces)
 			}
+			if v := testutil.ToFloat64(redisGauge{h.srv}); v != 0 {
+				t.Errorf("Redis up: portico_gateway_ratelimit_redis_degraded = %v, want 0", v)
+			}
 			srv.Kill()
 			deadline := time.After(10 * time.Second)
 			for {
@@ -86,6 +91,11 @@ func TestHealthProbesRedis(t *testing.T) {
 			}
 			if code, status, _, _ := healthOf(t, h); code != tc.downCode || status != "DEGRADED" {
 				t.Errorf("Redis down: /health %d %s; want %d DEGRADED", code, status, tc.downCode)
+			}
+			// The alert's gauge says so too, with no request having
+			// failed there (an idle edge; found by the operator review).
+			if v := testutil.ToFloat64(redisGauge{h.srv}); v != 1 {
+				t.Errorf("Redis down, no traffic: portico_gateway_ratelimit_redis_degraded = %v, want 1", v)
 			}
 			h.srv.serving.Store(true) // as Serve does
 			if r := h.do("GET", "/healthz/ready", "", ""); r.status != 200 {

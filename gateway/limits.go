@@ -205,6 +205,12 @@ type rateLimitHealth struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// redisDown reports whether the rate limiter's Redis is failing: its own
+// PINGs (which run with no traffic) or the requests' failover say so.
+func (l *limiter) redisDown() bool {
+	return l != nil && l.failover != nil && (!l.probe.up() || l.failover.Degraded())
+}
+
 // health reports the rate limiter's Redis, as a dependency (DOWN while its
 // probe gets no answer or decisions fail there) and as rateLimits, which
 // says what the edge does meanwhile; refusing is true when the edge
@@ -215,7 +221,7 @@ func (l *limiter) health() (dep *health.DependencyStatus, rl *rateLimitHealth, r
 	}
 	dep = &health.DependencyStatus{Name: "redis", Status: health.Up}
 	rl = &rateLimitHealth{Redis: health.Up, Outage: l.failover.Outage().String()}
-	if !l.probe.up() || l.failover.Degraded() {
+	if l.redisDown() {
 		dep.Status, rl.Redis = health.Down, health.Down
 		rl.Detail = "Redis is failing: rate limits are " + outageDetail[l.failover.Outage()]
 		refusing = l.failover.Outage() == ratelimit.OutageClosed
