@@ -16,12 +16,15 @@ const (
 	DefaultReadTimeout       = 30 * time.Second
 	DefaultBodyTimeout       = 10 * time.Second
 	DefaultMinBodyRate       = 1024 // bytes a second
-	DefaultIdleTimeout       = 2 * time.Minute
-	DefaultMaxHeaderBytes    = 64 << 10
-	DefaultUpstreamTimeout   = 5 * time.Second
-	DefaultMaxTimeout        = 30 * time.Second
-	DefaultMaxBodyBytes      = 1 << 20
-	DefaultHealthTimeout     = health.DefaultTimeout
+	// MaxMinBodyRate bounds http.min_body_rate: 1 MiB a second is already
+	// more than a slow mobile link keeps up.
+	MaxMinBodyRate         = 1 << 20
+	DefaultIdleTimeout     = 2 * time.Minute
+	DefaultMaxHeaderBytes  = 64 << 10
+	DefaultUpstreamTimeout = 5 * time.Second
+	DefaultMaxTimeout      = 30 * time.Second
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultHealthTimeout   = health.DefaultTimeout
 )
 
 // Bounds of the edge's own durations, each documented on its fields: past
@@ -123,7 +126,8 @@ type HTTPConfig struct {
 	// request's body must keep up after its first second (BodyGrace):
 	// the body's read deadline moves on one second for every MinBodyRate
 	// bytes that arrive, up to BodyTimeout; slower is 408 REQUEST_TIMEOUT.
-	// Zero means DefaultMinBodyRate; -1 means no minimum rate.
+	// Zero means DefaultMinBodyRate; -1 means no minimum rate; at most
+	// MaxMinBodyRate (a rate no client keeps up would refuse every body).
 	MinBodyRate int64 `yaml:"min_body_rate,omitempty"`
 	// IdleTimeout bounds a keep-alive connection's wait for its next
 	// request. Zero means DefaultIdleTimeout; otherwise 100ms to 1h, as

@@ -37,8 +37,8 @@ func (c Config) validate(v *validator) {
 	if c.HTTP.BodyTimeout >= 0 {
 		v.within("http.body_timeout", c.HTTP.BodyTimeout, MinHTTPTimeout, MaxHTTPTimeout)
 	}
-	if c.HTTP.MinBodyRate < -1 {
-		v.add("http.min_body_rate", "want bytes a second, or -1 for no minimum rate, got %d", c.HTTP.MinBodyRate)
+	if c.HTTP.MinBodyRate < -1 || c.HTTP.MinBodyRate > MaxMinBodyRate {
+		v.add("http.min_body_rate", "want bytes a second (at most %d), or -1 for no minimum rate, got %d", MaxMinBodyRate, c.HTTP.MinBodyRate)
 	}
 	if c.HTTP.MaxHeaderBytes < 0 {
 		v.add("http.max_header_bytes", "must not be negative")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -244,7 +245,9 @@ func TestBodyConfig(t *testing.T) {
 		{"off", HTTPConfig{BodyTimeout: -time.Second, MinBodyRate: -1}, ""},
 		{"too short", HTTPConfig{BodyTimeout: time.Millisecond}, "http.body_timeout: want at least 100ms"},
 		{"too long", HTTPConfig{BodyTimeout: 2 * time.Hour}, "http.body_timeout: want at most 1h0m0s"},
-		{"rate below -1", HTTPConfig{MinBodyRate: -2}, "http.min_body_rate: want bytes a second, or -1 for no minimum rate, got -2"},
+		{"rate below -1", HTTPConfig{MinBodyRate: -2}, "http.min_body_rate: want bytes a second (at most 1048576), or -1 for no minimum rate, got -2"},
+		{"absurd rate", HTTPConfig{MinBodyRate: math.MaxInt64}, "http.min_body_rate: want bytes a second (at most 1048576)"},
+		{"highest rate", HTTPConfig{MinBodyRate: MaxMinBodyRate}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
