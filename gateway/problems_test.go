@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/portico-gateway/portico/gateway/problem"
 )
@@ -168,6 +169,10 @@ func TestProblemPagesRoute(t *testing.T) {
 	for path := range paths {
 		h.do("GET", path, "", "")
 	}
+	// The access line is written when the handler returns, which may be
+	// after the client has read the whole answer: wait for the lines (on
+	// each write), not for the answers.
+	h.logs.WaitFor(t.Context(), 10*time.Second, func(string) bool { return len(h.logs.lines(t, "request")) >= len(paths) })
 	lines := h.logs.lines(t, "request")
 	if len(lines) != len(paths) {
 		t.Fatalf("%d access lines, want %d:\n%s", len(lines), len(paths), h.logs.String())
