@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -31,25 +30,14 @@ func TestSlowBodiesDoNotStarveOthersHTTP2(t *testing.T) {
 	h.inv.getItem = func(_ context.Context, r *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 		return &inventoryv1.Item{Sku: r.GetSku()}, nil
 	}
-	srv, err := New(context.Background(), h.cfg, WithDialer(h.dial), WithLogger(discardLogger()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, lis) }()
-	defer func() { cancel(); <-served }()
 	clientTLS, _ := tlsconfig.Client(ca.File, "", "", "")
 	// ExpectContinueTimeout: a stream sends its body only after the edge's
 	// 100 Continue, the sign that a handler is reading it.
 	tr := &http.Transport{TLSClientConfig: clientTLS, ForceAttemptHTTP2: true, ExpectContinueTimeout: 30 * time.Second}
 	defer tr.CloseIdleConnections()
+	_, addr := serveReloadable(t, h, h.cfg, "https", &http.Client{Transport: tr})
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	base := "https://" + lis.Addr().String()
+	base := "https://" + addr
 
 	type answer struct {
 		status int
