@@ -46,20 +46,9 @@ func TestSmugglingClosesConnection(t *testing.T) {
 				served.Add(1)
 				return &orderv1.Order{Id: "ord-1"}, nil
 			}
-			conn, err := net.Dial("tcp", h.http.Listener.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			// A bound on the whole exchange, not a wait: a kept-open
+			// sendRaw bounds the whole exchange, not a wait: a kept-open
 			// connection fails the read below instead of hanging.
-			if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.WriteString(conn, tt.first+smuggled); err != nil {
-				t.Fatal(err)
-			}
-			br := bufio.NewReader(conn)
+			br := sendRaw(t, h, tt.first+smuggled)
 			resp, err := http.ReadResponse(br, nil)
 			if err != nil {
 				t.Fatalf("first response: %v", err)
@@ -86,18 +75,8 @@ func TestSmugglingClosesConnection(t *testing.T) {
 // problem's instance and detail do.
 func TestAuthorityFormNamesAPath(t *testing.T) {
 	h := newHarness(t, setup{})
-	conn, err := net.Dial("tcp", h.http.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a bound, not a wait
-		t.Fatal(err)
-	}
-	if _, err := io.WriteString(conn, "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: "CONNECT"})
+	br := sendRaw(t, h, "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n")
+	resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,18 +102,7 @@ func TestAuthorityFormNamesAPath(t *testing.T) {
 // than 1.x (it got the router's 404), and the connection is closed.
 func TestH2CPrefaceIs505(t *testing.T) {
 	h := newHarness(t, setup{})
-	conn, err := net.Dial("tcp", h.http.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a bound, not a wait
-		t.Fatal(err)
-	}
-	if _, err := io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(conn)
+	br := sendRaw(t, h, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -147,4 +115,22 @@ func TestH2CPrefaceIs505(t *testing.T) {
 	if n, err := br.Read(make([]byte, 1)); n != 0 || err == nil {
 		t.Errorf("after the 505: read %d bytes, %v; want the connection closed", n, err)
 	}
+}
+
+// sendRaw writes raw to a new TCP connection to h's edge (closed when t
+// ends, every read and write bounded by 10s) and returns its reader.
+func sendRaw(t *testing.T, h *harness, raw string) *bufio.Reader {
+	t.Helper()
+	conn, err := net.Dial("tcp", h.http.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a bound, not a wait
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(conn, raw); err != nil {
+		t.Fatal(err)
+	}
+	return bufio.NewReader(conn)
 }
