@@ -75,6 +75,15 @@ func NewRandom(list string) *Codec {
 	return c
 }
 
+// NewOrRandom is New under secret, or NewRandom when secret is nil (no
+// shared secret configured: tokens work only in this process).
+func NewOrRandom(secret []byte, list string) (*Codec, error) {
+	if secret == nil {
+		return NewRandom(list), nil
+	}
+	return New(secret, list)
+}
+
 // Encode returns the token of pos; "" (no token) for "".
 func (c *Codec) Encode(pos string) string {
 	if pos == "" {

@@ -65,6 +65,16 @@ func TestNew(t *testing.T) {
 	if _, err := pagetoken.New(secret[:pagetoken.MinSecretLen-1], "items"); err == nil {
 		t.Error("New(short secret) = nil error, want one")
 	}
+	if _, err := pagetoken.NewOrRandom(secret[:pagetoken.MinSecretLen-1], "items"); err == nil {
+		t.Error("NewOrRandom(short secret) = nil error, want one")
+	}
+	c, err := pagetoken.NewOrRandom(nil, "items")
+	if err != nil {
+		t.Fatalf("NewOrRandom(nil) = %v", err)
+	}
+	if pos, ok := c.Decode(c.Encode("keyboard-001")); !ok || pos != "keyboard-001" {
+		t.Errorf("NewOrRandom(nil): Decode(Encode) = %q, %v", pos, ok)
+	}
 }
 
 // FuzzDecode: a token Decode accepts is exactly the Encode of what it

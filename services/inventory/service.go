@@ -61,12 +61,9 @@ func New(store Store, opts ...Option) (*Service, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	const list = "portico.inventory.v1.InventoryService/ListItems"
-	s.pages = pagetoken.NewRandom(list)
-	if s.pageSecret != nil {
-		var err error
-		if s.pages, err = pagetoken.New(s.pageSecret, list); err != nil {
-			return nil, err
-		}
+	var err error
+	if s.pages, err = pagetoken.NewOrRandom(s.pageSecret, list); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -71,12 +71,9 @@ func New(store Store, opts ...Option) (*Service, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	const list = "portico.payment.v1.PaymentService/ListPayments"
-	s.pages = pagetoken.NewRandom(list)
-	if s.pageSecret != nil {
-		var err error
-		if s.pages, err = pagetoken.New(s.pageSecret, list); err != nil {
-			return nil, err
-		}
+	var err error
+	if s.pages, err = pagetoken.NewOrRandom(s.pageSecret, list); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
