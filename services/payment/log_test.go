@@ -1,10 +1,8 @@
 package payment
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -13,25 +11,8 @@ import (
 	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/grpctest"
 	"github.com/portico-gateway/portico/internal/sqlitedb"
+	"github.com/portico-gateway/portico/internal/testproc"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestPaymentMethodNotLogged: a payment method from the request never
 // reaches a log line nor the error, whose message the access line logs. An
@@ -39,7 +20,7 @@ func (s *syncBuffer) String() string {
 // <what the client sent>"), so a card number sent as a method was logged.
 func TestPaymentMethodNotLogged(t *testing.T) {
 	const secret = "pm_4242424242424242_cvc_123"
-	var logs syncBuffer
+	var logs testproc.Buffer // safe for the server's goroutines
 	l := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	store, err := open(t.Context(), sqlitedb.Memory)
 	if err != nil {
