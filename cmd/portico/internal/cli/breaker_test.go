@@ -3,15 +3,11 @@ package cli
 import (
 	"context"
 	"log/slog"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -48,20 +44,8 @@ func (f *flakyInventory) GetItem(ctx context.Context, _ *inventoryv1.GetItemRequ
 // returns it and a dialService client to it with the given timeout.
 func serveFlaky(t *testing.T, timeout time.Duration) (*flakyInventory, inventoryv1.InventoryServiceClient) {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
 	inv := &flakyInventory{}
-	inventoryv1.RegisterInventoryServiceServer(srv, inv)
-	hs := health.NewServer()
-	hs.SetServingStatus("portico.inventory.v1.InventoryService", healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(srv, hs)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(lis) }()
-	t.Cleanup(func() { srv.Stop(); <-done })
-	up, err := dialService("inventory", lis.Addr().String(), "portico.inventory.v1.InventoryService", timeout, slog.New(slog.DiscardHandler), nil, nil)
+	up, err := dialService("inventory", serveInventory(t, inv), "portico.inventory.v1.InventoryService", timeout, slog.New(slog.DiscardHandler), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

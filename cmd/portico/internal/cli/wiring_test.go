@@ -34,21 +34,10 @@ func (s *seenMD) GetItem(ctx context.Context, _ *inventoryv1.GetItemRequest) (*i
 // traceid.Outgoing appends every time it runs, so a second trace layer
 // anywhere on the connection would show here as two.
 func TestServiceChainTracesOnce(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
 	inv := &seenMD{md: make(chan metadata.MD, 1)}
-	inventoryv1.RegisterInventoryServiceServer(srv, inv)
-	hs := health.NewServer()
-	hs.SetServingStatus("portico.inventory.v1.InventoryService", healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(srv, hs)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(lis) }()
-	defer func() { srv.Stop(); <-done }()
+	addr := serveInventory(t, inv)
 
-	up, err := dialService("inventory", lis.Addr().String(), "portico.inventory.v1.InventoryService", 10*time.Second, slog.New(slog.DiscardHandler), nil, nil)
+	up, err := dialService("inventory", addr, "portico.inventory.v1.InventoryService", 10*time.Second, slog.New(slog.DiscardHandler), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +55,23 @@ func TestServiceChainTracesOnce(t *testing.T) {
 	if got := md.Get(traceid.TraceparentKey); len(got) != 1 || !strings.HasPrefix(got[0], "00-"+id+"-") {
 		t.Errorf("traceparent = %q, want exactly one, of trace %s", got, id)
 	}
+}
+
+// serveInventory serves inv, with health SERVING, on a loopback port until
+// t ends, and returns its address.
+func serveInventory(t *testing.T, inv inventoryv1.InventoryServiceServer) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	inventoryv1.RegisterInventoryServiceServer(srv, inv)
+	hs := health.NewServer()
+	hs.SetServingStatus("portico.inventory.v1.InventoryService", healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(srv, hs)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(lis) }()
+	t.Cleanup(func() { srv.Stop(); <-done })
+	return lis.Addr().String()
 }
