@@ -9,7 +9,6 @@ package testproc
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/portico-gateway/portico/internal/freeport"
 	"github.com/portico-gateway/portico/internal/logging"
 )
 
@@ -41,40 +41,25 @@ func Build(moduleRoot, dir string) (string, error) {
 	return bin, nil
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a loopback TCP port reserved for the test (package
+// freeport: below the kernel's ephemeral range, so no outgoing connection
+// or :0 listener takes it before the process binds it, and locked against
+// other test binaries) until the test ends.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("FreePort: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return FreePortRange(t, 1)
 }
 
-// FreePortRange returns base such that base..base+n-1 were all free.
+// FreePortRange returns base such that base..base+n-1 are reserved for the
+// test as FreePort's port is.
 func FreePortRange(t testing.TB, n int) int {
 	t.Helper()
-	for try := 0; try < 50; try++ {
-		base := FreePort(t)
-		if base+n > 65535 {
-			continue
-		}
-		ok := true
-		for i := 1; i < n && ok; i++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
-			if err != nil {
-				ok = false
-				continue
-			}
-			l.Close()
-		}
-		if ok {
-			return base
-		}
+	r, err := freeport.Ports(n)
+	if err != nil {
+		t.Fatalf("FreePortRange: %v", err)
 	}
-	t.Fatalf("FreePortRange: no %d consecutive free ports", n)
-	return 0
+	t.Cleanup(r.Release)
+	return r.Base
 }
 
 // Addr formats 127.0.0.1:port.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/portico-gateway/portico/internal/freeport"
 	"github.com/portico-gateway/portico/internal/procstat"
 )
 
@@ -88,14 +89,14 @@ func (p *proc) sysTime() time.Duration {
 // procCPU reads utime+stime of pid from /proc/<pid>/stat.
 func procCPU(pid int) (time.Duration, error) { return procstat.CPU(pid) }
 
-// freePort returns a loopback port nothing listens on now.
+// freePort returns a loopback port nothing listens on now, reserved
+// (package freeport) until the bench process exits.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	r, err := freeport.Ports(1)
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return r.Base, nil
 }
 
 // waitHTTP polls url until it answers 200, at most timeout.
