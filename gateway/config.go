@@ -69,8 +69,11 @@ type Config struct {
 	// applies them to new connections; a kept-alive connection from before
 	// gets Connection: close on its next answer.
 	HTTP HTTPConfig `yaml:"http,omitempty"`
-	// Upstreams are the gRPC services behind the edge, one per name the
-	// registration list (routes.go) uses. Required.
+	// Upstreams are the gRPC services behind the edge, each named as the
+	// registration list (routes.go) names it: inventory, payment, order.
+	// A config serves any subset of them; a compiled-in service without
+	// its upstream is not served (its routes answer 404, and check-config
+	// says so). Required: at least one.
 	Upstreams []UpstreamConfig `yaml:"upstreams"`
 	// Routes holds body and deadline limits, with per-route overrides.
 	Routes RoutesConfig `yaml:"routes,omitempty"`

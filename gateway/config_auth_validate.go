@@ -260,11 +260,21 @@ func hasSpace(s string) bool {
 // Warnings returns what `portico check-config` prints and the edge logs
 // at startup without refusing the config: plaintext secrets outside the
 // dev profile, a JWK Set fetched over plain http from another host, and
-// generated routes no policy rule covers.
+// generated routes no policy rule covers, and the compiled-in services
+// the config has no upstream for (their routes answer 404).
 func (c Config) Warnings() []string {
 	table, _, err := buildRoutes(c, registrations)
 	if err != nil {
 		return nil
 	}
-	return c.authWarnings(table.Routes())
+	return append(c.authWarnings(table.Routes()), c.unservedWarnings(registrations)...)
+}
+
+// unservedWarnings names each compiled-in service without its upstream.
+func (c Config) unservedWarnings(regs []registration) []string {
+	var out []string
+	for _, reg := range unserved(c, regs) {
+		out = append(out, fmt.Sprintf("upstreams: %s is not served (no upstream named %q): its routes answer 404", reg.service, reg.upstream))
+	}
+	return out
 }

@@ -122,7 +122,6 @@ func TestNewRejects(t *testing.T) {
 		{"unused upstream", func(c *Config) {
 			c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: "extra", Addresses: []string{"a:1"}})
 		}, `"extra" serves no registered service`},
-		{"missing upstream", func(c *Config) { c.Upstreams = c.Upstreams[:2] }, `no upstream named "order"`},
 		{"invalid config", func(c *Config) { c.Upstreams[0].Name = "" }, "upstreams[0].name"},
 	}
 	for _, tt := range tests {

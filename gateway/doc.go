@@ -71,12 +71,15 @@
 //
 // # Adding a proto service
 //
-//  1. Add the google.api.http options to the proto and run make generate.
+//  1. Add the google.api.http options to the proto, and for every RPC the
+//     edge adds to, the (portico.api.v1.edge) option of
+//     proto/portico/api/v1/edge.proto: summary, a Location template for
+//     a create (201), a required Idempotency-Key, the problem statuses the
+//     RPC's reasons cause. Run make generate.
 //  2. Add one line to registrations in routes.go: the upstream name, the
 //     service's full name and the generated RegisterXxxHandler.
-//  3. If an RPC creates a resource or needs an Idempotency-Key, add it to
-//     behaviours in routes.go (Location template, key required).
-//  4. Add the upstream to the config.
+//  3. Add the upstream to the config. Nothing else names the RPC: the edge
+//     and the OpenAPI document both read the options (package protoopt).
 //
 // # Concurrency
 //

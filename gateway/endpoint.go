@@ -3,13 +3,16 @@ package gateway
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/portico-gateway/portico/gateway/protoopt"
 	"github.com/portico-gateway/portico/gateway/route"
+	apiv1 "github.com/portico-gateway/portico/gen/portico/api/v1"
 )
 
 // endpoint is a route with the edge's settings for it.
@@ -23,8 +26,8 @@ type endpoint struct {
 	update              *updateRule // an update whose body may imply its mask
 }
 
-// buildRoutes reads the routes of every registration and resolves their
-// settings from cfg (defaults applied).
+// buildRoutes reads the routes of every registration cfg has an upstream
+// for and resolves their settings from cfg (defaults applied).
 func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Route]*endpoint, error) {
 	ups := map[string]UpstreamConfig{}
 	for _, u := range cfg.Upstreams {
@@ -34,7 +37,7 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 		return nil, nil, err
 	}
 	var all []*route.Route
-	for _, reg := range regs {
+	for _, reg := range served(cfg, regs) {
 		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(reg.service))
 		sd, ok := d.(protoreflect.ServiceDescriptor)
 		if err != nil || !ok {
@@ -54,19 +57,40 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 	return table, eps, err
 }
 
-// checkUpstreams reports every registration without its upstream and
-// every upstream no registration uses.
-func checkUpstreams(cfg Config, regs []registration) error {
-	v := &validator{}
+// served returns the registrations whose upstream cfg names, in order: a
+// config serves any subset of the compiled-in services, and the routes of
+// the others are not served (404; check-config says so, Unserved).
+func served(cfg Config, regs []registration) []registration {
 	names := map[string]bool{}
 	for _, u := range cfg.Upstreams {
 		names[u.Name] = true
 	}
+	var out []registration
+	for _, reg := range regs {
+		if names[reg.upstream] {
+			out = append(out, reg)
+		}
+	}
+	return out
+}
+
+// unserved names the compiled-in services cfg has no upstream for.
+func unserved(cfg Config, regs []registration) []registration {
+	on := served(cfg, regs)
+	var out []registration
+	for _, reg := range regs {
+		if !slices.ContainsFunc(on, func(o registration) bool { return o.service == reg.service }) {
+			out = append(out, reg)
+		}
+	}
+	return out
+}
+
+// checkUpstreams reports every upstream no registration uses.
+func checkUpstreams(cfg Config, regs []registration) error {
+	v := &validator{}
 	used := map[string]bool{}
 	for _, reg := range regs {
-		if !names[reg.upstream] {
-			v.add("upstreams", "no upstream named %q (it serves %s)", reg.upstream, reg.service)
-		}
 		used[reg.upstream] = true
 	}
 	for i, u := range cfg.Upstreams {
@@ -89,7 +113,7 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 			timeout:    ups[r.Upstream].Timeout,
 			maxTimeout: cfg.Routes.MaxTimeout,
 			maxBody:    cfg.Routes.MaxBodyBytes,
-			output:     outputOf(r),
+			output:     r.Desc.Output(),
 			update:     updateOf(r),
 		}
 		if o, ok := overrides[r]; ok {
@@ -100,11 +124,8 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 		} else if ep.timeout > ep.maxTimeout {
 			return nil, fmt.Errorf("gateway config: %s: the %s upstream's timeout %v exceeds routes.max_timeout %v", r.Key(), r.Upstream, ep.timeout, ep.maxTimeout)
 		}
-		if b, ok := behaviours[r.RPC]; ok {
-			if ep.location, err = parseLocation(b.location, ep.output); err != nil {
-				return nil, fmt.Errorf("gateway: %s: %w", r.RPC, err)
-			}
-			ep.idempotencyKey = b.idempotencyKey
+		if err := ep.applyEdge(protoopt.Edge(r.Desc)); err != nil {
+			return nil, fmt.Errorf("gateway: %s: %w", r.RPC, err)
 		}
 		eps[r] = ep
 	}
@@ -123,14 +144,16 @@ func (ep *endpoint) apply(o RouteOverride) {
 	}
 }
 
-// outputOf returns the response message of r's RPC.
-func outputOf(r *route.Route) protoreflect.MessageDescriptor {
-	svc, method, _ := strings.Cut(strings.TrimPrefix(r.RPC, "/"), "/")
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
+// applyEdge sets what the RPC's (portico.api.v1.edge) option adds: a 201
+// with a Location (RFC 9110 section 15.3.2, also when replayed) and a
+// required Idempotency-Key. A nil option adds nothing.
+func (ep *endpoint) applyEdge(e *apiv1.Edge) error {
+	loc, err := parseLocation(e.GetLocation(), ep.output)
 	if err != nil {
-		return nil
+		return err
 	}
-	return d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(method)).Output()
+	ep.location, ep.idempotencyKey = loc, e.GetIdempotencyKey()
+	return nil
 }
 
 // selector is a parsed routes.overrides key.

@@ -24,7 +24,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	"github.com/portico-gateway/portico/gateway/apidoc"
 	"github.com/portico-gateway/portico/gateway/health"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -365,29 +364,40 @@ func TestOpenAPI(t *testing.T) {
 	}
 }
 
-// TestOpenAPIOperations: every route the edge serves has its row in
-// apidoc.Operations, and the row says what the edge does: 201 with
-// Location exactly where behaviours has a location, Idempotency-Key
-// exactly where the edge requires it.
+// TestOpenAPIOperations: the document and the edge read the same options:
+// every route the edge serves is an operation of the document, answering
+// 201 with Location exactly where the edge sets a Location, and taking an
+// Idempotency-Key exactly where the edge requires it.
 func TestOpenAPIOperations(t *testing.T) {
 	h := newHarness(t, setup{})
-	seen := map[string]bool{}
-	for _, r := range h.srv.snap.Load().table.Routes() {
-		seen[r.RPC] = true
-		row, ok := apidoc.Operations[r.RPC]
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Ref string `json:"$ref"`
+			} `json:"parameters"`
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(genopenapi.JSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	snap := h.srv.snap.Load()
+	for _, r := range snap.table.Routes() {
+		op, ok := doc.Paths[r.Template][strings.ToLower(r.Method)]
 		if !ok {
-			t.Errorf("%s has no row in apidoc.Operations", r.RPC)
+			t.Errorf("%s (%s) is not an operation of the document", r.Key(), r.RPC)
 			continue
 		}
-		b := behaviours[r.RPC]
-		if row.Created != (b.location != "") || row.IdempotencyKey != b.idempotencyKey {
-			t.Errorf("%s: apidoc row created=%v idempotencyKey=%v, edge location=%q idempotencyKey=%v",
-				r.RPC, row.Created, row.IdempotencyKey, b.location, b.idempotencyKey)
-		}
-	}
-	for rpc := range apidoc.Operations {
-		if !seen[rpc] {
-			t.Errorf("apidoc.Operations row %s is not a route", rpc)
+		ep := snap.endpoints[r]
+		_, created := op.Responses["201"]
+		key := slices.ContainsFunc(op.Parameters, func(p struct {
+			Ref string `json:"$ref"`
+		}) bool {
+			return strings.HasSuffix(p.Ref, "/IdempotencyKey")
+		})
+		if created != (ep.location != nil) || key != ep.idempotencyKey {
+			t.Errorf("%s: document created=%v idempotencyKey=%v, edge location=%v idempotencyKey=%v",
+				r.RPC, created, key, ep.location != nil, ep.idempotencyKey)
 		}
 	}
 }

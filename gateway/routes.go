@@ -35,22 +35,3 @@ func Services() []string {
 	}
 	return out
 }
-
-// behaviour is what the edge adds to one RPC beyond forwarding it.
-type behaviour struct {
-	// location is the Location template of a 201 Created answer; {field}
-	// is a field path of the response message.
-	location string
-	// idempotencyKey: the Idempotency-Key header is required and forwarded
-	// as "idempotency-key" metadata.
-	idempotencyKey bool
-}
-
-// behaviours are keyed by full RPC name. Creates answer 201 + Location
-// (RFC 9110 section 15.3.2), also when replayed.
-var behaviours = map[string]behaviour{
-	"/portico.order.v1.OrderService/CreateOrder":          {location: "/api/orders/{id}", idempotencyKey: true},
-	"/portico.inventory.v1.InventoryService/CreateItem":   {location: "/api/inventory/{sku}"},
-	"/portico.inventory.v1.InventoryService/ReserveStock": {location: "/api/reservations/{id}"},
-	"/portico.payment.v1.PaymentService/CreatePayment":    {location: "/api/payments/{id}", idempotencyKey: true},
-}

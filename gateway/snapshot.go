@@ -94,7 +94,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: uc.probe, Usable: uc.awaitReady})
 	}
 	sn.mux = s.newMux()
-	for _, reg := range s.o.registrations {
+	for _, reg := range served(cfg, s.o.registrations) {
 		if err := reg.register(ctx, sn.mux, sn.upstreams[reg.upstream].cc); err != nil {
 			return nil, fmt.Errorf("gateway: register %s: %w", reg.service, err)
 		}

@@ -35,7 +35,7 @@ type Options struct {
 // Build returns the finished document, as indented JSON, from the OpenAPI 3
 // document (YAML or JSON) protoc-gen-openapi generated from the protos whose
 // descriptors files holds. It fails when the result is not a valid OpenAPI
-// 3.0 document or an operation has no row in Operations.
+// 3.0 document or an operation's RPC is not in files.
 func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, error) {
 	doc, err := openapi3.NewLoader().LoadFromData(generated)
 	if err != nil {
@@ -180,13 +180,16 @@ func method(files *protoregistry.Files, opID string) (protoreflect.MethodDescrip
 		}
 		return true
 	})
-	if len(found) != 1 {
-		return nil, fmt.Errorf("apidoc: operationId %q matches %d RPCs", opID, len(found))
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("apidoc: operationId %q: no service %s with an RPC %s in the descriptors (is its proto file in the descriptor set?)", opID, svc, name)
+	case 1:
+		return found[0], nil
 	}
-	return found[0], nil
+	return nil, fmt.Errorf("apidoc: operationId %q matches %d RPCs", opID, len(found))
 }
 
-// fullName is the RPC's key in Operations: "/pkg.Service/Method".
+// fullName is the RPC's full name: "/pkg.Service/Method".
 func fullName(md protoreflect.MethodDescriptor) string {
 	return "/" + string(md.Parent().FullName()) + "/" + string(md.Name())
 }

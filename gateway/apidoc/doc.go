@@ -7,12 +7,14 @@
 //   - clean names: operationIds are the lowerCamel RPC names (createOrder),
 //     schemas keep the message name (Order), paths use the plain variable
 //     name ({sku}, not {item.sku});
-//   - summary (the comment's first sentence) and description (the comment);
+//   - summary and description: the RPC's (portico.api.v1.edge) option
+//     (package protoopt), else the comment's first sentence and the comment;
 //   - the protovalidate rules and field_behavior as JSON Schema (package
 //     rules), on component schemas and on query and path parameters;
 //   - enum values as the edge writes them (CONFIRMED, not STATUS_CONFIRMED);
-//   - per operation the statuses it can answer (table Operations): 201 with
-//     Location for creates, else 200, as application/json; every error as
+//   - per operation the statuses it can answer (Common and the option's
+//     errors): 201 with Location where the option sets a location, else
+//     200, as application/json; every error as
 //     application/problem+json with one Problem schema whose code is an enum
 //     of problem.Codes();
 //   - headers: Idempotency-Key (request) and Idempotent-Replayed where the

@@ -1,8 +1,8 @@
 package apidoc
 
 import (
-	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/portico-gateway/portico/gateway/apidoc/rules"
+	"github.com/portico-gateway/portico/gateway/protoopt"
+	apiv1 "github.com/portico-gateway/portico/gen/portico/api/v1"
 )
 
 // operation finishes one generated operation: names, texts, parameters
@@ -22,17 +24,14 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 	if err != nil {
 		return err
 	}
-	row, ok := Operations[fullName(md)]
-	if !ok {
-		return fmt.Errorf("%s has no row in apidoc.Operations", fullName(md))
-	}
+	edge := protoopt.Edge(md)
 	op.OperationID = lowerCamel(string(md.Name()))
 	desc := clean(op.Description)
-	if d, ok := restDescriptions[fullName(md)]; ok {
+	if d := edge.GetDescription(); d != "" {
 		desc = d
 	}
-	op.Description = restText(fullName(md), desc)
-	op.Summary = row.Summary
+	op.Description = restText(desc)
+	op.Summary = edge.GetSummary()
 	if op.Summary == "" {
 		op.Summary = summary(op.Description)
 	}
@@ -53,10 +52,10 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 	op.Parameters = append(op.Parameters,
 		&openapi3.ParameterRef{Ref: "#/components/parameters/" + paramTraceID},
 		&openapi3.ParameterRef{Ref: "#/components/parameters/" + paramGrpcTimeout})
-	if row.IdempotencyKey {
+	if edge.GetIdempotencyKey() {
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramIdempotencyKey})
 	}
-	op.Responses = responses(op.Responses, row)
+	op.Responses = responses(op.Responses, edge)
 	if op.RequestBody != nil {
 		for _, s := range []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType} {
 			op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
@@ -65,9 +64,10 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 	return nil
 }
 
-// responses keeps the generated success body under 200 or 201 and adds
-// the operation's problem responses.
-func responses(gen *openapi3.Responses, row Operation) *openapi3.Responses {
+// responses keeps the generated success body under 200, or 201 when the
+// edge answers Created with a Location, and adds the operation's problem
+// responses: Common and the option's errors.
+func responses(gen *openapi3.Responses, edge *apiv1.Edge) *openapi3.Responses {
 	var content openapi3.Content
 	if ok := gen.Value("200"); ok != nil && ok.Value != nil {
 		content = openapi3.Content{"application/json": ok.Value.Content.Get("application/json")}
@@ -76,18 +76,22 @@ func responses(gen *openapi3.Responses, row Operation) *openapi3.Responses {
 	out.Delete("default")
 	headers := openapi3.Headers{"X-Trace-Id": {Ref: "#/components/headers/XTraceId"}}
 	status, text := http.StatusOK, "OK"
-	if row.Created {
+	if edge.GetLocation() != "" {
 		status, text = http.StatusCreated, "Created; Location names the new resource."
 		headers["Location"] = &openapi3.HeaderRef{Ref: "#/components/headers/Location"}
 	}
-	if row.IdempotencyKey {
+	if edge.GetIdempotencyKey() {
 		headers["Idempotent-Replayed"] = &openapi3.HeaderRef{Ref: "#/components/headers/IdempotentReplayed"}
 	}
 	rateLimitHeaders(headers)
 	out.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: &openapi3.Response{
 		Description: openapi3.Ptr(text), Headers: headers, Content: content,
 	}})
-	for _, s := range append(append([]int{}, Common...), row.Errors...) {
+	statuses := slices.Clone(Common)
+	for _, s := range edge.GetErrors() {
+		statuses = append(statuses, int(s))
+	}
+	for _, s := range statuses {
 		out.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
 	}
 	return out

@@ -27,18 +27,3 @@ func tagOf(path string) string {
 	}
 	return ""
 }
-
-// restDescriptions replace, for the RPCs whose proto comment speaks in gRPC
-// terms (status names, ErrorInfo, proto field names), the comment with what
-// a REST client sees: HTTP statuses, problem codes and JSON names.
-var restDescriptions = map[string]string{
-	"/portico.inventory.v1.InventoryService/CreateItem": "Adds an item to the catalogue (admin). A SKU that is taken is 409 ITEM_ALREADY_EXISTS.",
-	"/portico.inventory.v1.InventoryService/UpdateItem": "Sets an item's name, price or available stock (admin).",
-	"/portico.order.v1.OrderService/CreateOrder": "Places an order. The request must carry an Idempotency-Key header (1-255 printable ASCII characters), scoped to the caller: the same key with the same body answers the same order, with the header \"Idempotent-Replayed: true\", and reserves or charges nothing more; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.\n\n" +
-		"A definite business failure ends the order FAILED (GET shows it, with its failureReason) and answers the failure: 409 INSUFFICIENT_STOCK, 404 ITEM_NOT_FOUND or 422 PAYMENT_DECLINED. When the inventory cannot be reached the answer is 503 INVENTORY_UNAVAILABLE at once and nothing is created or charged. An unknown outcome (a timeout) answers the order PENDING; the gateway finishes or compensates it in the background.",
-	"/portico.payment.v1.PaymentService/CreatePayment":          "Charges an order (admin). The request must carry an Idempotency-Key header (1-255 printable ASCII characters): the same key with the same body answers the first result; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. A declined payment is a result, not an error: it is answered with status DECLINED.",
-	"/portico.payment.v1.PaymentService/RefundPayment":          "Refunds a captured payment in full (admin). Refunding a refunded payment answers it unchanged; refunding one that was never captured is 409 PAYMENT_NOT_CAPTURED.",
-	"/portico.inventory.v1.InventoryService/ReserveStock":       "Moves stock from available to reserved for every line, or for none (admin). It is keyed by orderId: the same orderId again answers the same reservation and reserves nothing more. A reservation not committed within its time to live is released by itself.",
-	"/portico.inventory.v1.InventoryService/CommitReservation":  "Turns reserved stock into sold stock (admin). Committing a committed reservation answers it unchanged; committing a released one is 409 RESERVATION_RELEASED.",
-	"/portico.inventory.v1.InventoryService/ReleaseReservation": "Returns reserved stock to available (admin). Releasing a released reservation answers it unchanged; releasing a committed one is 409 RESERVATION_COMMITTED.",
-}

@@ -39,3 +39,13 @@ func TestBehaviors(t *testing.T) {
 		t.Errorf("Extension(nil) = %v, want nil", got)
 	}
 }
+
+func TestEdgeUnset(t *testing.T) {
+	md := inventoryv1.File_portico_inventory_v1_inventory_proto.Services().Get(0).Methods().ByName("ListItems")
+	if got := protoopt.Edge(md); got.GetLocation() != "" || got.GetIdempotencyKey() || len(got.GetErrors()) != 0 {
+		t.Errorf("Edge(ListItems) = %v, want no location, key or errors", got)
+	}
+	if got := protoopt.Edge(nil); got != nil {
+		t.Errorf("Edge(nil) = %v, want nil", got)
+	}
+}

@@ -28,6 +28,9 @@ type Route struct {
 	Upstream string
 	// Input is the RPC's request message.
 	Input protoreflect.MessageDescriptor
+	// Desc is the RPC's descriptor: its response message and its options
+	// (protoopt.Edge). Nil in a Route built by hand.
+	Desc protoreflect.MethodDescriptor
 	// Body is the body binding: "" (no body), "*" (the whole request) or
 	// the name of a top-level field of Input.
 	Body string
@@ -125,6 +128,7 @@ func fromRule(m protoreflect.MethodDescriptor, rule *annotations.HttpRule, upstr
 		RPC:      "/" + string(m.Parent().FullName()) + "/" + string(m.Name()),
 		Upstream: upstream,
 		Input:    m.Input(),
+		Desc:     m,
 		Body:     rule.GetBody(),
 	}
 	var err error

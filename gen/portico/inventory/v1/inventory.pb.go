@@ -8,6 +8,7 @@ package inventoryv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "github.com/portico-gateway/portico/gen/portico/api/v1"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -866,7 +867,7 @@ var File_portico_inventory_v1_inventory_proto protoreflect.FileDescriptor
 
 const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\n" +
-	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xa7\x03\n" +
+	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xa7\x03\n" +
 	"\x04Item\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x05\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12\"\n" +
 	"\x04name\x18\x02 \x01(\tB\x0e\xe0A\x02\xbaH\b\xc8\x01\x01r\x03\x18\xc8\x01R\x04name\x12\xa3\x01\n" +
@@ -929,18 +930,28 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\x18CommitReservationRequest\x12.\n" +
 	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"K\n" +
 	"\x19ReleaseReservationRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\x9a\b\n" +
-	"\x10InventoryService\x12l\n" +
-	"\aGetItem\x12$.portico.inventory.v1.GetItemRequest\x1a\x1a.portico.inventory.v1.Item\"\x1f\x82\xd3\xe4\x93\x02\x16\x12\x14/api/inventory/{sku}\x90\x02\x01\x12w\n" +
-	"\tListItems\x12&.portico.inventory.v1.ListItemsRequest\x1a'.portico.inventory.v1.ListItemsResponse\"\x19\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/inventory\x90\x02\x01\x12o\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xf0\x12\n" +
+	"\x10InventoryService\x12\x8a\x01\n" +
+	"\aGetItem\x12$.portico.inventory.v1.GetItemRequest\x1a\x1a.portico.inventory.v1.Item\"=\xf2\xbb\x18\x1a\n" +
+	"\x14Get a catalogue item\"\x02\x94\x03\x82\xd3\xe4\x93\x02\x16\x12\x14/api/inventory/{sku}\x90\x02\x01\x12\x8f\x01\n" +
+	"\tListItems\x12&.portico.inventory.v1.ListItemsRequest\x1a'.portico.inventory.v1.ListItemsResponse\"1\xf2\xbb\x18\x14\n" +
+	"\x12List the catalogue\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/inventory\x90\x02\x01\x12\xfe\x01\n" +
 	"\n" +
-	"CreateItem\x12'.portico.inventory.v1.CreateItemRequest\x1a\x1a.portico.inventory.v1.Item\"\x1c\x82\xd3\xe4\x93\x02\x16:\x04item\"\x0e/api/inventory\x12z\n" +
+	"CreateItem\x12'.portico.inventory.v1.CreateItemRequest\x1a\x1a.portico.inventory.v1.Item\"\xaa\x01\xf2\xbb\x18\x89\x01\n" +
+	"\x14Add a catalogue item\x12\x14/api/inventory/{sku}\"\x02\x99\x03\xa2\x01VAdds an item to the catalogue (admin). A SKU that is taken is 409 ITEM_ALREADY_EXISTS.\x82\xd3\xe4\x93\x02\x16:\x04item\"\x0e/api/inventory\x12\xa3\x04\n" +
 	"\n" +
-	"UpdateItem\x12'.portico.inventory.v1.UpdateItemRequest\x1a\x1a.portico.inventory.v1.Item\"'\x82\xd3\xe4\x93\x02!:\x04item2\x19/api/inventory/{item.sku}\x12}\n" +
-	"\fReserveStock\x12).portico.inventory.v1.ReserveStockRequest\x1a!.portico.inventory.v1.Reservation\"\x1f\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/api/reservations\x90\x02\x02\x12\x83\x01\n" +
-	"\x0eGetReservation\x12+.portico.inventory.v1.GetReservationRequest\x1a!.portico.inventory.v1.Reservation\"!\x82\xd3\xe4\x93\x02\x18\x12\x16/api/reservations/{id}\x90\x02\x01\x12\x93\x01\n" +
-	"\x11CommitReservation\x12..portico.inventory.v1.CommitReservationRequest\x1a!.portico.inventory.v1.Reservation\"+\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/reservations/{id}:commit\x90\x02\x02\x12\x96\x01\n" +
-	"\x12ReleaseReservation\x12/.portico.inventory.v1.ReleaseReservationRequest\x1a!.portico.inventory.v1.Reservation\",\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/api/reservations/{id}:release\x90\x02\x02BIZGgithub.com/portico-gateway/portico/gen/portico/inventory/v1;inventoryv1b\x06proto3"
+	"UpdateItem\x12'.portico.inventory.v1.UpdateItemRequest\x1a\x1a.portico.inventory.v1.Item\"\xcf\x03\xf2\xbb\x18\xa3\x03\n" +
+	"\x17Update a catalogue item\"\x02\x94\x03\xa2\x01\x82\x03Sets an item's name, price or available stock (admin).\n" +
+	"\n" +
+	"Over REST, only the fields sent in the body change: without an updateMask parameter the edge derives the mask from the body's fields. With updateMask, the fields it names are set from the body, and a named field the body leaves out is set to its zero value (updateMask=available with no available in the body sets the stock to 0).\x82\xd3\xe4\x93\x02!:\x04item2\x19/api/inventory/{item.sku}\x12\xc0\x03\n" +
+	"\fReserveStock\x12).portico.inventory.v1.ReserveStockRequest\x1a!.portico.inventory.v1.Reservation\"\xe1\x02\xf2\xbb\x18\xbd\x02\n" +
+	"\x1aReserve stock for an order\x12\x16/api/reservations/{id}\"\x06\x94\x03\x99\x03\xa6\x03\xa2\x01\xfd\x01Moves stock from available to reserved for every line, or for none (admin). It is keyed by orderId: the same orderId again answers the same reservation and reserves nothing more. A reservation not committed within its time to live is released by itself.\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/api/reservations\x90\x02\x02\x12\x9e\x01\n" +
+	"\x0eGetReservation\x12+.portico.inventory.v1.GetReservationRequest\x1a!.portico.inventory.v1.Reservation\"<\xf2\xbb\x18\x17\n" +
+	"\x11Get a reservation\"\x02\x94\x03\x82\xd3\xe4\x93\x02\x18\x12\x16/api/reservations/{id}\x90\x02\x01\x12\xd6\x02\n" +
+	"\x11CommitReservation\x12..portico.inventory.v1.CommitReservationRequest\x1a!.portico.inventory.v1.Reservation\"\xed\x01\xf2\xbb\x18\xbd\x01\n" +
+	"\x14Commit a reservation\"\x04\x94\x03\x99\x03\xa2\x01\x9d\x01Turns reserved stock into sold stock (admin). Committing a committed reservation answers it unchanged; committing a released one is 409 RESERVATION_RELEASED.\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/reservations/{id}:commit\x90\x02\x02\x12\xd8\x02\n" +
+	"\x12ReleaseReservation\x12/.portico.inventory.v1.ReleaseReservationRequest\x1a!.portico.inventory.v1.Reservation\"\xed\x01\xf2\xbb\x18\xbc\x01\n" +
+	"\x15Release a reservation\"\x04\x94\x03\x99\x03\xa2\x01\x9b\x01Returns reserved stock to available (admin). Releasing a released reservation answers it unchanged; releasing a committed one is 409 RESERVATION_COMMITTED.\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/api/reservations/{id}:release\x90\x02\x02BIZGgithub.com/portico-gateway/portico/gen/portico/inventory/v1;inventoryv1b\x06proto3"
 
 var (
 	file_portico_inventory_v1_inventory_proto_rawDescOnce sync.Once

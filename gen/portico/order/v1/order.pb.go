@@ -8,6 +8,7 @@ package orderv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "github.com/portico-gateway/portico/gen/portico/api/v1"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -554,7 +555,7 @@ var File_portico_order_v1_order_proto protoreflect.FileDescriptor
 
 const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x8e\x05\n" +
+	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\x8e\x05\n" +
 	"\x05Order\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1f\n" +
 	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x126\n" +
@@ -596,13 +597,20 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\x06orders\x18\x01 \x03(\v2\x17.portico.order.v1.OrderR\x06orders\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"D\n" +
 	"\x12CancelOrderRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xc2\x03\n" +
-	"\fOrderService\x12g\n" +
-	"\vCreateOrder\x12$.portico.order.v1.CreateOrderRequest\x1a\x17.portico.order.v1.Order\"\x19\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/orders\x90\x02\x02\x12c\n" +
-	"\bGetOrder\x12!.portico.order.v1.GetOrderRequest\x1a\x17.portico.order.v1.Order\"\x1b\x82\xd3\xe4\x93\x02\x12\x12\x10/api/orders/{id}\x90\x02\x01\x12o\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xa4\n" +
 	"\n" +
-	"ListOrders\x12#.portico.order.v1.ListOrdersRequest\x1a$.portico.order.v1.ListOrdersResponse\"\x16\x82\xd3\xe4\x93\x02\r\x12\v/api/orders\x90\x02\x01\x12s\n" +
-	"\vCancelOrder\x12$.portico.order.v1.CancelOrderRequest\x1a\x17.portico.order.v1.Order\"%\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/api/orders/{id}:cancel\x90\x02\x02BAZ?github.com/portico-gateway/portico/gen/portico/order/v1;orderv1b\x06proto3"
+	"\fOrderService\x12\x84\a\n" +
+	"\vCreateOrder\x12$.portico.order.v1.CreateOrderRequest\x1a\x17.portico.order.v1.Order\"\xb5\x06\xf2\xbb\x18\x97\x06\n" +
+	"\x0ePlace an order\x12\x10/api/orders/{id}\x18\x01\"\x06\x94\x03\x99\x03\xa6\x03\xa2\x01\xe7\x05Places an order. The request must carry an Idempotency-Key header (1-255 printable ASCII characters), scoped to the caller: the same key with the same body answers the same order, with the header \"Idempotent-Replayed: true\", and reserves or charges nothing more; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.\n" +
+	"\n" +
+	"A definite business failure ends the order FAILED (GET shows it, with its failureReason) and answers the failure: 409 INSUFFICIENT_STOCK, 404 ITEM_NOT_FOUND or 422 PAYMENT_DECLINED. When the inventory cannot be reached the answer is 503 INVENTORY_UNAVAILABLE at once and nothing is created or charged. An unknown outcome (a timeout) answers the order PENDING; the gateway finishes or compensates it in the background.\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/orders\x90\x02\x02\x12y\n" +
+	"\bGetOrder\x12!.portico.order.v1.GetOrderRequest\x1a\x17.portico.order.v1.Order\"1\xf2\xbb\x18\x12\n" +
+	"\fGet an order\"\x02\x94\x03\x82\xd3\xe4\x93\x02\x12\x12\x10/api/orders/{id}\x90\x02\x01\x12\x80\x01\n" +
+	"\n" +
+	"ListOrders\x12#.portico.order.v1.ListOrdersRequest\x1a$.portico.order.v1.ListOrdersResponse\"'\xf2\xbb\x18\r\n" +
+	"\vList orders\x82\xd3\xe4\x93\x02\r\x12\v/api/orders\x90\x02\x01\x12\x8e\x01\n" +
+	"\vCancelOrder\x12$.portico.order.v1.CancelOrderRequest\x1a\x17.portico.order.v1.Order\"@\xf2\xbb\x18\x17\n" +
+	"\x0fCancel an order\"\x04\x94\x03\x99\x03\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/api/orders/{id}:cancel\x90\x02\x02BAZ?github.com/portico-gateway/portico/gen/portico/order/v1;orderv1b\x06proto3"
 
 var (
 	file_portico_order_v1_order_proto_rawDescOnce sync.Once

@@ -8,6 +8,7 @@ package paymentv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "github.com/portico-gateway/portico/gen/portico/api/v1"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -473,7 +474,7 @@ var File_portico_payment_v1_payment_proto protoreflect.FileDescriptor
 
 const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\n" +
-	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xf9\x03\n" +
+	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xf9\x03\n" +
 	"\aPayment\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1e\n" +
 	"\border_id\x18\x02 \x01(\tB\x03\xe0A\x03R\aorderId\x123\n" +
@@ -506,13 +507,17 @@ const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\bpayments\x18\x01 \x03(\v2\x1b.portico.payment.v1.PaymentR\bpayments\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"F\n" +
 	"\x14RefundPaymentRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xf4\x03\n" +
-	"\x0ePaymentService\x12s\n" +
-	"\rCreatePayment\x12(.portico.payment.v1.CreatePaymentRequest\x1a\x1b.portico.payment.v1.Payment\"\x1b\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/api/payments\x90\x02\x02\x12o\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xe0\b\n" +
+	"\x0ePaymentService\x12\xe3\x03\n" +
+	"\rCreatePayment\x12(.portico.payment.v1.CreatePaymentRequest\x1a\x1b.portico.payment.v1.Payment\"\x8a\x03\xf2\xbb\x18\xea\x02\n" +
+	"\x0fCharge an order\x12\x12/api/payments/{id}\x18\x01\"\x04\x99\x03\xa6\x03\xa2\x01\xb9\x02Charges an order (admin). The request must carry an Idempotency-Key header (1-255 printable ASCII characters): the same key with the same body answers the first result; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. A declined payment is a result, not an error: it is answered with status DECLINED.\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/api/payments\x90\x02\x02\x12\x86\x01\n" +
 	"\n" +
-	"GetPayment\x12%.portico.payment.v1.GetPaymentRequest\x1a\x1b.portico.payment.v1.Payment\"\x1d\x82\xd3\xe4\x93\x02\x14\x12\x12/api/payments/{id}\x90\x02\x01\x12{\n" +
-	"\fListPayments\x12'.portico.payment.v1.ListPaymentsRequest\x1a(.portico.payment.v1.ListPaymentsResponse\"\x18\x82\xd3\xe4\x93\x02\x0f\x12\r/api/payments\x90\x02\x01\x12\x7f\n" +
-	"\rRefundPayment\x12(.portico.payment.v1.RefundPaymentRequest\x1a\x1b.portico.payment.v1.Payment\"'\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/payments/{id}:refund\x90\x02\x02BEZCgithub.com/portico-gateway/portico/gen/portico/payment/v1;paymentv1b\x06proto3"
+	"GetPayment\x12%.portico.payment.v1.GetPaymentRequest\x1a\x1b.portico.payment.v1.Payment\"4\xf2\xbb\x18\x13\n" +
+	"\rGet a payment\"\x02\x94\x03\x82\xd3\xe4\x93\x02\x14\x12\x12/api/payments/{id}\x90\x02\x01\x12\x99\x01\n" +
+	"\fListPayments\x12'.portico.payment.v1.ListPaymentsRequest\x1a(.portico.payment.v1.ListPaymentsResponse\"6\xf2\xbb\x18\x1a\n" +
+	"\x18List an order's payments\x82\xd3\xe4\x93\x02\x0f\x12\r/api/payments\x90\x02\x01\x12\xc2\x02\n" +
+	"\rRefundPayment\x12(.portico.payment.v1.RefundPaymentRequest\x1a\x1b.portico.payment.v1.Payment\"\xe9\x01\xf2\xbb\x18\xbd\x01\n" +
+	"\x10Refund a payment\"\x04\x94\x03\x99\x03\xa2\x01\xa1\x01Refunds a captured payment in full (admin). Refunding a refunded payment answers it unchanged; refunding one that was never captured is 409 PAYMENT_NOT_CAPTURED.\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/payments/{id}:refund\x90\x02\x02BEZCgithub.com/portico-gateway/portico/gen/portico/payment/v1;paymentv1b\x06proto3"
 
 var (
 	file_portico_payment_v1_payment_proto_rawDescOnce sync.Once
