@@ -52,8 +52,9 @@
 //	header size  431 over http.max_header_bytes
 //	CORS         preflights answered, 204 or 403, before any credential (cors.go)
 //	ops          /health, /healthz/live, /healthz/ready, /openapi.json,
-//	             /problems and /problems/{slug} (problems.go): GET and HEAD, no
-//	             token; /metrics needs the admin role (ops.go)
+//	             /problems and /problems/{slug} (problems.go), /docs and
+//	             /docs/{file} (the API reference, reference.go): GET and
+//	             HEAD, no token; /metrics needs the admin role (ops.go)
 //	authenticate 400, 401 (package auth's Chain: API key, JWT or signed app; authn.go)
 //	route        404, 405 + Allow (package route)
 //	authorize    403: the policy, the caller's roles x the route (package auth)

@@ -16,7 +16,8 @@ import (
 )
 
 // serveHTTP is the edge's handler: load shedding, trace id, then the
-// operational endpoints, the problem types' pages or the /api pipeline,
+// operational endpoints, the problem types' pages, the API reference or
+// the /api pipeline,
 // then one access line and the metrics.
 //
 // Shedding's cheap refusal comes first, before the snapshot is acquired:
@@ -70,6 +71,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if route, ok := isProblemsPath(r.URL.Path); ok {
 		ex.route = route
 		s.serveOps(rw, r, s.serveProblemPage)
+		return
+	}
+	if route, ok := isDocsPath(r.URL.Path); ok {
+		ex.route = route
+		s.serveOps(rw, r, s.serveDocs)
 		return
 	}
 	if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {

@@ -1,0 +1,162 @@
+package gateway
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/apiref"
+	"github.com/portico-gateway/portico/gateway/problem"
+)
+
+// docsLink matches the page's links to its own files.
+var docsLink = regexp.MustCompile(`(?:href|src)="(docs/[^"?]+)(\?v=[0-9a-f]+)?"`)
+
+// TestDocs: /docs answers without a token and without an upstream, under
+// a CSP that allows only the edge's own files and no inline script; every
+// file it links is served, gzip-compressed to a client that accepts it,
+// the same bytes uncompressed to one that does not, 304 to a revalidation,
+// headers alone to HEAD.
+func TestDocs(t *testing.T) {
+	h := newHarness(t, allDown)
+	r := h.do("GET", "/docs", "", "")
+	if r.status != 200 || r.header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("GET /docs = %d %q %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	checkDocsHeaders(t, r, apiref.PageCache)
+	page := string(r.body)
+	if n, m := strings.Count(page, "<script"), strings.Count(page, "<script src="); n != m || n == 0 {
+		t.Errorf("%d script elements, %d with src: want every script a file of its own", n, m)
+	}
+	for _, link := range []string{`href="openapi.json"`, `href="problems"`} {
+		if !strings.Contains(page, link) {
+			t.Errorf("/docs lacks %s (relative, so it resolves under a path prefix)", link)
+		}
+	}
+	links := docsLink.FindAllStringSubmatch(page, -1)
+	if len(links) < 4 {
+		t.Fatalf("/docs links %d files, want the bundle, its stylesheet, init.js and docs.css:\n%s", len(links), page)
+	}
+	for _, l := range links {
+		t.Run(l[1], func(t *testing.T) { checkDocsFile(t, h, "/"+l[1]+l[2]) })
+	}
+	if again := h.do("GET", "/docs", "", "", "If-None-Match: "+r.header.Get("ETag")); again.status != 304 {
+		t.Errorf("GET /docs with its ETag = %d, want 304", again.status)
+	}
+}
+
+func checkDocsFile(t *testing.T, h *harness, path string) {
+	t.Helper()
+	plain := h.do("GET", path, "", "", "Accept-Encoding: identity")
+	if plain.status != 200 || plain.header.Get("Content-Encoding") != "" {
+		t.Fatalf("GET %s (identity) = %d, Content-Encoding %q", path, plain.status, plain.header.Get("Content-Encoding"))
+	}
+	checkDocsHeaders(t, plain, apiref.AssetCache)
+	gz := h.do("GET", path, "", "", "Accept-Encoding: gzip, br")
+	if gz.header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("GET %s (gzip) Content-Encoding = %q, want gzip", path, gz.header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || !bytes.Equal(b, plain.body) {
+		t.Errorf("GET %s: gzip answer uncompresses to %d bytes (%v), identity answer has %d", path, len(b), err, len(plain.body))
+	}
+	if r := h.do("GET", path, "", "", "If-None-Match: "+plain.header.Get("ETag")); r.status != 304 || len(r.body) != 0 {
+		t.Errorf("GET %s with its ETag = %d with %d bytes, want 304 and none", path, r.status, len(r.body))
+	}
+	if r := h.do("HEAD", path, "", ""); r.status != 200 || len(r.body) != 0 {
+		t.Errorf("HEAD %s = %d with %d bytes, want 200 and none", path, r.status, len(r.body))
+	}
+}
+
+func checkDocsHeaders(t *testing.T, r response, cache string) {
+	t.Helper()
+	want := map[string]string{
+		"Content-Security-Policy": apiref.CSP,
+		"X-Content-Type-Options":  "nosniff",
+		"Cache-Control":           cache,
+		"Vary":                    "Accept-Encoding",
+	}
+	for k, v := range want {
+		if got := r.header.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	for _, bad := range []string{"unsafe-inline", "unsafe-eval", "http:", "https:", "*"} {
+		if strings.Contains(r.header.Get("Content-Security-Policy"), bad) {
+			t.Errorf("CSP allows %s: %s", bad, r.header.Get("Content-Security-Policy"))
+		}
+	}
+	if r.header.Get("ETag") == "" || r.header.Get("X-Trace-Id") == "" {
+		t.Errorf("ETag %q, X-Trace-Id %q: want both", r.header.Get("ETag"), r.header.Get("X-Trace-Id"))
+	}
+}
+
+// TestDocsRefuse: an unknown file is a 404 problem, /docs/ a relative
+// redirect to the page, another method a 405 problem with Allow.
+func TestDocsRefuse(t *testing.T) {
+	h := newHarness(t, allDown)
+	tests := []struct {
+		name, method, path string
+		wantStatus         int
+		wantCode           string
+	}{
+		{"unknown file", "GET", "/docs/nope.js", 404, problem.CodeNotFound},
+		{"index by name", "GET", "/docs/index.html", 404, problem.CodeNotFound},
+		{"escaped dots", "GET", "/docs/%2e%2e/openapi.json", 404, problem.CodeNotFound},
+		{"deeper path", "GET", "/docs/vendor/LICENSE", 404, problem.CodeNotFound},
+		{"source map", "GET", "/docs/swagger-ui.css.map", 404, problem.CodeNotFound},
+		{"post page", "POST", "/docs", 405, problem.CodeMethodNotAllowed},
+		{"put file", "PUT", "/docs/init.js", 405, problem.CodeMethodNotAllowed},
+		{"prefix is not the path", "GET", "/docsx", 404, problem.CodeRouteNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do(tt.method, tt.path, "", "")
+			if r.status != tt.wantStatus || r.header.Get("Content-Type") != problem.ContentType {
+				t.Fatalf("%s %s = %d %q, want %d problem", tt.method, tt.path, r.status, r.header.Get("Content-Type"), tt.wantStatus)
+			}
+			if tt.wantStatus == 405 && r.header.Get("Allow") != "GET, HEAD" {
+				t.Errorf("Allow = %q, want GET, HEAD", r.header.Get("Allow"))
+			}
+			if got := r.json(t)["code"]; got != tt.wantCode {
+				t.Errorf("code = %v, want %s", got, tt.wantCode)
+			}
+		})
+	}
+	req := h.do("GET", "/docs/", "", "")
+	// The client follows the redirect: /docs/ ends at the page.
+	if req.status != 200 || !strings.Contains(string(req.body), "swagger-ui") {
+		t.Errorf("GET /docs/ = %d, want the page after a redirect", req.status)
+	}
+}
+
+// TestDocsRoute: the page and every file, known or not, are two routes in
+// the access log, so no request can add a series.
+func TestDocsRoute(t *testing.T) {
+	h := newHarness(t, allDown)
+	paths := map[string]string{
+		"/docs":               "/docs",
+		"/docs/init.js":       "/docs/{file}",
+		"/docs/made-up-12345": "/docs/{file}",
+	}
+	for path := range paths {
+		h.do("GET", path, "", "")
+	}
+	h.logs.WaitFor(t.Context(), 10*time.Second, func(string) bool { return len(h.logs.lines(t, "request")) >= len(paths) })
+	lines := h.logs.lines(t, "request")
+	if len(lines) != len(paths) {
+		t.Fatalf("%d access lines, want %d:\n%s", len(lines), len(paths), h.logs.String())
+	}
+	for _, l := range lines {
+		if want := paths[l["path"].(string)]; l["route"] != want {
+			t.Errorf("%v logged with route %v, want %s", l["path"], l["route"], want)
+		}
+	}
+}
