@@ -36,7 +36,7 @@ define openapi_finish
 $(GO) run ./cmd/openapigen -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json
 endef
 
-.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench bench-edge bench-overload fmt clean check-deploy promtool
+.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench bench-edge bench-overload fmt clean check-deploy promtool browser
 
 all: build
 
@@ -84,6 +84,17 @@ check-deploy:
 promtool:
 	@command -v promtool >/dev/null 2>&1 || apt-get install -y --no-install-recommends prometheus || \
 	  echo "could not install prometheus (promtool); the promtool checks will be skipped"
+
+## browser: install Debian's chromium when missing, for the browser tests
+## (package internal/browsertest; they skip, saying so, without it). The
+## tests install playwright-core themselves with npm ci from
+## tools/browser's lock; they need Node.js 20 or later with npm.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get install -y --no-install-recommends chromium; } || \
+	  echo "could not install chromium; the browser tests will be skipped"
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+	  echo "node or npm not found: the browser tests will be skipped (they need Node.js 20+ with npm)"
 
 vet:
 	$(GO) vet $(PKGS)

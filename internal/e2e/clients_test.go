@@ -3,8 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/portico-gateway/portico/internal/browsertest"
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
@@ -113,52 +112,15 @@ func tsClientFlow(t *testing.T, spec, url string) {
 }
 
 // nodeModules returns a node_modules directory holding exactly what
-// tsclient's package-lock.json pins. It is kept across runs in the user's
-// cache directory, keyed by the lock file's hash; a miss installs it with
-// `npm ci --prefer-offline` (from npm's own cache when it can) into a fresh
-// directory, renamed into place once complete, so a concurrent or
-// interrupted run never sees half an install. Without a cache directory it
-// installs into the test's directory.
+// tsclient's package-lock.json pins, kept across runs in the user's cache
+// (browsertest.NodeModules).
 func nodeModules(t *testing.T, tsclient string) string {
 	t.Helper()
-	lock, err := os.ReadFile(filepath.Join(tsclient, "package-lock.json"))
+	nm, err := browsertest.NodeModules(tsclient)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		run(t, tsclient, buildTimeout, nil, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts")
-		return filepath.Join(tsclient, "node_modules")
-	}
-	sum := sha256.Sum256(lock)
-	root := filepath.Join(cache, "portico-e2e", "tsclient-"+hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(root, "node_modules")); err == nil {
-		return filepath.Join(root, "node_modules")
-	}
-	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	stage, err := os.MkdirTemp(filepath.Dir(root), "install-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(stage)
-	for _, f := range []string{"package.json", "package-lock.json"} {
-		b, err := os.ReadFile(filepath.Join(tsclient, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(stage, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run(t, stage, buildTimeout, nil, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts")
-	if err := os.Rename(stage, root); err != nil {
-		if _, serr := os.Stat(filepath.Join(root, "node_modules")); serr != nil {
-			t.Fatalf("node_modules: %v", err) // not a concurrent run's rename
-		}
-	}
-	return filepath.Join(root, "node_modules")
+	return nm
 }
 
 // copyTestdata copies the files of testdata/name into a fresh directory.
