@@ -13,6 +13,7 @@ const (
 	requestsName = "portico_gateway_requests_total"
 	durationName = "portico_gateway_request_duration_seconds"
 	limitedName  = "portico_gateway_rate_limited_total"
+	tripsName    = "portico_upstream_breaker_transitions_total"
 )
 
 // cum is one upstream's cumulative counts at a sample.
@@ -27,13 +28,14 @@ type bucket struct{ le, count float64 }
 type counts struct {
 	upstreams map[string]*cum
 	limited   map[string]float64 // by layer
+	trips     map[string]float64 // transitions to open, by breaker
 }
 
 // read sums the families into counts: requests and 5xx answers by
 // upstream (requests with no upstream are left out), latency buckets by
 // upstream and refusals by layer.
 func read(fams []*dto.MetricFamily) counts {
-	c := counts{upstreams: map[string]*cum{}, limited: map[string]float64{}}
+	c := counts{upstreams: map[string]*cum{}, limited: map[string]float64{}, trips: map[string]float64{}}
 	up := func(m *dto.Metric) *cum {
 		name := label(m, "upstream")
 		if name == "" {
@@ -63,6 +65,10 @@ func read(fams []*dto.MetricFamily) counts {
 				}
 			case limitedName:
 				c.limited[label(m, "layer")] += m.GetCounter().GetValue()
+			case tripsName:
+				if label(m, "to") == "open" {
+					c.trips[label(m, "breaker")] += m.GetCounter().GetValue()
+				}
 			}
 		}
 	}

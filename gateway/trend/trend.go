@@ -135,15 +135,21 @@ type History struct {
 	Upstreams []Upstream `json:"upstreams"`
 	// Limited counts refusals by rate-limit layer within Window.
 	Limited map[string]float64 `json:"limited"`
+	// Trips counts each breaker's openings within Window: a breaker that
+	// opens and half-opens between two looks still shows.
+	Trips map[string]float64 `json:"trips"`
 }
 
 // View returns each upstream's summary and its points of the last span
 // at now, with the same minutes an hour or a day earlier, upstreams by
-// name.
+// name. The summaries and refusal counts run from the window's oldest
+// sample to a fresh read of the registry, so they move at once.
 func (r *Recorder) View(now time.Time, span time.Duration) History {
+	fams, _ := r.g.Gather()
+	cur := read(fams)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h := History{Step: Step.String(), Window: Window.String(), Upstreams: []Upstream{}, Limited: map[string]float64{}}
+	h := History{Step: Step.String(), Window: Window.String(), Upstreams: []Upstream{}, Limited: map[string]float64{}, Trips: map[string]float64{}}
 	var offset time.Duration
 	switch up := now.Sub(r.first); {
 	case r.first.IsZero():
@@ -155,35 +161,31 @@ func (r *Recorder) View(now time.Time, span time.Duration) History {
 	if offset > 0 {
 		h.Offset = offset.String()
 	}
-	oldest, newest := r.windowEnds()
+	var oldest *snap
+	if r.window.Len() > 0 {
+		o := r.window.At(0)
+		oldest = &o
+	}
 	for name, pts := range r.points {
 		u := Upstream{Name: name, Recent: between(pts, now.Add(-span), now), Previous: []Point{}}
 		if offset > 0 {
 			u.Previous = between(pts, now.Add(-offset-span), now.Add(-offset))
 		}
 		if oldest != nil {
-			u.Summary = summary(newest.c.upstreams[name], oldest.c.upstreams[name], newest.t.Sub(oldest.t))
+			u.Summary = summary(cur.upstreams[name], oldest.c.upstreams[name], now.Sub(oldest.t))
 		}
 		h.Upstreams = append(h.Upstreams, u)
 	}
 	sort.Slice(h.Upstreams, func(i, j int) bool { return h.Upstreams[i].Name < h.Upstreams[j].Name })
 	if oldest != nil {
-		for layer, n := range newest.c.limited {
+		for layer, n := range cur.limited {
 			h.Limited[layer] = max(0, n-oldest.c.limited[layer])
+		}
+		for b, n := range cur.trips {
+			h.Trips[b] = max(0, n-oldest.c.trips[b])
 		}
 	}
 	return h
-}
-
-// windowEnds returns the oldest and newest samples of the window; nil
-// before two samples.
-func (r *Recorder) windowEnds() (oldest, newest *snap) {
-	n := r.window.Len()
-	if n < 2 {
-		return nil, nil
-	}
-	o, w := r.window.At(0), r.window.At(n-1)
-	return &o, &w
 }
 
 func summary(cur, old *cum, d time.Duration) Summary {

@@ -161,3 +161,20 @@ func TestRecordSamplesEveryStepUntilCancelled(t *testing.T) {
 		<-done
 	})
 }
+
+func TestTripsAndLimitedAreLive(t *testing.T) {
+	e := newEdge(t)
+	trans := prometheus.NewCounterVec(prometheus.CounterOpts{Name: tripsName}, []string{"breaker", "from", "to"})
+	e.reg.MustRegister(trans)
+	r := New(e.reg)
+	t0 := time.Unix(1_700_000_000, 0)
+	r.Sample(t0)
+	trans.WithLabelValues("inventory", "closed", "open").Inc()
+	trans.WithLabelValues("inventory", "half-open", "open").Inc()
+	trans.WithLabelValues("inventory", "open", "half-open").Inc()
+	e.m.RateLimited("failed_auth")
+	h := r.View(t0.Add(time.Second), time.Minute) // before the next sample
+	if h.Trips["inventory"] != 2 || h.Limited["failed_auth"] != 1 {
+		t.Errorf("trips %v, limited %v; want inventory opened twice and one failed_auth refusal", h.Trips, h.Limited)
+	}
+}

@@ -100,6 +100,19 @@ function confirmRollback(id) {
   dlg.showModal();
 }
 
+// reload asks the edge to re-read its config file and says what came of it.
+async function reload() {
+  const out = $('reload-result');
+  out.textContent = 'reloading…';
+  try {
+    const res = await api('/admin/reload', 'POST');
+    out.textContent = res.changed ? 'applied version ' + res.version.id : 'the file is unchanged';
+    await refresh();
+  } catch (err) {
+    out.textContent = 'rejected: ' + err.message;
+  }
+}
+
 async function signIn(ev) {
   ev.preventDefault();
   const input = $('token');
@@ -117,5 +130,6 @@ async function signIn(ev) {
 }
 
 $('signin-form').addEventListener('submit', signIn);
+$('reload').addEventListener('click', reload);
 $('signout').addEventListener('click', () => showSignIn('Signed out.'));
 if (sessionStorage.getItem(KEY)) showApp(); else showSignIn('');

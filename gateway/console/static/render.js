@@ -34,7 +34,7 @@ function offsetSeconds(offset) {
   return { '1h0m0s': 3600, '24h0m0s': 86400 }[offset] || 0;
 }
 
-function upstreamCard(u, t, offset) {
+function upstreamCard(u, t, offset, trips) {
   const chain = u.chain || { connectivity: '', inFlight: 0, breakers: [] };
   const s = (t && t.summary) || {};
   const recent = (t && t.recent) || [];
@@ -63,9 +63,10 @@ function upstreamCard(u, t, offset) {
       el('td', {}, i.ejected ? 'until ' + when(i.ejectedUntil) : 'no'),
       el('td', {}, i.consecutiveFailures), el('td', {}, i.ejections), el('td', {}, i.inFlight ?? '–'))),
     { class: 'instances' });
-  const breakers = table(['breaker', 'instance', 'state', 'requests', 'failures', 'consecutive failures'],
+  const breakers = table(['breaker', 'instance', 'state', 'opened (5m)', 'requests', 'failures', 'consecutive failures'],
     chain.breakers.map((b) => el('tr', { 'data-breaker': b.name, 'data-breaker-instance': b.instance || '' },
       el('td', {}, b.name), el('td', {}, b.instance || ''), el('td', { class: 'breaker-state' }, badge(b.state, stateKind(b.state))),
+      el('td', { class: 'trips' }, num(trips[b.name] || 0, 0)),
       el('td', {}, b.counts.requests), el('td', {}, b.counts.totalFailures), el('td', {}, b.counts.consecutiveFailures))),
     { class: 'breakers' });
   return el('article', { class: 'card', 'data-upstream': u.name }, head, el('div', { class: 'row' }, stats, trends), insts, breakers);
@@ -73,7 +74,7 @@ function upstreamCard(u, t, offset) {
 
 export function renderUpstreams(root, ups, traffic) {
   const byName = Object.fromEntries(traffic.upstreams.map((t) => [t.name, t]));
-  root.replaceChildren(...ups.upstreams.map((u) => upstreamCard(u, byName[u.name], traffic.offset)));
+  root.replaceChildren(...ups.upstreams.map((u) => upstreamCard(u, byName[u.name], traffic.offset, traffic.trips || {})));
 }
 
 const quota = (l) => (l ? `${l.rate} per ${l.period}, burst ${l.burst}` : 'none');
