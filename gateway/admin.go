@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/console"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -37,7 +39,7 @@ func (s *Server) adminRoutes() map[string]adminRoute {
 	open := func(h http.HandlerFunc) adminRoute {
 		return adminRoute{http.MethodGet, true, func(w http.ResponseWriter, r *http.Request, _ *snapshot) { h(w, r) }}
 	}
-	return map[string]adminRoute{
+	routes := map[string]adminRoute{
 		"/metrics":            open(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP),
 		"/healthz/live":       open(serveLive),
 		"/healthz/ready":      open(s.serveReady),
@@ -51,10 +53,14 @@ func (s *Server) adminRoutes() map[string]adminRoute {
 		"/admin/reload":       {http.MethodPost, false, s.adminReload},
 		"/admin/rollback":     {http.MethodPost, false, s.adminRollback},
 	}
+	for _, feature := range adminFeatures {
+		maps.Copy(routes, feature(s))
+	}
+	return routes
 }
 
-// AdminHandler returns the admin API: /metrics and /healthz/* open,
-// everything under /admin/ for callers the edge's authenticator (of the
+// AdminHandler returns the admin API: /metrics, /healthz/* and the
+// console's files (console/doc.go) open, everything under /admin/ for callers the edge's authenticator (of the
 // live config) identifies as role admin. Serve it on its own listener
 // (Config.AdminListen), never on the API's.
 func (s *Server) AdminHandler() http.Handler {
@@ -65,6 +71,7 @@ func (s *Server) AdminHandler() http.Handler {
 		ex := &exchange{start: time.Now(), traceID: requestTraceID(r), route: r.URL.Path, snap: sn}
 		r = r.WithContext(withExchange(r.Context(), ex))
 		w.Header().Set(traceHeader, ex.traceID)
+		console.Headers(w.Header())
 		rt, ok := routes[r.URL.Path]
 		switch {
 		case !ok:

@@ -17,6 +17,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/shed"
+	"github.com/portico-gateway/portico/gateway/trend"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/procmetrics"
@@ -48,8 +49,9 @@ type Server struct {
 	reloadMu sync.Mutex               // serializes Reload and Rollback
 	applied  chan struct{}            // closed by the next commit; under reloadMu
 	history  *history
-	serving  atomic.Bool // Serve is accepting
-	draining atomic.Bool // shutdown has begun
+	trend    *trend.Recorder // the upstreams' traffic history; Serve samples it
+	serving  atomic.Bool     // Serve is accepting
+	draining atomic.Bool     // shutdown has begun
 	// drainWait waits out the drain delay; nil waits on a timer. Tests
 	// replace it to hold the drain open until they have looked at it.
 	drainWait func(time.Duration)
@@ -131,6 +133,7 @@ func (s *Server) setup() error {
 		s.openAPI = genopenapi.JSON
 	}
 	s.history = newHistory()
+	s.trend = s.newTrend()
 	s.ops = s.opsHandlers()
 	if s.problems, err = renderProblemPages(); err != nil {
 		return fmt.Errorf("gateway: problem pages: %w", err)
@@ -168,6 +171,11 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		return fmt.Errorf("gateway: admin_listen: %w", err)
 	}
 	s.serving.Store(true)
+	tctx, stopTrend := context.WithCancel(ctx)
+	var trendWG sync.WaitGroup
+	trendWG.Go(func() { s.trend.Record(tctx) })
+	defer trendWG.Wait()
+	defer stopTrend()
 	s.log.Info("serving", "addr", lis.Addr().String(), "version", s.snap.Load().version.ID)
 	select {
 	case err := <-s.lis.failed:

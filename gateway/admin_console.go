@@ -1,0 +1,64 @@
+package gateway
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/console"
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gateway/trend"
+)
+
+// adminFeatures are the features that bring admin routes of their own
+// (issue 22): adminRoutes adds each one's routes to the core ones, so a
+// feature's routes live beside the feature, not in one growing map.
+var adminFeatures = []func(*Server) map[string]adminRoute{
+	(*Server).consoleRoutes,
+	(*Server).trafficRoutes,
+}
+
+// consoleRoutes serves the console's files (gateway/console) to anyone:
+// a sign-in shell with no data in it, whose script sends the admin token
+// the operator types as a bearer header to the admin-only endpoints (a
+// browser's navigation cannot carry that header; console/doc.go says why
+// neither a cookie nor the URL may).
+func (s *Server) consoleRoutes() map[string]adminRoute {
+	out := map[string]adminRoute{}
+	for _, p := range console.Paths() {
+		out[p] = adminRoute{http.MethodGet, true, func(w http.ResponseWriter, r *http.Request, _ *snapshot) { console.Serve(w, r) }}
+	}
+	return out
+}
+
+// trafficSpan is the span of GET /admin/traffic's points unless
+// ?minutes= says otherwise (1 to maxTrafficMinutes).
+const (
+	trafficSpan       = 15 * time.Minute
+	maxTrafficMinutes = 60
+)
+
+// trafficRoutes serves GET /admin/traffic: each upstream's recent traffic
+// from the edge's own metrics (gateway/trend).
+func (s *Server) trafficRoutes() map[string]adminRoute {
+	return map[string]adminRoute{"/admin/traffic": {http.MethodGet, false, s.adminTraffic}}
+}
+
+func (s *Server) adminTraffic(w http.ResponseWriter, r *http.Request, _ *snapshot) {
+	span := trafficSpan
+	if m := r.URL.Query().Get("minutes"); m != "" {
+		n, err := strconv.Atoi(m)
+		if err != nil || n < 1 || n > maxTrafficMinutes {
+			if len(m) > 16 {
+				m = m[:16] + "..."
+			}
+			s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument, "minutes must be a whole number from 1 to "+strconv.Itoa(maxTrafficMinutes)+", not "+strconv.Quote(m)+"."))
+			return
+		}
+		span = time.Duration(n) * time.Minute
+	}
+	writeJSON(w, http.StatusOK, s.trend.View(time.Now(), span))
+}
+
+// newTrend is the Recorder of the edge's registry; Serve runs it.
+func (s *Server) newTrend() *trend.Recorder { return trend.New(s.registry) }

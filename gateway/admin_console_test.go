@@ -1,0 +1,210 @@
+package gateway
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/console"
+)
+
+// consoleHarness is an edge with debug logs in h.logs and its admin API on
+// a test server.
+func consoleHarness(t *testing.T) (*harness, *httptest.Server) {
+	h := newHarness(t, setup{})
+	okStubs(h)
+	admin := httptest.NewServer(h.srv.AdminHandler())
+	t.Cleanup(admin.Close)
+	return h, admin
+}
+
+func consoleGet(t *testing.T, admin *httptest.Server, path, token string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, admin.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := admin.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestConsoleFiles: the console's files are served to anyone with their
+// type and the security headers; the admin API's answers carry the
+// headers too.
+func TestConsoleFiles(t *testing.T) {
+	_, admin := consoleHarness(t)
+	types := map[string]string{".css": "text/css", ".js": "text/javascript", "/": "text/html"}
+	paths := append(console.Paths(), "/admin/versions")
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			resp, body := consoleGet(t, admin, p, "")
+			want := http.StatusOK
+			if strings.HasPrefix(p, "/admin/") {
+				want = http.StatusUnauthorized
+			} else {
+				var ct string
+				for suffix, typ := range types {
+					if strings.HasSuffix(p, suffix) {
+						ct = typ
+					}
+				}
+				if !strings.HasPrefix(resp.Header.Get("Content-Type"), ct) || body == "" {
+					t.Errorf("Content-Type %q with %d bytes, want %s and the file", resp.Header.Get("Content-Type"), len(body), ct)
+				}
+			}
+			if resp.StatusCode != want {
+				t.Errorf("status %d, want %d", resp.StatusCode, want)
+			}
+			for k, v := range map[string]string{"Content-Security-Policy": console.CSP, "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"} {
+				if got := resp.Header.Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+	if !strings.Contains(console.CSP, "frame-ancestors 'none'") || strings.Contains(console.CSP, "unsafe") || strings.Contains(console.CSP, "http") {
+		t.Errorf("CSP %q is not strict: want frame-ancestors 'none', no unsafe-*, no outside host", console.CSP)
+	}
+}
+
+// TestConsoleFilesAreStrict: no inline script, style or handler, and no
+// outside host, in any console file (the CSP would block them; this says
+// which line).
+func TestConsoleFilesAreStrict(t *testing.T) {
+	_, admin := consoleHarness(t)
+	bad := []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\son[a-z]+\s*=`), // onclick= and the like
+		regexp.MustCompile(`(?i)\sstyle\s*=`),
+		regexp.MustCompile(`<style`),
+		regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/`), // an outside host
+		regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|eval\(|new Function`),
+	}
+	for _, p := range console.Paths() {
+		_, body := consoleGet(t, admin, p, "")
+		for _, tag := range regexp.MustCompile(`(?i)<script[^>]*>`).FindAllString(body, -1) {
+			if !strings.Contains(tag, " src=") {
+				t.Errorf("%s: inline script %q", p, tag)
+			}
+		}
+		for i, line := range strings.Split(body, "\n") {
+			for _, re := range bad {
+				if m := re.FindString(line); m != "" && !strings.Contains(line, "www.w3.org/2000/svg") {
+					t.Errorf("%s:%d: %q matches %s", p, i+1, m, re)
+				}
+			}
+		}
+	}
+}
+
+// TestAdminTraffic: the traffic history needs the admin role, bounds its
+// parameter, and shows an upstream's answers once sampled.
+func TestAdminTraffic(t *testing.T) {
+	h, admin := consoleHarness(t)
+	for _, tc := range []struct {
+		path, token string
+		want        int
+	}{
+		{"/admin/traffic", "", http.StatusUnauthorized},
+		{"/admin/traffic", "wrong", http.StatusUnauthorized},
+		{"/admin/traffic", readerToken, http.StatusForbidden},
+		{"/admin/traffic?minutes=0", adminToken, http.StatusBadRequest},
+		{"/admin/traffic?minutes=61", adminToken, http.StatusBadRequest},
+		{"/admin/traffic?minutes=" + strings.Repeat("9", 100), adminToken, http.StatusBadRequest},
+		{"/admin/traffic?minutes=5", adminToken, http.StatusOK},
+	} {
+		resp, body := consoleGet(t, admin, tc.path, tc.token)
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET %s with %q = %d %s, want %d", tc.path, tc.token, resp.StatusCode, body, tc.want)
+		}
+		if tc.want != http.StatusOK && resp.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("GET %s: Content-Type %q, want a problem", tc.path, resp.Header.Get("Content-Type"))
+		}
+		if len(body) > 2000 && tc.want != http.StatusOK {
+			t.Errorf("GET %s: a %d-byte problem echoes too much", tc.path, len(body))
+		}
+	}
+	now := time.Now()
+	h.srv.trend.Sample(now.Add(-10 * time.Second))
+	for range 3 {
+		h.do("GET", "/api/inventory/sku-1", adminToken, "")
+	}
+	h.srv.trend.Sample(now)
+	_, body := consoleGet(t, admin, "/admin/traffic", adminToken)
+	var got struct {
+		Upstreams []struct {
+			Name    string
+			Summary struct{ Requests float64 }
+			Recent  []struct{ Rate float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range got.Upstreams {
+		if u.Name == "inventory" {
+			if u.Summary.Requests != 3 || len(u.Recent) != 1 || u.Recent[0].Rate <= 0 {
+				t.Errorf("inventory = %+v, want 3 requests and one point", u)
+			}
+			return
+		}
+	}
+	t.Errorf("/admin/traffic = %s, want inventory's traffic", body)
+}
+
+// TestConsoleKeepsTokensOutOfLogs: signing in (with a good token, a
+// reader's and a wrong one) and every data endpoint the console polls log
+// no token.
+func TestConsoleKeepsTokensOutOfLogs(t *testing.T) {
+	h, admin := consoleHarness(t)
+	const wrong = "wrong-but-secret-token-1234"
+	for _, tok := range []string{adminToken, readerToken, wrong} {
+		for _, p := range []string{"/", "/admin/versions", "/admin/upstreams", "/admin/traffic", "/admin/limits", "/admin/audit", "/admin/config"} {
+			consoleGet(t, admin, p, tok)
+		}
+	}
+	logs := h.logs.String()
+	if logs == "" {
+		t.Log("no log lines at all")
+	}
+	for _, tok := range []string{adminToken, readerToken, wrong} {
+		if strings.Contains(logs, tok) {
+			t.Errorf("the logs show token %s", tok)
+		}
+	}
+}
+
+// TestAdminDataHasNoSecrets: no data endpoint the console reads shows a
+// token or a Redis password.
+func TestAdminDataHasNoSecrets(t *testing.T) {
+	cfg := DevConfig(0)
+	cfg.Redis.URL = "redis://user:redis-pass-1234@127.0.0.1:6379/0"
+	b, err := json.Marshal(Redacted(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "redis-pass-1234") {
+		t.Errorf("the redacted config shows the Redis password: %s", b)
+	}
+	_, admin := consoleHarness(t)
+	for _, p := range []string{"/admin/config", "/admin/versions", "/admin/upstreams", "/admin/traffic", "/admin/limits", "/admin/audit", "/admin/routes"} {
+		_, body := consoleGet(t, admin, p, adminToken)
+		for _, tok := range []string{adminToken, readerToken, aliceToken, bobToken} {
+			if strings.Contains(body, tok) {
+				t.Errorf("%s shows token %s", p, tok)
+			}
+		}
+	}
+}

@@ -1,0 +1,34 @@
+// sparkline draws points' field as an inline SVG polyline, and the
+// previous points (the same minutes earlier, shifted by offsetSec) in
+// grey behind it, on one scale.
+const NS = 'http://www.w3.org/2000/svg';
+const W = 120;
+const H = 28;
+
+export function sparkline(recent, previous, field, offsetSec, spanSec, label) {
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('width', W);
+  svg.setAttribute('height', H);
+  svg.setAttribute('class', 'spark');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', label);
+  const now = Date.now() / 1000;
+  const all = recent.concat(previous);
+  const top = Math.max(1e-9, ...all.map((p) => p[field]));
+  const line = (pts, shift, cls) => {
+    if (pts.length === 0) return;
+    const xy = pts.map((p) => {
+      const x = W * (1 - (now - (p.t + shift)) / spanSec);
+      const y = H - 1 - (H - 2) * (p[field] / top);
+      return `${Math.max(0, x).toFixed(1)},${y.toFixed(1)}`;
+    });
+    const pl = document.createElementNS(NS, 'polyline');
+    pl.setAttribute('points', xy.join(' '));
+    pl.setAttribute('class', cls);
+    svg.appendChild(pl);
+  };
+  line(previous, offsetSec, 'prev');
+  line(recent, 0, 'now');
+  return svg;
+}

@@ -1,0 +1,55 @@
+// The admin console's scenario (TestConsoleInBrowser): sign in, watch
+// inventory go down, a rate limit, a reload with its diff, a rollback.
+export default async function (ctx) {
+  const page = ctx.page;
+  const { token, readToken } = ctx.params;
+  const signIn = async (tok) => {
+    await page.fill('#token', tok);
+    await page.click('#signin-form button[type=submit]');
+  };
+  await page.goto(ctx.url);
+  await page.locator('#signin-form').waitFor();
+  await ctx.shot('sign-in');
+
+  await signIn(readToken);
+  await page.locator('#signin-error', { hasText: 'admin role' }).waitFor();
+  await ctx.shot('reader-refused');
+
+  await signIn(token);
+  const inv = page.locator('article[data-upstream="inventory"]');
+  await inv.locator('.card-head [data-state="UP"]').waitFor();
+  await page.locator('tr[data-layer="failed_auth"]').waitFor();
+  const first = (await page.locator('#live-version').textContent()).trim();
+  await ctx.shot('signed-in');
+
+  await ctx.ask('kill-inventory', {});
+  const killed = Date.now();
+  await inv.locator('.card-head [data-state="DOWN"]').waitFor({ timeout: 10000 });
+  await inv.locator('.breakers [data-state="open"]').first().waitFor({ timeout: 10000 });
+  const downMillis = Date.now() - killed;
+  await ctx.shot('inventory-down');
+  await ctx.ask('stop-traffic', {});
+
+  await ctx.ask('rate-limit', {});
+  await page.locator('tr[data-layer="failed_auth"] .refused').filter({ hasNotText: /^0$/ }).waitFor({ timeout: 10000 });
+  await page.locator('tr[data-layer="failed_auth"]').scrollIntoViewIfNeeded();
+  await ctx.shot('rate-limited');
+
+  await ctx.ask('edit-config', {});
+  await page.click('#reload');
+  await page.locator('#live-version').filter({ hasNotText: first }).waitFor();
+  const second = (await page.locator('#live-version').textContent()).trim();
+  const diff = page.locator(`.auditlog li[data-version="${second}"] .diff`).first();
+  await diff.filter({ hasText: 'limits.plans.default.rate' }).waitFor();
+  await diff.scrollIntoViewIfNeeded();
+  await ctx.shot('reloaded');
+
+  await page.locator(`tr[data-version="${first}"] button.rollback`).click();
+  await page.locator('#confirm[open]').waitFor();
+  await ctx.shot('rollback-confirm');
+  await page.click('#confirm-ok');
+  await page.locator('#live-version', { hasText: first }).waitFor();
+  await page.locator('#live-version').scrollIntoViewIfNeeded();
+  await ctx.shot('rolled-back');
+  return { first, second, downMillis };
+}
