@@ -16,6 +16,10 @@ type Operation struct {
 	// Common: 404 (a *_NOT_FOUND reason), 409 (ALREADY_EXISTS or
 	// FAILED_PRECONDITION) and 422 (a reason with http_status 422).
 	Errors []int
+	// Stream: the RPC is server streaming; the answer is NDJSON or
+	// Server-Sent Events (a stream of messages), or, for a stream of
+	// google.api.HttpBody, the chunks' own content type.
+	Stream bool
 }
 
 // Common are the statuses every /api operation can answer: 400 (a field
@@ -49,8 +53,10 @@ var Operations = map[string]Operation{
 	"/portico.payment.v1.PaymentService/ListPayments":  {Summary: "List an order's payments"},
 	"/portico.payment.v1.PaymentService/RefundPayment": {Summary: "Refund a payment", Errors: []int{404, 409}}, // PAYMENT_NOT_FOUND, PAYMENT_NOT_CAPTURED
 	// order
-	"/portico.order.v1.OrderService/CreateOrder": {Summary: "Place an order", Created: true, IdempotencyKey: true, Errors: []int{404, 409, 422}}, // ITEM_NOT_FOUND, INSUFFICIENT_STOCK, PAYMENT_DECLINED / IDEMPOTENCY_KEY_REUSED
-	"/portico.order.v1.OrderService/GetOrder":    {Summary: "Get an order", Errors: []int{404}},                                                  // ORDER_NOT_FOUND
-	"/portico.order.v1.OrderService/ListOrders":  {Summary: "List orders"},
-	"/portico.order.v1.OrderService/CancelOrder": {Summary: "Cancel an order", Errors: []int{404, 409}}, // ORDER_NOT_FOUND, ORDER_NOT_CANCELLABLE
+	"/portico.order.v1.OrderService/CreateOrder":  {Summary: "Place an order", Created: true, IdempotencyKey: true, Errors: []int{404, 409, 422}}, // ITEM_NOT_FOUND, INSUFFICIENT_STOCK, PAYMENT_DECLINED / IDEMPOTENCY_KEY_REUSED
+	"/portico.order.v1.OrderService/GetOrder":     {Summary: "Get an order", Errors: []int{404}},                                                  // ORDER_NOT_FOUND
+	"/portico.order.v1.OrderService/ListOrders":   {Summary: "List orders"},
+	"/portico.order.v1.OrderService/CancelOrder":  {Summary: "Cancel an order", Errors: []int{404, 409}},                // ORDER_NOT_FOUND, ORDER_NOT_CANCELLABLE
+	"/portico.order.v1.OrderService/WatchOrder":   {Summary: "Watch an order settle", Errors: []int{404}, Stream: true}, // ORDER_NOT_FOUND
+	"/portico.order.v1.OrderService/ExportOrders": {Summary: "Export orders", Stream: true},
 }
