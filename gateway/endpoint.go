@@ -21,6 +21,9 @@ type endpoint struct {
 	idempotencyKey      bool
 	output              protoreflect.MessageDescriptor
 	update              *updateRule // an update whose body may imply its mask
+	// maxDuration and idleTimeout bound a streaming route's stream
+	// (streams, routes.overrides) instead of timeout.
+	maxDuration, idleTimeout time.Duration
 }
 
 // buildRoutes reads the routes of every registration and resolves their
@@ -85,12 +88,14 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 	eps := map[*route.Route]*endpoint{}
 	for _, r := range table.Routes() {
 		ep := &endpoint{
-			Route:      r,
-			timeout:    ups[r.Upstream].Timeout,
-			maxTimeout: cfg.Routes.MaxTimeout,
-			maxBody:    cfg.Routes.MaxBodyBytes,
-			output:     outputOf(r),
-			update:     updateOf(r),
+			Route:       r,
+			timeout:     ups[r.Upstream].Timeout,
+			maxTimeout:  cfg.Routes.MaxTimeout,
+			maxBody:     cfg.Routes.MaxBodyBytes,
+			output:      outputOf(r),
+			update:      updateOf(r),
+			maxDuration: cfg.Streams.MaxDuration,
+			idleTimeout: cfg.Streams.IdleTimeout,
 		}
 		if o, ok := overrides[r]; ok {
 			ep.apply(o.RouteOverride)
@@ -120,6 +125,12 @@ func (ep *endpoint) apply(o RouteOverride) {
 	}
 	if o.MaxBodyBytes > 0 {
 		ep.maxBody = o.MaxBodyBytes
+	}
+	if o.MaxDuration > 0 {
+		ep.maxDuration = o.MaxDuration
+	}
+	if o.IdleTimeout > 0 {
+		ep.idleTimeout = o.IdleTimeout
 	}
 }
 
