@@ -21,7 +21,7 @@ var Tags = []Tag{
 // tagOf is the name of the Tag whose Prefix path starts with.
 func tagOf(path string) string {
 	for _, t := range Tags {
-		if path == t.Prefix || strings.HasPrefix(path, t.Prefix+"/") {
+		if path == t.Prefix || strings.HasPrefix(path, t.Prefix+"/") || strings.HasPrefix(path, t.Prefix+":") {
 			return t.Name
 		}
 	}
@@ -32,6 +32,8 @@ func tagOf(path string) string {
 // terms (status names, ErrorInfo, proto field names), the comment with what
 // a REST client sees: HTTP statuses, problem codes and JSON names.
 var restDescriptions = map[string]string{
+	"/portico.order.v1.OrderService/WatchOrder":   "Streams one of the caller's orders: its current state first, then each change, until it is CONFIRMED, FAILED or CANCELLED, when the stream ends cleanly. Another customer's order is 404 ORDER_NOT_FOUND, as for reading it. Send Accept: text/event-stream for Server-Sent Events (an EventSource works), or application/x-ndjson (the default). Streams are bounded (streams in the gateway's configuration): a caller may keep only so many open (429 TOO_MANY_STREAMS), and the gateway ends a stream that lasts too long, idles or outlives a shutdown with the terminal problem STREAM_RECONNECT: open it again.",
+	"/portico.order.v1.OrderService/ExportOrders": "Exports the caller's orders (every customer's for admin and reader), newest first, as NDJSON (format=NDJSON, the default) or CSV (format=CSV), written as it is read: the export's size never has to fit in the gateway's or the service's memory.",
 	"/portico.inventory.v1.InventoryService/CreateItem": "Adds an item to the catalogue (admin). A SKU that is taken is 409 ITEM_ALREADY_EXISTS.",
 	"/portico.inventory.v1.InventoryService/UpdateItem": "Sets an item's name, price or available stock (admin).",
 	"/portico.order.v1.OrderService/CreateOrder": "Places an order. The request must carry an Idempotency-Key header (1-255 printable ASCII characters), scoped to the caller: the same key with the same body answers the same order, with the header \"Idempotent-Replayed: true\", and reserves or charges nothing more; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.\n\n" +
