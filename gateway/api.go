@@ -22,6 +22,9 @@ import (
 //	              (the edge's or the route group's cap: shedding.go)
 //	prepare       400, 413, 415 (idempotency key, Grpc-Timeout, query, body
 //	              size and encoding)
+//	stream        a server-streaming route leaves here for serveStream
+//	              (stream.go): its own caps instead of the in-flight ones,
+//	              406, then NDJSON or Server-Sent Events
 //	forward       grpc-gateway's handler with the deadline: a JSON body
 //	              that does not decode is 400 before any call; errors through
 //	              the status table (response.go)
@@ -52,6 +55,11 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	ex.principal = sn.policy.Grant(p, rt) // the one role the service receives
+	if ep := sn.endpoints[rt]; ep.Stream {
+		ex.ep, ex.upstream = ep, rt.Upstream
+		s.serveStream(w, r, ep)
+		return
+	}
 	release := s.holdCaller(w, r, p)
 	if release == nil {
 		return

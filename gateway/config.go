@@ -102,6 +102,8 @@ type Config struct {
 	Telemetry TelemetryConfig `yaml:"telemetry,omitempty"`
 	// Shed caps the requests in flight (load shedding, config_shed.go).
 	Shed ShedConfig `yaml:"shed,omitempty"`
+	// Streams bounds server-streaming routes (NDJSON, Server-Sent Events).
+	Streams StreamsConfig `yaml:"streams,omitempty"`
 	// Problems configures the problem details' type URIs
 	// (config_problems.go); absent keeps them relative ("/problems/...").
 	Problems ProblemsConfig `yaml:"problems,omitempty"`
@@ -209,6 +211,10 @@ type RouteOverride struct {
 	MaxTimeout time.Duration `yaml:"max_timeout,omitempty"`
 	// MaxBodyBytes replaces routes.max_body_bytes for this route.
 	MaxBodyBytes int64 `yaml:"max_body_bytes,omitempty"`
+	// MaxDuration replaces streams.max_duration for a streaming route.
+	MaxDuration time.Duration `yaml:"max_duration,omitempty"`
+	// IdleTimeout replaces streams.idle_timeout for a streaming route.
+	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
 }
 
 // HealthConfig configures GET /health.

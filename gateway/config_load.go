@@ -190,6 +190,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Routes.MaxTimeout, DefaultMaxTimeout)
 	def(&c.Health.Timeout, DefaultHealthTimeout)
 	c.Shed = c.Shed.withDefaults()
+	c.Streams = c.Streams.withDefaults()
 	// Derived, it stays within its bound: a longer timeout is the route
 	// table's error to report, not a shutdown_grace the user never wrote.
 	def(&c.ShutdownGrace, min(max(DefaultShutdownGrace, c.longestTimeout()+time.Second), MaxShutdownGrace))

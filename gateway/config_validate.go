@@ -51,6 +51,7 @@ func (c Config) validate(v *validator) {
 	c.Redis.validate(v)
 	c.Telemetry.validate(v)
 	c.Shed.validate(v)
+	c.Streams.validate(v)
 	c.Identity.validate(v)
 	c.TLS.validate(v)
 	c.validateUpstreamTLS(v)
@@ -108,6 +109,8 @@ func (c Config) validateRoutes(v *validator) {
 		}
 		v.nonNegative(p+".timeout", o.Timeout)
 		v.nonNegative(p+".max_timeout", o.MaxTimeout)
+		v.within(p+".max_duration", o.MaxDuration, 0, MaxStreamDuration)
+		v.within(p+".idle_timeout", o.IdleTimeout, 0, MaxStreamDuration)
 		if o.MaxBodyBytes < 0 {
 			v.add(p+".max_body_bytes", "must not be negative")
 		}

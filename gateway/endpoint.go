@@ -24,6 +24,9 @@ type endpoint struct {
 	idempotencyKey      bool
 	output              protoreflect.MessageDescriptor
 	update              *updateRule // an update whose body may imply its mask
+	// maxDuration and idleTimeout bound a streaming route's stream
+	// (streams, routes.overrides) instead of timeout.
+	maxDuration, idleTimeout time.Duration
 }
 
 // buildRoutes reads the routes of every registration cfg has an upstream
@@ -109,12 +112,14 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 	eps := map[*route.Route]*endpoint{}
 	for _, r := range table.Routes() {
 		ep := &endpoint{
-			Route:      r,
-			timeout:    ups[r.Upstream].Timeout,
-			maxTimeout: cfg.Routes.MaxTimeout,
-			maxBody:    cfg.Routes.MaxBodyBytes,
-			output:     r.Desc.Output(),
-			update:     updateOf(r),
+			Route:       r,
+			timeout:     ups[r.Upstream].Timeout,
+			maxTimeout:  cfg.Routes.MaxTimeout,
+			maxBody:     cfg.Routes.MaxBodyBytes,
+			output:      r.Desc.Output(),
+			update:      updateOf(r),
+			maxDuration: cfg.Streams.MaxDuration,
+			idleTimeout: cfg.Streams.IdleTimeout,
 		}
 		if o, ok := overrides[r]; ok {
 			ep.apply(o.RouteOverride)
@@ -141,6 +146,12 @@ func (ep *endpoint) apply(o RouteOverride) {
 	}
 	if o.MaxBodyBytes > 0 {
 		ep.maxBody = o.MaxBodyBytes
+	}
+	if o.MaxDuration > 0 {
+		ep.maxDuration = o.MaxDuration
+	}
+	if o.IdleTimeout > 0 {
+		ep.idleTimeout = o.IdleTimeout
 	}
 }
 

@@ -39,6 +39,7 @@ type exchange struct {
 	inFlight  prometheus.Gauge // the route's in-flight count, to Dec when answered; nil before routing
 	bodyCount *countingBody    // nil when the request has no body
 	respBytes int64            // response body bytes written
+	stream    *stream          // a server stream's state; nil for a unary call
 
 	// Held here so that one allocation serves the request's state, its
 	// response writer, its body counter and its quotas.

@@ -166,13 +166,13 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 		level = slog.LevelWarn
 	case status >= 500:
 		level = slog.LevelError
-	case status >= 400, ex.writeErr != nil:
+	case status >= 400, ex.writeErr != nil, ex.stream != nil && ex.stream.end == endError:
 		level = slog.LevelWarn
 	}
 	if logging.DropsRequest(r.Context(), s.log, level, d) { // sampled out: build nothing
 		return
 	}
-	var buf [14]slog.Attr
+	var buf [17]slog.Attr
 	attrs := append(buf[:0],
 		slog.String("method", r.Method),
 		slog.String("path", r.URL.Path),
@@ -187,6 +187,10 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 		slog.Int64("requestBytes", ex.requestBytes()),
 		slog.Int64("responseBytes", ex.respBytes),
 	)
+	if st := ex.stream; st != nil { // written when the stream ends
+		attrs = append(attrs, slog.Int64("streamMessages", st.messages), slog.String("streamEnd", st.end),
+			slog.String("streamFraming", st.framing()))
+	}
 	if ex.logErr != "" {
 		attrs = append(attrs, slog.String("error", ex.logErr))
 	}
@@ -239,6 +243,13 @@ func (s *Server) serveOps(w *responseWriter, r *http.Request, h http.HandlerFunc
 // writeProblem completes p with the request's path and trace id, puts its
 // type under the live config's problems.type_base, and sends it.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
+	s.completeProblem(r, p)
+	p.Write(w)
+}
+
+// completeProblem sets p's instance, trace id and type base, and records
+// its code for the access line.
+func (s *Server) completeProblem(r *http.Request, p *problem.Problem) {
 	ex := exchangeFrom(r.Context())
 	p.Instance = r.URL.EscapedPath()
 	p.TraceID = ex.traceID
@@ -246,5 +257,4 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p *problem
 		p.Rebase(ex.snap.cfg.Problems.TypeBase)
 	}
 	ex.code = p.Code
-	p.Write(w)
 }

@@ -67,6 +67,13 @@ type Server struct {
 	// arriving, and callers those per caller in flight (admission.go); they
 	// outlive reloads, each snapshot giving the caps.
 	bodies, callers shed.Keyed
+
+	// streams counts the open streams, in all and per caller; streamStop
+	// is closed when shutdown ends them (stream.go).
+	streams       streamCounts
+	streamStop    chan struct{}
+	stopStreams   sync.Once
+	streamMetrics *streamMetrics
 }
 
 // New validates cfg (defaults applied), builds the route table from the
@@ -83,7 +90,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, log: o.logger, registry: o.registry}
+	s := &Server{o: o, log: o.logger, registry: o.registry, streamStop: make(chan struct{})}
 	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock, probed: o.redisProbed}
 	if err := s.setup(); err != nil {
 		s.Close()
@@ -120,6 +127,9 @@ func (s *Server) setup() error {
 	}
 	if s.shedTotal, err = newShedTotal(s.registry); err != nil {
 		return fmt.Errorf("gateway: shed metrics: %w", err)
+	}
+	if s.streamMetrics, err = newStreamMetrics(s.registry); err != nil {
+		return fmt.Errorf("gateway: stream metrics: %w", err)
 	}
 	if err = s.registry.Register(redisGauge{s}); err != nil {
 		return fmt.Errorf("gateway: rate-limit metrics: %w", err)

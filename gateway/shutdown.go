@@ -14,7 +14,9 @@ import (
 //  2. the edge keeps serving for drain_delay (the preStop delay);
 //  3. the listener closes: new connections are refused, idle ones closed;
 //     from here a reload no longer moves the listeners;
-//  4. in-flight requests finish within shutdown_grace (by default longer
+//  4. open streams end with the terminal problem STREAM_RECONNECT (the
+//     client reconnects, to another instance), and
+//     in-flight requests finish within shutdown_grace (by default longer
 //     than the longest route timeout), then what is left is cut; requests
 //     on connections a reload retired (listeners.go) are waited for too;
 //  5. the admin API stops (it showed the drain until here), Serve returns
@@ -37,6 +39,7 @@ func (s *Server) shutdown(now bool) {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
+	s.endStreams()
 	if !shutdownAll(sctx, s.lis.stopAPI()) {
 		s.log.Warn("shutdown grace expired; cutting in-flight requests")
 	}

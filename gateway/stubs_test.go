@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"google.golang.org/genproto/googleapis/api/httpbody"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -40,6 +42,25 @@ type orderStub struct {
 	getOrder    func(context.Context, *orderv1.GetOrderRequest) (*orderv1.Order, error)
 	listOrders  func(context.Context, *orderv1.ListOrdersRequest) (*orderv1.ListOrdersResponse, error)
 	cancelOrder func(context.Context, *orderv1.CancelOrderRequest) (*orderv1.Order, error)
+	// watchOrder and exportOrders serve the streams; nil is UNIMPLEMENTED.
+	watchOrder   func(*orderv1.WatchOrderRequest, grpc.ServerStreamingServer[orderv1.Order]) error
+	exportOrders func(*orderv1.ExportOrdersRequest, grpc.ServerStreamingServer[httpbody.HttpBody]) error
+}
+
+func (s *orderStub) WatchOrder(r *orderv1.WatchOrderRequest, st grpc.ServerStreamingServer[orderv1.Order]) error {
+	s.record(st.Context())
+	if s.watchOrder == nil {
+		return s.UnimplementedOrderServiceServer.WatchOrder(r, st)
+	}
+	return s.watchOrder(r, st)
+}
+
+func (s *orderStub) ExportOrders(r *orderv1.ExportOrdersRequest, st grpc.ServerStreamingServer[httpbody.HttpBody]) error {
+	s.record(st.Context())
+	if s.exportOrders == nil {
+		return s.UnimplementedOrderServiceServer.ExportOrders(r, st)
+	}
+	return s.exportOrders(r, st)
 }
 
 func call[Req, Resp any](s *seen, ctx context.Context, f func(context.Context, Req) (Resp, error), req Req, unimpl func(context.Context, Req) (Resp, error)) (Resp, error) {

@@ -56,6 +56,9 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramIdempotencyKey})
 	}
 	op.Responses = responses(op.Responses, edge)
+	if md.IsStreamingServer() {
+		streamResponse(op, md)
+	}
 	if op.RequestBody != nil {
 		for _, s := range []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType} {
 			op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})

@@ -21,7 +21,7 @@ var Tags = []Tag{
 // tagOf is the name of the Tag whose Prefix path starts with.
 func tagOf(path string) string {
 	for _, t := range Tags {
-		if path == t.Prefix || strings.HasPrefix(path, t.Prefix+"/") {
+		if path == t.Prefix || strings.HasPrefix(path, t.Prefix+"/") || strings.HasPrefix(path, t.Prefix+":") {
 			return t.Name
 		}
 	}

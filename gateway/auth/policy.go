@@ -34,13 +34,14 @@ type Rule struct {
 //
 //	admin     every route
 //	reader    every GET route (and HEAD)
-//	customer  GET the catalogue; GET and POST orders (create, read, cancel)
+//	customer  GET the catalogue; GET and POST orders (create, read, watch,
+//	          cancel) and GET the export of their own orders
 //	other     nothing
 func DefaultRules() []Rule {
 	return []Rule{
 		{Roles: []string{RoleAdmin}, Allow: []string{"*"}},
 		{Roles: []string{RoleReader}, Allow: []string{"GET *"}},
-		{Roles: []string{RoleCustomer}, Allow: []string{"GET /api/inventory/**", "GET /api/orders/**", "POST /api/orders/**"}},
+		{Roles: []string{RoleCustomer}, Allow: []string{"GET /api/inventory/**", "GET /api/orders/**", "GET /api/orders:export", "POST /api/orders/**"}},
 	}
 }
 

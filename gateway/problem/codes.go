@@ -41,6 +41,10 @@ const (
 	CodeCredentialsExpired   = "CREDENTIALS_EXPIRED"
 	CodeRequestReplayed      = "REQUEST_REPLAYED"
 	CodeClockSkew            = "CLOCK_SKEW"
+
+	CodeNotAcceptable   = "NOT_ACCEPTABLE"
+	CodeTooManyStreams  = "TOO_MANY_STREAMS"
+	CodeStreamReconnect = "STREAM_RECONNECT"
 )
 
 // StatusClientClosedRequest is the de-facto status (nginx's) for a request
@@ -108,6 +112,12 @@ var catalogue = map[string]entry{
 		"The gateway's rate limit for this caller, this group of operations or the whole gateway is used up for now (layer names which; RateLimit and X-RateLimit-* say what is left); the request did not reach any service. Wait the seconds in Retry-After, then retry; retrying sooner is refused again and counts towards a ban."},
 	CodeCallerBanned: {http.StatusTooManyRequests, "Caller temporarily banned",
 		"The caller's requests were refused by rate limits so often that the gateway refuses all of them for a while; nothing reached any service. Stop, fix the client's request rate, and retry after the seconds in Retry-After."},
+	CodeNotAcceptable: {http.StatusNotAcceptable, "Not acceptable",
+		"The Accept header names no media type the operation can answer with. A streaming operation answers application/x-ndjson (the default) or text/event-stream; send one of them, or */*, or no Accept. Do not retry unchanged."},
+	CodeTooManyStreams: {http.StatusTooManyRequests, "Too many open streams",
+		"This caller already has as many streams open as the gateway allows one caller (streams.max_per_caller). Close a stream you no longer read, then retry after Retry-After."},
+	CodeStreamReconnect: {http.StatusServiceUnavailable, "Stream ended; reconnect",
+		"The gateway ended the stream: it is shutting down, the stream reached its longest duration, or the upstream sent nothing for too long. Nothing is wrong with the request: retry, opening the stream again after Retry-After (another gateway instance answers while this one stops)."},
 	CodeTooManyInFlight: {http.StatusTooManyRequests, "Too many requests in flight",
 		"This client address has too many requests whose bodies are still arriving, or this caller has too many requests the gateway is working on; the request did not reach any service. Wait for some to finish (the seconds in Retry-After), then retry; send bodies promptly."},
 	CodeRequestTimeout: {http.StatusRequestTimeout, "Request body too slow",

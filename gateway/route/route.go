@@ -36,6 +36,10 @@ type Route struct {
 	Body string
 	// Vars are the field paths (proto names) bound by path variables.
 	Vars []string
+	// Stream: the RPC is server streaming; the edge answers with a stream
+	// of messages (NDJSON or Server-Sent Events) or, for a stream of
+	// google.api.HttpBody, the chunks' bytes.
+	Stream bool
 
 	segs []segment
 	verb string
@@ -89,7 +93,7 @@ func hasPrefix(s, prefix []string) bool {
 
 // FromService returns the routes of every annotated method of sd, served by
 // upstream. Methods without a google.api.http option are not routed;
-// streaming methods are an error (the edge forwards unary calls only).
+// client-streaming methods are an error (a REST request is one message).
 func FromService(sd protoreflect.ServiceDescriptor, upstream string) ([]*Route, error) {
 	var out []*Route
 	methods := sd.Methods()
@@ -99,8 +103,8 @@ func FromService(sd protoreflect.ServiceDescriptor, upstream string) ([]*Route, 
 		if rule == nil {
 			continue
 		}
-		if m.IsStreamingClient() || m.IsStreamingServer() {
-			return nil, fmt.Errorf("route: %s is streaming; only unary methods can be routed", m.FullName())
+		if m.IsStreamingClient() {
+			return nil, fmt.Errorf("route: %s is client streaming; only unary and server-streaming methods can be routed", m.FullName())
 		}
 		for _, b := range append([]*annotations.HttpRule{rule}, rule.GetAdditionalBindings()...) {
 			r, err := fromRule(m, b, upstream)
@@ -129,6 +133,7 @@ func fromRule(m protoreflect.MethodDescriptor, rule *annotations.HttpRule, upstr
 		Upstream: upstream,
 		Input:    m.Input(),
 		Desc:     m,
+		Stream:   m.IsStreamingServer(),
 		Body:     rule.GetBody(),
 	}
 	var err error

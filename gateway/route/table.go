@@ -98,3 +98,24 @@ func (r *Route) matches(comps []string) bool {
 	c[len(c)-1] = last[:idx]
 	return match(r.segs, c)
 }
+
+// Values returns the values of r's path variables in the unescaped URL
+// path, in the order of r.Vars; ok is false when path does not match r.
+func (r *Route) Values(path string) (_ []string, ok bool) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, false
+	}
+	comps := appendSplit(nil, path[1:])
+	if r.verb != "" {
+		last := comps[len(comps)-1]
+		idx := len(last) - len(r.verb) - 1
+		if idx <= 0 || !strings.HasSuffix(last, ":"+r.verb) {
+			return nil, false
+		}
+		comps[len(comps)-1] = last[:idx]
+	}
+	if !match(r.segs, comps) {
+		return nil, false
+	}
+	return capture(r.segs, comps, len(r.Vars)), true
+}

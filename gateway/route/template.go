@@ -17,6 +17,7 @@ const (
 type segment struct {
 	kind segKind
 	lit  string
+	v    int // 1 + the index in Vars of the variable taking it; 0 for none
 }
 
 // parseTemplate parses a google.api.http path template into segments, its
@@ -37,10 +38,13 @@ func parseTemplate(t string) (segs []segment, verb string, vars []string, err er
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("template %q: %w", t, err)
 		}
-		segs = append(segs, s...)
 		if v != "" {
 			vars = append(vars, v)
+			for i := range s {
+				s[i].v = len(vars)
+			}
 		}
+		segs = append(segs, s...)
 	}
 	if err := checkMulti(segs); err != nil {
 		return nil, "", nil, fmt.Errorf("template %q: %w", t, err)
@@ -162,4 +166,26 @@ func match(segs []segment, comps []string) bool {
 		}
 	}
 	return pos == len(comps)
+}
+
+// capture returns the value of each variable in comps (which match segs),
+// its components joined by "/", in the order of the template's Vars.
+func capture(segs []segment, comps []string, nvars int) []string {
+	vals := make([][]string, nvars)
+	pos := 0
+	for i, s := range segs {
+		n := 1
+		if s.kind == multi {
+			n = len(comps) - pos - (len(segs) - i - 1)
+		}
+		if s.v > 0 {
+			vals[s.v-1] = append(vals[s.v-1], comps[pos:pos+n]...)
+		}
+		pos += n
+	}
+	out := make([]string, nvars)
+	for i, v := range vals {
+		out[i] = strings.Join(v, "/")
+	}
+	return out
 }

@@ -79,6 +79,7 @@ func (s *Service) cancelConfirmed(ctx context.Context, rec *Record) (*orderv1.Or
 		s.log.ErrorContext(ctx, "cancel: store", "orderId", id, "err", err.Error())
 		return nil, internal()
 	}
+	s.changes.notify(id)
 	s.log.InfoContext(ctx, "order cancelled: payment refunded", "orderId", id, "paymentId", next.Order.GetPaymentId())
 	return next.Order, nil
 }

@@ -93,6 +93,7 @@ func (s *Service) run(ctx context.Context, rec *Record) (*orderv1.Order, error) 
 		s.log.ErrorContext(ctx, "withdraw order", "orderId", id, "err", err.Error())
 		return rec.Order, nil
 	}
+	s.changes.notify(id)
 	s.log.WarnContext(ctx, "inventory unavailable; order withdrawn", "orderId", id)
 	return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
 }

@@ -27,6 +27,10 @@ const (
 	// DefaultReconcileBackoff is the first wait once an order has used its
 	// rounds; it doubles per further round, up to an hour.
 	DefaultReconcileBackoff = time.Minute
+	// DefaultWatchPoll is how often a WatchOrder call reads its order from
+	// the store between changes this process saw: the longest a change made
+	// by another replica takes to reach a watch.
+	DefaultWatchPoll = time.Second
 )
 
 type settings struct {
@@ -39,6 +43,7 @@ type settings struct {
 	tp               *telemetry.Provider // nil: no reconciler spans
 	metrics          *reconcileMetrics   // nil: no metrics
 	pages            *pagetoken.Codec    // ListOrders page tokens
+	watchPoll        time.Duration       // WatchOrder's store poll: WithWatchPoll
 }
 
 func defaultSettings() settings {
@@ -50,6 +55,7 @@ func defaultSettings() settings {
 		reconcileRounds:  DefaultReconcileRounds,
 		reconcileBackoff: DefaultReconcileBackoff,
 		pages:            pagetoken.NewRandom(pageList),
+		watchPoll:        DefaultWatchPoll,
 	}
 }
 
@@ -150,5 +156,19 @@ func WithTelemetry(tp *telemetry.Provider, reg prometheus.Registerer) Option {
 		m, err := newReconcileMetrics(reg)
 		s.metrics = m
 		return err
+	}
+}
+
+// WithWatchPoll sets how often WatchOrder re-reads its order from the store
+// when this process has seen no change: how late a watch may see a change
+// made by another replica (PostgreSQL). Must be positive. Default:
+// DefaultWatchPoll.
+func WithWatchPoll(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errors.New("order: WithWatchPoll must be positive")
+		}
+		s.watchPoll = d
+		return nil
 	}
 }

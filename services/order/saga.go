@@ -113,6 +113,7 @@ func (s *Service) save(ctx context.Context, cur, next *Record) (*Record, bool) {
 	defer cancel()
 	err := s.store.Update(pctx, next, orderv1.Order_STATUS_PENDING)
 	if err == nil {
+		s.changes.notify(next.Order.GetId())
 		return next, true
 	}
 	id := cur.Order.GetId()

@@ -23,6 +23,7 @@ type Service struct {
 	pay      Payments
 	inflight *inflight
 	rounds   *roundBook
+	changes  *changes // wakes WatchOrder calls
 }
 
 var _ orderv1.OrderServiceServer = (*Service)(nil)
@@ -42,7 +43,7 @@ func New(store Store, inv Inventory, pay Payments, opts ...Option) (*Service, er
 			return nil, err
 		}
 	}
-	return &Service{settings: set, store: store, inv: inv, pay: pay, inflight: newInflight(), rounds: newRoundBook()}, nil
+	return &Service{settings: set, store: store, inv: inv, pay: pay, inflight: newInflight(), rounds: newRoundBook(), changes: newChanges()}, nil
 }
 
 // caller returns the calling principal or UNAUTHENTICATED.

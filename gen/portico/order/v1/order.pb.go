@@ -11,6 +11,7 @@ import (
 	_ "github.com/portico-gateway/portico/gen/portico/api/v1"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
+	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -85,6 +86,59 @@ func (x Order_Status) Number() protoreflect.EnumNumber {
 // Deprecated: Use Order_Status.Descriptor instead.
 func (Order_Status) EnumDescriptor() ([]byte, []int) {
 	return file_portico_order_v1_order_proto_rawDescGZIP(), []int{0, 0}
+}
+
+// Format of an export.
+type ExportOrdersRequest_Format int32
+
+const (
+	// Read as FORMAT_NDJSON.
+	ExportOrdersRequest_FORMAT_UNSPECIFIED ExportOrdersRequest_Format = 0
+	// application/x-ndjson: one Order JSON object per line.
+	ExportOrdersRequest_FORMAT_NDJSON ExportOrdersRequest_Format = 1
+	// text/csv: a header line, then one line per order (RFC 4180).
+	ExportOrdersRequest_FORMAT_CSV ExportOrdersRequest_Format = 2
+)
+
+// Enum value maps for ExportOrdersRequest_Format.
+var (
+	ExportOrdersRequest_Format_name = map[int32]string{
+		0: "FORMAT_UNSPECIFIED",
+		1: "FORMAT_NDJSON",
+		2: "FORMAT_CSV",
+	}
+	ExportOrdersRequest_Format_value = map[string]int32{
+		"FORMAT_UNSPECIFIED": 0,
+		"FORMAT_NDJSON":      1,
+		"FORMAT_CSV":         2,
+	}
+)
+
+func (x ExportOrdersRequest_Format) Enum() *ExportOrdersRequest_Format {
+	p := new(ExportOrdersRequest_Format)
+	*p = x
+	return p
+}
+
+func (x ExportOrdersRequest_Format) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ExportOrdersRequest_Format) Descriptor() protoreflect.EnumDescriptor {
+	return file_portico_order_v1_order_proto_enumTypes[1].Descriptor()
+}
+
+func (ExportOrdersRequest_Format) Type() protoreflect.EnumType {
+	return &file_portico_order_v1_order_proto_enumTypes[1]
+}
+
+func (x ExportOrdersRequest_Format) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ExportOrdersRequest_Format.Descriptor instead.
+func (ExportOrdersRequest_Format) EnumDescriptor() ([]byte, []int) {
+	return file_portico_order_v1_order_proto_rawDescGZIP(), []int{8, 0}
 }
 
 // Order is one customer order and where its saga stands.
@@ -551,11 +605,103 @@ func (x *CancelOrderRequest) GetId() string {
 	return ""
 }
 
+// WatchOrderRequest names the order to watch.
+type WatchOrderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Order id: 1-64 characters of [A-Za-z0-9_-].
+	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchOrderRequest) Reset() {
+	*x = WatchOrderRequest{}
+	mi := &file_portico_order_v1_order_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchOrderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchOrderRequest) ProtoMessage() {}
+
+func (x *WatchOrderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_portico_order_v1_order_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchOrderRequest.ProtoReflect.Descriptor instead.
+func (*WatchOrderRequest) Descriptor() ([]byte, []int) {
+	return file_portico_order_v1_order_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *WatchOrderRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// ExportOrdersRequest chooses the export's format.
+type ExportOrdersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The format; unset means NDJSON.
+	Format        ExportOrdersRequest_Format `protobuf:"varint,1,opt,name=format,proto3,enum=portico.order.v1.ExportOrdersRequest_Format" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportOrdersRequest) Reset() {
+	*x = ExportOrdersRequest{}
+	mi := &file_portico_order_v1_order_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportOrdersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportOrdersRequest) ProtoMessage() {}
+
+func (x *ExportOrdersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_portico_order_v1_order_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportOrdersRequest.ProtoReflect.Descriptor instead.
+func (*ExportOrdersRequest) Descriptor() ([]byte, []int) {
+	return file_portico_order_v1_order_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ExportOrdersRequest) GetFormat() ExportOrdersRequest_Format {
+	if x != nil {
+		return x.Format
+	}
+	return ExportOrdersRequest_FORMAT_UNSPECIFIED
+}
+
 var File_portico_order_v1_order_proto protoreflect.FileDescriptor
 
 const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\x8e\x05\n" +
+	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/httpbody.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\x8e\x05\n" +
 	"\x05Order\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1f\n" +
 	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x126\n" +
@@ -597,8 +743,16 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\x06orders\x18\x01 \x03(\v2\x17.portico.order.v1.OrderR\x06orders\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"D\n" +
 	"\x12CancelOrderRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xa4\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"C\n" +
+	"\x11WatchOrderRequest\x12.\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"\xaa\x01\n" +
+	"\x13ExportOrdersRequest\x12N\n" +
+	"\x06format\x18\x01 \x01(\x0e2,.portico.order.v1.ExportOrdersRequest.FormatB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06format\"C\n" +
+	"\x06Format\x12\x16\n" +
+	"\x12FORMAT_UNSPECIFIED\x10\x00\x12\x11\n" +
+	"\rFORMAT_NDJSON\x10\x01\x12\x0e\n" +
 	"\n" +
+	"FORMAT_CSV\x10\x022\x8b\x13\n" +
 	"\fOrderService\x12\x84\a\n" +
 	"\vCreateOrder\x12$.portico.order.v1.CreateOrderRequest\x1a\x17.portico.order.v1.Order\"\xb5\x06\xf2\xbb\x18\x97\x06\n" +
 	"\x0ePlace an order\x12\x10/api/orders/{id}\x18\x01\"\x06\x94\x03\x99\x03\xa6\x03\xa2\x01\xe7\x05Places an order. The request must carry an Idempotency-Key header (1-255 printable ASCII characters), scoped to the caller: the same key with the same body answers the same order, with the header \"Idempotent-Replayed: true\", and reserves or charges nothing more; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.\n" +
@@ -608,7 +762,12 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\fGet an order\"\x02\x94\x03\x82\xd3\xe4\x93\x02\x12\x12\x10/api/orders/{id}\x90\x02\x01\x12\x80\x01\n" +
 	"\n" +
 	"ListOrders\x12#.portico.order.v1.ListOrdersRequest\x1a$.portico.order.v1.ListOrdersResponse\"'\xf2\xbb\x18\r\n" +
-	"\vList orders\x82\xd3\xe4\x93\x02\r\x12\v/api/orders\x90\x02\x01\x12\x8e\x01\n" +
+	"\vList orders\x82\xd3\xe4\x93\x02\r\x12\v/api/orders\x90\x02\x01\x12\xea\x05\n" +
+	"\n" +
+	"WatchOrder\x12#.portico.order.v1.WatchOrderRequest\x1a\x17.portico.order.v1.Order\"\x9b\x05\xf2\xbb\x18\xf5\x04\n" +
+	"\x15Watch an order settle\"\x02\x94\x03\xa2\x01\xd6\x04Streams one of the caller's orders: its current state first, then each change, until it is CONFIRMED, FAILED or CANCELLED, when the stream ends cleanly. Another customer's order is 404 ORDER_NOT_FOUND, as for reading it. Send Accept: text/event-stream for Server-Sent Events (an EventSource works), or application/x-ndjson (the default). Streams are bounded (streams in the gateway's configuration): a caller may keep only so many open (429 TOO_MANY_STREAMS), and the gateway ends a stream that lasts too long, idles or outlives a shutdown with the terminal problem STREAM_RECONNECT: open it again.\x82\xd3\xe4\x93\x02\x18\x12\x16/api/orders/{id}:watch\x90\x02\x010\x01\x12\xf7\x02\n" +
+	"\fExportOrders\x12%.portico.order.v1.ExportOrdersRequest\x1a\x14.google.api.HttpBody\"\xa7\x02\xf2\xbb\x18\x85\x02\n" +
+	"\rExport orders\xa2\x01\xf2\x01Exports the caller's orders (every customer's for admin and reader), newest first, as NDJSON (format=NDJSON, the default) or CSV (format=CSV), written as it is read: the export's size never has to fit in the gateway's or the service's memory.\x82\xd3\xe4\x93\x02\x14\x12\x12/api/orders:export\x90\x02\x010\x01\x12\x8e\x01\n" +
 	"\vCancelOrder\x12$.portico.order.v1.CancelOrderRequest\x1a\x17.portico.order.v1.Order\"@\xf2\xbb\x18\x17\n" +
 	"\x0fCancel an order\"\x04\x94\x03\x99\x03\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/api/orders/{id}:cancel\x90\x02\x02BAZ?github.com/portico-gateway/portico/gen/portico/order/v1;orderv1b\x06proto3"
 
@@ -624,42 +783,51 @@ func file_portico_order_v1_order_proto_rawDescGZIP() []byte {
 	return file_portico_order_v1_order_proto_rawDescData
 }
 
-var file_portico_order_v1_order_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_portico_order_v1_order_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_portico_order_v1_order_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_portico_order_v1_order_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_portico_order_v1_order_proto_goTypes = []any{
-	(Order_Status)(0),             // 0: portico.order.v1.Order.Status
-	(*Order)(nil),                 // 1: portico.order.v1.Order
-	(*OrderLine)(nil),             // 2: portico.order.v1.OrderLine
-	(*CreateOrderRequest)(nil),    // 3: portico.order.v1.CreateOrderRequest
-	(*GetOrderRequest)(nil),       // 4: portico.order.v1.GetOrderRequest
-	(*ListOrdersRequest)(nil),     // 5: portico.order.v1.ListOrdersRequest
-	(*ListOrdersResponse)(nil),    // 6: portico.order.v1.ListOrdersResponse
-	(*CancelOrderRequest)(nil),    // 7: portico.order.v1.CancelOrderRequest
-	(*v1.Money)(nil),              // 8: portico.type.v1.Money
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(Order_Status)(0),               // 0: portico.order.v1.Order.Status
+	(ExportOrdersRequest_Format)(0), // 1: portico.order.v1.ExportOrdersRequest.Format
+	(*Order)(nil),                   // 2: portico.order.v1.Order
+	(*OrderLine)(nil),               // 3: portico.order.v1.OrderLine
+	(*CreateOrderRequest)(nil),      // 4: portico.order.v1.CreateOrderRequest
+	(*GetOrderRequest)(nil),         // 5: portico.order.v1.GetOrderRequest
+	(*ListOrdersRequest)(nil),       // 6: portico.order.v1.ListOrdersRequest
+	(*ListOrdersResponse)(nil),      // 7: portico.order.v1.ListOrdersResponse
+	(*CancelOrderRequest)(nil),      // 8: portico.order.v1.CancelOrderRequest
+	(*WatchOrderRequest)(nil),       // 9: portico.order.v1.WatchOrderRequest
+	(*ExportOrdersRequest)(nil),     // 10: portico.order.v1.ExportOrdersRequest
+	(*v1.Money)(nil),                // 11: portico.type.v1.Money
+	(*timestamppb.Timestamp)(nil),   // 12: google.protobuf.Timestamp
+	(*httpbody.HttpBody)(nil),       // 13: google.api.HttpBody
 }
 var file_portico_order_v1_order_proto_depIdxs = []int32{
-	2,  // 0: portico.order.v1.Order.lines:type_name -> portico.order.v1.OrderLine
-	8,  // 1: portico.order.v1.Order.total:type_name -> portico.type.v1.Money
+	3,  // 0: portico.order.v1.Order.lines:type_name -> portico.order.v1.OrderLine
+	11, // 1: portico.order.v1.Order.total:type_name -> portico.type.v1.Money
 	0,  // 2: portico.order.v1.Order.status:type_name -> portico.order.v1.Order.Status
-	9,  // 3: portico.order.v1.Order.create_time:type_name -> google.protobuf.Timestamp
-	9,  // 4: portico.order.v1.Order.update_time:type_name -> google.protobuf.Timestamp
-	8,  // 5: portico.order.v1.OrderLine.unit_price:type_name -> portico.type.v1.Money
-	2,  // 6: portico.order.v1.CreateOrderRequest.lines:type_name -> portico.order.v1.OrderLine
-	1,  // 7: portico.order.v1.ListOrdersResponse.orders:type_name -> portico.order.v1.Order
-	3,  // 8: portico.order.v1.OrderService.CreateOrder:input_type -> portico.order.v1.CreateOrderRequest
-	4,  // 9: portico.order.v1.OrderService.GetOrder:input_type -> portico.order.v1.GetOrderRequest
-	5,  // 10: portico.order.v1.OrderService.ListOrders:input_type -> portico.order.v1.ListOrdersRequest
-	7,  // 11: portico.order.v1.OrderService.CancelOrder:input_type -> portico.order.v1.CancelOrderRequest
-	1,  // 12: portico.order.v1.OrderService.CreateOrder:output_type -> portico.order.v1.Order
-	1,  // 13: portico.order.v1.OrderService.GetOrder:output_type -> portico.order.v1.Order
-	6,  // 14: portico.order.v1.OrderService.ListOrders:output_type -> portico.order.v1.ListOrdersResponse
-	1,  // 15: portico.order.v1.OrderService.CancelOrder:output_type -> portico.order.v1.Order
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	12, // 3: portico.order.v1.Order.create_time:type_name -> google.protobuf.Timestamp
+	12, // 4: portico.order.v1.Order.update_time:type_name -> google.protobuf.Timestamp
+	11, // 5: portico.order.v1.OrderLine.unit_price:type_name -> portico.type.v1.Money
+	3,  // 6: portico.order.v1.CreateOrderRequest.lines:type_name -> portico.order.v1.OrderLine
+	2,  // 7: portico.order.v1.ListOrdersResponse.orders:type_name -> portico.order.v1.Order
+	1,  // 8: portico.order.v1.ExportOrdersRequest.format:type_name -> portico.order.v1.ExportOrdersRequest.Format
+	4,  // 9: portico.order.v1.OrderService.CreateOrder:input_type -> portico.order.v1.CreateOrderRequest
+	5,  // 10: portico.order.v1.OrderService.GetOrder:input_type -> portico.order.v1.GetOrderRequest
+	6,  // 11: portico.order.v1.OrderService.ListOrders:input_type -> portico.order.v1.ListOrdersRequest
+	9,  // 12: portico.order.v1.OrderService.WatchOrder:input_type -> portico.order.v1.WatchOrderRequest
+	10, // 13: portico.order.v1.OrderService.ExportOrders:input_type -> portico.order.v1.ExportOrdersRequest
+	8,  // 14: portico.order.v1.OrderService.CancelOrder:input_type -> portico.order.v1.CancelOrderRequest
+	2,  // 15: portico.order.v1.OrderService.CreateOrder:output_type -> portico.order.v1.Order
+	2,  // 16: portico.order.v1.OrderService.GetOrder:output_type -> portico.order.v1.Order
+	7,  // 17: portico.order.v1.OrderService.ListOrders:output_type -> portico.order.v1.ListOrdersResponse
+	2,  // 18: portico.order.v1.OrderService.WatchOrder:output_type -> portico.order.v1.Order
+	13, // 19: portico.order.v1.OrderService.ExportOrders:output_type -> google.api.HttpBody
+	2,  // 20: portico.order.v1.OrderService.CancelOrder:output_type -> portico.order.v1.Order
+	15, // [15:21] is the sub-list for method output_type
+	9,  // [9:15] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_portico_order_v1_order_proto_init() }
@@ -672,8 +840,8 @@ func file_portico_order_v1_order_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_portico_order_v1_order_proto_rawDesc), len(file_portico_order_v1_order_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   7,
+			NumEnums:      2,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

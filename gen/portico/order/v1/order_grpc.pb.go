@@ -8,6 +8,7 @@ package orderv1
 
 import (
 	context "context"
+	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -19,10 +20,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	OrderService_CreateOrder_FullMethodName = "/portico.order.v1.OrderService/CreateOrder"
-	OrderService_GetOrder_FullMethodName    = "/portico.order.v1.OrderService/GetOrder"
-	OrderService_ListOrders_FullMethodName  = "/portico.order.v1.OrderService/ListOrders"
-	OrderService_CancelOrder_FullMethodName = "/portico.order.v1.OrderService/CancelOrder"
+	OrderService_CreateOrder_FullMethodName  = "/portico.order.v1.OrderService/CreateOrder"
+	OrderService_GetOrder_FullMethodName     = "/portico.order.v1.OrderService/GetOrder"
+	OrderService_ListOrders_FullMethodName   = "/portico.order.v1.OrderService/ListOrders"
+	OrderService_WatchOrder_FullMethodName   = "/portico.order.v1.OrderService/WatchOrder"
+	OrderService_ExportOrders_FullMethodName = "/portico.order.v1.OrderService/ExportOrders"
+	OrderService_CancelOrder_FullMethodName  = "/portico.order.v1.OrderService/CancelOrder"
 )
 
 // OrderServiceClient is the client API for OrderService service.
@@ -62,6 +65,18 @@ type OrderServiceClient interface {
 	// ListOrders pages through the caller's orders, newest first. Admin and
 	// reader roles see every customer's orders.
 	ListOrders(ctx context.Context, in *ListOrdersRequest, opts ...grpc.CallOption) (*ListOrdersResponse, error)
+	// WatchOrder streams one of the caller's orders: its current state first,
+	// then each change, until it reaches a final state (CONFIRMED, FAILED or
+	// CANCELLED), when the stream ends cleanly. Ownership is GetOrder's:
+	// another customer's order is NOT_FOUND. The service sees changes made on
+	// its own replica at once and polls its store for changes made by other
+	// replicas (once a second by default), so a watch never misses a final
+	// state.
+	WatchOrder(ctx context.Context, in *WatchOrderRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Order], error)
+	// ExportOrders streams the caller's orders (every customer's for admin and
+	// reader roles), newest first, as CSV or NDJSON chunks written as they are
+	// read from the store: the export's size never has to fit in memory.
+	ExportOrders(ctx context.Context, in *ExportOrdersRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[httpbody.HttpBody], error)
 	// CancelOrder cancels an order: releases its stock and refunds its payment.
 	// Cancelling a cancelled order returns it unchanged. It is how an admin
 	// refunds an order: the payment service refuses to refund an order's
@@ -107,6 +122,44 @@ func (c *orderServiceClient) ListOrders(ctx context.Context, in *ListOrdersReque
 	}
 	return out, nil
 }
+
+func (c *orderServiceClient) WatchOrder(ctx context.Context, in *WatchOrderRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Order], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &OrderService_ServiceDesc.Streams[0], OrderService_WatchOrder_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchOrderRequest, Order]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OrderService_WatchOrderClient = grpc.ServerStreamingClient[Order]
+
+func (c *orderServiceClient) ExportOrders(ctx context.Context, in *ExportOrdersRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[httpbody.HttpBody], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &OrderService_ServiceDesc.Streams[1], OrderService_ExportOrders_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExportOrdersRequest, httpbody.HttpBody]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OrderService_ExportOrdersClient = grpc.ServerStreamingClient[httpbody.HttpBody]
 
 func (c *orderServiceClient) CancelOrder(ctx context.Context, in *CancelOrderRequest, opts ...grpc.CallOption) (*Order, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
@@ -155,6 +208,18 @@ type OrderServiceServer interface {
 	// ListOrders pages through the caller's orders, newest first. Admin and
 	// reader roles see every customer's orders.
 	ListOrders(context.Context, *ListOrdersRequest) (*ListOrdersResponse, error)
+	// WatchOrder streams one of the caller's orders: its current state first,
+	// then each change, until it reaches a final state (CONFIRMED, FAILED or
+	// CANCELLED), when the stream ends cleanly. Ownership is GetOrder's:
+	// another customer's order is NOT_FOUND. The service sees changes made on
+	// its own replica at once and polls its store for changes made by other
+	// replicas (once a second by default), so a watch never misses a final
+	// state.
+	WatchOrder(*WatchOrderRequest, grpc.ServerStreamingServer[Order]) error
+	// ExportOrders streams the caller's orders (every customer's for admin and
+	// reader roles), newest first, as CSV or NDJSON chunks written as they are
+	// read from the store: the export's size never has to fit in memory.
+	ExportOrders(*ExportOrdersRequest, grpc.ServerStreamingServer[httpbody.HttpBody]) error
 	// CancelOrder cancels an order: releases its stock and refunds its payment.
 	// Cancelling a cancelled order returns it unchanged. It is how an admin
 	// refunds an order: the payment service refuses to refund an order's
@@ -179,6 +244,12 @@ func (UnimplementedOrderServiceServer) GetOrder(context.Context, *GetOrderReques
 }
 func (UnimplementedOrderServiceServer) ListOrders(context.Context, *ListOrdersRequest) (*ListOrdersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListOrders not implemented")
+}
+func (UnimplementedOrderServiceServer) WatchOrder(*WatchOrderRequest, grpc.ServerStreamingServer[Order]) error {
+	return status.Error(codes.Unimplemented, "method WatchOrder not implemented")
+}
+func (UnimplementedOrderServiceServer) ExportOrders(*ExportOrdersRequest, grpc.ServerStreamingServer[httpbody.HttpBody]) error {
+	return status.Error(codes.Unimplemented, "method ExportOrders not implemented")
 }
 func (UnimplementedOrderServiceServer) CancelOrder(context.Context, *CancelOrderRequest) (*Order, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelOrder not implemented")
@@ -258,6 +329,28 @@ func _OrderService_ListOrders_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OrderService_WatchOrder_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchOrderRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(OrderServiceServer).WatchOrder(m, &grpc.GenericServerStream[WatchOrderRequest, Order]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OrderService_WatchOrderServer = grpc.ServerStreamingServer[Order]
+
+func _OrderService_ExportOrders_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ExportOrdersRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(OrderServiceServer).ExportOrders(m, &grpc.GenericServerStream[ExportOrdersRequest, httpbody.HttpBody]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OrderService_ExportOrdersServer = grpc.ServerStreamingServer[httpbody.HttpBody]
+
 func _OrderService_CancelOrder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CancelOrderRequest)
 	if err := dec(in); err != nil {
@@ -300,6 +393,17 @@ var OrderService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _OrderService_CancelOrder_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchOrder",
+			Handler:       _OrderService_WatchOrder_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "ExportOrders",
+			Handler:       _OrderService_ExportOrders_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "portico/order/v1/order.proto",
 }
