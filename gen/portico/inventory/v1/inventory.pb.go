@@ -8,6 +8,7 @@ package inventoryv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "github.com/portico-gateway/portico/gen/portico/api/v1"
 	v1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -866,7 +867,7 @@ var File_portico_inventory_v1_inventory_proto protoreflect.FileDescriptor
 
 const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\n" +
-	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xa7\x03\n" +
+	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xa7\x03\n" +
 	"\x04Item\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x05\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12\"\n" +
 	"\x04name\x18\x02 \x01(\tB\x0e\xe0A\x02\xbaH\b\xc8\x01\x01r\x03\x18\xc8\x01R\x04name\x12\xa3\x01\n" +
@@ -929,10 +930,12 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\x18CommitReservationRequest\x12.\n" +
 	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"K\n" +
 	"\x19ReleaseReservationRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\x9a\b\n" +
-	"\x10InventoryService\x12l\n" +
-	"\aGetItem\x12$.portico.inventory.v1.GetItemRequest\x1a\x1a.portico.inventory.v1.Item\"\x1f\x82\xd3\xe4\x93\x02\x16\x12\x14/api/inventory/{sku}\x90\x02\x01\x12w\n" +
-	"\tListItems\x12&.portico.inventory.v1.ListItemsRequest\x1a'.portico.inventory.v1.ListItemsResponse\"\x19\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/inventory\x90\x02\x01\x12o\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xb5\b\n" +
+	"\x10InventoryService\x12y\n" +
+	"\aGetItem\x12$.portico.inventory.v1.GetItemRequest\x1a\x1a.portico.inventory.v1.Item\",\xf2\xbb\x18\t*\a\n" +
+	"\x03\b\xac\x02\x10\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/inventory/{sku}\x90\x02\x01\x12\x84\x01\n" +
+	"\tListItems\x12&.portico.inventory.v1.ListItemsRequest\x1a'.portico.inventory.v1.ListItemsResponse\"&\xf2\xbb\x18\t*\a\n" +
+	"\x03\b\xac\x02\x10\x01\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/inventory\x90\x02\x01\x12o\n" +
 	"\n" +
 	"CreateItem\x12'.portico.inventory.v1.CreateItemRequest\x1a\x1a.portico.inventory.v1.Item\"\x1c\x82\xd3\xe4\x93\x02\x16:\x04item\"\x0e/api/inventory\x12z\n" +
 	"\n" +
