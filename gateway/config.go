@@ -102,6 +102,9 @@ type Config struct {
 	// Problems configures the problem details' type URIs
 	// (config_problems.go); absent keeps them relative ("/problems/...").
 	Problems ProblemsConfig `yaml:"problems,omitempty"`
+	// Stale bounds the copies kept for stale-if-error answers
+	// (config_stale.go); absent means its defaults.
+	Stale StaleConfig `yaml:"stale,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized
@@ -206,6 +209,10 @@ type RouteOverride struct {
 	MaxTimeout time.Duration `yaml:"max_timeout,omitempty"`
 	// MaxBodyBytes replaces routes.max_body_bytes for this route.
 	MaxBodyBytes int64 `yaml:"max_body_bytes,omitempty"`
+	// StaleIfError changes the route's permission to answer a kept copy
+	// while its upstream fails (GET routes only); absent keeps the RPC's
+	// (portico.api.v1.edge) option.
+	StaleIfError *StaleOverride `yaml:"stale_if_error,omitempty"`
 }
 
 // HealthConfig configures GET /health.

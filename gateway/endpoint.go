@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -21,6 +22,7 @@ type endpoint struct {
 	idempotencyKey      bool
 	output              protoreflect.MessageDescriptor
 	update              *updateRule // an update whose body may imply its mask
+	stale               *staleRule  // nil: never answered from a copy (stale.go)
 }
 
 // buildRoutes reads the routes of every registration and resolves their
@@ -92,7 +94,11 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 			output:     outputOf(r),
 			update:     updateOf(r),
 		}
-		if o, ok := overrides[r]; ok {
+		o, ok := overrides[r]
+		if ep.stale, err = staleRuleOf(r, o.StaleIfError); err != nil {
+			return nil, fmt.Errorf("gateway: %s: %w", cmp.Or(o.key, r.RPC), err)
+		}
+		if ok {
 			ep.apply(o.RouteOverride)
 			if ep.timeout > ep.maxTimeout {
 				return nil, fmt.Errorf("gateway config: routes.overrides[%q]: timeout %v exceeds max_timeout %v", o.key, ep.timeout, ep.maxTimeout)
@@ -125,12 +131,20 @@ func (ep *endpoint) apply(o RouteOverride) {
 
 // outputOf returns the response message of r's RPC.
 func outputOf(r *route.Route) protoreflect.MessageDescriptor {
+	if md := methodOf(r); md != nil {
+		return md.Output()
+	}
+	return nil
+}
+
+// methodOf returns r's RPC; nil when it is not linked in.
+func methodOf(r *route.Route) protoreflect.MethodDescriptor {
 	svc, method, _ := strings.Cut(strings.TrimPrefix(r.RPC, "/"), "/")
 	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
 	if err != nil {
 		return nil
 	}
-	return d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(method)).Output()
+	return d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(method))
 }
 
 // selector is a parsed routes.overrides key.

@@ -38,7 +38,10 @@ type Server struct {
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
 	// nonces is the signed requests' nonce store, kept across reloads.
-	nonces  nonces
+	nonces nonces
+	// copies are the kept GET answers for stale answers, kept across
+	// reloads (stale_store.go).
+	copies  *staleCopies
 	handler http.Handler
 	// adminHandler is AdminHandler, served on admin_listen.
 	adminHandler http.Handler
@@ -118,6 +121,10 @@ func (s *Server) setup() error {
 	}
 	if s.shedTotal, err = newShedTotal(s.registry); err != nil {
 		return fmt.Errorf("gateway: shed metrics: %w", err)
+	}
+	s.copies = newStaleCopies()
+	if err = s.registry.Register(staleGauge{s.copies}); err != nil {
+		return fmt.Errorf("gateway: stale metrics: %w", err)
 	}
 	if err = s.registry.Register(redisGauge{s}); err != nil {
 		return fmt.Errorf("gateway: rate-limit metrics: %w", err)
