@@ -80,7 +80,11 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	defer cancel()
+	s.startCapture(ex, r)
 	sn.mux.ServeHTTP(w, fwd)
+	if ex.stale != nil {
+		s.keepCopy(w, ex)
+	}
 }
 
 func forbidden(p auth.Principal, r *http.Request, roles []string) *problem.Problem {

@@ -107,6 +107,9 @@ type Config struct {
 	// Problems configures the problem details' type URIs
 	// (config_problems.go); absent keeps them relative ("/problems/...").
 	Problems ProblemsConfig `yaml:"problems,omitempty"`
+	// Stale bounds the copies kept for stale-if-error answers
+	// (config_stale.go); absent means its defaults.
+	Stale StaleConfig `yaml:"stale,omitempty"`
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized
@@ -215,6 +218,10 @@ type RouteOverride struct {
 	MaxDuration time.Duration `yaml:"max_duration,omitempty"`
 	// IdleTimeout replaces streams.idle_timeout for a streaming route.
 	IdleTimeout time.Duration `yaml:"idle_timeout,omitempty"`
+	// StaleIfError changes the route's permission to answer a kept copy
+	// while its upstream fails (GET routes only); absent keeps the RPC's
+	// (portico.api.v1.edge) option.
+	StaleIfError *StaleOverride `yaml:"stale_if_error,omitempty"`
 }
 
 // HealthConfig configures GET /health.

@@ -58,6 +58,7 @@ func (c Config) validate(v *validator) {
 	c.validateOps(v)
 	c.Limits.validate(v)
 	c.Problems.validate(v)
+	c.Stale.validate(v)
 }
 
 func (c Config) validateUpstreams(v *validator) {
@@ -114,6 +115,7 @@ func (c Config) validateRoutes(v *validator) {
 		if o.MaxBodyBytes < 0 {
 			v.add(p+".max_body_bytes", "must not be negative")
 		}
+		o.StaleIfError.validate(v, p+".stale_if_error")
 		if o.Timeout > 0 && o.MaxTimeout > 0 && o.Timeout > o.MaxTimeout {
 			v.add(p+".timeout", "%v exceeds max_timeout %v", o.Timeout, o.MaxTimeout)
 		}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -27,6 +28,7 @@ type endpoint struct {
 	// maxDuration and idleTimeout bound a streaming route's stream
 	// (streams, routes.overrides) instead of timeout.
 	maxDuration, idleTimeout time.Duration
+	stale                    *staleRule // nil: never answered from a copy (stale.go)
 }
 
 // buildRoutes reads the routes of every registration cfg has an upstream
@@ -121,7 +123,11 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 			maxDuration: cfg.Streams.MaxDuration,
 			idleTimeout: cfg.Streams.IdleTimeout,
 		}
-		if o, ok := overrides[r]; ok {
+		o, ok := overrides[r]
+		if ep.stale, err = staleRuleOf(r, o.StaleIfError); err != nil {
+			return nil, fmt.Errorf("gateway: %s: %w", cmp.Or(o.key, r.RPC), err)
+		}
+		if ok {
 			ep.apply(o.RouteOverride)
 			if ep.timeout > ep.maxTimeout {
 				return nil, fmt.Errorf("gateway config: routes.overrides[%q]: timeout %v exceeds max_timeout %v", o.key, ep.timeout, ep.maxTimeout)

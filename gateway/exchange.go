@@ -11,6 +11,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/stale"
 )
 
 // exchange is the edge's state for one request, shared by the pipeline,
@@ -34,6 +35,10 @@ type exchange struct {
 	logErr    string // what went wrong behind a 5xx; logged, never sent
 	byClient  bool   // the deadline is the client's Grpc-Timeout, shorter than the route's
 	writeErr  error  // the first failed write of the response: the client went away
+	// stale records a GET's answer for stale-if-error (stale.go); nil on
+	// routes that keep no copies. staleAccept is the client's Cache-Control.
+	stale       *staleCapture
+	staleAccept stale.Accept
 
 	span      trace.Span       // the request's server span
 	inFlight  prometheus.Gauge // the route's in-flight count, to Dec when answered; nil before routing
@@ -107,6 +112,9 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	}
 	if w.ex.writeErr != nil {
 		return len(b), nil
+	}
+	if w.ex.stale != nil && w.status == http.StatusOK {
+		w.ex.stale.record(b)
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.ex.respBytes += int64(n)

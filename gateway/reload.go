@@ -116,6 +116,7 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 // whoever waits on Applied.
 func (s *Server) commit(sn *snapshot, source string) {
 	s.nonces.commit(sn.nonceSet)
+	s.copies.setMax(staleMaxBytes(sn.cfg.Stale))
 	sn.version.Applied, sn.version.Source = time.Now().UTC(), source
 	s.history.add(sn.version, sn.cfg)
 	s.snap.Store(sn)

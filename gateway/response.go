@@ -79,8 +79,15 @@ func forwardOption(ctx context.Context, _ http.ResponseWriter, resp proto.Messag
 }
 
 // handleError answers every error of a forwarded call.
+// An upstream failure of a route that keeps copies may be answered by a
+// kept copy instead (stale.go).
 func (s *Server) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-	s.writeProblem(w, r, s.problemFor(exchangeFrom(ctx), err))
+	ex := exchangeFrom(ctx)
+	p := s.problemFor(ex, err)
+	if ex.stale != nil && s.serveStale(w, r, ex, p) {
+		return
+	}
+	s.writeProblem(w, r, p)
 }
 
 func (s *Server) problemFor(ex *exchange, err error) *problem.Problem {

@@ -39,7 +39,10 @@ type Server struct {
 	ops       map[string]http.HandlerFunc
 	problems  problemPages
 	// nonces is the signed requests' nonce store, kept across reloads.
-	nonces  nonces
+	nonces nonces
+	// copies are the kept GET answers for stale answers, kept across
+	// reloads (stale_store.go).
+	copies  *staleCopies
 	handler http.Handler
 	// adminHandler is AdminHandler, served on admin_listen.
 	adminHandler http.Handler
@@ -130,6 +133,10 @@ func (s *Server) setup() error {
 	}
 	if s.streamMetrics, err = newStreamMetrics(s.registry); err != nil {
 		return fmt.Errorf("gateway: stream metrics: %w", err)
+	}
+	s.copies = newStaleCopies()
+	if err = s.registry.Register(staleGauge{s.copies}); err != nil {
+		return fmt.Errorf("gateway: stale metrics: %w", err)
 	}
 	if err = s.registry.Register(redisGauge{s}); err != nil {
 		return fmt.Errorf("gateway: rate-limit metrics: %w", err)

@@ -48,6 +48,8 @@ type snapshot struct {
 	// stores of Server.nonces this snapshot holds until it drains.
 	nonces   auth.NonceStore
 	nonceSet *nonceSet
+	// staleShared is the Redis tier of stale copies; nil without Redis.
+	staleShared *staleShared
 
 	// refs counts the requests using the snapshot, plus one while it is
 	// the live one. At zero it is drained: its upstream references are
@@ -115,6 +117,9 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 		prevLimits = prev.limits
 	}
 	if sn.limits, err = newLimiter(cfg, sn.table.Routes(), s.log, s.o.limitClock, prevLimits, s.o.redisProbed); err != nil {
+		return nil, err
+	}
+	if sn.staleShared, err = staleSharedFor(cfg, prev); err != nil {
 		return nil, err
 	}
 	s.metrics.Init(knownRoutes(sn.endpoints), problem.Catalogue())
@@ -197,7 +202,7 @@ func (sn *snapshot) release(s *Server) {
 // releaseUpstreams drops the snapshot's reference to each upstream
 // connection and nonce store and closes those no other snapshot holds.
 func (sn *snapshot) releaseUpstreams(s *Server) {
-	errs := []error{sn.limits.close(), s.nonces.release(sn.nonceSet)}
+	errs := []error{sn.limits.close(), s.nonces.release(sn.nonceSet), sn.staleShared.release()}
 	for _, uc := range sn.upstreams {
 		if uc.refs.Add(-1) == 0 {
 			errs = append(errs, s.closeConn(uc.cc), uc.probe.close())

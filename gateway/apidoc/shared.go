@@ -88,6 +88,7 @@ func addShared(doc *openapi3.T) {
 			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"true"}}),
 		}}},
 	}
+	staleSharedHeaders(c.Headers)
 	c.Responses = openapi3.ResponseBodies{}
 	for status, text := range responseText {
 		h := openapi3.Headers{"X-Trace-Id": {Ref: "#/components/headers/XTraceId"}}

@@ -18,6 +18,7 @@ type Metrics struct {
 	duration       *prometheus.HistogramVec
 	inFlight       *prometheus.GaugeVec
 	upstreamErrors *prometheus.CounterVec
+	staleAnswers   *prometheus.CounterVec
 	refusals
 	// ok holds the success series of every route Init saw, bound once
 	// (WithLabelValues at start, not per request); replaced whole by Init.
@@ -61,8 +62,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Failed upstream calls, by upstream and gRPC code.",
 		}, []string{"upstream", "grpc_code"}),
 	}
-	m.refusals = newRefusals()
-	for _, c := range append([]prometheus.Collector{m.requests, m.duration, m.inFlight, m.upstreamErrors}, m.refusals.collectors()...) {
+	m.refusals, m.staleAnswers = newRefusals(), newStaleAnswers()
+	for _, c := range append([]prometheus.Collector{m.requests, m.duration, m.inFlight, m.upstreamErrors, m.staleAnswers}, m.refusals.collectors()...) {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

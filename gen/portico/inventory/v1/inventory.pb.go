@@ -930,12 +930,14 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\x18CommitReservationRequest\x12.\n" +
 	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\"K\n" +
 	"\x19ReleaseReservationRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xf0\x12\n" +
-	"\x10InventoryService\x12\x8a\x01\n" +
-	"\aGetItem\x12$.portico.inventory.v1.GetItemRequest\x1a\x1a.portico.inventory.v1.Item\"=\xf2\xbb\x18\x1a\n" +
-	"\x14Get a catalogue item\"\x02\x94\x03\x82\xd3\xe4\x93\x02\x16\x12\x14/api/inventory/{sku}\x90\x02\x01\x12\x8f\x01\n" +
-	"\tListItems\x12&.portico.inventory.v1.ListItemsRequest\x1a'.portico.inventory.v1.ListItemsResponse\"1\xf2\xbb\x18\x14\n" +
-	"\x12List the catalogue\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/inventory\x90\x02\x01\x12\xfe\x01\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\x82\x13\n" +
+	"\x10InventoryService\x12\x93\x01\n" +
+	"\aGetItem\x12$.portico.inventory.v1.GetItemRequest\x1a\x1a.portico.inventory.v1.Item\"F\xf2\xbb\x18#\n" +
+	"\x14Get a catalogue item\"\x02\x94\x03*\a\n" +
+	"\x03\b\xac\x02\x10\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/inventory/{sku}\x90\x02\x01\x12\x98\x01\n" +
+	"\tListItems\x12&.portico.inventory.v1.ListItemsRequest\x1a'.portico.inventory.v1.ListItemsResponse\":\xf2\xbb\x18\x1d\n" +
+	"\x12List the catalogue*\a\n" +
+	"\x03\b\xac\x02\x10\x01\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/inventory\x90\x02\x01\x12\xfe\x01\n" +
 	"\n" +
 	"CreateItem\x12'.portico.inventory.v1.CreateItemRequest\x1a\x1a.portico.inventory.v1.Item\"\xaa\x01\xf2\xbb\x18\x89\x01\n" +
 	"\x14Add a catalogue item\x12\x14/api/inventory/{sku}\"\x02\x99\x03\xa2\x01VAdds an item to the catalogue (admin). A SKU that is taken is 409 ITEM_ALREADY_EXISTS.\x82\xd3\xe4\x93\x02\x16:\x04item\"\x0e/api/inventory\x12\xa3\x04\n" +

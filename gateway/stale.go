@@ -1,0 +1,190 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gateway/protoopt"
+	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/stale"
+	apiv1 "github.com/portico-gateway/portico/gen/portico/api/v1"
+)
+
+// Stale-if-error (RFC 5861): a GET route whose RPC carries the
+// (portico.api.v1.edge) stale_if_error option, or whose
+// routes.overrides entry turns it on, keeps its last 200 answer per key;
+// when the upstream then fails (502 unreachable, 503 unavailable or
+// circuit open or overloaded, 504 timeout) and the copy is younger than
+// the route's max_stale, the edge answers the copy with Age (RFC 9111
+// section 5.1) and Cache-Status (RFC 9211) instead of the problem. Any
+// other answer (4xx, 500, an older copy, none) is the usual problem.
+//
+// The key holds everything the answer's authorisation and content
+// depended on. The edge forwards nothing of a request but its path,
+// query and body (a GET has none) and the caller's identity (subject and
+// the one role the policy granted, setPrincipal), so the key is the
+// route, the path and query as sent, the granted role and, for a
+// per-caller route, the tenant and subject. A copy is served only after
+// the request passed authentication and the policy like any other, so
+// it never reaches a caller the route refuses; a public route's copy
+// goes to callers holding the same granted role, which is all the
+// upstream saw of who asked.
+
+// Scopes of StaleOverride.Scope.
+const (
+	scopeCaller = "caller"
+	scopePublic = "public"
+)
+
+// staleRule is a GET route's permission to answer a kept copy.
+type staleRule struct {
+	maxStale time.Duration
+	public   bool
+}
+
+// staleRuleOf resolves r's rule from its RPC's option and o (nil: no
+// override); nil means no stale answers on r.
+func staleRuleOf(r *route.Route, o *StaleOverride) (*staleRule, error) {
+	var rule *staleRule
+	if r.Desc != nil {
+		if s := protoopt.Edge(r.Desc).GetStaleIfError(); s != nil {
+			rule = &staleRule{maxStale: s.GetMaxStale().AsDuration(), public: s.GetScope() == apiv1.StaleIfError_SCOPE_PUBLIC}
+		}
+	}
+	if o != nil {
+		switch {
+		case o.MaxStale < 0:
+			return nil, nil
+		case o.MaxStale > 0 && rule == nil:
+			rule = &staleRule{maxStale: o.MaxStale}
+		case o.MaxStale > 0:
+			rule.maxStale = o.MaxStale
+		}
+		if rule != nil && o.Scope != "" {
+			rule.public = o.Scope == scopePublic
+		}
+	}
+	if rule == nil || rule.maxStale <= 0 {
+		return nil, nil
+	}
+	if r.Method != http.MethodGet {
+		return nil, fmt.Errorf("stale_if_error is for GET routes only, not %s", r.Key())
+	}
+	rule.maxStale = min(rule.maxStale, MaxStaleAge)
+	return rule, nil
+}
+
+// staleCapture is one GET's answer being recorded for keeping.
+type staleCapture struct {
+	key   stale.Key
+	rule  *staleRule
+	body  []byte
+	limit int64 // the largest body the LRU keeps
+	large bool  // over limit: not kept
+}
+
+// staleKey is the key of r's answers for caller p under rule.
+func staleKey(ep *endpoint, r *http.Request, p auth.Principal) stale.Key {
+	if ep.stale.public {
+		return stale.NewKey(scopePublic, ep.Key(), r.URL.EscapedPath(), r.URL.RawQuery, p.Role)
+	}
+	return stale.NewKey(scopeCaller, ep.Key(), r.URL.EscapedPath(), r.URL.RawQuery, p.Role, p.Tenant, p.Subject)
+}
+
+// startCapture prepares the keeping of r's answer, when its route keeps
+// copies; it sets ex.stale, which handleError also reads.
+func (s *Server) startCapture(ex *exchange, r *http.Request) {
+	if ex.ep.stale == nil || r.Method != http.MethodGet || s.copies.max() <= 0 {
+		return
+	}
+	ex.stale = &staleCapture{key: staleKey(ex.ep, r, ex.principal), rule: ex.ep.stale, limit: s.copies.max() / 4}
+	ex.staleAccept = stale.ParseAccept(r.Header)
+}
+
+// record appends b, part of a 200 answer's body, to the capture.
+func (c *staleCapture) record(b []byte) {
+	if c.large {
+		return
+	}
+	if int64(len(c.body)+len(b)) > c.limit {
+		c.large, c.body = true, nil
+		return
+	}
+	c.body = append(c.body, b...)
+}
+
+// keepCopy keeps the answer just written, when it was a whole 200.
+func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
+	c := ex.stale
+	if w.status != http.StatusOK || c.large || ex.staleAccept.NoStore {
+		return
+	}
+	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), Body: c.body}
+	if s.copies.lru.Put(c.key, cp) && ex.snap.staleShared != nil {
+		ex.snap.staleShared.shared.Offer(c.key, cp, c.rule.maxStale)
+	}
+}
+
+// serveStale answers the kept copy instead of p, when p is an upstream
+// failure, the route keeps copies, the client accepts a stale answer and
+// a copy young enough exists here or in Redis. It reports whether it
+// answered.
+func (s *Server) serveStale(w http.ResponseWriter, r *http.Request, ex *exchange, p *problem.Problem) bool {
+	c := ex.stale
+	reason := staleReason(p)
+	if c == nil || reason == "" || ex.byClient || ex.staleAccept.Refused {
+		return false
+	}
+	cp, ok := s.copies.lru.Get(c.key)
+	if !ok && ex.snap.staleShared != nil {
+		cp, ok, _ = ex.snap.staleShared.shared.Get(r.Context(), c.key) // Redis failing: a miss
+	}
+	if !ok {
+		return false
+	}
+	age := max(time.Since(cp.Stored), 0)
+	if age > c.rule.maxStale || !ex.staleAccept.Allows(age) {
+		return false
+	}
+	h := w.Header()
+	h.Set("Content-Type", cp.ContentType)
+	h.Set("Content-Length", strconv.Itoa(len(cp.Body)))
+	h.Set("Age", strconv.FormatInt(int64(age/time.Second), 10))
+	// RFC 9211: the request went forward (fwd) because the kept answer was
+	// stale, and the answer is that copy; detail says why the fresh one
+	// failed. Not "hit": that would say the request was never forwarded.
+	h.Set("Cache-Status", "Portico; fwd=stale; detail="+reason)
+	ex.logErr = "answered a copy " + strconv.FormatInt(int64(age/time.Second), 10) + "s old: " + p.Code + ": " + ex.logErr
+	ex.code = ""
+	s.metrics.StaleAnswer(ex.route, reason)
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(cp.Body)
+	}
+	return true
+}
+
+// staleReason names the upstream failure p reports, as Cache-Status's
+// detail and the metric's reason; "" when a copy must not replace p.
+func staleReason(p *problem.Problem) string {
+	switch p.Code {
+	case problem.CodeUpstreamUnavailable:
+		return "unreachable"
+	case problem.CodeCircuitOpen:
+		return "circuit-open"
+	case problem.CodeUpstreamTimeout:
+		return "timeout"
+	case problem.CodeOverloaded:
+		return "overloaded"
+	case problem.CodeMessageTooLarge: // the same call meets the same limit
+		return ""
+	}
+	if p.Status == http.StatusServiceUnavailable { // SERVICE_UNAVAILABLE or a dependency's reason
+		return "unavailable"
+	}
+	return ""
+}

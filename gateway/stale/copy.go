@@ -1,0 +1,83 @@
+package stale
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"time"
+)
+
+// Copy is one kept answer.
+type Copy struct {
+	// Stored is when the upstream's answer arrived; Age counts from it.
+	Stored time.Time
+	// ContentType is the answer's Content-Type, the one header kept: the
+	// edge writes every other header of a stale answer afresh.
+	ContentType string
+	// Body is the answer's body; it is never changed once stored.
+	Body []byte
+}
+
+// Size is what c costs a cache besides its key: body and header bytes,
+// plus the fixed bookkeeping of an entry.
+func (c Copy) Size() int64 {
+	return int64(len(c.Body)+len(c.ContentType)) + entryOverhead
+}
+
+// entryOverhead approximates an LRU entry's fixed cost (list element,
+// map slot, times and slice headers), so a flood of empty answers is
+// bounded too.
+const entryOverhead = 128
+
+// Key names a copy: a SHA-256 of its parts, so a key is 32 bytes whatever
+// the request, and the parts (a subject, a query) are not readable in
+// Redis.
+type Key [sha256.Size]byte
+
+// NewKey hashes parts, each length-prefixed, so that ("a", "bc") and
+// ("ab", "c") differ.
+func NewKey(parts ...string) Key {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write([]byte(p))
+	}
+	var k Key
+	h.Sum(k[:0])
+	return k
+}
+
+// errCorrupt is a stored value Decode cannot read.
+var errCorrupt = errors.New("stale: corrupt copy")
+
+// maxContentType bounds the Content-Type a copy keeps.
+const maxContentType = 255
+
+// Encode writes c as Redis keeps it: the stored time (Unix nanoseconds,
+// 8 bytes), the Content-Type's length (1 byte) and bytes, then the body.
+func Encode(c Copy) []byte {
+	ct := c.ContentType
+	if len(ct) > maxContentType {
+		ct = ct[:maxContentType]
+	}
+	b := make([]byte, 0, 9+len(ct)+len(c.Body))
+	b = binary.BigEndian.AppendUint64(b, uint64(c.Stored.UnixNano()))
+	b = append(b, byte(len(ct)))
+	b = append(b, ct...)
+	return append(b, c.Body...)
+}
+
+// Decode reads what Encode wrote; anything shorter than its header is
+// errCorrupt. The body aliases b.
+func Decode(b []byte) (Copy, error) {
+	if len(b) < 9 || len(b) < 9+int(b[8]) {
+		return Copy{}, errCorrupt
+	}
+	n := 9 + int(b[8])
+	return Copy{
+		Stored:      time.Unix(0, int64(binary.BigEndian.Uint64(b))),
+		ContentType: string(b[9:n]),
+		Body:        b[n:],
+	}, nil
+}
