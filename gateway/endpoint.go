@@ -21,6 +21,11 @@ type endpoint struct {
 	idempotencyKey      bool
 	output              protoreflect.MessageDescriptor
 	update              *updateRule // an update whose body may imply its mask
+	// etagIn: the request has an AIP-154 etag field, so If-Match is
+	// forwarded; etagOut is the response's etag field, nil without one
+	// (conditional.go).
+	etagIn  bool
+	etagOut protoreflect.FieldDescriptor
 }
 
 // buildRoutes reads the routes of every registration and resolves their
@@ -91,7 +96,9 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 			maxBody:    cfg.Routes.MaxBodyBytes,
 			output:     outputOf(r),
 			update:     updateOf(r),
+			etagIn:     etagField(r.Input) != nil,
 		}
+		ep.etagOut = etagField(ep.output)
 		if o, ok := overrides[r]; ok {
 			ep.apply(o.RouteOverride)
 			if ep.timeout > ep.maxTimeout {

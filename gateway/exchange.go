@@ -26,6 +26,7 @@ type exchange struct {
 	ep        *endpoint
 	principal auth.Principal
 	idemKey   string
+	cond      conditions // If-Match, If-None-Match (conditional.go)
 	body      []byte // the request body as forwarded, to explain a decoding error
 	answered  *answered.Record
 	created   bool   // a create answered: 200 becomes 201
