@@ -57,6 +57,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramIdempotencyKey})
 	}
 	op.Responses = responses(op.Responses, row)
+	conditional(op, verb, md.Input())
 	if op.RequestBody != nil {
 		for _, s := range []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType} {
 			op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})

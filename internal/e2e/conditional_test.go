@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
@@ -93,7 +94,9 @@ func TestConditionalRequests(t *testing.T) {
 
 	// gRPC callers: the same refusal from the service, with the current etag.
 	_, err := c.Inventory.UpdateItem(as(t, "admin", "admin", ""), &inventoryv1.UpdateItemRequest{
-		Item: &inventoryv1.Item{Sku: "keyboard-001", Available: 5}, Etag: strings.Trim(tag0, `"`),
+		Item:       &inventoryv1.Item{Sku: "keyboard-001", Available: 5},
+		UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"available"}},
+		Etag:       strings.Trim(tag0, `"`),
 	})
 	if status.Code(err) != codes.FailedPrecondition || rpcerr.Reason(err) != "ETAG_MISMATCH" {
 		t.Errorf("UpdateItem with a stale etag over gRPC = %v; want FAILED_PRECONDITION ETAG_MISMATCH", err)
