@@ -39,9 +39,12 @@ import (
 const Field = "etag"
 
 // Set computes m's etag and stores it in m's etag field; m without a
-// string field named etag is left alone. It returns m.
+// string field named etag, or nil, is left alone. It returns m.
 func Set[M proto.Message](m M) M {
 	r := m.ProtoReflect()
+	if !r.IsValid() { // a nil message: nothing to tag
+		return m
+	}
 	fd := r.Descriptor().Fields().ByName(Field)
 	if fd == nil || fd.Kind() != protoreflect.StringKind || fd.IsList() {
 		return m
