@@ -72,28 +72,23 @@ type Condition struct {
 // MatchStrong reports whether the condition holds for a representation
 // whose current tag is cur (If-Match: strong comparison); exists reports
 // that there is a current representation at all, which "*" needs.
-func (c Condition) MatchStrong(cur Tag, exists bool) bool {
-	if c.Any {
-		return exists
-	}
-	for _, t := range c.Tags {
-		if t.StrongMatch(cur) {
-			return exists
-		}
-	}
-	return false
-}
+func (c Condition) MatchStrong(cur Tag, exists bool) bool { return c.match(cur, exists, Tag.StrongMatch) }
 
 // MatchWeak reports whether any listed tag weakly matches cur, or the
 // condition is "*" and a representation exists (If-None-Match is false,
 // 304, exactly when this is true).
-func (c Condition) MatchWeak(cur Tag, exists bool) bool {
+func (c Condition) MatchWeak(cur Tag, exists bool) bool { return c.match(cur, exists, Tag.WeakMatch) }
+
+func (c Condition) match(cur Tag, exists bool, eq func(Tag, Tag) bool) bool {
+	if !exists {
+		return false
+	}
 	if c.Any {
-		return exists
+		return true
 	}
 	for _, t := range c.Tags {
-		if t.WeakMatch(cur) {
-			return exists
+		if eq(t, cur) {
+			return true
 		}
 	}
 	return false
