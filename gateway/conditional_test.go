@@ -98,3 +98,25 @@ func TestConditionalEdge(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkTagOf: the edge's cost of the ETag of a GET answer, strong
+// (read from the etag field) and weak (a hash of a 50-item page).
+func BenchmarkTagOf(b *testing.B) {
+	page := &inventoryv1.ListItemsResponse{}
+	for range 50 {
+		page.Items = append(page.Items, &inventoryv1.Item{Sku: "keyboard-001", Name: "Mechanical Keyboard", Available: 41, Etag: "Xq3v0p8lJ1cWm2RkXq3v0p"})
+	}
+	strong := &endpoint{etagOut: etagField(page.Items[0].ProtoReflect().Descriptor())}
+	b.Run("strong", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = tagOf(strong, page.Items[0])
+		}
+	})
+	b.Run("weak page of 50", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = tagOf(&endpoint{}, page)
+		}
+	})
+}
