@@ -26,7 +26,6 @@ type exchange struct {
 	ep        *endpoint
 	principal auth.Principal
 	idemKey   string
-	cond      conditions // If-Match, If-None-Match (conditional.go)
 	body      []byte // the request body as forwarded, to explain a decoding error
 	answered  *answered.Record
 	created   bool   // a create answered: 200 becomes 201
@@ -35,6 +34,8 @@ type exchange struct {
 	logErr    string // what went wrong behind a 5xx; logged, never sent
 	byClient  bool   // the deadline is the client's Grpc-Timeout, shorter than the route's
 	writeErr  error  // the first failed write of the response: the client went away
+
+	cond conditions // If-Match, If-None-Match (conditional.go)
 
 	span      trace.Span       // the request's server span
 	inFlight  prometheus.Gauge // the route's in-flight count, to Dec when answered; nil before routing

@@ -72,7 +72,9 @@ type Condition struct {
 // MatchStrong reports whether the condition holds for a representation
 // whose current tag is cur (If-Match: strong comparison); exists reports
 // that there is a current representation at all, which "*" needs.
-func (c Condition) MatchStrong(cur Tag, exists bool) bool { return c.match(cur, exists, Tag.StrongMatch) }
+func (c Condition) MatchStrong(cur Tag, exists bool) bool {
+	return c.match(cur, exists, Tag.StrongMatch)
+}
 
 // MatchWeak reports whether any listed tag weakly matches cur, or the
 // condition is "*" and a representation exists (If-None-Match is false,
