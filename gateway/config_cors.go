@@ -10,9 +10,11 @@ import (
 // CORS defaults; see CORSConfig.
 var (
 	DefaultCORSHeaders = []string{"Authorization", "Content-Type", "Content-Encoding", "Idempotency-Key", "Grpc-Timeout",
-		"Traceparent", "X-Trace-Id", "X-App-Id", "X-Timestamp", "X-Nonce", "X-Signature"}
+		"Traceparent", "X-Trace-Id", "X-App-Id", "X-Timestamp", "X-Nonce", "X-Signature",
+		"If-Match", "If-None-Match"}
 	DefaultCORSExposed = []string{"X-Trace-Id", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate",
-		"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining"}
+		"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+		"ETag"}
 )
 
 // DefaultCORSMaxAge is how long a browser may cache a preflight answer.

@@ -29,6 +29,11 @@ type endpoint struct {
 	// (streams, routes.overrides) instead of timeout.
 	maxDuration, idleTimeout time.Duration
 	stale                    *staleRule // nil: never answered from a copy (stale.go)
+	// etagIn: the request has an AIP-154 etag field, so If-Match is
+	// forwarded; etagOut is the response's etag field, nil without one
+	// (conditional.go).
+	etagIn  bool
+	etagOut protoreflect.FieldDescriptor
 }
 
 // buildRoutes reads the routes of every registration cfg has an upstream
@@ -122,7 +127,9 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 			update:      updateOf(r),
 			maxDuration: cfg.Streams.MaxDuration,
 			idleTimeout: cfg.Streams.IdleTimeout,
+			etagIn:      etagField(r.Input) != nil,
 		}
+		ep.etagOut = etagField(ep.output)
 		o, ok := overrides[r]
 		if ep.stale, err = staleRuleOf(r, o.StaleIfError); err != nil {
 			return nil, fmt.Errorf("gateway: %s: %w", cmp.Or(o.key, r.RPC), err)

@@ -40,6 +40,8 @@ type exchange struct {
 	stale       *staleCapture
 	staleAccept stale.Accept
 
+	cond conditions // If-Match, If-None-Match (conditional.go)
+
 	span      trace.Span       // the request's server span
 	inFlight  prometheus.Gauge // the route's in-flight count, to Dec when answered; nil before routing
 	bodyCount *countingBody    // nil when the request has no body

@@ -38,6 +38,11 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 	if p != nil {
 		return nil, nil, p
 	}
+	cond, p := preconditions(r, ep)
+	if p != nil {
+		return nil, nil, p
+	}
+	w.ex.cond = cond
 	timeout, own, p := routeTimeout(r, ep)
 	if p != nil {
 		return nil, nil, p

@@ -55,7 +55,8 @@ func outgoingHeader(key string) (string, bool) {
 // annotate is the only source of upstream metadata besides the trace id
 // (client interceptor) and grpc-gateway's x-forwarded-host/-for, which it
 // derives from the connection: the verified principal (setPrincipal) and
-// the idempotency key of routes that take one. Authorization is never
+// the idempotency key of routes that take one, and the If-Match tag of
+// routes that forward it (conditional.go). Authorization is never
 // forwarded.
 func (s *Server) annotate(ctx context.Context, _ *http.Request) metadata.MD {
 	ex := exchangeFrom(ctx)
@@ -64,12 +65,19 @@ func (s *Server) annotate(ctx context.Context, _ *http.Request) metadata.MD {
 	if ex.idemKey != "" {
 		md.Set(callmeta.IdempotencyKey, ex.idemKey)
 	}
+	if ex.cond.forward != "" {
+		md.Set(callmeta.IfMatchKey, ex.cond.forward)
+	}
 	return md
 }
 
-// forwardOption marks a create's answer as 201 with its Location.
-func forwardOption(ctx context.Context, _ http.ResponseWriter, resp proto.Message) error {
+// forwardOption sets a GET answer's ETag and judges its conditions
+// (conditional.go), and marks a create's answer as 201 with its Location.
+func forwardOption(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
 	ex := exchangeFrom(ctx)
+	if err := judge(w, ex, resp); err != nil {
+		return err
+	}
 	if ex.ep == nil || ex.ep.location == nil || resp == nil {
 		return nil
 	}
@@ -82,6 +90,9 @@ func forwardOption(ctx context.Context, _ http.ResponseWriter, resp proto.Messag
 // An upstream failure of a route that keeps copies may be answered by a
 // kept copy instead (stale.go).
 func (s *Server) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	if s.answerCondition(w, r, err) {
+		return
+	}
 	ex := exchangeFrom(ctx)
 	p := s.problemFor(ex, err)
 	if ex.stale != nil && s.serveStale(w, r, ex, p) {

@@ -7,18 +7,18 @@ var (
 	exPrice = map[string]any{"amountMinor": "4999", "currency": "USD"}
 	exTime  = "2026-12-01T09:30:00Z"
 	exItem  = map[string]any{"sku": "keyboard-001", "name": "Mechanical Keyboard", "unitPrice": exPrice,
-		"available": "41", "reserved": "0", "sold": "9", "updateTime": exTime}
+		"available": "41", "reserved": "0", "sold": "9", "updateTime": exTime, "etag": "Xq3v0p8lJ1cWm2Rk"}
 	exOrder = map[string]any{"id": "ord-6f1c2a9e", "customer": "alice", "status": "CONFIRMED",
 		"lines":         []any{map[string]any{"sku": "keyboard-001", "quantity": 1, "unitPrice": exPrice}},
 		"total":         exPrice,
 		"paymentMethod": "pm_card_ok", "paymentId": "pay-0b7d41c3", "reservationId": "res-9a4e22f0",
-		"failureReason": "", "createTime": exTime, "updateTime": exTime}
+		"failureReason": "", "createTime": exTime, "updateTime": exTime, "etag": "b7TnQe2ZsY0aK9fD"}
 	exReservation = map[string]any{"id": "res-9a4e22f0", "orderId": "manual-1", "state": "ACTIVE",
 		"lines":      []any{map[string]any{"sku": "mouse-001", "quantity": 1, "unitPrice": map[string]any{"amountMinor": "2499", "currency": "USD"}}},
 		"createTime": exTime, "updateTime": exTime, "expireTime": "2026-12-01T09:35:00Z"}
 	exPayment = map[string]any{"id": "pay-0b7d41c3", "orderId": "manual-1", "status": "CAPTURED",
 		"amount": map[string]any{"amountMinor": "2499", "currency": "USD"}, "paymentMethod": "pm_card_ok",
-		"failureReason": "", "createTime": exTime, "updateTime": exTime}
+		"failureReason": "", "createTime": exTime, "updateTime": exTime, "etag": "Lm4cR8wPz1Hq6uVa"}
 )
 
 // with returns m with the members of more set on a copy.
@@ -38,7 +38,7 @@ func with(m map[string]any, more map[string]any) map[string]any {
 // client's docs see a real answer.
 var responseExamples = map[string]any{
 	"listItems":          map[string]any{"items": []any{exItem}, "nextPageToken": ""},
-	"createItem":         map[string]any{"sku": "pad-001", "name": "Desk Pad", "unitPrice": map[string]any{"amountMinor": "1500", "currency": "USD"}, "available": "10", "reserved": "0", "sold": "0", "updateTime": exTime},
+	"createItem":         map[string]any{"sku": "pad-001", "name": "Desk Pad", "unitPrice": map[string]any{"amountMinor": "1500", "currency": "USD"}, "available": "10", "reserved": "0", "sold": "0", "updateTime": exTime, "etag": "T0yq5HcN2bWe8GsJ"},
 	"getItem":            exItem,
 	"updateItem":         with(exItem, map[string]any{"available": "25"}),
 	"listOrders":         map[string]any{"orders": []any{exOrder}, "nextPageToken": ""},

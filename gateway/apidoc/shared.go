@@ -14,12 +14,13 @@ const problemMedia = "application/problem+json"
 
 // responseText describes the shared problem response of each status.
 var responseText = map[int]string{
-	400: "Malformed JSON (INVALID_JSON), a body or parameter that breaks a field rule (INVALID_ARGUMENT, with errors), a bad Grpc-Timeout (INVALID_TIMEOUT) or Idempotency-Key (IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID), credentials sent wrongly (MALFORMED_CREDENTIALS).",
+	400: "Malformed JSON (INVALID_JSON), a body or parameter that breaks a field rule (INVALID_ARGUMENT, with errors), a bad Grpc-Timeout (INVALID_TIMEOUT) or Idempotency-Key (IDEMPOTENCY_KEY_MISSING, IDEMPOTENCY_KEY_INVALID), credentials sent wrongly (MALFORMED_CREDENTIALS), a malformed or misplaced If-Match or If-None-Match (INVALID_CONDITIONAL_HEADER).",
 	401: "No or invalid credential (UNAUTHENTICATED), an expired one (CREDENTIALS_EXPIRED), a replayed or mistimed signed request (REQUEST_REPLAYED, CLOCK_SKEW); WWW-Authenticate: Bearer.",
 	403: "No role of the caller may call this operation (FORBIDDEN, PERMISSION_DENIED, ADMIN_REQUIRED); the description lists the roles.",
 	404: "The resource does not exist; code names it, e.g. ORDER_NOT_FOUND.",
 	409: "Conflicts with the current state: ALREADY_EXISTS or a FAILED_PRECONDITION reason such as INSUFFICIENT_STOCK or ORDER_NOT_CANCELLABLE.",
 	406: "A streaming operation cannot answer in any media type Accept allows (NOT_ACCEPTABLE): send application/x-ndjson, text/event-stream, */* or no Accept.",
+	412: "If-Match named no current entity tag of the resource (ETAG_MISMATCH): it changed since it was read, or the tag was weak. Nothing was changed; read it again and retry with the new ETag.",
 	413: "The body is over the route's limit, as sent or once gzip-decoded (CONTENT_TOO_LARGE).",
 	415: "The body is not application/json, or its Content-Encoding is not gzip (UNSUPPORTED_MEDIA_TYPE); Accept-Encoding names gzip.",
 	422: "Understood but refused: PAYMENT_DECLINED, or IDEMPOTENCY_KEY_REUSED (the same key with a different body).",
@@ -108,6 +109,7 @@ func addShared(doc *openapi3.T) {
 		}}
 	}
 	c.Parameters = sharedParameters()
+	conditionalShared(c)
 	c.SecuritySchemes = securitySchemes()
 	doc.Security = openapi3.SecurityRequirements{{schemeBearer: []string{}}, {schemeSignedApp: []string{}}}
 }

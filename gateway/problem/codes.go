@@ -9,6 +9,7 @@ const (
 	CodeInvalidTimeout        = "INVALID_TIMEOUT"
 	CodeIdempotencyKeyMissing = "IDEMPOTENCY_KEY_MISSING"
 	CodeIdempotencyKeyInvalid = "IDEMPOTENCY_KEY_INVALID"
+	CodeInvalidConditional    = "INVALID_CONDITIONAL_HEADER"
 	CodeOutOfRange            = "OUT_OF_RANGE"
 	CodeUnauthenticated       = "UNAUTHENTICATED"
 	CodeForbidden             = "FORBIDDEN"
@@ -72,6 +73,8 @@ var catalogue = map[string]entry{
 		"This operation creates something and needs an Idempotency-Key header, so that a repeated request is not carried out twice. Send a new unique key (a UUID) with each new request, and retry a request with the same key it first had."},
 	CodeIdempotencyKeyInvalid: {http.StatusBadRequest, "Invalid Idempotency-Key header",
 		"The Idempotency-Key header is sent more than once, or is not 1 to a limited number of printable ASCII characters; the detail gives the limit. Send one valid key. Do not retry unchanged."},
+	CodeInvalidConditional: {http.StatusBadRequest, "Invalid conditional request header",
+		"If-Match or If-None-Match (the detail names which) is malformed, too long or lists too many entity tags, or is sent where the operation cannot honour it: If-None-Match on anything but a GET, If-Match on a change whose resource has no etag, or several entity tags in If-Match on a change. Send \"*\" or entity tags exactly as an ETag header gave them (\"...\" or W/\"...\"), one for a change. Do not retry unchanged."},
 	CodeOutOfRange: {http.StatusBadRequest, "Out of range",
 		"A value is outside the range the operation accepts (a page size, a page token past the end). Correct it. Do not retry unchanged."},
 	CodeUnauthenticated: {http.StatusUnauthorized, "Authentication required",

@@ -1,6 +1,7 @@
 // Package callmeta defines the gRPC metadata Portico passes between hops and
 // reads it back: the caller's principal (set by the edge from a verified
-// credential) and the request's idempotency key.
+// credential), the request's idempotency key and the entity tag a change is
+// conditional on.
 //
 // The edge never forwards client-supplied metadata. Between hops the
 // principal travels as a signed assertion (IdentityKey, package
@@ -27,6 +28,10 @@ const (
 	IdentityKey = "x-portico-identity"
 	// IdempotencyKey carries the client's idempotency key for a write.
 	IdempotencyKey = "idempotency-key"
+	// IfMatchKey carries the entity tag a change is conditional on (AIP-154
+	// etag; the REST edge forwards If-Match here). A service reads it when
+	// the request's own etag field is empty.
+	IfMatchKey = "if-match"
 	// ReplayedKey is the response header a service sets to "true" when it
 	// answers a write from an earlier call with the same idempotency key.
 	// The REST edge turns it into Idempotent-Replayed: true.
@@ -94,6 +99,12 @@ func RoleIn(ctx context.Context, roles ...string) bool {
 // or "" when none was sent.
 func IdempotencyKeyFromIncoming(ctx context.Context) string {
 	return first(ctx, IdempotencyKey)
+}
+
+// IfMatchFromIncoming returns the entity tag an incoming call is
+// conditional on (IfMatchKey), or "" when none was sent.
+func IfMatchFromIncoming(ctx context.Context) string {
+	return first(ctx, IfMatchKey)
 }
 
 // ValidIdempotencyKey reports whether k is 1-255 printable ASCII characters

@@ -5,6 +5,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 )
 
 var stateProto = map[State]inventoryv1.Reservation_State{
@@ -21,8 +22,10 @@ func moneyFrom(m *typev1.Money) Money {
 	return Money{Minor: m.GetAmountMinor(), Currency: m.GetCurrency()}
 }
 
+// itemProto is the item as the service answers it, with its etag
+// (resourcetag): every answer and every etag check builds it here.
 func itemProto(it Item) *inventoryv1.Item {
-	return &inventoryv1.Item{
+	return resourcetag.Set(&inventoryv1.Item{
 		Sku:        it.SKU,
 		Name:       it.Name,
 		UnitPrice:  moneyProto(it.Price),
@@ -30,7 +33,7 @@ func itemProto(it Item) *inventoryv1.Item {
 		Reserved:   it.Stock.Reserved,
 		Sold:       it.Stock.Sold,
 		UpdateTime: timestamppb.New(it.UpdateTime),
-	}
+	})
 }
 
 func reservationProto(r Reservation) *inventoryv1.Reservation {

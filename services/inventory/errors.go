@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -42,6 +43,11 @@ func (f *failure) Error() string { return f.msg }
 
 func itemNotFound(sku string) error {
 	return &failure{typev1.Reason_REASON_ITEM_NOT_FOUND, "item " + sku + " not found", []string{"sku", sku}}
+}
+
+func etagMismatch(sku, tag string) error {
+	r, msg := resourcetag.Mismatch("item " + sku)
+	return &failure{r, msg, []string{"sku", sku, "etag", tag}}
 }
 
 func itemExists(sku string) error {

@@ -9,6 +9,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/pagebudget"
 	"github.com/portico-gateway/portico/internal/protocheck"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -83,7 +84,10 @@ func (s *Service) CreateItem(ctx context.Context, req *inventoryv1.CreateItemReq
 	return itemProto(it), nil
 }
 
-// UpdateItem sets the masked fields of an existing item.
+// UpdateItem sets the masked fields of an existing item. With an etag (the
+// request's, or the if-match metadata) it changes the item only if the
+// etag is still the item's: FAILED_PRECONDITION (ETAG_MISMATCH) otherwise,
+// checked on the row the transaction holds.
 func (s *Service) UpdateItem(ctx context.Context, req *inventoryv1.UpdateItemRequest) (*inventoryv1.Item, error) {
 	if err := requireAdmin(ctx); err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -92,7 +96,7 @@ func (s *Service) UpdateItem(ctx context.Context, req *inventoryv1.UpdateItemReq
 	if err != nil {
 		return nil, err
 	}
-	in := req.GetItem()
+	in, want := req.GetItem(), resourcetag.Want(ctx, req.GetEtag())
 	var out Item
 	err = s.store.InTx(ctx, func(tx Tx) error {
 		it, err := tx.Item(ctx, in.GetSku())
@@ -101,6 +105,9 @@ func (s *Service) UpdateItem(ctx context.Context, req *inventoryv1.UpdateItemReq
 		}
 		if err != nil {
 			return err
+		}
+		if tag, stale := resourcetag.Stale(want, itemProto(it)); stale {
+			return etagMismatch(it.SKU, tag)
 		}
 		if slices.Contains(paths, maskName) {
 			it.Name = in.GetName()

@@ -23,6 +23,7 @@ import (
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 )
 
 func usd(minor int64) *typev1.Money { return &typev1.Money{AmountMinor: minor, Currency: "USD"} }
@@ -37,9 +38,9 @@ func TestGetItem(t *testing.T) {
 		wantReason string
 		wantFields []string
 	}{
-		{name: "found", sku: "keyboard-001", want: &inventoryv1.Item{
+		{name: "found", sku: "keyboard-001", want: resourcetag.Set(&inventoryv1.Item{
 			Sku: "keyboard-001", Name: "Keyboard", UnitPrice: usd(4999), Available: 10, UpdateTime: timestamppb.New(t0),
-		}},
+		})},
 		{name: "unknown", sku: "nope-001", wantCode: codes.NotFound, wantReason: reasonItemNotFound},
 		{name: "empty sku", sku: "", wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
 		{name: "upper case sku", sku: "Keyboard-001", wantCode: codes.InvalidArgument, wantFields: []string{"sku"}},
@@ -215,8 +216,8 @@ func TestCreateItem(t *testing.T) {
 					}
 					return
 				}
-				want := &inventoryv1.Item{Sku: tt.item.Sku, Name: tt.item.Name, UnitPrice: tt.item.UnitPrice,
-					Available: tt.item.Available, UpdateTime: timestamppb.New(t0)}
+				want := resourcetag.Set(&inventoryv1.Item{Sku: tt.item.Sku, Name: tt.item.Name, UnitPrice: tt.item.UnitPrice,
+					Available: tt.item.Available, UpdateTime: timestamppb.New(t0)})
 				if d := cmp.Diff(want, got, protocmp.Transform()); d != "" {
 					t.Errorf("CreateItem (-want +got):\n%s", d)
 				}
@@ -314,7 +315,7 @@ func TestUpdateItem(t *testing.T) {
 					want, stamp = base, t0
 				}
 				stored := f.getItem(t, "keyboard-001")
-				opt := protocmp.IgnoreFields(&inventoryv1.Item{}, "update_time")
+				opt := protocmp.IgnoreFields(&inventoryv1.Item{}, "update_time", "etag")
 				if d := cmp.Diff(want, stored, protocmp.Transform(), opt); d != "" {
 					t.Errorf("stored item after UpdateItem (-want +got):\n%s", d)
 				}

@@ -11,6 +11,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -21,6 +22,12 @@ import (
 // committed stock (RESERVATION_COMMITTED). The cancel treats that stock as
 // sold: it refunds the payment and marks the order CANCELLED; putting the
 // units back is an admin restock (InventoryService.UpdateItem).
+//
+// With an etag (the request's, or the if-match metadata) a CONFIRMED order
+// is cancelled only if the etag is still the order's: FAILED_PRECONDITION
+// (ETAG_MISMATCH) otherwise. The store's update is conditional on the order
+// still being CONFIRMED, the only state a CONFIRMED order leaves by, so the
+// check holds until the write.
 func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderRequest) (*orderv1.Order, error) {
 	p, err := caller(ctx)
 	if err != nil {
@@ -35,9 +42,17 @@ func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderReque
 		return nil, rpcerr.Fail(Domain, typev1.Reason_REASON_PERMISSION_DENIED,
 			"only the customer or an admin may cancel an order", MetaOrderID, id)
 	}
+	if rec.Order.GetStatus() == orderv1.Order_STATUS_CANCELLED {
+		// Already done: the answer whatever the etag (RFC 9110 section
+		// 13.1.1 lets a change that appears applied answer 2xx), so a
+		// retried conditional cancel whose first answer was lost succeeds.
+		return rec.order(), nil
+	}
+	if tag, stale := resourcetag.Stale(resourcetag.Want(ctx, req.GetEtag()), rec.order()); stale {
+		r, msg := resourcetag.Mismatch("order " + id)
+		return nil, rpcerr.Fail(Domain, r, msg, MetaOrderID, id, "etag", tag)
+	}
 	switch rec.Order.GetStatus() {
-	case orderv1.Order_STATUS_CANCELLED:
-		return rec.Order, nil
 	case orderv1.Order_STATUS_CONFIRMED:
 		return s.cancelConfirmed(ctx, rec)
 	case orderv1.Order_STATUS_PENDING:
@@ -73,7 +88,7 @@ func (s *Service) cancelConfirmed(ctx context.Context, rec *Record) (*orderv1.Or
 	if err := s.store.Update(pctx, next, orderv1.Order_STATUS_CONFIRMED); err != nil {
 		if errors.Is(err, ErrConflict) { // a concurrent cancel won
 			if stored, gerr := s.store.Get(pctx, id); gerr == nil {
-				return stored.Order, nil
+				return stored.order(), nil
 			}
 		}
 		s.log.ErrorContext(ctx, "cancel: store", "orderId", id, "err", err.Error())
@@ -81,5 +96,5 @@ func (s *Service) cancelConfirmed(ctx context.Context, rec *Record) (*orderv1.Or
 	}
 	s.changes.notify(id)
 	s.log.InfoContext(ctx, "order cancelled: payment refunded", "orderId", id, "paymentId", next.Order.GetPaymentId())
-	return next.Order, nil
+	return next.order(), nil
 }

@@ -91,7 +91,7 @@ func (s *Service) run(ctx context.Context, rec *Record) (*orderv1.Order, error) 
 	if err := s.store.Delete(pctx, id); err != nil {
 		// Still stored PENDING, so the reconciler will finish it; say so.
 		s.log.ErrorContext(ctx, "withdraw order", "orderId", id, "err", err.Error())
-		return rec.Order, nil
+		return rec.order(), nil
 	}
 	s.changes.notify(id)
 	s.log.WarnContext(ctx, "inventory unavailable; order withdrawn", "orderId", id)
@@ -104,7 +104,7 @@ func answer(rec *Record) (*orderv1.Order, error) {
 	if rec.Order.GetStatus() == orderv1.Order_STATUS_FAILED {
 		return nil, failureErr(rec)
 	}
-	return rec.Order, nil
+	return rec.order(), nil
 }
 
 // replay answers a call whose key the customer already used.

@@ -33,7 +33,7 @@ func (s *Service) GetOrder(ctx context.Context, req *orderv1.GetOrderRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	return rec.Order, nil
+	return rec.order(), nil
 }
 
 // idRequest is a request naming one order by id (Get, Cancel).

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 )
 
 // Store errors. Implementations return them (possibly wrapped) so the
@@ -62,7 +63,10 @@ type Record struct {
 }
 
 // order returns the stored order, as ListOrders sends it.
-func (r *Record) order() *orderv1.Order { return r.Order }
+// order is the order as the service answers it, with its etag
+// (resourcetag) computed from the stored record; every answer builds it
+// here. It sets the etag on r.Order itself.
+func (r *Record) order() *orderv1.Order { return resourcetag.Set(r.Order) }
 
 func (r *Record) clone() *Record {
 	c := *r

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -55,6 +56,11 @@ func notCaptured(id string) error {
 
 func orderPaid(orderID string) error {
 	return &failure{typev1.Reason_REASON_ORDER_ALREADY_PAID, "order " + orderID + " is already paid", []string{"order_id", orderID}}
+}
+
+func etagMismatch(id, tag string) error {
+	r, msg := resourcetag.Mismatch("payment " + id)
+	return &failure{r, msg, []string{"id", id, "etag", tag}}
 }
 
 var errAdminRequired = &failure{typev1.Reason_REASON_ADMIN_REQUIRED, "the admin role is required", nil}

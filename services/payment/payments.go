@@ -18,6 +18,7 @@ import (
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/pagebudget"
 	"github.com/portico-gateway/portico/internal/protocheck"
+	"github.com/portico-gateway/portico/internal/resourcetag"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
@@ -167,7 +168,10 @@ func (s *Service) ListPayments(ctx context.Context, req *paymentv1.ListPaymentsR
 	return resp, nil
 }
 
-// RefundPayment refunds a captured payment in full.
+// RefundPayment refunds a captured payment in full. With an etag (the
+// request's, or the if-match metadata) only if the etag is still the
+// payment's, checked on the row the transaction holds: FAILED_PRECONDITION
+// (ETAG_MISMATCH) otherwise. A refunded payment is answered as it is.
 func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymentRequest) (*paymentv1.Payment, error) {
 	if err := s.mayMove(ctx); err != nil {
 		return nil, err
@@ -176,6 +180,7 @@ func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymen
 		return nil, err
 	}
 	var p Payment
+	want := resourcetag.Want(ctx, req.GetEtag())
 	err := s.store.InTx(ctx, func(tx Tx) (err error) {
 		p, err = tx.Payment(ctx, req.GetId())
 		switch {
@@ -186,8 +191,13 @@ func (s *Service) RefundPayment(ctx context.Context, req *paymentv1.RefundPaymen
 		case !sagaCaller(ctx) && strings.HasPrefix(p.OrderID, callmeta.OrderIDPrefix):
 			return sagaOrder(p.OrderID, "refunds")
 		case p.Status == StatusRefunded:
-			return nil
-		case p.Status != StatusCaptured:
+			return nil // done already: the answer whatever the etag (RFC 9110 section 13.1.1)
+		case want != "":
+			if tag, stale := resourcetag.Stale(want, paymentProto(p)); stale {
+				return etagMismatch(p.ID, tag)
+			}
+		}
+		if p.Status != StatusCaptured {
 			return notCaptured(p.ID)
 		}
 		p.Status, p.UpdateTime = StatusRefunded, time.Now()
@@ -205,8 +215,10 @@ var statusProto = map[Status]paymentv1.Payment_Status{
 	StatusRefunded: paymentv1.Payment_STATUS_REFUNDED,
 }
 
+// paymentProto is the payment as the service answers it, with its etag
+// (resourcetag): every answer and every etag check builds it here.
 func paymentProto(p Payment) *paymentv1.Payment {
-	return &paymentv1.Payment{
+	return resourcetag.Set(&paymentv1.Payment{
 		Id:            p.ID,
 		OrderId:       p.OrderID,
 		Amount:        &typev1.Money{AmountMinor: p.Amount.Minor, Currency: p.Amount.Currency},
@@ -215,5 +227,5 @@ func paymentProto(p Payment) *paymentv1.Payment {
 		FailureReason: p.FailureReason,
 		CreateTime:    timestamppb.New(p.CreateTime),
 		UpdateTime:    timestamppb.New(p.UpdateTime),
-	}
+	})
 }

@@ -97,7 +97,7 @@ func TestCreatePaymentMethods(t *testing.T) {
 					Status: tt.wantStatus, FailureReason: tt.wantReason,
 					CreateTime: timestamppb.New(time.Now()), UpdateTime: timestamppb.New(time.Now()),
 				}
-				if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreFields(&paymentv1.Payment{}, "id")); d != "" {
+				if d := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreFields(&paymentv1.Payment{}, "id", "etag")); d != "" {
 					t.Errorf("CreatePayment(%s) (-want +got):\n%s", tt.method, d)
 				}
 				if !strings.HasPrefix(got.GetId(), "pay-") {

@@ -103,7 +103,14 @@ type Item struct {
 	// Units sold through committed reservations.
 	Sold int64 `protobuf:"varint,6,opt,name=sold,proto3" json:"sold,omitempty"`
 	// Last change to the item or its stock.
-	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// AIP-154 entity tag of this item: an opaque value that changes
+	// whenever any other field of it changes, computed from the stored row.
+	// Send it back as UpdateItemRequest.etag (or, through the REST edge, as If-Match:
+	// "<etag>") to make a change conditional on nobody having changed the
+	// item since it was read. The REST edge answers it as the ETag header.
+	// Ignored in CreateItem and UpdateItem bodies; at most 128 characters.
+	Etag          string `protobuf:"bytes,20,opt,name=etag,proto3" json:"etag,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -185,6 +192,13 @@ func (x *Item) GetUpdateTime() *timestamppb.Timestamp {
 		return x.UpdateTime
 	}
 	return nil
+}
+
+func (x *Item) GetEtag() string {
+	if x != nil {
+		return x.Etag
+	}
+	return ""
 }
 
 // GetItemRequest names one item.
@@ -401,7 +415,13 @@ type UpdateItemRequest struct {
 	// At most 16 paths of at most 64 characters each: more than an Item has
 	// fields and leaves, so a mask the REST edge derives from a PATCH body
 	// always fits.
-	UpdateMask    *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	// AIP-154: the etag of the item as the caller last read it. Empty: the
+	// call is unconditional. Set and not the item's current etag: the call
+	// fails FAILED_PRECONDITION (ETAG_MISMATCH) and changes nothing; the REST
+	// edge answers 412. The gRPC metadata "if-match" (what the edge forwards
+	// from If-Match) is read when this field is empty. At most 128 characters.
+	Etag          string `protobuf:"bytes,3,opt,name=etag,proto3" json:"etag,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -448,6 +468,13 @@ func (x *UpdateItemRequest) GetUpdateMask() *fieldmaskpb.FieldMask {
 		return x.UpdateMask
 	}
 	return nil
+}
+
+func (x *UpdateItemRequest) GetEtag() string {
+	if x != nil {
+		return x.Etag
+	}
+	return ""
 }
 
 // Line is a quantity of one SKU.
@@ -867,7 +894,7 @@ var File_portico_inventory_v1_inventory_proto protoreflect.FileDescriptor
 
 const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\n" +
-	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xa7\x03\n" +
+	"$portico/inventory/v1/inventory.proto\x12\x14portico.inventory.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xc8\x03\n" +
 	"\x04Item\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x05\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12\"\n" +
 	"\x04name\x18\x02 \x01(\tB\x0e\xe0A\x02\xbaH\b\xc8\x01\x01r\x03\x18\xc8\x01R\x04name\x12\xa3\x01\n" +
@@ -879,7 +906,8 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\breserved\x18\x05 \x01(\x03B\x03\xe0A\x03R\breserved\x12\x17\n" +
 	"\x04sold\x18\x06 \x01(\x03B\x03\xe0A\x03R\x04sold\x12@\n" +
 	"\vupdate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
-	"updateTime\">\n" +
+	"updateTime\x12\x1f\n" +
+	"\x04etag\x18\x14 \x01(\tB\v\xe0A\x03\xbaH\x05r\x03\x18\x80\x01R\x04etag\">\n" +
 	"\x0eGetItemRequest\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\"a\n" +
 	"\x10ListItemsRequest\x12$\n" +
@@ -890,13 +918,14 @@ const file_portico_inventory_v1_inventory_proto_rawDesc = "" +
 	"\x05items\x18\x01 \x03(\v2\x1a.portico.inventory.v1.ItemR\x05items\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"N\n" +
 	"\x11CreateItemRequest\x129\n" +
-	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\"\xcb\x02\n" +
+	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\"\xe9\x02\n" +
 	"\x11UpdateItemRequest\x129\n" +
 	"\x04item\x18\x01 \x01(\v2\x1a.portico.inventory.v1.ItemB\t\xe0A\x02\xbaH\x03\xc8\x01\x01R\x04item\x12\xfa\x01\n" +
 	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskB\xbc\x01\xbaH\xb8\x01\xba\x01L\n" +
 	"\x15update_mask.max_paths\x12\x1amust have at most 16 paths\x1a\x17this.paths.size() <= 16\xba\x01f\n" +
 	"\x18update_mask.path_max_len\x12'each path must be at most 64 characters\x1a!this.paths.all(p, p.size() <= 64)R\n" +
-	"updateMask\"_\n" +
+	"updateMask\x12\x1c\n" +
+	"\x04etag\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04etag\"_\n" +
 	"\x04Line\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
 	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\"\xe7\x01\n" +

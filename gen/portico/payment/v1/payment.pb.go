@@ -101,7 +101,13 @@ type Payment struct {
 	// Creation time.
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	// Last status change.
-	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// AIP-154 entity tag of this payment: an opaque value that changes
+	// whenever any other field of it changes, computed from the stored row.
+	// Send it back as RefundPaymentRequest.etag (or, through the REST edge, as If-Match:
+	// "<etag>") to make a change conditional on nobody having changed the
+	// payment since it was read. The REST edge answers it as the ETag header.
+	Etag          string `protobuf:"bytes,20,opt,name=etag,proto3" json:"etag,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -190,6 +196,13 @@ func (x *Payment) GetUpdateTime() *timestamppb.Timestamp {
 		return x.UpdateTime
 	}
 	return nil
+}
+
+func (x *Payment) GetEtag() string {
+	if x != nil {
+		return x.Etag
+	}
+	return ""
 }
 
 // CreatePaymentRequest charges one order.
@@ -428,7 +441,13 @@ func (x *ListPaymentsResponse) GetNextPageToken() string {
 type RefundPaymentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Payment id: 1-64 characters of [A-Za-z0-9_-].
-	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// AIP-154: the etag of the payment as the caller last read it. Empty: the
+	// call is unconditional. Set and not the payment's current etag: the call
+	// fails FAILED_PRECONDITION (ETAG_MISMATCH) and changes nothing; the REST
+	// edge answers 412. The gRPC metadata "if-match" (what the edge forwards
+	// from If-Match) is read when this field is empty. At most 128 characters.
+	Etag          string `protobuf:"bytes,2,opt,name=etag,proto3" json:"etag,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -470,11 +489,18 @@ func (x *RefundPaymentRequest) GetId() string {
 	return ""
 }
 
+func (x *RefundPaymentRequest) GetEtag() string {
+	if x != nil {
+		return x.Etag
+	}
+	return ""
+}
+
 var File_portico_payment_v1_payment_proto protoreflect.FileDescriptor
 
 const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\n" +
-	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xf9\x03\n" +
+	" portico/payment/v1/payment.proto\x12\x12portico.payment.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\x92\x04\n" +
 	"\aPayment\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1e\n" +
 	"\border_id\x18\x02 \x01(\tB\x03\xe0A\x03R\aorderId\x123\n" +
@@ -485,7 +511,8 @@ const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
 	"createTime\x12@\n" +
 	"\vupdate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
-	"updateTime\"_\n" +
+	"updateTime\x12\x17\n" +
+	"\x04etag\x18\x14 \x01(\tB\x03\xe0A\x03R\x04etag\"_\n" +
 	"\x06Status\x12\x16\n" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fSTATUS_CAPTURED\x10\x01\x12\x13\n" +
@@ -505,9 +532,10 @@ const file_portico_payment_v1_payment_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\tpageToken\"w\n" +
 	"\x14ListPaymentsResponse\x127\n" +
 	"\bpayments\x18\x01 \x03(\v2\x1b.portico.payment.v1.PaymentR\bpayments\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"F\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"d\n" +
 	"\x14RefundPaymentRequest\x12.\n" +
-	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id2\xe0\b\n" +
+	"\x02id\x18\x01 \x01(\tB\x1e\xe0A\x02\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$R\x02id\x12\x1c\n" +
+	"\x04etag\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04etag2\xe0\b\n" +
 	"\x0ePaymentService\x12\xe3\x03\n" +
 	"\rCreatePayment\x12(.portico.payment.v1.CreatePaymentRequest\x1a\x1b.portico.payment.v1.Payment\"\x8a\x03\xf2\xbb\x18\xea\x02\n" +
 	"\x0fCharge an order\x12\x12/api/payments/{id}\x18\x01\"\x04\x99\x03\xa6\x03\xa2\x01\xb9\x02Charges an order (admin). The request must carry an Idempotency-Key header (1-255 printable ASCII characters): the same key with the same body answers the first result; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. A declined payment is a result, not an error: it is answered with status DECLINED.\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/api/payments\x90\x02\x02\x12\x86\x01\n" +

@@ -98,6 +98,12 @@ const (
 	// order: inventory or payment gave a definite error the saga has no rule
 	// for. ErrorInfo metadata step, upstreamCode, upstreamReason.
 	Reason_REASON_UPSTREAM_REJECTED Reason = 24
+	// inventory, order, payment: the request's etag (UpdateItem,
+	// CancelOrder, RefundPayment; the REST edge's If-Match) is not the
+	// resource's current one: someone changed it since the caller read it.
+	// Nothing changed. Also the edge's own answer to an If-Match on a GET that
+	// matches nothing.
+	Reason_REASON_ETAG_MISMATCH Reason = 30
 	// edge: a rate limit refused the request; the body's layer names which
 	// (caller, a route group, global, failed_auth).
 	Reason_REASON_RATE_LIMIT_EXCEEDED Reason = 40
@@ -133,6 +139,7 @@ var (
 		22: "REASON_INVALID_TOTAL",
 		23: "REASON_INVALID_PAYMENT_REQUEST",
 		24: "REASON_UPSTREAM_REJECTED",
+		30: "REASON_ETAG_MISMATCH",
 		40: "REASON_RATE_LIMIT_EXCEEDED",
 		41: "REASON_CALLER_BANNED",
 	}
@@ -162,6 +169,7 @@ var (
 		"REASON_INVALID_TOTAL":           22,
 		"REASON_INVALID_PAYMENT_REQUEST": 23,
 		"REASON_UPSTREAM_REJECTED":       24,
+		"REASON_ETAG_MISMATCH":           30,
 		"REASON_RATE_LIMIT_EXCEEDED":     40,
 		"REASON_CALLER_BANNED":           41,
 	}
@@ -247,7 +255,7 @@ var File_portico_type_v1_reason_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xa6$\n" +
+	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xe6&\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\xd2\x01\n" +
 	"\x15REASON_ITEM_NOT_FOUND\x10\x01\x1a\xb6\x01\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18\xa4\x01No inventory item has the SKU (in the path, or in an order line: the order is then stored FAILED). Check the SKU against GET /api/inventory. Do not retry unchanged.\x12\xb8\x01\n" +
@@ -274,7 +282,8 @@ const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\x1aREASON_RESERVATION_EXPIRED\x10\x15\x1a\xa0\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\x84\x01The stock reservation expired before the order was confirmed; the order is FAILED. Retry as a new order, with a new Idempotency-Key.\x12\xe2\x01\n" +
 	"\x14REASON_INVALID_TOTAL\x10\x16\x1a\xc7\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xa6\x01The order's lines give no chargeable total (mixed currencies, an unpriced item, zero, an overflow, above the payment limit). Change the lines. Do not retry unchanged.\x12\xd0\x01\n" +
 	"\x1eREASON_INVALID_PAYMENT_REQUEST\x10\x17\x1a\xab\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\x8a\x01The payment service refused the charge as invalid (for example an unknown payment method). Fix the payment method. Do not retry unchanged.\x12\xe7\x01\n" +
-	"\x18REASON_UPSTREAM_REJECTED\x10\x18\x1a\xc8\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xac\x01A service behind the order service refused a step with an error the order has no rule for; the detail names it. Do not retry unchanged; quote the traceId when reporting it.\x126\n" +
+	"\x18REASON_UPSTREAM_REJECTED\x10\x18\x1a\xc8\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xac\x01A service behind the order service refused a step with an error the order has no rule for; the detail names it. Do not retry unchanged; quote the traceId when reporting it.\x12\xbd\x02\n" +
+	"\x14REASON_ETAG_MISMATCH\x10\x1e\x1a\xa2\x02\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\x9c\x03\xfa\xe0\x18\x81\x02The resource changed since the entity tag in If-Match (or the request's etag) was read, or the tag is weak (W/...), which If-Match never accepts; nothing was changed. GET the resource again, check that the change still applies, then retry with the new ETag.\x126\n" +
 	"\x1aREASON_RATE_LIMIT_EXCEEDED\x10(\x1a\x16\xea\xe0\x18\x12RESOURCE_EXHAUSTED\x120\n" +
 	"\x14REASON_CALLER_BANNED\x10)\x1a\x16\xea\xe0\x18\x12RESOURCE_EXHAUSTED:@\n" +
 	"\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\x8d\x8c\x03 \x01(\tR\bgrpcCode:D\n" +
