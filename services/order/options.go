@@ -27,6 +27,10 @@ const (
 	// DefaultReconcileBackoff is the first wait once an order has used its
 	// rounds; it doubles per further round, up to an hour.
 	DefaultReconcileBackoff = time.Minute
+	// DefaultMaxAccepted bounds the orders ACCEPTED for later (waiting for
+	// inventory) at once; past it CreateOrder answers UNAVAILABLE as
+	// without the preference.
+	DefaultMaxAccepted = 1000
 )
 
 type settings struct {
@@ -39,6 +43,7 @@ type settings struct {
 	tp               *telemetry.Provider // nil: no reconciler spans
 	metrics          *reconcileMetrics   // nil: no metrics
 	pages            *pagetoken.Codec    // ListOrders page tokens
+	maxAccepted      int                 // WithMaxAccepted; 0: none
 }
 
 func defaultSettings() settings {
@@ -50,6 +55,7 @@ func defaultSettings() settings {
 		reconcileRounds:  DefaultReconcileRounds,
 		reconcileBackoff: DefaultReconcileBackoff,
 		pages:            pagetoken.NewRandom(pageList),
+		maxAccepted:      DefaultMaxAccepted,
 	}
 }
 
@@ -133,6 +139,21 @@ func WithReconcileBackoff(d time.Duration) Option {
 			return errors.New("order: WithReconcileBackoff must be positive")
 		}
 		s.reconcileBackoff = d
+		return nil
+	}
+}
+
+// WithMaxAccepted bounds the orders stored ACCEPTED (inventory down, the
+// caller prefers respond-async) at once, across every replica of a shared
+// store; past it CreateOrder withdraws the order and answers UNAVAILABLE
+// as without the preference. 0 accepts none; negative is an error.
+// Default: DefaultMaxAccepted.
+func WithMaxAccepted(n int) Option {
+	return func(s *settings) error {
+		if n < 0 {
+			return errors.New("order: negative WithMaxAccepted")
+		}
+		s.maxAccepted = n
 		return nil
 	}
 }

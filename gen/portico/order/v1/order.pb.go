@@ -39,6 +39,14 @@ const (
 	Order_STATUS_FAILED Order_Status = 3
 	// Cancelled: stock released and payment refunded. Final.
 	Order_STATUS_CANCELLED Order_Status = 4
+	// Received but nothing reserved or charged yet: inventory could not be
+	// reached and the caller asked for an answer later (metadata
+	// "prefer: respond-async"). The reconciler runs the saga for accepted
+	// orders in arrival order once inventory answers; the order then moves
+	// to PENDING, CONFIRMED or FAILED (INSUFFICIENT_STOCK when the stock is
+	// gone by then; nothing is charged before stock is reserved). Never a
+	// promise of stock.
+	Order_STATUS_ACCEPTED Order_Status = 5
 )
 
 // Enum value maps for Order_Status.
@@ -49,6 +57,7 @@ var (
 		2: "STATUS_CONFIRMED",
 		3: "STATUS_FAILED",
 		4: "STATUS_CANCELLED",
+		5: "STATUS_ACCEPTED",
 	}
 	Order_Status_value = map[string]int32{
 		"STATUS_UNSPECIFIED": 0,
@@ -56,6 +65,7 @@ var (
 		"STATUS_CONFIRMED":   2,
 		"STATUS_FAILED":      3,
 		"STATUS_CANCELLED":   4,
+		"STATUS_ACCEPTED":    5,
 	}
 )
 
@@ -554,7 +564,7 @@ var File_portico_order_v1_order_proto protoreflect.FileDescriptor
 
 const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\x8e\x05\n" +
+	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bportico/type/v1/money.proto\"\xa4\x05\n" +
 	"\x05Order\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1f\n" +
 	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x126\n" +
@@ -570,13 +580,14 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
 	"createTime\x12@\n" +
 	"\vupdate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
-	"updateTime\"s\n" +
+	"updateTime\"\x88\x01\n" +
 	"\x06Status\x12\x16\n" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSTATUS_PENDING\x10\x01\x12\x14\n" +
 	"\x10STATUS_CONFIRMED\x10\x02\x12\x11\n" +
 	"\rSTATUS_FAILED\x10\x03\x12\x14\n" +
-	"\x10STATUS_CANCELLED\x10\x04\"\xa0\x01\n" +
+	"\x10STATUS_CANCELLED\x10\x04\x12\x13\n" +
+	"\x0fSTATUS_ACCEPTED\x10\x05\"\xa0\x01\n" +
 	"\tOrderLine\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
 	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\x12:\n" +
