@@ -19,6 +19,7 @@ type endpoint struct {
 	maxBody             int64
 	location            *location
 	idempotencyKey      bool
+	respondAsync        bool // honours Prefer: respond-async (async.go)
 	output              protoreflect.MessageDescriptor
 	update              *updateRule // an update whose body may imply its mask
 }
@@ -104,7 +105,7 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 			if ep.location, err = parseLocation(b.location, ep.output); err != nil {
 				return nil, fmt.Errorf("gateway: %s: %w", r.RPC, err)
 			}
-			ep.idempotencyKey = b.idempotencyKey
+			ep.idempotencyKey, ep.respondAsync = b.idempotencyKey, b.respondAsync
 		}
 		eps[r] = ep
 	}

@@ -44,12 +44,15 @@ type behaviour struct {
 	// idempotencyKey: the Idempotency-Key header is required and forwarded
 	// as "idempotency-key" metadata.
 	idempotencyKey bool
+	// respondAsync: the RPC honours Prefer: respond-async (RFC 7240;
+	// portico.api.v1.Edge.respond_async, async.go).
+	respondAsync bool
 }
 
 // behaviours are keyed by full RPC name. Creates answer 201 + Location
 // (RFC 9110 section 15.3.2), also when replayed.
 var behaviours = map[string]behaviour{
-	"/portico.order.v1.OrderService/CreateOrder":          {location: "/api/orders/{id}", idempotencyKey: true},
+	"/portico.order.v1.OrderService/CreateOrder":          {location: "/api/orders/{id}", idempotencyKey: true, respondAsync: true},
 	"/portico.inventory.v1.InventoryService/CreateItem":   {location: "/api/inventory/{sku}"},
 	"/portico.inventory.v1.InventoryService/ReserveStock": {location: "/api/reservations/{id}"},
 	"/portico.payment.v1.PaymentService/CreatePayment":    {location: "/api/payments/{id}", idempotencyKey: true},
