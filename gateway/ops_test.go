@@ -380,9 +380,9 @@ func TestOpenAPIOperations(t *testing.T) {
 			continue
 		}
 		b := behaviours[r.RPC]
-		if row.Created != (b.location != "") || row.IdempotencyKey != b.idempotencyKey {
-			t.Errorf("%s: apidoc row created=%v idempotencyKey=%v, edge location=%q idempotencyKey=%v",
-				r.RPC, row.Created, row.IdempotencyKey, b.location, b.idempotencyKey)
+		if row.Created != (b.location != "") || row.IdempotencyKey != b.idempotencyKey || row.RespondAsync != b.respondAsync {
+			t.Errorf("%s: apidoc row created=%v idempotencyKey=%v respondAsync=%v, edge location=%q idempotencyKey=%v respondAsync=%v",
+				r.RPC, row.Created, row.IdempotencyKey, row.RespondAsync, b.location, b.idempotencyKey, b.respondAsync)
 		}
 	}
 	for rpc := range apidoc.Operations {

@@ -56,6 +56,9 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 	if row.IdempotencyKey {
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramIdempotencyKey})
 	}
+	if row.RespondAsync {
+		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramPrefer})
+	}
 	op.Responses = responses(op.Responses, row)
 	if op.RequestBody != nil {
 		for _, s := range []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType} {
@@ -87,10 +90,31 @@ func responses(gen *openapi3.Responses, row Operation) *openapi3.Responses {
 	out.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: &openapi3.Response{
 		Description: openapi3.Ptr(text), Headers: headers, Content: content,
 	}})
+	if row.RespondAsync {
+		out.Set(strconv.Itoa(http.StatusAccepted), accepted(headers, content))
+	}
 	for _, s := range append(append([]int{}, Common...), row.Errors...) {
 		out.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
 	}
 	return out
+}
+
+// accepted is the 202 of an operation that honours Prefer: respond-async:
+// the success's headers plus Preference-Applied, and the resource as
+// stored so far (RFC 7240 section 4.1).
+func accepted(success openapi3.Headers, content openapi3.Content) *openapi3.ResponseRef {
+	headers := openapi3.Headers{"Preference-Applied": {Ref: "#/components/headers/PreferenceApplied"}}
+	for k, v := range success {
+		headers[k] = v
+	}
+	own := openapi3.Content{} // its own media type: its example differs (examples)
+	for k, mt := range content {
+		own[k] = &openapi3.MediaType{Schema: mt.Schema}
+	}
+	return &openapi3.ResponseRef{Value: &openapi3.Response{
+		Description: openapi3.Ptr("Accepted for later (the client sent Prefer: respond-async and the service could not finish now); Location names the resource, whose status says how far it got."),
+		Headers:     headers, Content: own,
+	}}
 }
 
 // fieldByPath finds the field a parameter names by its JSON path: "pageSize",

@@ -12,6 +12,9 @@ type Operation struct {
 	// IdempotencyKey: the edge requires Idempotency-Key and may answer
 	// Idempotent-Replayed: true.
 	IdempotencyKey bool
+	// RespondAsync: the edge honours Prefer: respond-async and may answer
+	// 202 Accepted with Location and Preference-Applied.
+	RespondAsync bool
 	// Errors are the statuses the RPC's own reasons can cause, beyond
 	// Common: 404 (a *_NOT_FOUND reason), 409 (ALREADY_EXISTS or
 	// FAILED_PRECONDITION) and 422 (a reason with http_status 422).
@@ -31,7 +34,7 @@ var Common = []int{
 // Operations is the table, keyed by full RPC name. Each row is read from
 // the reasons the RPC's service sends (portico.type.v1.Reason) and the
 // edge's behaviours (gateway/routes.go, which a gateway test checks
-// against Created and IdempotencyKey). An RPC missing here is an error in
+// against Created, IdempotencyKey and RespondAsync). An RPC missing here is an error in
 // Build, so a new route cannot be published without its row.
 var Operations = map[string]Operation{
 	// inventory
@@ -49,7 +52,7 @@ var Operations = map[string]Operation{
 	"/portico.payment.v1.PaymentService/ListPayments":  {Summary: "List an order's payments"},
 	"/portico.payment.v1.PaymentService/RefundPayment": {Summary: "Refund a payment", Errors: []int{404, 409}}, // PAYMENT_NOT_FOUND, PAYMENT_NOT_CAPTURED
 	// order
-	"/portico.order.v1.OrderService/CreateOrder": {Summary: "Place an order", Created: true, IdempotencyKey: true, Errors: []int{404, 409, 422}}, // ITEM_NOT_FOUND, INSUFFICIENT_STOCK, PAYMENT_DECLINED / IDEMPOTENCY_KEY_REUSED
+	"/portico.order.v1.OrderService/CreateOrder": {Summary: "Place an order", Created: true, IdempotencyKey: true, RespondAsync: true, Errors: []int{404, 409, 422}}, // ITEM_NOT_FOUND, INSUFFICIENT_STOCK, PAYMENT_DECLINED / IDEMPOTENCY_KEY_REUSED
 	"/portico.order.v1.OrderService/GetOrder":    {Summary: "Get an order", Errors: []int{404}},                                                  // ORDER_NOT_FOUND
 	"/portico.order.v1.OrderService/ListOrders":  {Summary: "List orders"},
 	"/portico.order.v1.OrderService/CancelOrder": {Summary: "Cancel an order", Errors: []int{404, 409}}, // ORDER_NOT_FOUND, ORDER_NOT_CANCELLABLE
