@@ -63,6 +63,10 @@ func (s *Service) runAccepted(ctx context.Context, id string) (_ orderv1.Order_S
 	defer cancel()
 	rec, _ = s.drive(rctx, rec)
 	st := rec.Order.GetStatus()
+	if st == orderv1.Order_STATUS_ACCEPTED {
+		s.log.DebugContext(ctx, "accepted order still waits for inventory", "orderId", id)
+		return st, true
+	}
 	s.log.InfoContext(ctx, "reconciled accepted order", "orderId", id, "status", statusName(st),
 		"reason", rec.Order.GetFailureReason())
 	return st, true
