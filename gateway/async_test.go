@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/prefer"
 	"github.com/portico-gateway/portico/internal/rpcerr"
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 )
 
 // TestRespondAsync: Prefer: respond-async reaches the order service as

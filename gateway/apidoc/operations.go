@@ -53,7 +53,7 @@ var Operations = map[string]Operation{
 	"/portico.payment.v1.PaymentService/RefundPayment": {Summary: "Refund a payment", Errors: []int{404, 409}}, // PAYMENT_NOT_FOUND, PAYMENT_NOT_CAPTURED
 	// order
 	"/portico.order.v1.OrderService/CreateOrder": {Summary: "Place an order", Created: true, IdempotencyKey: true, RespondAsync: true, Errors: []int{404, 409, 422}}, // ITEM_NOT_FOUND, INSUFFICIENT_STOCK, PAYMENT_DECLINED / IDEMPOTENCY_KEY_REUSED
-	"/portico.order.v1.OrderService/GetOrder":    {Summary: "Get an order", Errors: []int{404}},                                                  // ORDER_NOT_FOUND
+	"/portico.order.v1.OrderService/GetOrder":    {Summary: "Get an order", Errors: []int{404}},                                                                      // ORDER_NOT_FOUND
 	"/portico.order.v1.OrderService/ListOrders":  {Summary: "List orders"},
 	"/portico.order.v1.OrderService/CancelOrder": {Summary: "Cancel an order", Errors: []int{404, 409}}, // ORDER_NOT_FOUND, ORDER_NOT_CANCELLABLE
 }
