@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -265,6 +267,28 @@ func TestAcceptedSurviveRestart(t *testing.T) {
 			t.Errorf("CreatePayment called %d times, want 2", n)
 		}
 	})
+}
+
+// TestAcceptedMetric: the reconciler's gauge counts the orders waiting.
+func TestAcceptedMetric(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	h := newHarness(t, WithTelemetry(nil, reg))
+	killInventory(h)
+	for _, k := range []string{"a", "b"} {
+		if _, _, err := createAsync(t, h, k, "keyboard-001", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reconcile(t, h)
+	if got := testutil.ToFloat64(h.svc.metrics.accepted); got != 2 {
+		t.Errorf("portico_order_reconcile_accepted = %v, want 2", got)
+	}
+	inventoryUp(h)
+	reconcile(t, h)
+	reconcile(t, h)
+	if got := testutil.ToFloat64(h.svc.metrics.accepted); got != 0 {
+		t.Errorf("portico_order_reconcile_accepted after confirming = %v, want 0", got)
+	}
 }
 
 // TestCancelAccepted: an ACCEPTED order cancels at once, and the

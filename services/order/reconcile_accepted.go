@@ -21,6 +21,7 @@ func (s *Service) reconcileAccepted(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("order: reconcile accepted: %w", err)
 	}
+	s.metrics.waitingAccepted(len(recs))
 	n := 0
 	for _, rec := range recs {
 		if err := ctx.Err(); err != nil {
