@@ -2,6 +2,9 @@ package order
 
 import (
 	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -161,6 +164,31 @@ func TestAcceptedBound(t *testing.T) {
 		o, applied, err := createAsync(t, h, "a", "keyboard-001", 1)
 		if err != nil || o.GetStatus() != orderv1.Order_STATUS_ACCEPTED || !applied {
 			t.Fatalf("replay = %v, applied %v, %v; want ACCEPTED, applied", o.GetStatus(), applied, err)
+		}
+	})
+}
+
+// TestAcceptedBoundConcurrent: concurrent accepts never pass the bound.
+func TestAcceptedBoundConcurrent(t *testing.T) {
+	backends(t, func(t *testing.T, db string) {
+		h := newHarnessDB(t, db, WithMaxAccepted(3))
+		killInventory(h)
+		const n = 10
+		var wg sync.WaitGroup
+		var accepted atomic.Int32
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				o, err := h.client.CreateOrder(asyncCtx(t, fmt.Sprint("c", i)), orderReq("pm_card_ok", "keyboard-001", 1))
+				if err == nil && o.GetStatus() == orderv1.Order_STATUS_ACCEPTED {
+					accepted.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if got, stored := accepted.Load(), len(h.stored()); got != 3 || stored != 3 {
+			t.Errorf("%d of %d concurrent orders accepted, %d stored; want 3 and 3", got, n, stored)
 		}
 	})
 }
