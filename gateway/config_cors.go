@@ -9,10 +9,10 @@ import (
 
 // CORS defaults; see CORSConfig.
 var (
-	DefaultCORSHeaders = []string{"Authorization", "Content-Type", "Content-Encoding", "Idempotency-Key", "Grpc-Timeout",
+	DefaultCORSHeaders = []string{"Authorization", "Content-Type", "Content-Encoding", "Idempotency-Key", "Grpc-Timeout", "Prefer",
 		"Traceparent", "X-Trace-Id", "X-App-Id", "X-Timestamp", "X-Nonce", "X-Signature",
 		"If-Match", "If-None-Match"}
-	DefaultCORSExposed = []string{"X-Trace-Id", "Location", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate",
+	DefaultCORSExposed = []string{"X-Trace-Id", "Location", "Retry-After", "Idempotent-Replayed", "Preference-Applied", "WWW-Authenticate",
 		"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining",
 		"ETag"}
 )

@@ -23,6 +23,7 @@ type endpoint struct {
 	maxBody             int64
 	location            *location
 	idempotencyKey      bool
+	respondAsync        bool // honours Prefer: respond-async (async.go)
 	output              protoreflect.MessageDescriptor
 	update              *updateRule // an update whose body may imply its mask
 	// maxDuration and idleTimeout bound a streaming route's stream
@@ -170,13 +171,14 @@ func (ep *endpoint) apply(o RouteOverride) {
 
 // applyEdge sets what the RPC's (portico.api.v1.edge) option adds: a 201
 // with a Location (RFC 9110 section 15.3.2, also when replayed) and a
-// required Idempotency-Key. A nil option adds nothing.
+// required Idempotency-Key, and whether Prefer: respond-async is honoured.
+// A nil option adds nothing.
 func (ep *endpoint) applyEdge(e *apiv1.Edge) error {
 	loc, err := parseLocation(e.GetLocation(), ep.output)
 	if err != nil {
 		return err
 	}
-	ep.location, ep.idempotencyKey = loc, e.GetIdempotencyKey()
+	ep.location, ep.idempotencyKey, ep.respondAsync = loc, e.GetIdempotencyKey(), e.GetRespondAsync()
 	return nil
 }
 

@@ -31,6 +31,8 @@ type exchange struct {
 	answered  *answered.Record
 	created   bool   // a create answered: 200 becomes 201
 	location  string // its Location
+	async     bool   // the client prefers respond-async (async.go)
+	accepted  bool   // the upstream applied it: 201 becomes 202
 	code      string // the problem code answered, for the log
 	logErr    string // what went wrong behind a 5xx; logged, never sent
 	byClient  bool   // the deadline is the client's Grpc-Timeout, shorter than the route's
@@ -95,7 +97,7 @@ func (w *responseWriter) WriteHeader(code int) {
 		return
 	}
 	if code == http.StatusOK && w.ex.created {
-		code = http.StatusCreated
+		code = w.ex.createdStatus(w.Header())
 		if w.ex.location != "" {
 			w.Header().Set("Location", w.ex.location)
 		}

@@ -395,9 +395,10 @@ func TestOpenAPIOperations(t *testing.T) {
 		}) bool {
 			return strings.HasSuffix(p.Ref, "/IdempotencyKey")
 		})
-		if created != (ep.location != nil) || key != ep.idempotencyKey {
-			t.Errorf("%s: document created=%v idempotencyKey=%v, edge location=%v idempotencyKey=%v",
-				r.RPC, created, key, ep.location != nil, ep.idempotencyKey)
+		_, async := op.Responses["202"]
+		if created != (ep.location != nil) || key != ep.idempotencyKey || async != ep.respondAsync {
+			t.Errorf("%s: document created=%v idempotencyKey=%v respondAsync=%v, edge location=%v idempotencyKey=%v respondAsync=%v",
+				r.RPC, created, key, async, ep.location != nil, ep.idempotencyKey, ep.respondAsync)
 		}
 	}
 }

@@ -43,6 +43,9 @@ func (s *Server) prepare(w *responseWriter, r *http.Request, ep *endpoint) (*htt
 		return nil, nil, p
 	}
 	w.ex.cond = cond
+	if w.ex.async, p = respondAsync(r, ep); p != nil {
+		return nil, nil, p
+	}
 	timeout, own, p := routeTimeout(r, ep)
 	if p != nil {
 		return nil, nil, p

@@ -17,6 +17,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/prefer"
 )
 
 // newMux builds grpc-gateway's mux with the edge's hooks: nothing a client
@@ -55,9 +56,10 @@ func outgoingHeader(key string) (string, bool) {
 // annotate is the only source of upstream metadata besides the trace id
 // (client interceptor) and grpc-gateway's x-forwarded-host/-for, which it
 // derives from the connection: the verified principal (setPrincipal) and
-// the idempotency key of routes that take one, and the If-Match tag of
-// routes that forward it (conditional.go). Authorization is never
-// forwarded.
+// the idempotency key of routes that take one, the If-Match tag of routes
+// that forward it (conditional.go), and "prefer: respond-async" when the
+// client asked for it on a route that honours it (async.go).
+// Authorization is never forwarded.
 func (s *Server) annotate(ctx context.Context, _ *http.Request) metadata.MD {
 	ex := exchangeFrom(ctx)
 	md := metadata.MD{}
@@ -68,11 +70,15 @@ func (s *Server) annotate(ctx context.Context, _ *http.Request) metadata.MD {
 	if ex.cond.forward != "" {
 		md.Set(callmeta.IfMatchKey, ex.cond.forward)
 	}
+	if ex.async {
+		md.Set(prefer.MetadataKey, prefer.RespondAsync)
+	}
 	return md
 }
 
 // forwardOption sets a GET answer's ETag and judges its conditions
-// (conditional.go), and marks a create's answer as 201 with its Location.
+// (conditional.go), and marks a create's answer as 201 with its Location,
+// or 202 when the upstream applied respond-async.
 func forwardOption(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
 	ex := exchangeFrom(ctx)
 	if err := judge(w, ex, resp); err != nil {
@@ -83,6 +89,7 @@ func forwardOption(ctx context.Context, w http.ResponseWriter, resp proto.Messag
 	}
 	ex.created = true
 	ex.location, _ = ex.ep.location.expand(resp)
+	ex.accepted = ex.async && asyncApplied(ctx)
 	return nil
 }
 

@@ -55,6 +55,9 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 	if edge.GetIdempotencyKey() {
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramIdempotencyKey})
 	}
+	if edge.GetRespondAsync() {
+		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramPrefer})
+	}
 	op.Responses = responses(op.Responses, edge)
 	if md.IsStreamingServer() {
 		streamResponse(op, md)
@@ -92,6 +95,9 @@ func responses(gen *openapi3.Responses, edge *apiv1.Edge) *openapi3.Responses {
 	out.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: &openapi3.Response{
 		Description: openapi3.Ptr(text), Headers: headers, Content: content,
 	}})
+	if edge.GetRespondAsync() {
+		out.Set(strconv.Itoa(http.StatusAccepted), accepted(headers, content))
+	}
 	statuses := slices.Clone(Common)
 	for _, s := range edge.GetErrors() {
 		statuses = append(statuses, int(s))
@@ -100,6 +106,24 @@ func responses(gen *openapi3.Responses, edge *apiv1.Edge) *openapi3.Responses {
 		out.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
 	}
 	return out
+}
+
+// accepted is the 202 of an operation that honours Prefer: respond-async:
+// the success's headers plus Preference-Applied, and the resource as
+// stored so far (RFC 7240 section 4.1).
+func accepted(success openapi3.Headers, content openapi3.Content) *openapi3.ResponseRef {
+	headers := openapi3.Headers{"Preference-Applied": {Ref: "#/components/headers/PreferenceApplied"}}
+	for k, v := range success {
+		headers[k] = v
+	}
+	own := openapi3.Content{} // its own media type: its example differs (examples)
+	for k, mt := range content {
+		own[k] = &openapi3.MediaType{Schema: mt.Schema}
+	}
+	return &openapi3.ResponseRef{Value: &openapi3.Response{
+		Description: openapi3.Ptr("Accepted for later (the client sent Prefer: respond-async and the service could not finish now); Location names the resource, whose status says how far it got."),
+		Headers:     headers, Content: own,
+	}}
 }
 
 // fieldByPath finds the field a parameter names by its JSON path: "pageSize",

@@ -84,6 +84,10 @@ func addShared(doc *openapi3.T) {
 		"RateLimit":           header(`What is left of each rate limit, per draft-ietf-httpapi-ratelimit-headers-10: r requests remaining, t seconds until full again (on a 429, until a request fits), e.g. "caller";r=11;t=1.`, "string"),
 		"XRateLimitLimit":     header("The rate limit closest to running out (on a 429, the one that refused): its capacity, the requests X-RateLimit-Remaining counts down from (its burst; RateLimit-Policy gives its rate).", "integer"),
 		"XRateLimitRemaining": header("Requests that limit admits right now; 0 on a 429.", "integer"),
+		"PreferenceApplied": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
+			Description: "respond-async on a 202: the preference was applied (RFC 7240).",
+			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"respond-async"}}),
+		}}},
 		"IdempotentReplayed": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
 			Description: "true when the answer replays an earlier request with the same Idempotency-Key.",
 			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"true"}}),
@@ -162,10 +166,11 @@ const (
 	paramTraceID        = "TraceId"
 	paramGrpcTimeout    = "GrpcTimeout"
 	paramIdempotencyKey = "IdempotencyKey"
+	paramPrefer         = "Prefer"
 )
 
 func sharedParameters() openapi3.ParametersMap {
-	maxTrace, maxKey := uint64(64), uint64(255)
+	maxTrace, maxKey, maxPrefer := uint64(64), uint64(255), uint64(1024)
 	return openapi3.ParametersMap{
 		paramTraceID: {Value: &openapi3.Parameter{
 			Name: "X-Trace-Id", In: "header",
@@ -176,6 +181,11 @@ func sharedParameters() openapi3.ParametersMap {
 			Name: "Grpc-Timeout", In: "header",
 			Description: "How long to wait, in gRPC's format: 1-8 digits, not all zero, and a unit H, M, S, m (ms), u (µs) or n (ns), e.g. 500m; clamped to the route's maximum.",
 			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Pattern: GrpcTimeoutPattern}),
+		}},
+		paramPrefer: {Value: &openapi3.Parameter{
+			Name: "Prefer", In: "header",
+			Description: "RFC 7240 preferences, comma-separated, at most 1024 bytes and 16 preferences (else 400). respond-async: when the work cannot be finished now (an order while inventory is unreachable) accept it for later and answer 202 with Location instead of 503. Unknown preferences are ignored.",
+			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, MaxLength: &maxPrefer}),
 		}},
 		paramIdempotencyKey: {Value: &openapi3.Parameter{
 			Name: "Idempotency-Key", In: "header", Required: true,

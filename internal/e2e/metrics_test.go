@@ -49,6 +49,7 @@ var labelSets = map[string][]string{
 	"portico_order_reconcile_pending":                       {},
 	"portico_order_reconcile_oldest_pending_seconds":        {},
 	"portico_order_reconcile_backing_off":                   {},
+	"portico_order_reconcile_accepted":                      {},
 	"grpc_server_started_total":                             {"grpc_method", "grpc_service", "grpc_type"},
 	"grpc_server_handled_total":                             {"grpc_code", "grpc_method", "grpc_service", "grpc_type"},
 	"grpc_server_msg_received_total":                        {"grpc_method", "grpc_service", "grpc_type"},

@@ -28,6 +28,10 @@ import (
 // (ETAG_MISMATCH) otherwise. The store's update is conditional on the order
 // still being CONFIRMED, the only state a CONFIRMED order leaves by, so the
 // check holds until the write.
+//
+// An ACCEPTED order has nothing reserved or charged: it becomes CANCELLED
+// at once, unless a run is driving it right now, which answers as PENDING
+// does (retry later).
 func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderRequest) (*orderv1.Order, error) {
 	p, err := caller(ctx)
 	if err != nil {
@@ -55,6 +59,11 @@ func (s *Service) CancelOrder(ctx context.Context, req *orderv1.CancelOrderReque
 	switch rec.Order.GetStatus() {
 	case orderv1.Order_STATUS_CONFIRMED:
 		return s.cancelConfirmed(ctx, rec)
+	case orderv1.Order_STATUS_ACCEPTED:
+		if o, ok := s.cancelAccepted(ctx, rec); ok {
+			return o, nil
+		}
+		fallthrough // a run is driving it: as PENDING
 	case orderv1.Order_STATUS_PENDING:
 		return nil, rpcerr.WithRetryInfo(rpcerr.Fail(Domain, typev1.Reason_REASON_ORDER_NOT_CANCELLABLE,
 			"order "+id+" is still being settled; retry once it is CONFIRMED", MetaOrderID, id), retryAfter)
@@ -97,4 +106,30 @@ func (s *Service) cancelConfirmed(ctx context.Context, rec *Record) (*orderv1.Or
 	s.changes.notify(id)
 	s.log.InfoContext(ctx, "order cancelled: payment refunded", "orderId", id, "paymentId", next.Order.GetPaymentId())
 	return next.order(), nil
+}
+
+// cancelAccepted stores an ACCEPTED order CANCELLED while no run drives
+// it: it holds the order in this process (inflight) and, on a shared
+// store, its lease, so no reconciler can reserve or charge meanwhile.
+// false: a run has it, or it is no longer ACCEPTED.
+func (s *Service) cancelAccepted(ctx context.Context, rec *Record) (*orderv1.Order, bool) {
+	id := rec.Order.GetId()
+	if !s.inflight.acquire(id) {
+		return nil, false
+	}
+	defer s.inflight.release(id)
+	if !s.lease(ctx, id) {
+		return nil, false
+	}
+	next := rec.clone()
+	next.Order.Status = orderv1.Order_STATUS_CANCELLED
+	next.Order.UpdateTime = timestamppb.New(time.Now())
+	pctx, cancel := persistContext(ctx)
+	defer cancel()
+	if err := s.store.Update(pctx, next, orderv1.Order_STATUS_ACCEPTED); err != nil {
+		s.log.WarnContext(ctx, "cancel accepted order: store", "orderId", id, "err", err.Error())
+		return nil, false
+	}
+	s.log.InfoContext(ctx, "accepted order cancelled before any reservation", "orderId", id)
+	return next.Order, true
 }

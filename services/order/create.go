@@ -32,6 +32,7 @@ func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderReque
 	if err := protocheck.Check(&v, req); err != nil {
 		return nil, err
 	}
+	async := prefersAsync(ctx, &v)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -46,11 +47,11 @@ func (s *Service) CreateOrder(ctx context.Context, req *orderv1.CreateOrderReque
 		return nil, s.storeErr(ctx, "create order", err)
 	}
 	if prev != nil {
-		return s.replay(ctx, prev, rec.RequestHash)
+		return s.replay(ctx, prev, rec.RequestHash, async)
 	}
 	defer s.inflight.release(id)
 	s.log.InfoContext(ctx, "order accepted", "orderId", id, "customer", p.Subject)
-	return s.run(ctx, rec)
+	return s.run(ctx, rec, async)
 }
 
 func (s *Service) newRecord(customer, key string, req *orderv1.CreateOrderRequest) *Record {
@@ -74,17 +75,26 @@ func (s *Service) newRecord(customer, key string, req *orderv1.CreateOrderReques
 	}
 }
 
-// run drives a freshly stored order within the caller's budget and answers.
-func (s *Service) run(ctx context.Context, rec *Record) (*orderv1.Order, error) {
+// run drives a freshly stored order within the caller's budget and answers;
+// async: the caller prefers respond-async.
+func (s *Service) run(ctx context.Context, rec *Record, async bool) (*orderv1.Order, error) {
 	rctx, cancel := s.runContext(ctx)
 	rec, out := s.drive(rctx, rec)
 	cancel()
 	if out != inventoryDown {
-		return answer(rec)
+		return answer(ctx, rec, async)
 	}
 	// Inventory could not be reached: nothing is known to be reserved and
-	// nothing was charged, so the order is withdrawn and the key freed. Any
-	// reservation that did land is released by its TTL.
+	// nothing was charged. A caller that prefers an answer later gets the
+	// order ACCEPTED while the bound allows (accept.go); otherwise the
+	// order is withdrawn and the key freed. Any reservation that did land
+	// is released by its TTL, or found again by order id when the
+	// reconciler runs an accepted order.
+	if async {
+		if o, ok := s.accept(ctx, rec); ok {
+			return o, nil
+		}
+	}
 	id := rec.Order.GetId()
 	pctx, cancel := persistContext(ctx)
 	defer cancel()
@@ -99,16 +109,22 @@ func (s *Service) run(ctx context.Context, rec *Record) (*orderv1.Order, error) 
 }
 
 // answer is CreateOrder's reply for a stored order: FAILED orders become
-// their business error, anything else is returned as is.
-func answer(rec *Record) (*orderv1.Order, error) {
-	if rec.Order.GetStatus() == orderv1.Order_STATUS_FAILED {
+// their business error, anything else is returned as is; an ACCEPTED one
+// to a caller that prefers respond-async says the preference was applied.
+func answer(ctx context.Context, rec *Record, async bool) (*orderv1.Order, error) {
+	switch rec.Order.GetStatus() {
+	case orderv1.Order_STATUS_FAILED:
 		return nil, failureErr(rec)
+	case orderv1.Order_STATUS_ACCEPTED:
+		if async {
+			applied(ctx)
+		}
 	}
 	return rec.order(), nil
 }
 
 // replay answers a call whose key the customer already used.
-func (s *Service) replay(ctx context.Context, prev *Record, hash []byte) (*orderv1.Order, error) {
+func (s *Service) replay(ctx context.Context, prev *Record, hash []byte, async bool) (*orderv1.Order, error) {
 	id := prev.Order.GetId()
 	if !bytes.Equal(prev.RequestHash, hash) {
 		return nil, rpcerr.Fail(Domain, typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED,
@@ -123,7 +139,7 @@ func (s *Service) replay(ctx context.Context, prev *Record, hash []byte) (*order
 		return nil, s.storeErr(ctx, "replay", err, "orderId", id)
 	}
 	_ = grpc.SetHeader(ctx, metadata.Pairs(ReplayedHeader, "true")) // fails only outside a gRPC server
-	return answer(rec)
+	return answer(ctx, rec, async)
 }
 
 // awaitSettled waits while a saga run in this process still drives a

@@ -15,15 +15,28 @@
 //
 // # States
 //
-//	PENDING ──► CONFIRMED ──► CANCELLED   (CancelOrder: refund)
-//	   │
-//	   └──────► FAILED                    (definite failure, after compensation)
+//	ACCEPTED ──► PENDING ──► CONFIRMED ──► CANCELLED   (CancelOrder: refund)
+//	   │            │
+//	   │            └──────► FAILED                    (definite failure, after compensation)
+//	   └──► CANCELLED, or settled by one run
 //
 // A PENDING order's saga has not finished: a run is still going, or an
 // outcome was unknown and the reconciler will finish it. Only the
 // CreateOrder call that stored a PENDING order ever withdraws it (deleted,
 // when inventory was unreachable). Status changes are compare-and-set on
 // PENDING, so two runs, in one process or two, never overwrite each other.
+//
+// ACCEPTED is an order received while inventory refused ReserveStock
+// UNAVAILABLE (unreachable, breaker open: before any reservation could
+// exist) from a caller whose metadata "prefer" (RFC 7240, package prefer)
+// holds respond-async: instead of being withdrawn it is stored ACCEPTED,
+// nothing reserved or charged, and CreateOrder answers it with the header
+// "preference-applied: respond-async", while fewer than WithMaxAccepted
+// (default 1000) wait. Reconcile runs the saga for ACCEPTED orders in
+// arrival order, stopping at the first inventory still refuses; a run that
+// learns anything stores the order PENDING, and from there it is an
+// ordinary PENDING order. Status writes are compare-and-set on ACCEPTED
+// too. CancelOrder cancels an ACCEPTED order that no run holds.
 //
 // # Outcomes
 //

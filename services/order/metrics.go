@@ -14,6 +14,7 @@ type reconcileMetrics struct {
 	pendingN prometheus.Gauge
 	oldest   prometheus.Gauge
 	backing  prometheus.Gauge
+	accepted prometheus.Gauge
 }
 
 // newReconcileMetrics registers the reconciler's series on reg, each at
@@ -28,8 +29,9 @@ func newReconcileMetrics(reg prometheus.Registerer) (*reconcileMetrics, error) {
 		pendingN: prometheus.NewGauge(prometheus.GaugeOpts(opts("pending", "PENDING orders old enough for the reconciler, at its last round."))),
 		oldest:   prometheus.NewGauge(prometheus.GaugeOpts(opts("oldest_pending_seconds", "Age of the oldest PENDING order at the last round; 0 when none."))),
 		backing:  prometheus.NewGauge(prometheus.GaugeOpts(opts("backing_off", "PENDING orders the reconciler has given up on for now (backing off)."))),
+		accepted: prometheus.NewGauge(prometheus.GaugeOpts(opts("accepted", "ACCEPTED orders waiting for inventory at the start of the last round (at most 100 counted)."))),
 	}
-	for _, c := range []prometheus.Collector{m.rounds, m.settled, m.pendingN, m.oldest, m.backing} {
+	for _, c := range []prometheus.Collector{m.rounds, m.settled, m.pendingN, m.oldest, m.backing, m.accepted} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -64,4 +66,12 @@ func (m *reconcileMetrics) pending(recs []*Record, now time.Time, backingOff int
 	m.pendingN.Set(float64(len(recs)))
 	m.oldest.Set(oldest)
 	m.backing.Set(float64(backingOff))
+}
+
+// waitingAccepted records how many ACCEPTED orders a round found.
+func (m *reconcileMetrics) waitingAccepted(n int) {
+	if m == nil {
+		return
+	}
+	m.accepted.Set(float64(n))
 }

@@ -31,6 +31,10 @@ const (
 	// the store between changes this process saw: the longest a change made
 	// by another replica takes to reach a watch.
 	DefaultWatchPoll = time.Second
+	// DefaultMaxAccepted bounds the orders ACCEPTED for later (waiting for
+	// inventory) at once; past it CreateOrder answers UNAVAILABLE as
+	// without the preference.
+	DefaultMaxAccepted = 1000
 )
 
 type settings struct {
@@ -44,6 +48,7 @@ type settings struct {
 	metrics          *reconcileMetrics   // nil: no metrics
 	pages            *pagetoken.Codec    // ListOrders page tokens
 	watchPoll        time.Duration       // WatchOrder's store poll: WithWatchPoll
+	maxAccepted      int                 // WithMaxAccepted; 0: none
 }
 
 func defaultSettings() settings {
@@ -56,6 +61,7 @@ func defaultSettings() settings {
 		reconcileBackoff: DefaultReconcileBackoff,
 		pages:            pagetoken.NewRandom(pageList),
 		watchPoll:        DefaultWatchPoll,
+		maxAccepted:      DefaultMaxAccepted,
 	}
 }
 
@@ -139,6 +145,21 @@ func WithReconcileBackoff(d time.Duration) Option {
 			return errors.New("order: WithReconcileBackoff must be positive")
 		}
 		s.reconcileBackoff = d
+		return nil
+	}
+}
+
+// WithMaxAccepted bounds the orders stored ACCEPTED (inventory down, the
+// caller prefers respond-async) at once, across every replica of a shared
+// store; past it CreateOrder withdraws the order and answers UNAVAILABLE
+// as without the preference. 0 accepts none; negative is an error.
+// Default: DefaultMaxAccepted.
+func WithMaxAccepted(n int) Option {
+	return func(s *settings) error {
+		if n < 0 {
+			return errors.New("order: negative WithMaxAccepted")
+		}
+		s.maxAccepted = n
 		return nil
 	}
 }

@@ -222,16 +222,16 @@ func (s *PostgresStore) Pending(ctx context.Context, createdBefore time.Time, li
 		orderv1.Order_STATUS_PENDING.String(), createdBefore.UnixNano(), s.owner, limit)
 }
 
-// Lease takes or renews this process's lease on PENDING order id for the
-// TTL. It reports false, changing nothing, when the order is no longer
-// PENDING or another process holds an unexpired lease: one conditional
+// Lease takes or renews this process's lease on PENDING or ACCEPTED order
+// id for the TTL. It reports false, changing nothing, when the order is
+// neither or another process holds an unexpired lease: one conditional
 // UPDATE, so of two replicas racing for a lapsed lease exactly one wins.
 func (s *PostgresStore) Lease(ctx context.Context, id string) (bool, error) {
 	var won bool
 	err := s.DB.Retry(ctx, func() error {
 		tag, err := s.Pool.Exec(ctx, `UPDATE orders SET lease_owner = $1, lease_until = `+fmt.Sprintf(leaseUntil, 2)+`
-			WHERE id = $3 AND status = $4 AND (lease_owner = $1 OR lease_until <= clock_timestamp())`,
-			s.owner, s.ttl.Microseconds(), id, orderv1.Order_STATUS_PENDING.String())
+			WHERE id = $3 AND status IN ($4, $5) AND (lease_owner = $1 OR lease_until <= clock_timestamp())`,
+			s.owner, s.ttl.Microseconds(), id, statusPending, statusAccepted)
 		won = tag.RowsAffected() == 1
 		return err
 	})

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
@@ -20,9 +22,9 @@ const maxReconcileBackoff = time.Hour
 // Reconcile drives every PENDING order older than the reconcile age that no
 // saga run in this process is driving and that is
 // not backing off, oldest first, up to 100 per call, each within the budget
-// (WithBudget). It returns how many it settled (CONFIRMED or FAILED); the
-// others stay PENDING for a later call. The error is only ever the store's
-// or ctx's.
+// (WithBudget); then the ACCEPTED orders (reconcileAccepted). It returns
+// how many it settled (CONFIRMED or FAILED); the others stay PENDING or
+// ACCEPTED for a later call. The error is only ever the store's or ctx's.
 //
 // An order that is still PENDING after WithReconcileRounds rounds is logged
 // at ERROR and from then on driven only after a wait that starts at
@@ -59,7 +61,8 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 			n++
 		}
 	}
-	return n, nil
+	m, err := s.reconcileAccepted(ctx)
+	return n + m, err
 }
 
 // reconcileOne drives order id unless another run has it; it reports
@@ -72,15 +75,8 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 	if !s.lease(ctx, id) {
 		return false
 	}
-	// A trace of its own, so the order's calls and the dependencies' log
-	// lines of this round can be found together.
-	ctx, span := telemetry.StartRoot(ctx, s.tp, "reconcile order")
+	ctx, span := s.orderTrace(ctx, "reconcile order")
 	defer span.End()
-	id0 := traceid.New()
-	if sc := span.SpanContext(); sc.IsValid() {
-		id0 = sc.TraceID().String()
-	}
-	ctx = traceid.NewContext(ctx, id0)
 	rec, err := s.store.Get(ctx, id) // re-read under the lease: it may have settled meanwhile
 	if err != nil {
 		s.log.ErrorContext(ctx, "reconcile: store", "orderId", id, "err", err.Error())
@@ -112,6 +108,18 @@ func (s *Service) reconcileOne(ctx context.Context, id string) bool {
 	s.log.ErrorContext(ctx, "reconcile: order still pending after many rounds; backing off",
 		"orderId", id, "round", round, "why", why, "nextTryIn", wait.String())
 	return false
+}
+
+// orderTrace starts a trace of its own for one order's run in a round, so
+// the order's calls and the dependencies' log lines of this round can be
+// found together.
+func (s *Service) orderTrace(ctx context.Context, name string) (context.Context, trace.Span) {
+	ctx, span := telemetry.StartRoot(ctx, s.tp, name)
+	id := traceid.New()
+	if sc := span.SpanContext(); sc.IsValid() {
+		id = sc.TraceID().String()
+	}
+	return traceid.NewContext(ctx, id), span
 }
 
 // leaser is a Store shared by several order processes (PostgresStore): it

@@ -77,6 +77,10 @@ type Config struct {
 	// ReconcileAfter is how old a PENDING order must be before the
 	// reconciler drives it. 0 means 5s.
 	ReconcileAfter time.Duration
+	// MaxAccepted bounds the orders waiting ACCEPTED for inventory at once
+	// (WithMaxAccepted), across the replicas of a shared database. 0 means
+	// DefaultMaxAccepted (1000); negative means none are accepted.
+	MaxAccepted int
 }
 
 func (c *Config) validate() error {
@@ -101,6 +105,9 @@ func (c *Config) validate() error {
 	if c.ReconcileAfter == 0 {
 		c.ReconcileAfter = DefaultReconcileAfter
 	}
+	if c.MaxAccepted == 0 {
+		c.MaxAccepted = DefaultMaxAccepted
+	}
 	return nil
 }
 
@@ -120,7 +127,7 @@ func Run(ctx context.Context, cfg Config) error {
 		paymentv1.NewPaymentServiceClient(cfg.Payment),
 		WithLogger(cfg.Logger), WithReconcileAfter(cfg.ReconcileAfter),
 		WithTelemetry(cfg.Observe.Tracing, registerer(cfg.Observe.Registry)),
-		WithPageTokenSecret(cfg.PageTokenSecret))
+		WithPageTokenSecret(cfg.PageTokenSecret), WithMaxAccepted(max(cfg.MaxAccepted, 0)))
 	if err != nil {
 		return err
 	}

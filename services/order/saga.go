@@ -27,13 +27,20 @@ const (
 )
 
 func outcomeOf(rec *Record) outcome {
-	if rec.Order.GetStatus() == orderv1.Order_STATUS_PENDING {
+	if unsettled(rec.Order.GetStatus()) {
 		return pending
 	}
 	return settled
 }
 
-// drive runs the saga for a stored PENDING order: reserve, charge, commit.
+// unsettled reports whether an order with status st still has its saga to run
+// or finish: PENDING, or ACCEPTED (waiting for inventory).
+func unsettled(st orderv1.Order_Status) bool {
+	return st == orderv1.Order_STATUS_PENDING || st == orderv1.Order_STATUS_ACCEPTED
+}
+
+// drive runs the saga for a stored PENDING or ACCEPTED order: reserve,
+// charge, commit.
 // Every call is idempotent (ReserveStock by order id, CreatePayment by key
 // payment:{id}), so CreateOrder and the reconciler run the same code and a
 // second run only repeats answers. ctx bounds the dependency calls; store
@@ -47,7 +54,8 @@ func outcomeOf(rec *Record) outcome {
 // PENDING with what the run learnt (reservation, total, payment id), so
 // the reconciler and readers see it as far as it got. Nothing is lost to
 // a crash before then: the steps are idempotent, so the next run learns
-// it again.
+// it again. An ACCEPTED order that learns anything is stored PENDING from
+// then on (save); one whose run learnt nothing stays ACCEPTED.
 func (s *Service) drive(ctx context.Context, rec *Record) (*Record, outcome) {
 	got, out := s.steps(ctx, rec)
 	if out == pending && got != rec {
@@ -100,18 +108,23 @@ func (s *Service) steps(ctx context.Context, rec *Record) (*Record, outcome) {
 // keep stores progress, a PENDING order as far as a run got, when the
 // run stops with the order PENDING.
 func (s *Service) keep(ctx context.Context, progress *Record) (*Record, outcome) {
-	rec, _ := s.save(ctx, progress, progress)
+	rec, _ := s.save(ctx, progress, progress.clone())
 	return rec, outcomeOf(rec)
 }
 
-// save stores next if the order is still PENDING and returns it. When it is
-// not (another run settled it) or the store fails, it returns what is
-// stored, or cur, and false: the run must stop.
+// save stores next if the order still has cur's status (PENDING or
+// ACCEPTED) and returns it; an ACCEPTED next is stored PENDING, as its run
+// got past the reservation. When the status changed (another run settled
+// it) or the store fails, it returns what is stored, or cur, and false:
+// the run must stop.
 func (s *Service) save(ctx context.Context, cur, next *Record) (*Record, bool) {
 	next.Order.UpdateTime = timestamppb.New(time.Now())
+	if next.Order.GetStatus() == orderv1.Order_STATUS_ACCEPTED {
+		next.Order.Status = orderv1.Order_STATUS_PENDING
+	}
 	pctx, cancel := persistContext(ctx)
 	defer cancel()
-	err := s.store.Update(pctx, next, orderv1.Order_STATUS_PENDING)
+	err := s.store.Update(pctx, next, cur.Order.GetStatus())
 	if err == nil {
 		s.changes.notify(next.Order.GetId())
 		return next, true

@@ -18,11 +18,13 @@ var (
 	ErrNotFound = errors.New("order: not found")
 	// ErrConflict: the order is no longer in the status the write expected.
 	ErrConflict = errors.New("order: status changed concurrently")
+	// ErrFull: as many orders are ACCEPTED as the bound allows (Accept).
+	ErrFull = errors.New("order: too many accepted orders waiting")
 )
 
 // Store persists orders and their idempotency records. The service owns
 // this interface; SQLiteStore implements it, and a PostgreSQL backend only
-// has to implement the same six methods. Implementations must be safe for
+// has to implement the same eight methods. Implementations must be safe for
 // concurrent use.
 type Store interface {
 	// Create inserts r, a new PENDING order, together with its idempotency
@@ -46,6 +48,14 @@ type Store interface {
 	// Pending returns up to limit PENDING orders created at or before
 	// createdBefore, oldest first.
 	Pending(ctx context.Context, createdBefore time.Time, limit int) ([]*Record, error)
+	// Accept moves PENDING order id to ACCEPTED, with update time now, if
+	// fewer than limit orders are ACCEPTED: the check and the write are
+	// one step, so concurrent calls never pass the bound. ErrFull when
+	// limit are; ErrConflict when the order is gone or not PENDING.
+	Accept(ctx context.Context, id string, now time.Time, limit int) error
+	// Accepted returns up to limit ACCEPTED orders, oldest first (create
+	// time, then id): the order they arrived in.
+	Accepted(ctx context.Context, limit int) ([]*Record, error)
 }
 
 // Record is one stored order: what the API shows plus what only the service

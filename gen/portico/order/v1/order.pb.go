@@ -41,6 +41,14 @@ const (
 	Order_STATUS_FAILED Order_Status = 3
 	// Cancelled: stock released and payment refunded. Final.
 	Order_STATUS_CANCELLED Order_Status = 4
+	// Received but nothing reserved or charged yet: inventory could not be
+	// reached and the caller asked for an answer later (metadata
+	// "prefer: respond-async"). The reconciler runs the saga for accepted
+	// orders in arrival order once inventory answers; the order then moves
+	// to PENDING, CONFIRMED or FAILED (INSUFFICIENT_STOCK when the stock is
+	// gone by then; nothing is charged before stock is reserved). Never a
+	// promise of stock.
+	Order_STATUS_ACCEPTED Order_Status = 5
 )
 
 // Enum value maps for Order_Status.
@@ -51,6 +59,7 @@ var (
 		2: "STATUS_CONFIRMED",
 		3: "STATUS_FAILED",
 		4: "STATUS_CANCELLED",
+		5: "STATUS_ACCEPTED",
 	}
 	Order_Status_value = map[string]int32{
 		"STATUS_UNSPECIFIED": 0,
@@ -58,6 +67,7 @@ var (
 		"STATUS_CONFIRMED":   2,
 		"STATUS_FAILED":      3,
 		"STATUS_CANCELLED":   4,
+		"STATUS_ACCEPTED":    5,
 	}
 )
 
@@ -727,7 +737,7 @@ var File_portico_order_v1_order_proto protoreflect.FileDescriptor
 
 const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/httpbody.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xa7\x05\n" +
+	"\x1cportico/order/v1/order.proto\x12\x10portico.order.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/httpbody.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19portico/api/v1/edge.proto\x1a\x1bportico/type/v1/money.proto\"\xbd\x05\n" +
 	"\x05Order\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x03R\x02id\x12\x1f\n" +
 	"\bcustomer\x18\x02 \x01(\tB\x03\xe0A\x03R\bcustomer\x126\n" +
@@ -744,13 +754,14 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	"createTime\x12@\n" +
 	"\vupdate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x03\xe0A\x03R\n" +
 	"updateTime\x12\x17\n" +
-	"\x04etag\x18\x14 \x01(\tB\x03\xe0A\x03R\x04etag\"s\n" +
+	"\x04etag\x18\x14 \x01(\tB\x03\xe0A\x03R\x04etag\"\x88\x01\n" +
 	"\x06Status\x12\x16\n" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSTATUS_PENDING\x10\x01\x12\x14\n" +
 	"\x10STATUS_CONFIRMED\x10\x02\x12\x11\n" +
 	"\rSTATUS_FAILED\x10\x03\x12\x14\n" +
-	"\x10STATUS_CANCELLED\x10\x04\"\xa0\x01\n" +
+	"\x10STATUS_CANCELLED\x10\x04\x12\x13\n" +
+	"\x0fSTATUS_ACCEPTED\x10\x05\"\xa0\x01\n" +
 	"\tOrderLine\x12,\n" +
 	"\x03sku\x18\x01 \x01(\tB\x1a\xe0A\x02\xbaH\x14r\x12\x10\x01\x18@2\f^[a-z0-9-]*$R\x03sku\x12)\n" +
 	"\bquantity\x18\x02 \x01(\x05B\r\xe0A\x02\xbaH\a\x1a\x05\x18\xe8\a(\x01R\bquantity\x12:\n" +
@@ -780,12 +791,17 @@ const file_portico_order_v1_order_proto_rawDesc = "" +
 	"\x12FORMAT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rFORMAT_NDJSON\x10\x01\x12\x0e\n" +
 	"\n" +
-	"FORMAT_CSV\x10\x022\x8b\x13\n" +
-	"\fOrderService\x12\x84\a\n" +
-	"\vCreateOrder\x12$.portico.order.v1.CreateOrderRequest\x1a\x17.portico.order.v1.Order\"\xb5\x06\xf2\xbb\x18\x97\x06\n" +
-	"\x0ePlace an order\x12\x10/api/orders/{id}\x18\x01\"\x06\x94\x03\x99\x03\xa6\x03\xa2\x01\xe7\x05Places an order. The request must carry an Idempotency-Key header (1-255 printable ASCII characters), scoped to the caller: the same key with the same body answers the same order, with the header \"Idempotent-Replayed: true\", and reserves or charges nothing more; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.\n" +
+	"FORMAT_CSV\x10\x022\xa6\x17\n" +
+	"\fOrderService\x12\x9f\v\n" +
+	"\vCreateOrder\x12$.portico.order.v1.CreateOrderRequest\x1a\x17.portico.order.v1.Order\"\xd0\n" +
+	"\xf2\xbb\x18\xb2\n" +
 	"\n" +
-	"A definite business failure ends the order FAILED (GET shows it, with its failureReason) and answers the failure: 409 INSUFFICIENT_STOCK, 404 ITEM_NOT_FOUND or 422 PAYMENT_DECLINED. When the inventory cannot be reached the answer is 503 INVENTORY_UNAVAILABLE at once and nothing is created or charged. An unknown outcome (a timeout) answers the order PENDING; the gateway finishes or compensates it in the background.\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/orders\x90\x02\x02\x12y\n" +
+	"\x0ePlace an order\x12\x10/api/orders/{id}\x18\x01\"\x06\x94\x03\x99\x03\xa6\x03P\x01\xa2\x01\x80\n" +
+	"Places an order. The request must carry an Idempotency-Key header (1-255 printable ASCII characters), scoped to the caller: the same key with the same body answers the same order, with the header \"Idempotent-Replayed: true\", and reserves or charges nothing more; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.\n" +
+	"\n" +
+	"A definite business failure ends the order FAILED (GET shows it, with its failureReason) and answers the failure: 409 INSUFFICIENT_STOCK, 404 ITEM_NOT_FOUND or 422 PAYMENT_DECLINED. When the inventory cannot be reached the answer is 503 INVENTORY_UNAVAILABLE at once and nothing is created or charged. An unknown outcome (a timeout) answers the order PENDING; the gateway finishes or compensates it in the background.\n" +
+	"\n" +
+	"With the header Prefer: respond-async, an order that cannot reach the inventory is instead accepted for later: 202 with Location and Preference-Applied: respond-async, the order ACCEPTED (nothing reserved or charged). The orders accepted are placed in the order they arrived once the inventory answers; GET the Location to see the order become CONFIRMED, or FAILED with failureReason INSUFFICIENT_STOCK when the stock is gone by then (nothing is charged). When too many orders wait already, the answer is 503 as without the preference.\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/orders\x90\x02\x02\x12y\n" +
 	"\bGetOrder\x12!.portico.order.v1.GetOrderRequest\x1a\x17.portico.order.v1.Order\"1\xf2\xbb\x18\x12\n" +
 	"\fGet an order\"\x02\x94\x03\x82\xd3\xe4\x93\x02\x12\x12\x10/api/orders/{id}\x90\x02\x01\x12\x80\x01\n" +
 	"\n" +

@@ -59,6 +59,13 @@ type OrderServiceClient interface {
 	// (INVENTORY_UNAVAILABLE) and nothing is created or charged. An unknown
 	// outcome (a timeout) leaves the order PENDING and returns it; a reconciler
 	// finishes or compensates it.
+	//
+	// A caller that sends the metadata "prefer: respond-async" (RFC 7240's
+	// Prefer, as the edge forwards it) gets, instead of that UNAVAILABLE, the
+	// order stored ACCEPTED (nothing reserved or charged) with the response
+	// header "preference-applied: respond-async", while fewer than the order
+	// service's --max-accepted orders wait; past that bound it is UNAVAILABLE
+	// as without the preference. A timeout still answers PENDING.
 	CreateOrder(ctx context.Context, in *CreateOrderRequest, opts ...grpc.CallOption) (*Order, error)
 	// GetOrder returns one of the caller's orders.
 	GetOrder(ctx context.Context, in *GetOrderRequest, opts ...grpc.CallOption) (*Order, error)
@@ -202,6 +209,13 @@ type OrderServiceServer interface {
 	// (INVENTORY_UNAVAILABLE) and nothing is created or charged. An unknown
 	// outcome (a timeout) leaves the order PENDING and returns it; a reconciler
 	// finishes or compensates it.
+	//
+	// A caller that sends the metadata "prefer: respond-async" (RFC 7240's
+	// Prefer, as the edge forwards it) gets, instead of that UNAVAILABLE, the
+	// order stored ACCEPTED (nothing reserved or charged) with the response
+	// header "preference-applied: respond-async", while fewer than the order
+	// service's --max-accepted orders wait; past that bound it is UNAVAILABLE
+	// as without the preference. A timeout still answers PENDING.
 	CreateOrder(context.Context, *CreateOrderRequest) (*Order, error)
 	// GetOrder returns one of the caller's orders.
 	GetOrder(context.Context, *GetOrderRequest) (*Order, error)
