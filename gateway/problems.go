@@ -83,11 +83,17 @@ func renderProblemPages() (problemPages, error) {
 // type, and returns its metrics route: one label for every page, so no
 // request can add a series.
 func isProblemsPath(path string) (route string, ok bool) {
+	return prefixRoute(path, problemsPath, "{slug}")
+}
+
+// prefixRoute reports whether path is base or below base/, and returns
+// its metrics route: base itself, or base/param for everything below it.
+func prefixRoute(path, base, param string) (route string, ok bool) {
 	switch {
-	case path == problemsPath:
-		return problemsPath, true
-	case strings.HasPrefix(path, problemsPath+"/"):
-		return problemsPath + "/{slug}", true
+	case path == base:
+		return base, true
+	case strings.HasPrefix(path, base+"/"):
+		return base + "/" + param, true
 	}
 	return "", false
 }

@@ -80,12 +80,7 @@ func TestProblemIndex(t *testing.T) {
 // TestProblemPagesRefuse: an unknown slug is a 404 problem, another method
 // a 405 problem with Allow.
 func TestProblemPagesRefuse(t *testing.T) {
-	h := newHarness(t, allDown)
-	tests := []struct {
-		name, method, path string
-		wantStatus         int
-		wantCode           string
-	}{
+	checkRefusals(t, newHarness(t, allDown), []opsRefusal{
 		{"unknown slug", "GET", "/problems/no-such-problem", 404, problem.CodeNotFound},
 		{"upper case code", "GET", "/problems/UPSTREAM_TIMEOUT", 404, problem.CodeNotFound},
 		{"empty slug", "GET", "/problems/", 404, problem.CodeNotFound},
@@ -96,7 +91,20 @@ func TestProblemPagesRefuse(t *testing.T) {
 		{"delete index", "DELETE", "/problems", 405, problem.CodeMethodNotAllowed},
 		{"options page", "OPTIONS", "/problems/not-found", 405, problem.CodeMethodNotAllowed},
 		{"prefix is not the path", "GET", "/problemsx", 404, problem.CodeRouteNotFound},
-	}
+	})
+}
+
+// opsRefusal is a request an ops path refuses with a problem.
+type opsRefusal struct {
+	name, method, path string
+	wantStatus         int
+	wantCode           string // "" for HEAD, which has no body
+}
+
+// checkRefusals sends each request and checks its problem: status, code,
+// and Allow: GET, HEAD on a 405.
+func checkRefusals(t *testing.T, h *harness, tests []opsRefusal) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := h.do(tt.method, tt.path, "", "")
@@ -160,12 +168,16 @@ func TestProblemTypesResolve(t *testing.T) {
 // TestProblemPagesRoute: every page, known or not, is one route in the
 // access log and the metrics, so no request can add a series.
 func TestProblemPagesRoute(t *testing.T) {
-	h := newHarness(t, allDown)
-	paths := map[string]string{
+	checkRoutes(t, newHarness(t, allDown), map[string]string{
 		"/problems":                 "/problems",
 		"/problems/circuit-open":    "/problems/{slug}",
 		"/problems/made-up-abc-123": "/problems/{slug}",
-	}
+	})
+}
+
+// checkRoutes GETs each path and checks the route its access line names.
+func checkRoutes(t *testing.T, h *harness, paths map[string]string) {
+	t.Helper()
 	for path := range paths {
 		h.do("GET", path, "", "")
 	}

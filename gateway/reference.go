@@ -17,13 +17,7 @@ const docsPath = "/docs"
 // files, and returns its metrics route: one label for every file, so no
 // request can add a series.
 func isDocsPath(path string) (route string, ok bool) {
-	switch {
-	case path == docsPath:
-		return docsPath, true
-	case strings.HasPrefix(path, docsPath+"/"):
-		return docsPath + "/{file}", true
-	}
-	return "", false
+	return prefixRoute(path, docsPath, "{file}")
 }
 
 // serveDocs answers the reference page or one of its files (apiref's

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/portico-gateway/portico/gateway/apiref"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -102,61 +101,30 @@ func checkDocsHeaders(t *testing.T, r response, cache string) {
 // redirect to the page, another method a 405 problem with Allow.
 func TestDocsRefuse(t *testing.T) {
 	h := newHarness(t, allDown)
-	tests := []struct {
-		name, method, path string
-		wantStatus         int
-		wantCode           string
-	}{
+	checkRefusals(t, h, []opsRefusal{
 		{"unknown file", "GET", "/docs/nope.js", 404, problem.CodeNotFound},
 		{"index by name", "GET", "/docs/index.html", 404, problem.CodeNotFound},
 		{"escaped dots", "GET", "/docs/%2e%2e/openapi.json", 404, problem.CodeNotFound},
 		{"deeper path", "GET", "/docs/vendor/LICENSE", 404, problem.CodeNotFound},
 		{"source map", "GET", "/docs/swagger-ui.css.map", 404, problem.CodeNotFound},
+		{"head unknown", "HEAD", "/docs/nope", 404, ""},
 		{"post page", "POST", "/docs", 405, problem.CodeMethodNotAllowed},
 		{"put file", "PUT", "/docs/init.js", 405, problem.CodeMethodNotAllowed},
 		{"prefix is not the path", "GET", "/docsx", 404, problem.CodeRouteNotFound},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := h.do(tt.method, tt.path, "", "")
-			if r.status != tt.wantStatus || r.header.Get("Content-Type") != problem.ContentType {
-				t.Fatalf("%s %s = %d %q, want %d problem", tt.method, tt.path, r.status, r.header.Get("Content-Type"), tt.wantStatus)
-			}
-			if tt.wantStatus == 405 && r.header.Get("Allow") != "GET, HEAD" {
-				t.Errorf("Allow = %q, want GET, HEAD", r.header.Get("Allow"))
-			}
-			if got := r.json(t)["code"]; got != tt.wantCode {
-				t.Errorf("code = %v, want %s", got, tt.wantCode)
-			}
-		})
-	}
-	req := h.do("GET", "/docs/", "", "")
+	})
+	redirect := h.do("GET", "/docs/", "", "")
 	// The client follows the redirect: /docs/ ends at the page.
-	if req.status != 200 || !strings.Contains(string(req.body), "swagger-ui") {
-		t.Errorf("GET /docs/ = %d, want the page after a redirect", req.status)
+	if redirect.status != 200 || !strings.Contains(string(redirect.body), "swagger-ui") {
+		t.Errorf("GET /docs/ = %d, want the page after a redirect", redirect.status)
 	}
 }
 
 // TestDocsRoute: the page and every file, known or not, are two routes in
-// the access log, so no request can add a series.
+// the access log and the metrics, so no request can add a series.
 func TestDocsRoute(t *testing.T) {
-	h := newHarness(t, allDown)
-	paths := map[string]string{
+	checkRoutes(t, newHarness(t, allDown), map[string]string{
 		"/docs":               "/docs",
 		"/docs/init.js":       "/docs/{file}",
 		"/docs/made-up-12345": "/docs/{file}",
-	}
-	for path := range paths {
-		h.do("GET", path, "", "")
-	}
-	h.logs.WaitFor(t.Context(), 10*time.Second, func(string) bool { return len(h.logs.lines(t, "request")) >= len(paths) })
-	lines := h.logs.lines(t, "request")
-	if len(lines) != len(paths) {
-		t.Fatalf("%d access lines, want %d:\n%s", len(lines), len(paths), h.logs.String())
-	}
-	for _, l := range lines {
-		if want := paths[l["path"].(string)]; l["route"] != want {
-			t.Errorf("%v logged with route %v, want %s", l["path"], l["route"], want)
-		}
-	}
+	})
 }

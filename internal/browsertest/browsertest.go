@@ -23,9 +23,10 @@
 //     var/screenshots/<test name> under the repository root, emptied at
 //     each run of the test.
 //
-// Without chromium, node or npm the test skips with the reason, unless
-// $PORTICO_BROWSER_REQUIRED is set (CI sets it): then it fails, so a CI run
-// cannot pass by skipping every browser test.
+// Under -short, and without chromium, node or npm, the test skips with the
+// reason; a missing tool fails it instead when
+// $PORTICO_BROWSER_REQUIRED is set (CI sets it), so a CI run cannot pass
+// by skipping every browser test.
 package browsertest
 
 import (
@@ -68,6 +69,9 @@ type Browser struct {
 // machine; concurrent test binaries share the install.
 func Find(t testing.TB) *Browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser tests skipped under -short: they start Chromium")
+	}
 	b, err := find()
 	if err != nil {
 		msg := "browser tests skipped: " + err.Error()

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/portico-gateway/portico/internal/browsertest"
 	"github.com/portico-gateway/portico/internal/testproc"
@@ -30,6 +31,10 @@ func TestDocsInBrowser(t *testing.T) {
 	res := b.Run(t, "testdata/browser/docs.mjs", browsertest.Options{
 		URL:    edge + "/docs",
 		Params: map[string]string{"token": "demo-read-token"},
+		// Parsing Swagger UI's 1.7 MB bundle takes seconds on a busy
+		// 2-core machine: each step may take a minute.
+		StepTimeout: time.Minute,
+		Timeout:     5 * time.Minute,
 	})
 	var got struct {
 		Operations   int

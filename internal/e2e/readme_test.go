@@ -49,7 +49,10 @@ func TestREADMETryIt(t *testing.T) {
 	base := testproc.FreePortRange(t, 10)
 	dir := testproc.TempDir(t)
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", dir)
-	testproc.WaitHTTP(t, dev, "http://"+testproc.Addr(base)+"/healthz/ready")
+	// /health, not /healthz/ready: the block's first line wants every
+	// upstream UP, and the edge is ready before a slow child (a SQLite
+	// migration on a busy machine) serves.
+	testproc.WaitHTTP(t, dev, "http://"+testproc.Addr(base)+"/health")
 	script := "set -e\ncurl() { command curl --fail-with-body \"$@\"; }\n" +
 		strings.Replace(block, "B=43100 ", "B="+itoa(base)+" ", 1) +
 		"\necho \"ids: ORDER=$ORDER RES=$RES RES2=$RES2 PAY=$PAY\"\n"
