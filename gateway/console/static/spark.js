@@ -15,6 +15,7 @@ export function sparkline(recent, previous, field, offsetSec, spanSec, label) {
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', label);
   svg.dataset.points = recent.length;
+  svg.dataset.last = recent.length ? recent[recent.length - 1][field] : 0;
   const now = Date.now() / 1000;
   if (recent.length > 0) spanSec = Math.min(spanSec, Math.max(60, now - recent[0].t + 10));
   const all = recent.concat(previous);

@@ -29,10 +29,11 @@ export default async function (ctx) {
   const downMillis = Date.now() - killed;
   await ctx.shot('inventory-down');
   // The docs' picture (docs/img/console.png): the upstreams alone, smaller,
-  // once inventory's trend has a few points (one per 10 s).
+  // once inventory's trend has a few points (one per 10 s), the last ones
+  // with the errors since the kill.
   await page.waitForFunction(() => {
-    const s = document.querySelector('article[data-upstream="inventory"] svg.spark');
-    return s && Number(s.dataset.points) >= 3;
+    const s = document.querySelectorAll('article[data-upstream="inventory"] svg.spark');
+    return s.length === 2 && Number(s[0].dataset.points) >= 4 && Number(s[1].dataset.last) > 0.5;
   }, null, { timeout: 50000 });
   const size = page.viewportSize();
   await page.setViewportSize({ width: 1240, height: 580 });
