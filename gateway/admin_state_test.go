@@ -21,21 +21,11 @@ import (
 // and decodes the JSON answer into v.
 func adminGet(t *testing.T, admin *httptest.Server, path string, v any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "GET", admin.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	resp, err := admin.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := consoleGet(t, admin, path, adminToken)
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET %s = %d %s", path, resp.StatusCode, b)
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal([]byte(b), v); err != nil {
 		t.Fatalf("GET %s: %v in %s", path, err, b)
 	}
 }

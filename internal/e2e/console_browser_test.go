@@ -123,7 +123,7 @@ func (a *consoleAsks) answer(name string, _ json.RawMessage) (any, error) {
 
 // killInventory kills the inventory process, then calls it through the
 // edge until a breaker of inventory opens (at most 60 calls), and keeps
-// calling it every 100 ms (at most 300 calls, until stopTraffic) so the
+// calling it every 100 ms (at most 600 calls, until stopTraffic) so the
 // breaker, whose cool-down is 800 ms, is open again after each probe.
 func (a *consoleAsks) killInventory() (any, error) {
 	pid, err := childPidOf(a.dev.Output(), "inventory")
@@ -156,7 +156,7 @@ func (a *consoleAsks) startTraffic() {
 		defer close(a.traffic)
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
-		for range 300 {
+		for range 600 {
 			select {
 			case <-ctx.Done():
 				return

@@ -1,6 +1,7 @@
 // sparkline draws points' field as an inline SVG polyline, and the
 // previous points (the same minutes earlier, shifted by offsetSec) in
-// grey behind it, on one scale.
+// grey behind it, on one scale. The x axis spans spanSec, or less while
+// the process is younger (at least a minute), so a new trend fills it.
 const NS = 'http://www.w3.org/2000/svg';
 const W = 120;
 const H = 28;
@@ -13,7 +14,10 @@ export function sparkline(recent, previous, field, offsetSec, spanSec, label) {
   svg.setAttribute('class', 'spark');
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', label);
+  svg.dataset.points = recent.length;
+  svg.dataset.last = recent.length ? recent[recent.length - 1][field] : 0;
   const now = Date.now() / 1000;
+  if (recent.length > 0) spanSec = Math.min(spanSec, Math.max(60, now - recent[0].t + 10));
   const all = recent.concat(previous);
   const top = Math.max(1e-9, ...all.map((p) => p[field]));
   const line = (pts, shift, cls) => {

@@ -28,6 +28,17 @@ export default async function (ctx) {
   await inv.locator('.breakers [data-state="open"]').first().waitFor({ timeout: 10000 });
   const downMillis = Date.now() - killed;
   await ctx.shot('inventory-down');
+  // The docs' picture (docs/img/console.png): the upstreams alone, smaller,
+  // once inventory's trend has a few points (one per 10 s), the last ones
+  // with the errors since the kill.
+  await page.waitForFunction(() => {
+    const s = document.querySelectorAll('article[data-upstream="inventory"] svg.spark');
+    return s.length === 2 && Number(s[0].dataset.points) >= 4 && Number(s[1].dataset.last) > 0.5;
+  }, null, { timeout: 50000 });
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 1240, height: 580 });
+  await ctx.shot('docs-console');
+  await page.setViewportSize(size);
   await ctx.ask('stop-traffic', {});
 
   await ctx.ask('rate-limit', {});
