@@ -75,3 +75,40 @@ func TestCheckConfigSummaryAndDiff(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckConfigSubset: a config with only the inventory upstream is
+// valid; check-config lists its routes only and warns, exit 0, that the
+// other compiled-in services are not served.
+func TestCheckConfigSubset(t *testing.T) {
+	cfg := gateway.DevConfig(43100)
+	cfg.Upstreams = cfg.Upstreams[:1]
+	cfg.Ops.ReadyRequires = nil
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "inventory-only.yaml")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"check-config", p}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"upstreams (1):", "routes (8):", "GET /api/inventory/{sku}", p + ": ok"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "/api/orders") {
+		t.Errorf("output lists an order route:\n%s", out.String())
+	}
+	for _, want := range []string{
+		`warning: upstreams: portico.payment.v1.PaymentService is not served (no upstream named "payment"): its routes answer 404`,
+		`warning: upstreams: portico.order.v1.OrderService is not served (no upstream named "order"): its routes answer 404`,
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+}

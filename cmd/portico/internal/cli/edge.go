@@ -9,9 +9,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/gen/openapi"
-	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/filewatch"
-	"github.com/portico-gateway/portico/internal/grpcserver"
 	"github.com/portico-gateway/portico/internal/procmetrics"
 	"github.com/portico-gateway/portico/internal/telemetry"
 )
@@ -23,15 +21,10 @@ import (
 // protos.
 func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider, path string) ([]gateway.Option, *gateway.Upstreams, error) {
 	reg := procmetrics.NewRegistry()
-	var names []string
-	for _, up := range cfg.Upstreams {
-		names = append(names, up.Name)
-	}
-	chain, err := clientObservers(observed{observe: grpcserver.Observe{Tracing: tp, Registry: reg}}, gateway.Services(), names...)
+	ups, err := gateway.ObservedUpstreams(l, reg, tp, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	ups := gateway.NewUpstreams(append([]interceptors.Option{interceptors.WithLogger(l)}, chain...)...)
 	return []gateway.Option{
 		gateway.WithLogger(l),
 		gateway.WithRegistry(reg),

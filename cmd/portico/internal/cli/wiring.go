@@ -15,8 +15,6 @@ import (
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/interceptors/identity"
-	"github.com/portico-gateway/portico/interceptors/metrics"
-	"github.com/portico-gateway/portico/internal/procmetrics"
 )
 
 type flagSet = flag.FlagSet
@@ -127,26 +125,8 @@ func checkServiceAddr(addr string) error {
 }
 
 // clientObservers are the options that make a process's client chains
-// observable: the resilience metrics (every upstream's series at zero from
-// the start), the gRPC client metrics per attempt (every unary method of
-// services, with every code, at zero from the start) and a client span
-// per attempt. One place per process role adds a series: here for clients.
+// observable (interceptors.Observed): metrics in o's registry, spans by
+// o's tracer provider.
 func clientObservers(o observed, services []string, upstreams ...string) ([]interceptors.Option, error) {
-	reg := o.observe.Registry
-	m, err := metrics.New(reg)
-	if err != nil {
-		return nil, err
-	}
-	m.Init(upstreams...)
-	c, err := procmetrics.NewClient(reg)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Init(services...); err != nil {
-		return nil, err
-	}
-	return []interceptors.Option{
-		interceptors.WithMetrics(m),
-		interceptors.WithDialOptions(c.DialOption(), grpc.WithStatsHandler(o.observe.Tracing.ClientHandler())),
-	}, nil
+	return interceptors.Observed(o.observe.Registry, o.observe.Tracing.ClientHandler(), services, upstreams...)
 }
