@@ -128,8 +128,8 @@ func TestAdminShowsLiveState(t *testing.T) {
 	}
 	_, body = a.call(t, "GET", "/admin/routes", adminToken)
 	var routes struct{ Routes []RouteInfo }
-	if err := json.Unmarshal([]byte(body), &routes); err != nil || len(routes.Routes) != 16 {
-		t.Fatalf("/admin/routes = %s (%v), want 16 routes", body, err)
+	if err := json.Unmarshal([]byte(body), &routes); err != nil || len(routes.Routes) != 18 {
+		t.Fatalf("/admin/routes = %s (%v), want 18 routes", body, err)
 	}
 	want := RouteInfo{Method: "POST", Path: "/api/orders", RPC: "/portico.order.v1.OrderService/CreateOrder", Upstream: "order",
 		Timeout: "5s", MaxTimeout: "30s", MaxBodyBytes: 1 << 20, Roles: []string{"admin", "customer"}, IdempotencyKey: true}

@@ -53,6 +53,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		Health: HealthConfig{Timeout: 300 * time.Millisecond},
 		Shed: ShedConfig{MaxInFlight: 1024, MaxQueue: 64, RetryAfter: time.Second,
 			MaxInFlightPerClient: 64, MaxInFlightPerCaller: 64},
+		Streams: StreamsConfig{MaxOpen: 10000, MaxPerCaller: 16, MaxDuration: time.Hour, IdleTimeout: 5 * time.Minute,
+			Heartbeat: 15 * time.Second, WriteTimeout: 10 * time.Second},
 	}
 	if d := cmp.Diff(want, c); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)

@@ -36,8 +36,12 @@ func referenceMux(t testing.TB) *runtime.ServeMux {
 		ctx.Value(outcomeKey{}).(*muxOutcome).rpc = method
 		return status.Error(codes.Unimplemented, "reference mux")
 	}
+	recordStream := func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, method string, _ grpc.Streamer, _ ...grpc.CallOption) (grpc.ClientStream, error) {
+		ctx.Value(outcomeKey{}).(*muxOutcome).rpc = method
+		return nil, status.Error(codes.Unimplemented, "reference mux")
+	}
 	cc, err := grpc.NewClient("passthrough:///reference", grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithUnaryInterceptor(record))
+		grpc.WithUnaryInterceptor(record), grpc.WithStreamInterceptor(recordStream))
 	if err != nil {
 		t.Fatal(err)
 	}

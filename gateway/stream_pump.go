@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/eventstream"
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -214,6 +215,12 @@ func (st *stream) fail(ctx context.Context, err error) {
 		return
 	}
 	st.end = endError
+	if ex := st.w.ex; st.started && ex.answered != nil && !ex.answered.Trailer() {
+		// The upstream's headers came long ago; no status followed: the
+		// connection broke off (a killed service), which is 502
+		// UPSTREAM_UNAVAILABLE, not an answer of the service's.
+		ex.answered = &answered.Record{}
+	}
 	st.terminal(st.s.problemFor(st.w.ex, err))
 }
 

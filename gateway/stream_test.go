@@ -270,8 +270,8 @@ func TestStreamUpstreamKilled(t *testing.T) {
 	evs := parseSSE(t, string(body))
 	last := evs[len(evs)-1]
 	var p map[string]any
-	if err := json.Unmarshal([]byte(last.data), &p); err != nil || last.event != "error" || p["status"].(float64) < 500 {
-		t.Fatalf("last event = %+v (%v), want event: error with a 5xx problem", last, err)
+	if err := json.Unmarshal([]byte(last.data), &p); err != nil || last.event != "error" || p["status"] != float64(502) || p["code"] != "UPSTREAM_UNAVAILABLE" {
+		t.Fatalf("last event = %+v (%v), want event: error with a 502 UPSTREAM_UNAVAILABLE problem", last, err)
 	}
 	t.Logf("terminal problem: %s", last.data)
 }

@@ -166,3 +166,32 @@ func FuzzAppendSplit(f *testing.F) {
 		}
 	})
 }
+
+func TestValues(t *testing.T) {
+	tb := table(t)
+	tests := []struct {
+		method, path string
+		want         []string
+		wantStream   bool
+	}{
+		{"GET", "/api/orders/ord-1:watch", []string{"ord-1"}, true},
+		{"GET", "/api/orders:export", []string{}, true},
+		{"GET", "/api/orders/ord-1", []string{"ord-1"}, false},
+		{"PATCH", "/api/inventory/pad-001", []string{"pad-001"}, false},
+		{"POST", "/api/reservations/res-1:commit", []string{"res-1"}, false},
+	}
+	for _, tt := range tests {
+		r, _ := tb.Match(tt.method, tt.path)
+		if r == nil {
+			t.Fatalf("Match(%s %s) = nil", tt.method, tt.path)
+		}
+		got, ok := r.Values(tt.path)
+		if !ok || !slices.Equal(got, tt.want) || r.Stream != tt.wantStream {
+			t.Errorf("%s.Values(%q) = %q, %v (stream %v); want %q (stream %v)", r.Pattern, tt.path, got, ok, r.Stream, tt.want, tt.wantStream)
+		}
+	}
+	r, _ := tb.Match("GET", "/api/orders/ord-1:watch")
+	if _, ok := r.Values("/api/orders/ord-1"); ok {
+		t.Errorf("%s.Values(/api/orders/ord-1) matched without the verb", r.Pattern)
+	}
+}
