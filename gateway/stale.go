@@ -46,9 +46,9 @@ type staleRule struct {
 	public   bool
 }
 
-// staleRuleOf resolves r's rule from its RPC's option and o (nil: no
+// staleRuleOf resolves r's rule from its RPC's option and o (zero: no
 // override); nil means no stale answers on r.
-func staleRuleOf(r *route.Route, o *StaleOverride) (*staleRule, error) {
+func staleRuleOf(r *route.Route, o StaleOverride) (*staleRule, error) {
 	var rule *staleRule
 	if md := methodOf(r); md == nil {
 		// not linked in: no option to read
@@ -56,18 +56,16 @@ func staleRuleOf(r *route.Route, o *StaleOverride) (*staleRule, error) {
 		s := e.GetStaleIfError()
 		rule = &staleRule{maxStale: s.GetMaxStale().AsDuration(), public: s.GetScope() == apiv1.StaleIfError_SCOPE_PUBLIC}
 	}
-	if o != nil {
-		switch {
-		case o.MaxStale < 0:
-			return nil, nil
-		case o.MaxStale > 0 && rule == nil:
-			rule = &staleRule{maxStale: o.MaxStale}
-		case o.MaxStale > 0:
-			rule.maxStale = o.MaxStale
-		}
-		if rule != nil && o.Scope != "" {
-			rule.public = o.Scope == scopePublic
-		}
+	switch {
+	case o.MaxStale < 0:
+		return nil, nil
+	case o.MaxStale > 0 && rule == nil:
+		rule = &staleRule{maxStale: o.MaxStale}
+	case o.MaxStale > 0:
+		rule.maxStale = o.MaxStale
+	}
+	if rule != nil && o.Scope != "" {
+		rule.public = o.Scope == scopePublic
 	}
 	if rule == nil || rule.maxStale <= 0 {
 		return nil, nil
