@@ -84,6 +84,9 @@ type staleCapture struct {
 	body  []byte
 	limit int64 // the largest body the LRU keeps
 	large bool  // over limit: not kept
+	// served: the answer is a copy (serveStale), never kept again as
+	// new, which would reset its Age.
+	served bool
 }
 
 // staleKey is the key of r's answers for caller p under rule.
@@ -119,7 +122,7 @@ func (c *staleCapture) record(b []byte) {
 // keepCopy keeps the answer just written, when it was a whole 200.
 func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 	c := ex.stale
-	if w.status != http.StatusOK || c.large || ex.staleAccept.NoStore {
+	if w.status != http.StatusOK || c.large || c.served || ex.staleAccept.NoStore {
 		return
 	}
 	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), Body: c.body}
@@ -158,7 +161,7 @@ func (s *Server) serveStale(w http.ResponseWriter, r *http.Request, ex *exchange
 	// failed. Not "hit": that would say the request was never forwarded.
 	h.Set("Cache-Status", "Portico; fwd=stale; detail="+reason)
 	ex.logErr = "answered a copy " + strconv.FormatInt(int64(age/time.Second), 10) + "s old: " + p.Code + ": " + ex.logErr
-	ex.code = ""
+	ex.code, c.served = "", true
 	s.metrics.StaleAnswer(ex.route, reason)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
