@@ -221,7 +221,7 @@ type RouteOverride struct {
 	// StaleIfError changes the route's permission to answer a kept copy
 	// while its upstream fails (GET routes only); absent keeps the RPC's
 	// (portico.api.v1.edge) option.
-	StaleIfError *StaleOverride `yaml:"stale_if_error,omitempty"`
+	StaleIfError StaleOverride `yaml:"stale_if_error,omitempty"`
 }
 
 // HealthConfig configures GET /health.

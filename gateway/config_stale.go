@@ -68,10 +68,7 @@ func (c StaleConfig) validate(v *validator) {
 	v.nonNegative("stale.redis.timeout", c.Redis.Timeout)
 }
 
-func (o *StaleOverride) validate(v *validator, p string) {
-	if o == nil {
-		return
-	}
+func (o StaleOverride) validate(v *validator, p string) {
 	if o.MaxStale > MaxStaleAge {
 		v.add(p+".max_stale", "at most %v, got %v", MaxStaleAge, o.MaxStale)
 	}

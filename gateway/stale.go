@@ -46,27 +46,25 @@ type staleRule struct {
 	public   bool
 }
 
-// staleRuleOf resolves r's rule from its RPC's option and o (nil: no
+// staleRuleOf resolves r's rule from its RPC's option and o (zero: no
 // override); nil means no stale answers on r.
-func staleRuleOf(r *route.Route, o *StaleOverride) (*staleRule, error) {
+func staleRuleOf(r *route.Route, o StaleOverride) (*staleRule, error) {
 	var rule *staleRule
 	if r.Desc != nil {
 		if s := protoopt.Edge(r.Desc).GetStaleIfError(); s != nil {
 			rule = &staleRule{maxStale: s.GetMaxStale().AsDuration(), public: s.GetScope() == apiv1.StaleIfError_SCOPE_PUBLIC}
 		}
 	}
-	if o != nil {
-		switch {
-		case o.MaxStale < 0:
-			return nil, nil
-		case o.MaxStale > 0 && rule == nil:
-			rule = &staleRule{maxStale: o.MaxStale}
-		case o.MaxStale > 0:
-			rule.maxStale = o.MaxStale
-		}
-		if rule != nil && o.Scope != "" {
-			rule.public = o.Scope == scopePublic
-		}
+	switch {
+	case o.MaxStale < 0:
+		return nil, nil
+	case o.MaxStale > 0 && rule == nil:
+		rule = &staleRule{maxStale: o.MaxStale}
+	case o.MaxStale > 0:
+		rule.maxStale = o.MaxStale
+	}
+	if rule != nil && o.Scope != "" {
+		rule.public = o.Scope == scopePublic
 	}
 	if rule == nil || rule.maxStale <= 0 {
 		return nil, nil
@@ -85,6 +83,9 @@ type staleCapture struct {
 	body  []byte
 	limit int64 // the largest body the LRU keeps
 	large bool  // over limit: not kept
+	// served: the answer is a copy (serveStale), never kept again as
+	// new, which would reset its Age.
+	served bool
 }
 
 // staleKey is the key of r's answers for caller p under rule.
@@ -120,7 +121,7 @@ func (c *staleCapture) record(b []byte) {
 // keepCopy keeps the answer just written, when it was a whole 200.
 func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 	c := ex.stale
-	if w.status != http.StatusOK || c.large || ex.staleAccept.NoStore {
+	if w.status != http.StatusOK || c.large || c.served || ex.staleAccept.NoStore {
 		return
 	}
 	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), Body: c.body}
@@ -159,7 +160,7 @@ func (s *Server) serveStale(w http.ResponseWriter, r *http.Request, ex *exchange
 	// failed. Not "hit": that would say the request was never forwarded.
 	h.Set("Cache-Status", "Portico; fwd=stale; detail="+reason)
 	ex.logErr = "answered a copy " + strconv.FormatInt(int64(age/time.Second), 10) + "s old: " + p.Code + ": " + ex.logErr
-	ex.code = ""
+	ex.code, c.served = "", true
 	s.metrics.StaleAnswer(ex.route, reason)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
