@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"net"
@@ -262,6 +263,10 @@ func hasSpace(s string) bool {
 // dev profile, a JWK Set fetched over plain http from another host, and
 // generated routes no policy rule covers.
 func (c Config) Warnings() []string {
+	c, err := c.withServices(context.Background())
+	if err != nil {
+		return nil
+	}
 	table, _, err := buildRoutes(c, registrations)
 	if err != nil {
 		return nil

@@ -27,7 +27,7 @@ func TestDevConfigRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseConfig(yaml.Marshal(DevConfig)) = %v\n%s", err, b)
 	}
-	if d := cmp.Diff(want, got); d != "" {
+	if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Config{})); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
 	if want.Listen != "127.0.0.1:43100" || want.Upstreams[2].Addresses[0] != "127.0.0.1:43103" {
@@ -54,7 +54,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		Shed: ShedConfig{MaxInFlight: 1024, MaxQueue: 64, RetryAfter: time.Second,
 			MaxInFlightPerClient: 64, MaxInFlightPerCaller: 64},
 	}
-	if d := cmp.Diff(want, c); d != "" {
+	if d := cmp.Diff(want, c, cmpopts.IgnoreUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
 	}
 }
@@ -171,7 +171,7 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("round trip of %q: %v\n%s", data, err, b)
 		}
-		if d := cmp.Diff(c, again, cmpopts.IgnoreFields(UpstreamConfig{}, "Resilience")); d != "" {
+		if d := cmp.Diff(c, again, cmpopts.IgnoreFields(UpstreamConfig{}, "Resilience"), cmpopts.IgnoreUnexported(Config{})); d != "" {
 			t.Fatalf("round trip changed the config (-first +second):\n%s", d)
 		}
 	})

@@ -34,7 +34,7 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 		return nil, nil, err
 	}
 	var all []*route.Route
-	for _, reg := range regs {
+	for _, reg := range builtIn(cfg, regs) {
 		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(reg.service))
 		sd, ok := d.(protoreflect.ServiceDescriptor)
 		if err != nil || !ok {
@@ -46,7 +46,11 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 		}
 		all = append(all, rs...)
 	}
-	table, err := route.NewTable(all)
+	loaded, err := loadedRoutes(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	table, err := route.NewTable(append(all, loaded...))
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: %w", err)
 	}
@@ -63,7 +67,10 @@ func checkUpstreams(cfg Config, regs []registration) error {
 		names[u.Name] = true
 	}
 	used := map[string]bool{}
-	for _, reg := range regs {
+	for _, u := range cfg.Upstreams {
+		used[u.Name] = u.dynamic()
+	}
+	for _, reg := range builtIn(cfg, regs) {
 		if !names[reg.upstream] {
 			v.add("upstreams", "no upstream named %q (it serves %s)", reg.upstream, reg.service)
 		}
@@ -100,7 +107,7 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 		} else if ep.timeout > ep.maxTimeout {
 			return nil, fmt.Errorf("gateway config: %s: the %s upstream's timeout %v exceeds routes.max_timeout %v", r.Key(), r.Upstream, ep.timeout, ep.maxTimeout)
 		}
-		if b, ok := behaviours[r.RPC]; ok {
+		if b, ok := behaviourOf(r); ok {
 			if ep.location, err = parseLocation(b.location, ep.output); err != nil {
 				return nil, fmt.Errorf("gateway: %s: %w", r.RPC, err)
 			}
@@ -125,6 +132,9 @@ func (ep *endpoint) apply(o RouteOverride) {
 
 // outputOf returns the response message of r's RPC.
 func outputOf(r *route.Route) protoreflect.MessageDescriptor {
+	if r.Desc != nil {
+		return r.Desc.Output()
+	}
 	svc, method, _ := strings.Cut(strings.TrimPrefix(r.RPC, "/"), "/")
 	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
 	if err != nil {

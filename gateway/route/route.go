@@ -33,6 +33,11 @@ type Route struct {
 	Body string
 	// Vars are the field paths (proto names) bound by path variables.
 	Vars []string
+	// ResponseBody is the rule's response_body: "" (the whole response)
+	// or the name of a top-level field of the response message.
+	ResponseBody string
+	// Desc is the RPC's method descriptor.
+	Desc protoreflect.MethodDescriptor
 
 	segs []segment
 	verb string
@@ -126,6 +131,9 @@ func fromRule(m protoreflect.MethodDescriptor, rule *annotations.HttpRule, upstr
 		Upstream: upstream,
 		Input:    m.Input(),
 		Body:     rule.GetBody(),
+
+		ResponseBody: rule.GetResponseBody(),
+		Desc:         m,
 	}
 	var err error
 	if r.segs, r.verb, r.Vars, err = parseTemplate(pattern); err != nil {
