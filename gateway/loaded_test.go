@@ -3,8 +3,12 @@ package gateway
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -81,3 +85,80 @@ func toDescriptors(t testing.TB, cfg *Config, reflection bool) {
 // every harness serves the built-in upstreams from descriptors, so the
 // whole package's suite runs on the descriptor path.
 var descriptorPath = os.Getenv("PORTICO_TEST_DESCRIPTORS")
+
+// parseWith parses DevConfig changed by edit, as a file in dir.
+func parseWith(t *testing.T, dir string, edit func(*Config)) (Config, error) {
+	t.Helper()
+	c := DevConfig(0)
+	edit(&c)
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseConfig(b, dir)
+}
+
+// TestLoadedServicesConfigErrors: every way a run-time service can be
+// wrong is a config error (check-config and reload) naming the upstream
+// and the file or service; a good one loads and routes.
+func TestLoadedServicesConfigErrors(t *testing.T) {
+	set, err := shopSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "corrupt.binpb"), []byte("\x0a\xff\xff"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extra := func(services []string, descriptors string, reflection bool) func(*Config) {
+		return func(c *Config) {
+			c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: "extra", Addresses: []string{"127.0.0.1:1"},
+				Services: services, Descriptors: descriptors, Reflection: reflection})
+		}
+	}
+	tests := []struct {
+		name    string
+		edit    func(*Config)
+		wantErr []string // "" for none
+	}{
+		{"inventory moved to its descriptors", func(c *Config) {
+			c.Upstreams[0].Services, c.Upstreams[0].Descriptors = []string{builtInServices["inventory"]}, set
+		}, nil},
+		{"missing file", extra([]string{"acme.X"}, "none.binpb", false), []string{"upstreams[3] (extra)", "none.binpb", "no such file"}},
+		{"corrupt file", extra([]string{"acme.X"}, "corrupt.binpb", false), []string{"upstreams[3] (extra)", "corrupt.binpb", "corrupt or truncated"}},
+		{"service absent", extra([]string{"acme.shipping.v1.ShippingService"}, set, false), []string{"upstreams[3] (extra)", "service not found: acme.shipping.v1.ShippingService"}},
+		{"no source", extra([]string{"acme.X"}, "", false), []string{"upstreams[3].services", "descriptors: FILE or reflection: true"}},
+		{"both sources", extra([]string{"acme.X"}, set, true), []string{"upstreams[3].reflection", "not both"}},
+		{"no services", extra(nil, set, false), []string{"upstreams[3].services", "name the services"}},
+		{"bad name", extra([]string{"Shipping Service"}, set, false), []string{"upstreams[3].services[0]", "full name"}},
+		{"reflection down", extra([]string{"acme.X"}, "", true), []string{"upstreams[3] (extra)", "server reflection"}},
+		{"route bound twice", extra([]string{builtInServices["inventory"]}, set, false), []string{
+			"GET /api/inventory/{sku} is bound by both /portico.inventory.v1.InventoryService/GetItem and /portico.inventory.v1.InventoryService/GetItem"}},
+	}
+	old := reflectionLimits
+	reflectionLimits.Timeout = 2 * time.Second // a closed port fails at once; bound it anyway
+	t.Cleanup(func() { reflectionLimits = old })
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseWith(t, dir, tt.edit)
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatalf("parseConfig = %v", err)
+				}
+				routes, err := Routes(c)
+				if err != nil || len(routes) == 0 {
+					t.Fatalf("Routes = %d, %v", len(routes), err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("parseConfig = nil error")
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
