@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,4 +182,75 @@ func equivDiff(a, b response) string {
 		return "body\n" + string(ba) + "\nvs\n" + string(bb)
 	}
 	return ""
+}
+
+// FuzzDescriptorPathEquivalence sends generated requests (method, path,
+// query, body) to the generated and the descriptor path and requires the
+// same answer.
+func FuzzDescriptorPathEquivalence(f *testing.F) {
+	for _, rq := range equivCorpus {
+		f.Add(rq.method, rq.path, rq.body)
+	}
+	gen := newHarness(f, setup{})
+	echoStubs(gen)
+	desc := newHarness(f, setup{cfg: func(c *Config) { toDescriptors(f, c, false) }})
+	echoStubs(desc)
+	methods := []string{"GET", "POST", "PATCH", "DELETE", "HEAD"}
+	f.Fuzz(func(t *testing.T, method, path, body string) {
+		if !slices.Contains(methods, method) || !strings.HasPrefix(path, "/api/") || strings.ContainsAny(path, " #\x00\r\n\t") || len(path) > 512 || len(body) > 4096 {
+			t.Skip()
+		}
+		if _, err := url.ParseRequestURI(path); err != nil {
+			t.Skip()
+		}
+		gen.t, desc.t = t, t
+		a := gen.do(method, path, adminToken, body)
+		b := desc.do(method, path, adminToken, body)
+		if d := equivDiff(a, b); d != "" {
+			t.Errorf("%s %s %q: generated and descriptor paths differ: %s", method, path, body, d)
+		}
+	})
+}
+
+// BenchmarkPaths is the CPU per request of GetItem and CreateOrder
+// through the whole edge, on the generated handlers and on the
+// descriptor path (make bench-edge's figures for issue 23):
+//
+//	go test -run '^$' -bench 'BenchmarkPaths' -benchtime 2000x -count 5 ./gateway/
+func BenchmarkPaths(b *testing.B) {
+	for _, path := range []string{"generated", "descriptors"} {
+		h := newHarness(b, setup{cfg: func(c *Config) {
+			if path == "descriptors" {
+				toDescriptors(b, c, false)
+			}
+		}})
+		echoStubs(h)
+		handler := h.srv.Handler()
+		b.Run("GetItem/"+path, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
+				req.Header.Set("Authorization", "Bearer "+readerToken)
+				rec := httptest.NewRecorder()
+				handler.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+		})
+		b.Run("CreateOrder/"+path, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/api/orders", strings.NewReader(orderBody))
+				req.Header.Set("Authorization", "Bearer "+aliceToken)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Idempotency-Key", "k")
+				rec := httptest.NewRecorder()
+				handler.ServeHTTP(rec, req)
+				if rec.Code != http.StatusCreated {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
 }
