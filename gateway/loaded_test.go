@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,5 +161,51 @@ func TestLoadedServicesConfigErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOpenAPIFollowsLoadedServices: /openapi.json gains an operation per
+// route of a loaded service (examples/shipping's descriptor set), with
+// its schemas and problem responses, and a built-in service moved to the
+// descriptor path keeps its generated operations.
+func TestOpenAPIFollowsLoadedServices(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join("..", "examples", "shipping", "shipping.binpb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		toDescriptors(t, c, false)
+		c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"},
+			Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set})
+	}})
+	r := h.do("GET", "/openapi.json", "", "")
+	if r.status != 200 {
+		t.Fatalf("GET /openapi.json = %d", r.status)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string                    `json:"operationId"`
+			Description string                    `json:"description"`
+			Responses   map[string]map[string]any `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if op := doc.Paths["/api/inventory/{sku}"]["get"]; op.Description == "" {
+		t.Errorf("GET /api/inventory/{sku} lost its generated operation: %+v", op)
+	}
+	create := doc.Paths["/api/shipments"]["post"]
+	if create.OperationID != "ShippingService_CreateShipment" || create.Responses["201"] == nil || create.Responses["409"] == nil || create.Responses["503"] == nil {
+		t.Errorf("POST /api/shipments = %+v", create)
+	}
+	if op := doc.Paths["/api/orders/{order_id}/shipment"]["get"]; op.OperationID != "ShippingService_GetShipment_orders_order_id_shipment" {
+		t.Errorf("the additional binding's operation = %+v", op)
+	}
+	if doc.Components.Schemas["Shipment"] == nil {
+		t.Error("no Shipment schema")
 	}
 }

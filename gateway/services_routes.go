@@ -105,3 +105,22 @@ func routeDiff(old, next *route.Table) []string {
 	}
 	return out
 }
+
+// documentLoaded adds the routes of cfg's run-time services to the
+// snapshot's /openapi.json (openapi_loaded.go).
+func (s *Server) documentLoaded(cfg Config, sn *snapshot) {
+	if !cfg.hasDynamic() {
+		return
+	}
+	loaded := map[string]bool{}
+	for _, up := range cfg.Upstreams {
+		loaded[up.Name] = up.dynamic()
+	}
+	base := sn.openAPI
+	if base == nil {
+		base = s.openAPI
+	}
+	if d := documentLoaded(base, sn.table.Routes(), loaded, sn.policy); d != nil {
+		sn.openAPI = d
+	}
+}

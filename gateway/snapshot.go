@@ -78,6 +78,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if err = s.buildAccess(sn); err != nil {
 		return nil, err
 	}
+	s.documentLoaded(cfg, sn)
 	if sn.identity, err = s.signerFor(cfg, prev); err != nil {
 		return nil, fmt.Errorf("gateway: identity: %w", err)
 	}
