@@ -225,4 +225,3 @@ func schemaOf(fd protoreflect.FieldDescriptor, schemas map[string]any) map[strin
 	}
 	return s
 }
-
