@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	apiv1 "github.com/portico-gateway/portico/gen/portico/api/v1"
@@ -48,10 +47,13 @@ func documentLoaded(doc []byte, routes []*route.Route, loaded map[string]bool, p
 		schemas = map[string]any{}
 		comps["schemas"] = schemas
 	}
+	bound := map[string]bool{} // RPCs whose first binding is written
 	for _, r := range routes {
 		if !loaded[r.Upstream] || r.Desc == nil {
 			continue
 		}
+		additional := bound[r.RPC]
+		bound[r.RPC] = true
 		item, _ := paths[r.Template].(map[string]any)
 		if item == nil {
 			item = map[string]any{}
@@ -60,7 +62,7 @@ func documentLoaded(doc []byte, routes []*route.Route, loaded map[string]bool, p
 		if _, generated := item[strings.ToLower(r.Method)]; generated {
 			continue // a built-in service on the descriptor path keeps its generated operation
 		}
-		item[strings.ToLower(r.Method)] = operationOf(r, pol, schemas)
+		item[strings.ToLower(r.Method)] = operationOf(r, additional, pol, schemas)
 	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
@@ -71,7 +73,7 @@ func documentLoaded(doc []byte, routes []*route.Route, loaded map[string]bool, p
 	return out.Bytes()
 }
 
-func operationOf(r *route.Route, pol *auth.Policy, schemas map[string]any) map[string]any {
+func operationOf(r *route.Route, additional bool, pol *auth.Policy, schemas map[string]any) map[string]any {
 	md := r.Desc
 	edge, _ := protoopt.Extension(md.Options(), apiv1.E_Edge).(*apiv1.Edge)
 	summary := edge.GetSummary()
@@ -82,8 +84,12 @@ func operationOf(r *route.Route, pol *auth.Policy, schemas map[string]any) map[s
 	if roles == nil {
 		roles = []string{}
 	}
+	id := string(md.Parent().Name()) + "_" + string(md.Name())
+	if additional {
+		id += suffix(r)
+	}
 	op := map[string]any{
-		"operationId":     string(md.Parent().Name()) + "_" + string(md.Name()) + suffix(r),
+		"operationId":     id,
 		"summary":         summary,
 		"tags":            []string{string(md.Parent().Name())},
 		"x-portico-roles": roles,
@@ -131,39 +137,7 @@ func operationOf(r *route.Route, pol *auth.Policy, schemas map[string]any) map[s
 // suffix tells an additional binding's operation from the first one's:
 // its path template, "_orders_order_id_shipment".
 func suffix(r *route.Route) string {
-	rule, _ := protoopt.Extension(r.Desc.Options(), annotations.E_Http).(*annotations.HttpRule)
-	if rule == nil {
-		return ""
-	}
-	if m, p := r.Method, r.Pattern; strings.EqualFold(m, httpMethod(rule)) && p == httpPath(rule) {
-		return ""
-	}
 	return "_" + strings.NewReplacer("/", "_", "{", "", "}", "", ":", "_").Replace(strings.TrimPrefix(r.Template, "/api/"))
-}
-
-func httpMethod(rule *annotations.HttpRule) string {
-	switch rule.GetPattern().(type) {
-	case *annotations.HttpRule_Get:
-		return http.MethodGet
-	case *annotations.HttpRule_Put:
-		return http.MethodPut
-	case *annotations.HttpRule_Post:
-		return http.MethodPost
-	case *annotations.HttpRule_Delete:
-		return http.MethodDelete
-	case *annotations.HttpRule_Patch:
-		return http.MethodPatch
-	}
-	return rule.GetCustom().GetKind()
-}
-
-func httpPath(rule *annotations.HttpRule) string {
-	for _, p := range []string{rule.GetGet(), rule.GetPut(), rule.GetPost(), rule.GetDelete(), rule.GetPatch(), rule.GetCustom().GetPath()} {
-		if p != "" {
-			return p
-		}
-	}
-	return ""
 }
 
 func toInts(xs []int32) []int {
