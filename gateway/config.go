@@ -110,6 +110,11 @@ type Config struct {
 	// Stale bounds the copies kept for stale-if-error answers
 	// (config_stale.go); absent means its defaults.
 	Stale StaleConfig `yaml:"stale,omitempty"`
+
+	// loaded holds the descriptors of the upstreams' run-time services
+	// (services.go), read when the config is loaded or first applied; a
+	// rollback brings back the descriptors of its version.
+	loaded *loadedServices
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized
@@ -186,6 +191,25 @@ type UpstreamConfig struct {
 	Resilience interceptors.Config `yaml:"resilience,omitempty"`
 	// TLS dials the upstream over TLS or mTLS; absent means plaintext.
 	TLS UpstreamTLSConfig `yaml:"tls,omitempty"`
+	// Services are the full names of the proto services this upstream
+	// serves that the edge loads at run time, from Descriptors or by
+	// Reflection ("acme.shipping.v1.ShippingService"): every
+	// google.api.http binding of theirs becomes a route. A built-in
+	// upstream (inventory, payment, order) that lists its own service
+	// moves to this path too. Empty: the upstream serves the services the
+	// edge is built with.
+	Services []string `yaml:"services,omitempty"`
+	// Descriptors is a FileDescriptorSet file holding Services and
+	// everything they import (buf build -o FILE, or protoc
+	// --include_imports --descriptor_set_out=FILE), at most 16 MiB,
+	// relative to the config file. Read again at every reload.
+	Descriptors string `yaml:"descriptors,omitempty"`
+	// Reflection asks the upstream for Services by gRPC server reflection
+	// (grpc.reflection.v1, then v1alpha) at start and at every reload:
+	// within 10s, 1000 files and 16 MiB. When it fails the reload is
+	// refused and the running descriptors stay. Exactly one of
+	// Descriptors and Reflection goes with Services.
+	Reflection bool `yaml:"reflection,omitempty"`
 }
 
 // RoutesConfig holds per-route limits.

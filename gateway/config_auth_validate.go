@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"net"
@@ -263,6 +264,10 @@ func hasSpace(s string) bool {
 // generated routes no policy rule covers, and the compiled-in services
 // the config has no upstream for (their routes answer 404).
 func (c Config) Warnings() []string {
+	c, err := c.withServices(context.Background())
+	if err != nil {
+		return nil
+	}
 	table, _, err := buildRoutes(c, registrations)
 	if err != nil {
 		return nil

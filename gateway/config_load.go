@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -35,7 +36,12 @@ func parseConfig(data []byte, dir string) (Config, error) {
 	v := &validator{}
 	c.validate(v)
 	if len(v.errs) == 0 { // the route table needs well-formed fields
-		c.checkRoutes(v)
+		var err error
+		if c, err = c.withServices(context.Background()); err != nil {
+			v.errs = append(v.errs, errors.New(strings.TrimPrefix(err.Error(), "gateway config: ")))
+		} else {
+			c.checkRoutes(v)
+		}
 	}
 	c.checkSemantics(v) // beside the field checks: every reason at once
 	if err := v.err(); err != nil {
@@ -112,7 +118,7 @@ func (c *Config) filePaths() []*string {
 	ps := []*string{&c.Identity.KeysFile, &c.Auth.JWT.JWKSFile, &c.TLS.CertFile, &c.TLS.KeyFile, &c.TLS.ClientCAFile}
 	for i := range c.Upstreams {
 		t := &c.Upstreams[i].TLS
-		ps = append(ps, &t.CAFile, &t.CertFile, &t.KeyFile)
+		ps = append(ps, &t.CAFile, &t.CertFile, &t.KeyFile, &c.Upstreams[i].Descriptors)
 	}
 	return ps
 }

@@ -65,8 +65,8 @@ func TestLoadConfigResolvesRelativePaths(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("secret refs after resolvePaths = %q, want %q", got, want)
 		}
-		if n := len(c.filePaths()); n != 8 {
-			t.Errorf("%d file fields, want 8 (identity, jwks, edge TLS x3, upstream TLS x3): a new one must join filePaths", n)
+		if n := len(c.filePaths()); n != 9 {
+			t.Errorf("%d file fields, want 9 (identity, jwks, edge TLS x3, upstream TLS x3, upstream descriptors): a new one must join filePaths", n)
 		}
 	})
 }

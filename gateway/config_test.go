@@ -27,7 +27,7 @@ func TestDevConfigRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseConfig(yaml.Marshal(DevConfig)) = %v\n%s", err, b)
 	}
-	if d := cmp.Diff(want, got); d != "" {
+	if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Config{})); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
 	if want.Listen != "127.0.0.1:43100" || want.Upstreams[2].Addresses[0] != "127.0.0.1:43103" {
@@ -56,7 +56,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		Streams: StreamsConfig{MaxOpen: 10000, MaxPerCaller: 16, MaxDuration: time.Hour, IdleTimeout: 5 * time.Minute,
 			Heartbeat: 15 * time.Second, WriteTimeout: 10 * time.Second},
 	}
-	if d := cmp.Diff(want, c); d != "" {
+	if d := cmp.Diff(want, c, cmpopts.IgnoreUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
 	}
 }
@@ -172,7 +172,7 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("round trip of %q: %v\n%s", data, err, b)
 		}
-		if d := cmp.Diff(c, again, cmpopts.IgnoreFields(UpstreamConfig{}, "Resilience")); d != "" {
+		if d := cmp.Diff(c, again, cmpopts.IgnoreFields(UpstreamConfig{}, "Resilience"), cmpopts.IgnoreUnexported(Config{})); d != "" {
 			t.Fatalf("round trip changed the config (-first +second):\n%s", d)
 		}
 	})

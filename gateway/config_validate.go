@@ -89,6 +89,7 @@ func (c Config) validateUpstreams(v *validator) {
 		if interceptors.HostPorts(u.Addresses) || len(u.Addresses) == 1 && strings.TrimSpace(u.Addresses[0]) != "" {
 			u.validateResilience(v, p)
 		}
+		u.validateServices(v, p)
 	}
 }
 

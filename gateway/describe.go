@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -34,6 +35,10 @@ type RouteInfo struct {
 // Routes returns the routes cfg (defaults applied, valid) serves, in the
 // route table's order.
 func Routes(cfg Config) ([]RouteInfo, error) {
+	cfg, err := cfg.withServices(context.Background())
+	if err != nil {
+		return nil, err
+	}
 	table, eps, err := buildRoutes(cfg, registrations)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 		return nil, nil, err
 	}
 	var all []*route.Route
-	for _, reg := range served(cfg, regs) {
+	for _, reg := range builtIn(cfg, regs) {
 		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(reg.service))
 		sd, ok := d.(protoreflect.ServiceDescriptor)
 		if err != nil || !ok {
@@ -60,7 +60,11 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 		}
 		all = append(all, rs...)
 	}
-	table, err := route.NewTable(all)
+	loaded, err := loadedRoutes(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	table, err := route.NewTable(append(all, loaded...))
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: %w", err)
 	}
@@ -101,6 +105,9 @@ func unserved(cfg Config, regs []registration) []registration {
 func checkUpstreams(cfg Config, regs []registration) error {
 	v := &validator{}
 	used := map[string]bool{}
+	for _, u := range cfg.Upstreams {
+		used[u.Name] = u.dynamic()
+	}
 	for _, reg := range regs {
 		used[reg.upstream] = true
 	}

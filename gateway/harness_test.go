@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -75,6 +76,9 @@ func newHarness(t testing.TB, su setup) *harness {
 	if su.cfg != nil {
 		su.cfg(&h.cfg)
 	}
+	if descriptorPath != "" && su.regs == nil {
+		toDescriptors(t, &h.cfg, descriptorPath == "reflection")
+	}
 	for i, up := range h.cfg.Upstreams {
 		if contains(su.down, up.Name) {
 			h.cfg.Upstreams[i].Addresses = []string{closedAddr(t)}
@@ -127,6 +131,7 @@ func (h *harness) startUpstreamAt(addr string, up UpstreamConfig, ic grpc.UnaryS
 	inventoryv1.RegisterInventoryServiceServer(s, h.inv)
 	paymentv1.RegisterPaymentServiceServer(s, h.pay)
 	orderv1.RegisterOrderServiceServer(s, h.order)
+	reflection.Register(s)
 	hs := health.NewServer()
 	hs.SetServingStatus(up.HealthService, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(s, hs)

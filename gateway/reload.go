@@ -41,6 +41,9 @@ func versionOf(cfg Config) Version {
 	if err != nil { // a Config always marshals; never an empty ID
 		b = fmt.Appendf(nil, "%#v", cfg)
 	}
+	if cfg.loaded != nil { // the descriptors are part of what is applied
+		b = append(b, cfg.loaded.sum...)
+	}
 	sum := sha256.Sum256(b)
 	return Version{ID: hex.EncodeToString(sum[:6])}
 }
@@ -88,6 +91,13 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 	if err := cfg.Validate(); err != nil {
 		return ReloadResult{}, s.reject(live, source, err)
 	}
+	// Descriptors are read again (a file, or the upstream's reflection)
+	// unless cfg is a kept version, which brings its own back. When that
+	// fails the live snapshot, descriptors and all, stays.
+	cfg, err := cfg.withServices(ctx)
+	if err != nil {
+		return ReloadResult{}, s.reject(live, source, err)
+	}
 	res := ReloadResult{Previous: live.version.ID}
 	if v := versionOf(cfg); v.ID == live.version.ID {
 		res.Version = live.version
@@ -103,7 +113,7 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 		lc.abort()
 		return ReloadResult{}, s.reject(live, source, err)
 	}
-	res.Diff = Diff(live.cfg, cfg)
+	res.Diff = append(Diff(live.cfg, cfg), routeDiff(live.table, next.table)...)
 	s.commit(next, source)
 	s.applyListeners(lc, cfg)
 	live.release(s) // drains: in-flight requests keep it until they finish

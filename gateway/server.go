@@ -93,6 +93,10 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg, err := cfg.withServices(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{o: o, log: o.logger, registry: o.registry, streamStop: make(chan struct{})}
 	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock, probed: o.redisProbed}
 	if err := s.setup(); err != nil {

@@ -80,6 +80,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if err = s.buildAccess(sn); err != nil {
 		return nil, err
 	}
+	s.documentLoaded(cfg, sn)
 	if sn.identity, err = s.signerFor(cfg, prev); err != nil {
 		return nil, fmt.Errorf("gateway: identity: %w", err)
 	}
@@ -96,10 +97,13 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: uc.probe, Usable: uc.awaitReady})
 	}
 	sn.mux = s.newMux()
-	for _, reg := range served(cfg, s.o.registrations) {
+	for _, reg := range builtIn(cfg, s.o.registrations) {
 		if err := reg.register(ctx, sn.mux, sn.upstreams[reg.upstream].cc); err != nil {
 			return nil, fmt.Errorf("gateway: register %s: %w", reg.service, err)
 		}
+	}
+	if err := registerLoaded(cfg, sn); err != nil {
+		return nil, err
 	}
 	// One checker per snapshot: its reports (reused for
 	// health.DefaultMaxAge, one round at a time) follow this config's
@@ -159,6 +163,9 @@ func (s *Server) upstreamFor(ctx context.Context, up UpstreamConfig, prev *snaps
 // their state start afresh, and the old one drains.
 func sameConn(a, b UpstreamConfig) bool {
 	a.Timeout, b.Timeout = 0, 0
+	a.Services, b.Services = nil, nil // what is served, not how it is dialled
+	a.Descriptors, b.Descriptors = "", ""
+	a.Reflection, b.Reflection = false, false
 	return reflect.DeepEqual(a, b)
 }
 

@@ -40,6 +40,9 @@ type Route struct {
 	// of messages (NDJSON or Server-Sent Events) or, for a stream of
 	// google.api.HttpBody, the chunks' bytes.
 	Stream bool
+	// ResponseBody is the rule's response_body: "" (the whole response)
+	// or the name of a top-level field of the response message.
+	ResponseBody string
 
 	segs []segment
 	verb string
@@ -135,6 +138,8 @@ func fromRule(m protoreflect.MethodDescriptor, rule *annotations.HttpRule, upstr
 		Desc:     m,
 		Stream:   m.IsStreamingServer(),
 		Body:     rule.GetBody(),
+
+		ResponseBody: rule.GetResponseBody(),
 	}
 	var err error
 	if r.segs, r.verb, r.Vars, err = parseTemplate(pattern); err != nil {

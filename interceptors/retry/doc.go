@@ -6,8 +6,9 @@
 //   - The call is safe to repeat. The proto says so (method option
 //     idempotency_level = NO_SIDE_EFFECTS or IDEMPOTENT, read from
 //     protoregistry.GlobalFiles and cached per method), or the call carries
-//     the metadata "idempotency-key". A method whose descriptor is not
-//     registered in the process counts as not idempotent.
+//     the metadata "idempotency-key", or its context is marked by
+//     WithIdempotent (a caller holding a descriptor the process's
+//     registry lacks). Any other method counts as not idempotent.
 //   - The failure is transient: UNAVAILABLE; RESOURCE_EXHAUSTED only when the
 //     server sent a RetryInfo (pushback); DEADLINE_EXCEEDED only when this
 //     package's own per-attempt timeout was set and ran out while the

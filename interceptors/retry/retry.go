@@ -102,7 +102,7 @@ func (r *retrier) shouldRetry(ctx context.Context, method string, err error, tim
 	if !ok {
 		return 0, false
 	}
-	if !r.idem.safe(method) && !callmeta.HasOutgoingIdempotencyKey(ctx) {
+	if !r.idem.safe(method) && !idempotent(ctx) && !callmeta.HasOutgoingIdempotencyKey(ctx) {
 		return 0, false
 	}
 	delay := max(pushback, r.backoff(n))

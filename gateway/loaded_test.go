@@ -1,0 +1,211 @@
+package gateway
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+)
+
+// builtInServices maps each built-in upstream to its service.
+var builtInServices = map[string]string{
+	"inventory": "portico.inventory.v1.InventoryService",
+	"payment":   "portico.payment.v1.PaymentService",
+	"order":     "portico.order.v1.OrderService",
+}
+
+// shopSet is the FileDescriptorSet of the shop's protos and their
+// imports, as `buf build -o` writes it, in a file shared by the tests.
+var shopSet = sync.OnceValues(func() (string, error) {
+	set := &descriptorpb.FileDescriptorSet{}
+	seen := map[string]bool{}
+	var add func(f protoreflect.FileDescriptor)
+	add = func(f protoreflect.FileDescriptor) {
+		if seen[f.Path()] {
+			return
+		}
+		seen[f.Path()] = true
+		imps := f.Imports()
+		for i := range imps.Len() {
+			add(imps.Get(i).FileDescriptor)
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+	}
+	add(inventoryv1.File_portico_inventory_v1_inventory_proto)
+	add(paymentv1.File_portico_payment_v1_payment_proto)
+	add(orderv1.File_portico_order_v1_order_proto)
+	b, err := proto.Marshal(set)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "portico-shopset")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "shop.binpb")
+	return p, os.WriteFile(p, b, 0o600)
+})
+
+// toDescriptors moves every built-in upstream of cfg to the descriptor
+// path: services and a descriptor set, or reflection.
+func toDescriptors(t testing.TB, cfg *Config, reflection bool) {
+	t.Helper()
+	set, err := shopSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, up := range cfg.Upstreams {
+		svc, ok := builtInServices[up.Name]
+		if !ok {
+			continue
+		}
+		cfg.Upstreams[i].Services = []string{svc}
+		if reflection {
+			cfg.Upstreams[i].Reflection = true
+		} else {
+			cfg.Upstreams[i].Descriptors = set
+		}
+	}
+}
+
+// descriptorPath is set by PORTICO_TEST_DESCRIPTORS=1 (or =reflection):
+// every harness serves the built-in upstreams from descriptors, so the
+// whole package's suite runs on the descriptor path.
+var descriptorPath = os.Getenv("PORTICO_TEST_DESCRIPTORS")
+
+// parseWith parses DevConfig changed by edit, as a file in dir.
+func parseWith(t *testing.T, dir string, edit func(*Config)) (Config, error) {
+	t.Helper()
+	c := DevConfig(0)
+	edit(&c)
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseConfig(b, dir)
+}
+
+// TestLoadedServicesConfigErrors: every way a run-time service can be
+// wrong is a config error (check-config and reload) naming the upstream
+// and the file or service; a good one loads and routes.
+func TestLoadedServicesConfigErrors(t *testing.T) {
+	set, err := shopSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "corrupt.binpb"), []byte("\x0a\xff\xff"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extra := func(services []string, descriptors string, reflection bool) func(*Config) {
+		return func(c *Config) {
+			c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: "extra", Addresses: []string{"127.0.0.1:1"},
+				Services: services, Descriptors: descriptors, Reflection: reflection})
+		}
+	}
+	tests := []struct {
+		name    string
+		edit    func(*Config)
+		wantErr []string // "" for none
+	}{
+		{"inventory moved to its descriptors", func(c *Config) {
+			c.Upstreams[0].Services, c.Upstreams[0].Descriptors = []string{builtInServices["inventory"]}, set
+		}, nil},
+		{"missing file", extra([]string{"acme.X"}, "none.binpb", false), []string{"upstreams[3] (extra)", "none.binpb", "no such file"}},
+		{"corrupt file", extra([]string{"acme.X"}, "corrupt.binpb", false), []string{"upstreams[3] (extra)", "corrupt.binpb", "corrupt or truncated"}},
+		{"service absent", extra([]string{"acme.shipping.v1.ShippingService"}, set, false), []string{"upstreams[3] (extra)", "service not found: acme.shipping.v1.ShippingService"}},
+		{"no source", extra([]string{"acme.X"}, "", false), []string{"upstreams[3].services", "descriptors: FILE or reflection: true"}},
+		{"both sources", extra([]string{"acme.X"}, set, true), []string{"upstreams[3].reflection", "not both"}},
+		{"no services", extra(nil, set, false), []string{"upstreams[3].services", "name the services"}},
+		{"bad name", extra([]string{"Shipping Service"}, set, false), []string{"upstreams[3].services[0]", "full name"}},
+		{"reflection down", extra([]string{"acme.X"}, "", true), []string{"upstreams[3] (extra)", "server reflection"}},
+		{"route bound twice", extra([]string{builtInServices["inventory"]}, set, false), []string{
+			"GET /api/inventory/{sku} is bound by both /portico.inventory.v1.InventoryService/GetItem and /portico.inventory.v1.InventoryService/GetItem"}},
+	}
+	old := reflectionLimits
+	reflectionLimits.Timeout = 2 * time.Second // a closed port fails at once; bound it anyway
+	t.Cleanup(func() { reflectionLimits = old })
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseWith(t, dir, tt.edit)
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatalf("parseConfig = %v", err)
+				}
+				routes, err := Routes(c)
+				if err != nil || len(routes) == 0 {
+					t.Fatalf("Routes = %d, %v", len(routes), err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("parseConfig = nil error")
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAPIFollowsLoadedServices: /openapi.json gains an operation per
+// route of a loaded service (examples/shipping's descriptor set), with
+// its schemas and problem responses, and a built-in service moved to the
+// descriptor path keeps its generated operations.
+func TestOpenAPIFollowsLoadedServices(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join("..", "examples", "shipping", "shipping.binpb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, setup{cfg: func(c *Config) {
+		toDescriptors(t, c, false)
+		c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"},
+			Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set})
+	}})
+	r := h.do("GET", "/openapi.json", "", "")
+	if r.status != 200 {
+		t.Fatalf("GET /openapi.json = %d", r.status)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string                    `json:"operationId"`
+			Description string                    `json:"description"`
+			Responses   map[string]map[string]any `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if op := doc.Paths["/api/inventory/{sku}"]["get"]; op.Description == "" {
+		t.Errorf("GET /api/inventory/{sku} lost its generated operation: %+v", op)
+	}
+	create := doc.Paths["/api/shipments"]["post"]
+	if create.OperationID != "ShippingService_CreateShipment" || create.Responses["201"] == nil || create.Responses["409"] == nil || create.Responses["503"] == nil {
+		t.Errorf("POST /api/shipments = %+v", create)
+	}
+	if op := doc.Paths["/api/orders/{order_id}/shipment"]["get"]; op.OperationID != "ShippingService_GetShipment_orders_order_id_shipment" {
+		t.Errorf("the additional binding's operation = %+v", op)
+	}
+	if doc.Components.Schemas["Shipment"] == nil {
+		t.Error("no Shipment schema")
+	}
+}

@@ -1,0 +1,107 @@
+package gateway
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/transcode"
+)
+
+// builtIn returns the registrations whose upstream serves the compiled-in
+// handlers: an upstream with services of its own (a built-in one moved to
+// the descriptor path) drops them.
+func builtIn(cfg Config, regs []registration) []registration {
+	out := make([]registration, 0, len(regs))
+	for _, reg := range served(cfg, regs) {
+		if !slices.ContainsFunc(cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == reg.upstream && u.dynamic() }) {
+			out = append(out, reg)
+		}
+	}
+	return out
+}
+
+// loadedRoutes returns the routes of every run-time service, upstream by
+// upstream in config order. A method the edge cannot serve is an error
+// naming the upstream and the service.
+func loadedRoutes(cfg Config) ([]*route.Route, error) {
+	var all []*route.Route
+	for i, up := range cfg.Upstreams {
+		if !up.dynamic() {
+			continue
+		}
+		sds, err := cfg.services(up.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, sd := range sds {
+			rs, err := route.FromService(sd, up.Name)
+			if err != nil {
+				return nil, fmt.Errorf("gateway config: upstreams[%d] (%s): service %s: %w", i, up.Name, sd.FullName(), err)
+			}
+			all = append(all, rs...)
+		}
+	}
+	return all, nil
+}
+
+// registerLoaded serves sn's routes of run-time services on its mux,
+// through each upstream's connection (its client chain), in table order
+// (the mux, like the table, lets the last registered win).
+func registerLoaded(cfg Config, sn *snapshot) error {
+	dyn := map[string]bool{}
+	for _, up := range cfg.Upstreams {
+		dyn[up.Name] = up.dynamic()
+	}
+	for _, r := range sn.table.Routes() {
+		if !dyn[r.Upstream] {
+			continue
+		}
+		if err := transcode.Register(sn.mux, r, sn.upstreams[r.Upstream].cc); err != nil {
+			return fmt.Errorf("gateway: %w", err)
+		}
+	}
+	return nil
+}
+
+// routeDiff lists the routes a reload adds and removes, as Diff lines:
+// "+ route: POST /v1/shipments (acme.shipping.v1.ShippingService/CreateShipment @ shipping)".
+func routeDiff(old, next *route.Table) []string {
+	key := func(r *route.Route) string { return r.Key() + " (" + r.RPC[1:] + " @ " + r.Upstream + ")" }
+	before, after := map[string]bool{}, map[string]bool{}
+	for _, r := range old.Routes() {
+		before[key(r)] = true
+	}
+	var out []string
+	for _, r := range next.Routes() {
+		after[key(r)] = true
+		if !before[key(r)] {
+			out = append(out, "+ route: "+key(r))
+		}
+	}
+	for _, r := range old.Routes() {
+		if !after[key(r)] {
+			out = append(out, "- route: "+key(r))
+		}
+	}
+	return out
+}
+
+// documentLoaded adds the routes of cfg's run-time services to the
+// snapshot's /openapi.json (openapi_loaded.go).
+func (s *Server) documentLoaded(cfg Config, sn *snapshot) {
+	if !cfg.hasDynamic() {
+		return
+	}
+	loaded := map[string]bool{}
+	for _, up := range cfg.Upstreams {
+		loaded[up.Name] = up.dynamic()
+	}
+	base := sn.openAPI
+	if base == nil {
+		base = s.openAPI
+	}
+	if d := documentLoaded(base, sn.table.Routes(), loaded, sn.policy); d != nil {
+		sn.openAPI = d
+	}
+}
