@@ -49,9 +49,9 @@ type Call struct {
 
 // Requests returns a Call for every method of service, the full proto
 // name of a service registered in protoregistry.GlobalFiles (a generated
-// ServiceDesc's ServiceName). Portico's RPCs are all unary; a streaming
-// method would be invoked as unary and fail Oversized until it is taught
-// streams.
+// ServiceDesc's ServiceName). Oversized invokes a server-streaming method
+// as unary, which works for a method that refuses the request before
+// sending anything.
 func Requests(service string) ([]Call, error) {
 	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
 	if err != nil {
@@ -151,6 +151,9 @@ func Oversized(t *testing.T, conn grpc.ClientConnInterface, service string, ctx 
 	}
 	for _, c := range calls {
 		t.Run(c.Method[strings.LastIndex(c.Method, "/")+1:], func(t *testing.T) {
+			if len(c.Fields) == 0 {
+				t.Skip("the request has no string field to oversize")
+			}
 			err := conn.Invoke(ctx(t), c.Method, c.Req, c.Resp)
 			for _, p := range Problems(err, c.Fields) {
 				t.Errorf("%s with every string %d bytes: %s", c.Method, Size, p)
