@@ -127,6 +127,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 		return nil, err
 	}
 	s.metrics.Init(knownRoutes(sn.endpoints), problem.Catalogue())
+	s.metrics.InitStale(staleRoutes(sn.endpoints), staleReasons)
 	s.metrics.InitRefusals(limitLayers(cfg.Limits), authReasons)
 	return sn, nil
 }

@@ -169,6 +169,21 @@ func (s *Server) serveStale(w http.ResponseWriter, r *http.Request, ex *exchange
 	return true
 }
 
+// staleReasons are every value staleReason returns, for the metric's
+// zero series.
+var staleReasons = []string{"unreachable", "unavailable", "circuit-open", "overloaded", "timeout"}
+
+// staleRoutes are the templates of the routes in eps that keep copies.
+func staleRoutes(eps map[*route.Route]*endpoint) []string {
+	var out []string
+	for rt, ep := range eps {
+		if ep.stale != nil {
+			out = append(out, rt.Template)
+		}
+	}
+	return out
+}
+
 // staleReason names the upstream failure p reports, as Cache-Status's
 // detail and the metric's reason; "" when a copy must not replace p.
 func staleReason(p *problem.Problem) string {

@@ -100,6 +100,9 @@ func TestStaleIfError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, f := staleHarness(t, setup{})
+			if n, ok := staleSeries(t, h, "/api/inventory/{sku}", "timeout"); !ok || n != 0 {
+				t.Fatalf("stale_answers_total{timeout} before any answer = %v, %v; want a zero series", n, ok)
+			}
 			first := h.do("GET", "/api/inventory/A", aliceToken, "")
 			if first.status != 200 || first.header.Get("Age") != "" || first.header.Get("Cache-Status") != "" {
 				t.Fatalf("first GET = %d %v, want 200 without Age or Cache-Status", first.status, first.header)
@@ -333,6 +336,13 @@ func (h *harness) serve(method, path, token string) response {
 // staleCount reads portico_gateway_stale_answers_total{route, reason}.
 func staleCount(t *testing.T, h *harness, route, reason string) float64 {
 	t.Helper()
+	n, _ := staleSeries(t, h, route, reason)
+	return n
+}
+
+// staleSeries reads the series, and whether it exists.
+func staleSeries(t *testing.T, h *harness, route, reason string) (float64, bool) {
+	t.Helper()
 	mfs, err := h.registry.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -347,11 +357,11 @@ func staleCount(t *testing.T, h *harness, route, reason string) float64 {
 				l[p.GetName()] = p.GetValue()
 			}
 			if l["route"] == route && l["reason"] == reason {
-				return m.GetCounter().GetValue()
+				return m.GetCounter().GetValue(), true
 			}
 		}
 	}
-	return 0
+	return 0, false
 }
 
 var _ prometheus.Collector = staleGauge{}

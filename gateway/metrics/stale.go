@@ -13,3 +13,14 @@ func newStaleAnswers() *prometheus.CounterVec {
 func (m *Metrics) StaleAnswer(route, reason string) {
 	m.staleAnswers.WithLabelValues(route, reason).Inc()
 }
+
+// InitStale creates at zero the stale-answer series of every route and
+// reason given (routes come and go with reloads; a series once created
+// stays).
+func (m *Metrics) InitStale(routes, reasons []string) {
+	for _, r := range routes {
+		for _, why := range reasons {
+			m.staleAnswers.WithLabelValues(r, why)
+		}
+	}
+}
