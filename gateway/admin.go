@@ -202,10 +202,20 @@ func (s *Server) adminReload(w http.ResponseWriter, r *http.Request, _ *snapshot
 	writeJSON(w, http.StatusOK, res)
 }
 
-// adminRollback applies ?version=ID, or without it the version before the
-// live one.
+// adminRollback applies ?version=ID, or without the parameter the version
+// before the live one. An empty or repeated version is a 400: "?version="
+// must not mean "the previous one".
 func (s *Server) adminRollback(w http.ResponseWriter, r *http.Request, _ *snapshot) {
-	id := r.URL.Query().Get("version")
+	ids, given := r.URL.Query()["version"]
+	if given && (len(ids) != 1 || ids[0] == "") {
+		s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument,
+			"version must be one kept version ID (GET /admin/versions lists them); leave the parameter out to roll back to the previous version."))
+		return
+	}
+	var id string
+	if given {
+		id = ids[0]
+	}
 	res, err := s.Rollback(r.Context(), id)
 	switch {
 	case errors.Is(err, ErrUnknownVersion):

@@ -253,3 +253,31 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestAdminRollbackVersionParam: an empty or repeated ?version= is a 400
+// problem that changes nothing; only an absent parameter means the
+// previous version.
+func TestAdminRollbackVersionParam(t *testing.T) {
+	a := newAdminHarness(t)
+	first := a.srv.snap.Load().version.ID
+	next := a.cfg
+	next.Routes.MaxBodyBytes = 2048
+	if _, err := a.srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatal(err)
+	}
+	second := a.srv.snap.Load().version.ID
+	for _, q := range []string{"?version=", "?version", "?version=&version=" + first, "?version=" + first + "&version=" + first} {
+		t.Run(q, func(t *testing.T) {
+			code, body := a.call(t, "POST", "/admin/rollback"+q, adminToken)
+			if code != 400 || !strings.Contains(body, "INVALID_ARGUMENT") {
+				t.Errorf("POST /admin/rollback%s = %d %s, want a 400 problem", q, code, body)
+			}
+			if live := a.srv.snap.Load().version.ID; live != second {
+				t.Errorf("live version after a refused rollback = %s, want %s still", live, second)
+			}
+		})
+	}
+	if code, body := a.call(t, "POST", "/admin/rollback", adminToken); code != 200 || !strings.Contains(body, `"id":"`+first) {
+		t.Errorf("POST /admin/rollback (no version) = %d %s, want version %s", code, body, first)
+	}
+}
