@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -279,5 +281,41 @@ func TestAdminRollbackVersionParam(t *testing.T) {
 	}
 	if code, body := a.call(t, "POST", "/admin/rollback", adminToken); code != 200 || !strings.Contains(body, `"id":"`+first) {
 		t.Errorf("POST /admin/rollback (no version) = %d %s, want version %s", code, body, first)
+	}
+}
+
+// TestAdminFailedAuthLimit: failed sign-ins on the admin listener count
+// against limits.failed_auth per client address, as on the API listener:
+// once it is used up they get a 429 problem with Retry-After, and a good
+// token is not counted.
+func TestAdminFailedAuthLimit(t *testing.T) {
+	const rate = 5
+	a := newAdminHarness(t, func(h *harness) {
+		h.cfg.Limits = LimitsConfig{FailedAuth: &LimitConfig{Rate: rate, Period: time.Minute}}
+	})
+	for range 3 {
+		if code, body := a.call(t, "GET", "/admin/versions", adminToken); code != 200 {
+			t.Fatalf("good token = %d %s, want 200", code, body)
+		}
+	}
+	var codes []int
+	for range rate + 3 {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", a.admin.URL+"/admin/versions", nil)
+		req.Header.Set("Authorization", "Bearer wrong")
+		resp, err := a.admin.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+		if resp.StatusCode == 429 && (resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "RATE_LIMIT_EXCEEDED") ||
+			resp.Header.Get("Content-Type") != "application/problem+json") {
+			t.Errorf("429 = %v %s, want a RATE_LIMIT_EXCEEDED problem with Retry-After", resp.Header, b)
+		}
+	}
+	want := []int{401, 401, 401, 401, 401, 429, 429, 429}
+	if !slices.Equal(codes, want) {
+		t.Errorf("bad tokens got %v, want %v", codes, want)
 	}
 }
