@@ -75,6 +75,9 @@ func (s *Server) AdminHandler() http.Handler {
 		r = r.WithContext(withExchange(r.Context(), ex))
 		rw := &ex.rw
 		rw.ResponseWriter, rw.ex = w, ex
+		if strings.HasPrefix(r.URL.Path, "/admin/") {
+			defer s.logAdminAccess(rw, r, ex)
+		}
 		rw.Header().Set(traceHeader, ex.traceID)
 		console.Headers(rw.Header())
 		rt, ok := routes[r.URL.Path]
