@@ -61,8 +61,11 @@ func (s *Server) adminRoutes() map[string]adminRoute {
 
 // AdminHandler returns the admin API: /metrics, /healthz/* and the
 // console's files (console/doc.go) open, everything under /admin/ for callers the edge's authenticator (of the
-// live config) identifies as role admin. Serve it on its own listener
-// (Config.AdminListen), never on the API's.
+// live config) identifies as role admin. Failed authentications count
+// against limits.failed_auth per client address, as on the API listener
+// (429 once it is used up). Every request under /admin/ gets one access
+// line, as the API's. Serve it on its own listener (Config.AdminListen),
+// never on the API's.
 func (s *Server) AdminHandler() http.Handler {
 	routes := s.adminRoutes()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -70,32 +73,59 @@ func (s *Server) AdminHandler() http.Handler {
 		defer sn.release(s)
 		ex := &exchange{start: time.Now(), traceID: requestTraceID(r), route: r.URL.Path, snap: sn}
 		r = r.WithContext(withExchange(r.Context(), ex))
-		w.Header().Set(traceHeader, ex.traceID)
-		console.Headers(w.Header())
+		rw := &ex.rw
+		rw.ResponseWriter, rw.ex = w, ex
+		if strings.HasPrefix(r.URL.Path, "/admin/") {
+			defer s.logAdminAccess(rw, r, ex)
+		}
+		rw.Header().Set(traceHeader, ex.traceID)
+		console.Headers(rw.Header())
 		rt, ok := routes[r.URL.Path]
 		switch {
 		case !ok:
-			s.writeProblem(w, r, problem.New(problem.CodeRouteNotFound, "No admin endpoint is at "+r.URL.EscapedPath()+"; /admin/openapi.json lists them."))
+			ex.route = "unmatched"
+			s.writeProblem(rw, r, problem.New(problem.CodeRouteNotFound, "No admin endpoint is at "+r.URL.EscapedPath()+"; /admin/openapi.json lists them."))
 			return
 		case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
 			p := problem.New(problem.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+".")
 			p.Allow = []string{rt.method}
-			s.writeProblem(w, r, p)
+			s.writeProblem(rw, r, p)
 			return
 		}
-		if !rt.open {
-			p, err := sn.auth.Authenticate(r)
-			if err != nil {
-				s.refuseAuth(w, r, authProblem(err))
-				return
-			}
-			if !p.HasRole(callmeta.RoleAdmin) {
-				s.refuseAuth(w, r, problem.New(problem.CodeForbidden, "The admin API needs the admin role; the caller's roles ("+strings.Join(p.Roles, ", ")+") do not include it."))
-				return
-			}
+		if !rt.open && !s.adminAuthenticate(rw, r, sn) {
+			return
 		}
-		rt.serve(w, r, sn)
+		rt.serve(rw, r, sn)
 	})
+}
+
+// adminAuthenticate admits a caller of role admin, recording its
+// principal on the exchange; otherwise it answers 401 (or 429 once the
+// client address has used up limits.failed_auth) or 403 and reports false.
+func (s *Server) adminAuthenticate(w *responseWriter, r *http.Request, sn *snapshot) bool {
+	p, err := sn.auth.Authenticate(r)
+	if err != nil {
+		if !s.limit(w, r, nil, p, err) {
+			s.refuseAuth(w, r, authProblem(err))
+		}
+		return false
+	}
+	w.ex.principal = p
+	if !p.HasRole(callmeta.RoleAdmin) {
+		s.refuseAuth(w, r, problem.New(problem.CodeForbidden, "The admin API needs the admin role; the caller's roles ("+strings.Join(p.Roles, ", ")+") do not include it."))
+		return false
+	}
+	return true
+}
+
+// logAdminAccess writes the access line of an admin request, in the API's
+// format (logAccess: never a header, so never the token).
+func (s *Server) logAdminAccess(w *responseWriter, r *http.Request, ex *exchange) {
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	s.logAccess(r, ex, status, time.Since(ex.start))
 }
 
 // ServeAdmin serves AdminHandler on lis until ctx ends, then closes it at
@@ -202,10 +232,20 @@ func (s *Server) adminReload(w http.ResponseWriter, r *http.Request, _ *snapshot
 	writeJSON(w, http.StatusOK, res)
 }
 
-// adminRollback applies ?version=ID, or without it the version before the
-// live one.
+// adminRollback applies ?version=ID, or without the parameter the version
+// before the live one. An empty or repeated version is a 400: "?version="
+// must not mean "the previous one".
 func (s *Server) adminRollback(w http.ResponseWriter, r *http.Request, _ *snapshot) {
-	id := r.URL.Query().Get("version")
+	ids, given := r.URL.Query()["version"]
+	if given && (len(ids) != 1 || ids[0] == "") {
+		s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument,
+			"version must be one kept version ID (GET /admin/versions lists them); leave the parameter out to roll back to the previous version."))
+		return
+	}
+	var id string
+	if given {
+		id = ids[0]
+	}
 	res, err := s.Rollback(r.Context(), id)
 	switch {
 	case errors.Is(err, ErrUnknownVersion):

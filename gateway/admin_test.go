@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -252,4 +254,68 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestAdminRollbackVersionParam: an empty or repeated ?version= is a 400
+// problem that changes nothing; only an absent parameter means the
+// previous version.
+func TestAdminRollbackVersionParam(t *testing.T) {
+	a := newAdminHarness(t)
+	first := a.srv.snap.Load().version.ID
+	next := a.cfg
+	next.Routes.MaxBodyBytes = 2048
+	if _, err := a.srv.Reload(t.Context(), next, SourceAdmin); err != nil {
+		t.Fatal(err)
+	}
+	second := a.srv.snap.Load().version.ID
+	for _, q := range []string{"?version=", "?version", "?version=&version=" + first, "?version=" + first + "&version=" + first} {
+		t.Run(q, func(t *testing.T) {
+			code, body := a.call(t, "POST", "/admin/rollback"+q, adminToken)
+			if code != 400 || !strings.Contains(body, "INVALID_ARGUMENT") {
+				t.Errorf("POST /admin/rollback%s = %d %s, want a 400 problem", q, code, body)
+			}
+			if live := a.srv.snap.Load().version.ID; live != second {
+				t.Errorf("live version after a refused rollback = %s, want %s still", live, second)
+			}
+		})
+	}
+	if code, body := a.call(t, "POST", "/admin/rollback", adminToken); code != 200 || !strings.Contains(body, `"id":"`+first) {
+		t.Errorf("POST /admin/rollback (no version) = %d %s, want version %s", code, body, first)
+	}
+}
+
+// TestAdminFailedAuthLimit: failed sign-ins on the admin listener count
+// against limits.failed_auth per client address, as on the API listener:
+// once it is used up they get a 429 problem with Retry-After, and a good
+// token is not counted.
+func TestAdminFailedAuthLimit(t *testing.T) {
+	const rate = 5
+	a := newAdminHarness(t, func(h *harness) {
+		h.cfg.Limits = LimitsConfig{FailedAuth: &LimitConfig{Rate: rate, Period: time.Minute}}
+	})
+	for range 3 {
+		if code, body := a.call(t, "GET", "/admin/versions", adminToken); code != 200 {
+			t.Fatalf("good token = %d %s, want 200", code, body)
+		}
+	}
+	var codes []int
+	for range rate + 3 {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", a.admin.URL+"/admin/versions", nil)
+		req.Header.Set("Authorization", "Bearer wrong")
+		resp, err := a.admin.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+		if resp.StatusCode == 429 && (resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "RATE_LIMIT_EXCEEDED") ||
+			resp.Header.Get("Content-Type") != "application/problem+json") {
+			t.Errorf("429 = %v %s, want a RATE_LIMIT_EXCEEDED problem with Retry-After", resp.Header, b)
+		}
+	}
+	want := []int{401, 401, 401, 401, 401, 429, 429, 429}
+	if !slices.Equal(codes, want) {
+		t.Errorf("bad tokens got %v, want %v", codes, want)
+	}
 }

@@ -14,7 +14,7 @@ import (
 // line per leaf field in YAML paths, sorted: "+ path: value" added,
 // "- path: value" removed, "~ path: old -> new" changed. List entries with
 // a name are keyed by it (upstreams[inventory].timeout). Secrets (tokens,
-// keys, passwords, credentials in URLs) are never shown: a changed one
+// keys, passwords, credentials and query values in URLs) are never shown: a changed one
 // reads "~ path: [REDACTED] -> [REDACTED]", and a side already redacted
 // (an admin API's /admin/config) is not compared.
 func Diff(a, b Config) []string {
@@ -161,7 +161,8 @@ func secretField(path string) bool {
 	return false
 }
 
-// redactValue hides a secret value: a URL keeps all but its password,
+// redactValue hides a secret value: a URL keeps all but its password and
+// query values,
 // anything else becomes "[REDACTED]".
 func redactValue(v string) string {
 	if r := redactURL(v); r != v {
@@ -170,17 +171,45 @@ func redactValue(v string) string {
 	return redacted
 }
 
-// redactURL hides the password of a URL ("redis://user:pw@host").
+// redactURL hides the secrets of a URL: the password of its userinfo
+// ("redis://user:REDACTED@host") and, in an absolute URL with a host, the
+// value of every query parameter ("?api_key=REDACTED"; the keys stay, so
+// an operator still sees which parameters are set). Anything else is
+// returned unchanged.
 func redactURL(v string) string {
 	u, err := url.Parse(v)
-	if err != nil || u.User == nil {
+	if err != nil {
 		return v
 	}
-	if _, has := u.User.Password(); !has {
+	changed := false
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "REDACTED")
+			changed = true
+		}
+	}
+	if u.Scheme != "" && u.Host != "" && u.RawQuery != "" {
+		if q := redactQuery(u.RawQuery); q != u.RawQuery {
+			u.RawQuery, u.ForceQuery = q, false
+			changed = true
+		}
+	}
+	if !changed {
 		return v
 	}
-	u.User = url.UserPassword(u.User.Username(), "REDACTED")
 	return u.String()
+}
+
+// redactQuery replaces the value of every "key=value" pair of a raw query
+// with REDACTED, keeping the keys and their order.
+func redactQuery(raw string) string {
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		if k, _, ok := strings.Cut(p, "="); ok {
+			parts[i] = k + "=REDACTED"
+		}
+	}
+	return strings.Join(parts, "&")
 }
 
 func diffCounts(diff []string) (added, removed, changed int) {

@@ -89,7 +89,7 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 		return ReloadResult{}, errors.New("gateway: closed")
 	}
 	if err := cfg.Validate(); err != nil {
-		return ReloadResult{}, s.reject(live, source, err)
+		return ReloadResult{}, s.reject(ctx, live, source, err)
 	}
 	// Descriptors are read again (a file, or the upstream's reflection)
 	// unless cfg is a kept version, which brings its own back. When that
@@ -106,19 +106,19 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 	}
 	lc, err := s.prepareListeners(cfg) // bind first: a busy address rejects the reload
 	if err != nil {
-		return ReloadResult{}, s.reject(live, source, fmt.Errorf("gateway: reload: %w", err))
+		return ReloadResult{}, s.reject(ctx, live, source, fmt.Errorf("gateway: reload: %w", err))
 	}
 	next, err := s.build(ctx, cfg, live)
 	if err != nil {
 		lc.abort()
-		return ReloadResult{}, s.reject(live, source, err)
+		return ReloadResult{}, s.reject(ctx, live, source, err)
 	}
 	res.Diff = append(Diff(live.cfg, cfg), routeDiff(live.table, next.table)...)
 	s.commit(next, source)
 	s.applyListeners(lc, cfg)
 	live.release(s) // drains: in-flight requests keep it until they finish
 	res.Version, res.Changed = next.version, true
-	s.audit(slog.LevelInfo, "applied", next.version, live.version.ID, res.Diff, nil)
+	s.audit(ctx, slog.LevelInfo, "applied", next.version, live.version.ID, res.Diff, nil)
 	return res, nil
 }
 
@@ -148,10 +148,10 @@ func (s *Server) Applied() <-chan struct{} {
 
 // reject counts, logs and audits a config that was not applied, and
 // returns err.
-func (s *Server) reject(live *snapshot, source string, err error) error {
+func (s *Server) reject(ctx context.Context, live *snapshot, source string, err error) error {
 	s.reloads.result("rejected")
 	s.log.Error("reload rejected; keeping the running config", "source", source, "err", err.Error())
-	s.audit(slog.LevelWarn, "rejected", Version{Applied: time.Now().UTC(), Source: source}, live.version.ID, nil, err)
+	s.audit(ctx, slog.LevelWarn, "rejected", Version{Applied: time.Now().UTC(), Source: source}, live.version.ID, nil, err)
 	return err
 }
 
@@ -177,7 +177,7 @@ func (s *Server) ReloadFile(ctx context.Context, source string) (ReloadResult, e
 	s.fileSum = sum
 	cfg, err := LoadConfig(s.o.configPath)
 	if err != nil {
-		return ReloadResult{}, s.reject(s.snap.Load(), source, err)
+		return ReloadResult{}, s.reject(ctx, s.snap.Load(), source, err)
 	}
 	return s.reloadLocked(ctx, cfg, source)
 }
@@ -205,26 +205,39 @@ type AuditEntry struct {
 	Previous string    `json:"previous"`
 	Time     time.Time `json:"time"`
 	Source   string    `json:"source"`
-	Diff     []string  `json:"diff,omitempty"`
-	Error    string    `json:"error,omitempty"`
+	// By is the subject of the admin API caller who asked for the change
+	// (POST /admin/reload, /admin/rollback); empty for a signal, the file
+	// watch or a call from Go.
+	By    string   `json:"by,omitempty"`
+	Diff  []string `json:"diff,omitempty"`
+	Error string   `json:"error,omitempty"`
 }
 
 // Audit returns the latest audit records, newest first.
 func (s *Server) Audit() []AuditEntry { return s.history.auditLog() }
 
 // audit writes one audit line ("config audit") and keeps it for the admin
-// API.
-func (s *Server) audit(level slog.Level, event string, v Version, prev string, diff []string, err error) {
-	e := AuditEntry{Event: event, Version: v.ID, Previous: prev, Time: v.Applied, Source: v.Source, Diff: diff}
+// API. The caller's subject comes from ctx: an admin API request's.
+func (s *Server) audit(ctx context.Context, level slog.Level, event string, v Version, prev string, diff []string, err error) {
+	e := AuditEntry{Event: event, Version: v.ID, Previous: prev, Time: v.Applied, Source: v.Source, By: actor(ctx), Diff: diff}
 	if err != nil {
 		e.Error = err.Error()
 	}
 	s.history.addAudit(e)
 	added, removed, changed := diffCounts(diff)
 	attrs := []any{"event", event, "version", v.ID, "previous", prev, "time", v.Applied.Format(time.RFC3339Nano),
-		"source", v.Source, "added", added, "removed", removed, "changed", changed, "diff", summarize(diff)}
+		"source", v.Source, "by", e.By, "added", added, "removed", removed, "changed", changed, "diff", summarize(diff)}
 	if err != nil {
 		attrs = append(attrs, "err", err.Error())
 	}
 	s.log.Log(context.Background(), level, "config audit", attrs...)
+}
+
+// actor is the subject of the admin API caller whose request ctx belongs
+// to; empty outside an admin request.
+func actor(ctx context.Context) string {
+	if ex, ok := ctx.Value(exchangeKey{}).(*exchange); ok {
+		return ex.principal.Subject
+	}
+	return ""
 }
