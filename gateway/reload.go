@@ -96,7 +96,7 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 	// fails the live snapshot, descriptors and all, stays.
 	cfg, err := cfg.withServices(ctx)
 	if err != nil {
-		return ReloadResult{}, s.reject(live, source, err)
+		return ReloadResult{}, s.reject(ctx, live, source, err)
 	}
 	res := ReloadResult{Previous: live.version.ID}
 	if v := versionOf(cfg); v.ID == live.version.ID {
