@@ -121,7 +121,13 @@ func judge(w http.ResponseWriter, ex *exchange, resp proto.Message) error {
 	if ex.ep == nil || ex.ep.Method != http.MethodGet || resp == nil {
 		return nil
 	}
-	tag := tagOf(ex.ep, resp)
+	return judgeTag(w, ex, tagOf(ex.ep, resp))
+}
+
+// judgeTag sets tag as the answer's ETag and evaluates the request's
+// conditions against it, as judge does; a stale answer (stale.go) is
+// judged on the tag kept with its copy.
+func judgeTag(w http.ResponseWriter, ex *exchange, tag etag.Tag) error {
 	w.Header().Set("ETag", tag.String())
 	switch {
 	case ex.cond.ifMatch.Present && !ex.cond.ifMatch.MatchStrong(tag, true):
