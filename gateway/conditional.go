@@ -38,7 +38,8 @@ import (
 //     tags are 400, since the service compares one.
 //   - If-Match on any other non-GET route, and If-None-Match on any
 //     non-GET route, are 400: the edge cannot evaluate them there and
-//     will not pretend it did.
+//     will not pretend it did. So are both on a server-streaming route
+//     (:watch, :export): a stream has no one ETag.
 //
 // Either header malformed, longer than etag.MaxBytes or listing more than
 // etag.MaxTags tags is 400 INVALID_CONDITIONAL_HEADER naming the header.
@@ -95,6 +96,19 @@ func preconditions(r *http.Request, ep *endpoint) (conditions, *problem.Problem)
 	return c, problem.New(problem.CodeInvalidConditional, "Send one entity tag in If-Match on this operation: the service compares one.")
 }
 
+// streamPreconditions refuses If-Match and If-None-Match on a
+// server-streaming route: a stream has no one entity tag to compare, and
+// the edge will not pretend it checked (the same rule as If-None-Match
+// on a non-GET).
+func streamPreconditions(r *http.Request) *problem.Problem {
+	for _, h := range []string{"If-Match", "If-None-Match"} {
+		if len(r.Header.Values(h)) > 0 {
+			return problem.New(problem.CodeInvalidConditional, h+" is not honoured on streams: a stream has no single entity tag; drop it from this request.")
+		}
+	}
+	return nil
+}
+
 func badCondition(header string, err error) *problem.Problem {
 	detail := header + ` must be "*" or a comma-separated list of entity tags such as "Xq3v0p8lJ1cWm2Rk" or W/"Xq3v0p8lJ1cWm2Rk".`
 	switch {
@@ -121,7 +135,13 @@ func judge(w http.ResponseWriter, ex *exchange, resp proto.Message) error {
 	if ex.ep == nil || ex.ep.Method != http.MethodGet || resp == nil {
 		return nil
 	}
-	tag := tagOf(ex.ep, resp)
+	return judgeTag(w, ex, tagOf(ex.ep, resp))
+}
+
+// judgeTag sets tag as the answer's ETag and evaluates the request's
+// conditions against it, as judge does; a stale answer (stale.go) is
+// judged on the tag kept with its copy.
+func judgeTag(w http.ResponseWriter, ex *exchange, tag etag.Tag) error {
 	w.Header().Set("ETag", tag.String())
 	switch {
 	case ex.cond.ifMatch.Present && !ex.cond.ifMatch.MatchStrong(tag, true):

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/etag"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/protoopt"
 	"github.com/portico-gateway/portico/gateway/route"
@@ -124,7 +125,7 @@ func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 	if w.status != http.StatusOK || c.large || c.served || ex.staleAccept.NoStore {
 		return
 	}
-	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), Body: c.body}
+	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), ETag: w.Header().Get("ETag"), Body: c.body}
 	if s.copies.lru.Put(c.key, cp) && ex.snap.staleShared != nil {
 		ex.snap.staleShared.shared.Offer(c.key, cp, c.rule.maxStale)
 	}
@@ -152,8 +153,6 @@ func (s *Server) serveStale(w http.ResponseWriter, r *http.Request, ex *exchange
 		return false
 	}
 	h := w.Header()
-	h.Set("Content-Type", cp.ContentType)
-	h.Set("Content-Length", strconv.Itoa(len(cp.Body)))
 	h.Set("Age", strconv.FormatInt(int64(age/time.Second), 10))
 	// RFC 9211: the request went forward (fwd) because the kept answer was
 	// stale, and the answer is that copy; detail says why the fresh one
@@ -162,11 +161,28 @@ func (s *Server) serveStale(w http.ResponseWriter, r *http.Request, ex *exchange
 	ex.logErr = "answered a copy " + strconv.FormatInt(int64(age/time.Second), 10) + "s old: " + p.Code + ": " + ex.logErr
 	ex.code, c.served = "", true
 	s.metrics.StaleAnswer(ex.route, reason)
+	if s.answerCondition(w, r, judgeCopy(w, ex, cp)) { // 304 or 412, as a live GET
+		return true
+	}
+	h.Set("Content-Type", cp.ContentType)
+	h.Set("Content-Length", strconv.Itoa(len(cp.Body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(cp.Body)
 	}
 	return true
+}
+
+// judgeCopy applies a live GET's conditional rules (judge) to a kept
+// copy, on the ETag kept with it: the answer carries that ETag, If-Match
+// with no strong match is 412 and a matching If-None-Match 304. A copy
+// without a usable tag is answered unconditionally.
+func judgeCopy(w http.ResponseWriter, ex *exchange, cp stale.Copy) error {
+	kept, err := etag.Parse([]string{cp.ETag})
+	if cp.ETag == "" || err != nil || len(kept.Tags) != 1 {
+		return nil
+	}
+	return judgeTag(w, ex, kept.Tags[0])
 }
 
 // staleReasons are every value staleReason returns, for the metric's

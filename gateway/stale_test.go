@@ -55,7 +55,7 @@ func staleHarness(t testing.TB, su setup) (*harness, *failSwitch) {
 		if err := f.get(); err != nil {
 			return nil, err
 		}
-		return &inventoryv1.Item{Sku: r.GetSku(), Name: "Widget " + r.GetSku(), Available: 7}, nil
+		return &inventoryv1.Item{Sku: r.GetSku(), Name: "Widget " + r.GetSku(), Available: 7, Etag: "tag-" + r.GetSku()}, nil
 	}
 	h.order.getOrder = func(ctx context.Context, r *orderv1.GetOrderRequest) (*orderv1.Order, error) {
 		if err := f.get(); err != nil {
@@ -130,6 +130,62 @@ func TestStaleIfError(t *testing.T) {
 			}
 			if n := staleCount(t, h, "/api/inventory/{sku}", tt.wantDetail); n != 1 {
 				t.Errorf("portico_gateway_stale_answers_total{reason=%q} = %v, want 1", tt.wantDetail, n)
+			}
+		})
+	}
+}
+
+// TestStaleConditional: a stale answer carries the ETag of the answer it
+// copies and judges If-None-Match (304) and If-Match (412, strong
+// comparison) on it, as a live GET does.
+func TestStaleConditional(t *testing.T) {
+	tests := []struct {
+		name       string
+		header     string
+		wantStatus int
+	}{
+		{"unconditional", "", 200},
+		{"if-none-match current", `If-None-Match: "tag-A"`, 304},
+		{"if-none-match weak current", `If-None-Match: W/"tag-A"`, 304},
+		{"if-none-match any", "If-None-Match: *", 304},
+		{"if-none-match other", `If-None-Match: "other"`, 200},
+		{"if-match current", `If-Match: "other", "tag-A"`, 200},
+		{"if-match any", "If-Match: *", 200},
+		{"if-match other", `If-Match: "other"`, 412},
+		{"if-match weak", `If-Match: W/"tag-A"`, 412},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, f := staleHarness(t, setup{})
+			first := h.do("GET", "/api/inventory/A", aliceToken, "")
+			if first.status != 200 || first.header.Get("ETag") != `"tag-A"` {
+				t.Fatalf("first GET = %d, ETag %q; want 200, \"tag-A\"", first.status, first.header.Get("ETag"))
+			}
+			f.set(status.Error(codes.Unavailable, "inventory down"))
+			var hdr []string
+			if tt.header != "" {
+				hdr = []string{tt.header}
+			}
+			got := h.do("GET", "/api/inventory/A", aliceToken, "", hdr...)
+			if got.status != tt.wantStatus {
+				t.Fatalf("stale GET with %q = %d %s, want %d", tt.header, got.status, got.body, tt.wantStatus)
+			}
+			if got.header.Get("Cache-Status") == "" || got.header.Get("Age") == "" {
+				t.Errorf("stale answer headers = %v, want Age and Cache-Status", got.header)
+			}
+			switch tt.wantStatus {
+			case 412:
+				if code := got.json(t)["code"]; code != "ETAG_MISMATCH" || got.header.Get("ETag") != "" {
+					t.Errorf("412 code = %v, ETag %q; want ETAG_MISMATCH, no ETag", code, got.header.Get("ETag"))
+				}
+			case 304:
+				if len(got.body) != 0 || got.header.Get("ETag") != `"tag-A"` {
+					t.Errorf("304 = body %q, ETag %q; want no body, the copy's ETag", got.body, got.header.Get("ETag"))
+				}
+			default:
+				if got.header.Get("ETag") != `"tag-A"` || string(got.body) != string(first.body) {
+					t.Errorf("stale 200 = ETag %q, body %s; want the copy's", got.header.Get("ETag"), got.body)
+				}
 			}
 		})
 	}

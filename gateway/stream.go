@@ -43,6 +43,10 @@ import (
 // write_timeout is cut and its upstream call cancelled.
 func (s *Server) serveStream(w *responseWriter, r *http.Request, ep *endpoint) {
 	ex, cfg := w.ex, w.ex.snap.cfg.Streams
+	if p := streamPreconditions(r); p != nil {
+		s.writeProblem(w, r, p)
+		return
+	}
 	fr, raw := eventstream.NDJSON, ep.Desc.Output().FullName() == httpBodyName
 	if !raw {
 		var ok bool

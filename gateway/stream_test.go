@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +208,42 @@ func TestStreamRefusals(t *testing.T) {
 			resp := h.do("GET", "/api/orders/ord-1:watch", aliceToken, "", hdr...)
 			if resp.status != tt.wantStatus || resp.header.Get("Content-Type") != "application/problem+json" || resp.json(t)["code"] != tt.wantCode {
 				t.Fatalf("GET :watch = %d %q %s, want %d problem %s", resp.status, resp.header.Get("Content-Type"), resp.body, tt.wantStatus, tt.wantCode)
+			}
+		})
+	}
+}
+
+// TestStreamConditional: If-Match and If-None-Match on a streaming route
+// are 400 INVALID_CONDITIONAL_HEADER before any upstream call: a stream
+// has no entity tag, and the edge will not pretend it checked one.
+func TestStreamConditional(t *testing.T) {
+	tests := []struct{ path, header, name string }{
+		{"/api/orders/ord-1:watch", `If-None-Match: "x"`, "If-None-Match"},
+		{"/api/orders/ord-1:watch", "If-None-Match: *", "If-None-Match"},
+		{"/api/orders/ord-1:watch", `If-Match: "x"`, "If-Match"},
+		{"/api/orders:export?format=CSV", `If-None-Match: "x"`, "If-None-Match"},
+		{"/api/orders:export?format=CSV", "If-Match: *", "If-Match"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+" "+tt.header, func(t *testing.T) {
+			h := newHarness(t, setup{})
+			var calls atomic.Int32
+			h.order.watchOrder = func(*orderv1.WatchOrderRequest, grpc.ServerStreamingServer[orderv1.Order]) error {
+				calls.Add(1)
+				return nil
+			}
+			h.order.exportOrders = func(*orderv1.ExportOrdersRequest, grpc.ServerStreamingServer[httpbody.HttpBody]) error {
+				calls.Add(1)
+				return nil
+			}
+			resp := h.do("GET", tt.path, aliceToken, "", tt.header)
+			body := resp.json(t)
+			if resp.status != 400 || body["code"] != "INVALID_CONDITIONAL_HEADER" ||
+				!strings.Contains(fmt.Sprint(body["detail"]), tt.name+" is not honoured on streams") {
+				t.Fatalf("GET %s with %s = %d %s, want 400 INVALID_CONDITIONAL_HEADER on streams", tt.path, tt.header, resp.status, resp.body)
+			}
+			if n := calls.Load(); n != 0 {
+				t.Errorf("upstream called %d times, want 0", n)
 			}
 		})
 	}

@@ -63,7 +63,9 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 		streamResponse(op, md)
 	}
 	staleHeaders(op, md)
-	conditional(op, verb, md.Input())
+	if !md.IsStreamingServer() { // the edge refuses conditions on streams (400)
+		conditional(op, verb, md.Input())
+	}
 	if op.RequestBody != nil {
 		for _, s := range []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType} {
 			op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})

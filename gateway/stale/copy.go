@@ -14,6 +14,10 @@ type Copy struct {
 	// ContentType is the answer's Content-Type, the one header kept: the
 	// edge writes every other header of a stale answer afresh.
 	ContentType string
+	// ETag is the answer's ETag header as the edge wrote it (at most
+	// maxETag bytes; a longer one is not kept), so a stale answer carries
+	// it and its If-Match / If-None-Match are judged on it.
+	ETag string
 	// Body is the answer's body; it is never changed once stored.
 	Body []byte
 }
@@ -21,7 +25,7 @@ type Copy struct {
 // Size is what c costs a cache besides its key: body and header bytes,
 // plus the fixed bookkeeping of an entry.
 func (c Copy) Size() int64 {
-	return int64(len(c.Body)+len(c.ContentType)) + entryOverhead
+	return int64(len(c.Body)+len(c.ContentType)+len(c.ETag)) + entryOverhead
 }
 
 // entryOverhead approximates an LRU entry's fixed cost (list element,
@@ -51,33 +55,49 @@ func NewKey(parts ...string) Key {
 // errCorrupt is a stored value Decode cannot read.
 var errCorrupt = errors.New("stale: corrupt copy")
 
-// maxContentType bounds the Content-Type a copy keeps.
-const maxContentType = 255
+// maxContentType bounds the Content-Type a copy keeps, maxETag its ETag.
+const (
+	maxContentType = 255
+	maxETag        = 255
+)
 
 // Encode writes c as Redis keeps it: the stored time (Unix nanoseconds,
-// 8 bytes), the Content-Type's length (1 byte) and bytes, then the body.
+// 8 bytes), the Content-Type's length (1 byte) and bytes, the ETag's
+// length (1 byte) and bytes, then the body. A Content-Type longer than
+// maxContentType is cut; an ETag longer than maxETag is dropped (a cut tag
+// would match wrongly). The format's version is in Shared's keys.
 func Encode(c Copy) []byte {
-	ct := c.ContentType
+	ct, tag := c.ContentType, c.ETag
 	if len(ct) > maxContentType {
 		ct = ct[:maxContentType]
 	}
-	b := make([]byte, 0, 9+len(ct)+len(c.Body))
+	if len(tag) > maxETag {
+		tag = ""
+	}
+	b := make([]byte, 0, 10+len(ct)+len(tag)+len(c.Body))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.Stored.UnixNano()))
 	b = append(b, byte(len(ct)))
 	b = append(b, ct...)
+	b = append(b, byte(len(tag)))
+	b = append(b, tag...)
 	return append(b, c.Body...)
 }
 
 // Decode reads what Encode wrote; anything shorter than its header is
 // errCorrupt. The body aliases b.
 func Decode(b []byte) (Copy, error) {
-	if len(b) < 9 || len(b) < 9+int(b[8]) {
+	if len(b) < 9 || len(b) < 10+int(b[8]) {
 		return Copy{}, errCorrupt
 	}
 	n := 9 + int(b[8])
+	if len(b) < n+1+int(b[n]) {
+		return Copy{}, errCorrupt
+	}
+	m := n + 1 + int(b[n])
 	return Copy{
 		Stored:      time.Unix(0, int64(binary.BigEndian.Uint64(b))),
 		ContentType: string(b[9:n]),
-		Body:        b[n:],
+		ETag:        string(b[n+1 : m]),
+		Body:        b[m:],
 	}, nil
 }

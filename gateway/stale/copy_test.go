@@ -8,16 +8,16 @@ import (
 
 func TestEncodeDecode(t *testing.T) {
 	tests := []Copy{
-		{Stored: time.Unix(0, 1712345678901234567), ContentType: "application/json", Body: []byte(`{"sku":"A"}`)},
+		{Stored: time.Unix(0, 1712345678901234567), ContentType: "application/json", ETag: `"Xq3v0p8lJ1cWm2Rk"`, Body: []byte(`{"sku":"A"}`)},
 		{Stored: time.Unix(5, 0), ContentType: "", Body: nil},
 	}
 	for _, c := range tests {
 		got, err := Decode(Encode(c))
-		if err != nil || !got.Stored.Equal(c.Stored) || got.ContentType != c.ContentType || !bytes.Equal(got.Body, c.Body) {
+		if err != nil || !got.Stored.Equal(c.Stored) || got.ContentType != c.ContentType || got.ETag != c.ETag || !bytes.Equal(got.Body, c.Body) {
 			t.Errorf("Decode(Encode(%+v)) = %+v, %v", c, got, err)
 		}
 	}
-	for _, b := range [][]byte{nil, {1, 2, 3}, append(make([]byte, 8), 5, 'a')} {
+	for _, b := range [][]byte{nil, {1, 2, 3}, append(make([]byte, 8), 5, 'a'), append(make([]byte, 8), 1, 'a'), append(make([]byte, 8), 0, 3, 'a')} {
 		if _, err := Decode(b); err == nil {
 			t.Errorf("Decode(%q) = nil error, want corrupt", b)
 		}

@@ -83,7 +83,7 @@ func (s *Shared) writer() {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-			err := s.client.Set(ctx, s.prefix+string(w.key[:]), w.val, w.ttl).Err()
+			err := s.client.Set(ctx, s.prefix+formatVersion+string(w.key[:]), w.val, w.ttl).Err()
 			cancel()
 			if err != nil {
 				s.failed()
@@ -93,6 +93,11 @@ func (s *Shared) writer() {
 	}
 }
 
+// formatVersion follows the prefix in every key: the version of Encode's
+// format, so copies written by an older edge (without ETag) are misses,
+// never misread; they expire by their TTL.
+const formatVersion = "2:"
+
 // Get returns the copy under k. A miss is (Copy{}, false, nil); Redis
 // failing, or skipped after a failure, is an error.
 func (s *Shared) Get(ctx context.Context, k Key) (Copy, bool, error) {
@@ -101,7 +106,7 @@ func (s *Shared) Get(ctx context.Context, k Key) (Copy, bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	b, err := s.client.Get(ctx, s.prefix+string(k[:])).Bytes()
+	b, err := s.client.Get(ctx, s.prefix+formatVersion+string(k[:])).Bytes()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return Copy{}, false, nil

@@ -58,8 +58,8 @@ func (s *Service) accept(ctx context.Context, rec *Record) (*orderv1.Order, bool
 	}
 	s.log.InfoContext(ctx, "inventory unavailable; order accepted for later", "orderId", id)
 	applied(ctx)
-	o := rec.clone().Order
-	o.Status = orderv1.Order_STATUS_ACCEPTED
-	o.UpdateTime = timestamppb.New(now)
-	return o, true
+	next := rec.clone()
+	next.Order.Status = orderv1.Order_STATUS_ACCEPTED
+	next.Order.UpdateTime = timestamppb.New(now)
+	return next.order(), true
 }

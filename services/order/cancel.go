@@ -131,5 +131,5 @@ func (s *Service) cancelAccepted(ctx context.Context, rec *Record) (*orderv1.Ord
 		return nil, false
 	}
 	s.log.InfoContext(ctx, "accepted order cancelled before any reservation", "orderId", id)
-	return next.Order, true
+	return next.order(), true
 }

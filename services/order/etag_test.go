@@ -1,7 +1,10 @@
 package order
 
 import (
+	"errors"
+	"io"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -73,6 +76,64 @@ func TestCancelOrderEtag(t *testing.T) {
 					t.Errorf("CancelOrder again with the old etag = %v, %v; want the CANCELLED order", again.GetStatus(), err)
 				}
 			})
+		}
+	})
+}
+
+// getEtag is GetOrder's etag for id, as alice reads it; it must be set.
+func getEtag(t *testing.T, h *harness, id string) string {
+	t.Helper()
+	read, err := h.client.GetOrder(alice(t, ""), &orderv1.GetOrderRequest{Id: id})
+	if err != nil || read.GetEtag() == "" {
+		t.Fatalf("GetOrder(%s) etag = %q, %v; want set", id, read.GetEtag(), err)
+	}
+	return read.GetEtag()
+}
+
+// TestAnswersCarryEtag: every answer that returns an order carries the
+// etag GetOrder gives the same stored order: the 202 of an order accepted
+// for later, the cancel of an accepted order, and every WatchOrder message.
+func TestAnswersCarryEtag(t *testing.T) {
+	backends(t, func(t *testing.T, db string) {
+		h := newHarnessDB(t, db, WithWatchPoll(20*time.Millisecond))
+		killInventory(h)
+		o, _, err := createAsync(t, h, "k1", "keyboard-001", 1)
+		if err != nil || o.GetStatus() != orderv1.Order_STATUS_ACCEPTED {
+			t.Fatalf("CreateOrder = %v, %v; want ACCEPTED", o.GetStatus(), err)
+		}
+		if want := getEtag(t, h, o.GetId()); o.GetEtag() != want {
+			t.Errorf("accepted answer etag = %q, GetOrder's %q", o.GetEtag(), want)
+		}
+
+		stream, err := h.client.WatchOrder(alice(t, ""), &orderv1.WatchOrderRequest{Id: o.GetId()})
+		if err != nil {
+			t.Fatalf("WatchOrder: %v", err)
+		}
+		first, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("first Recv: %v", err)
+		}
+		if want := getEtag(t, h, o.GetId()); first.GetEtag() != want {
+			t.Errorf("first watch message etag = %q, GetOrder's %q", first.GetEtag(), want)
+		}
+
+		c, err := h.client.CancelOrder(alice(t, ""), &orderv1.CancelOrderRequest{Id: o.GetId()})
+		if err != nil || c.GetStatus() != orderv1.Order_STATUS_CANCELLED {
+			t.Fatalf("CancelOrder = %v, %v; want CANCELLED", c.GetStatus(), err)
+		}
+		want := getEtag(t, h, o.GetId())
+		if c.GetEtag() != want {
+			t.Errorf("cancel of an accepted order: etag = %q, GetOrder's %q", c.GetEtag(), want)
+		}
+		next, err := stream.Recv()
+		if err != nil || next.GetStatus() != orderv1.Order_STATUS_CANCELLED {
+			t.Fatalf("second Recv = %v, %v; want CANCELLED", next.GetStatus(), err)
+		}
+		if next.GetEtag() != want {
+			t.Errorf("watch message after cancel: etag = %q, GetOrder's %q", next.GetEtag(), want)
+		}
+		if _, err := stream.Recv(); !errors.Is(err, io.EOF) {
+			t.Errorf("Recv after a final state = %v, want io.EOF", err)
 		}
 	})
 }

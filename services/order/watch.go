@@ -13,7 +13,9 @@ import (
 )
 
 // WatchOrder implements orderv1.OrderServiceServer: the order as stored,
-// then every change, until a final status. Ownership is GetOrder's.
+// then every change, until a final status, each with its etag as GetOrder
+// answers it (Record.order, on a copy: rec stays as stored for the
+// comparison in nextChange). Ownership is GetOrder's.
 //
 // A change saved by this process wakes the watch at once (changes); one
 // saved by another replica is seen at the next poll of the store, every
@@ -30,7 +32,7 @@ func (s *Service) WatchOrder(req *orderv1.WatchOrderRequest, stream grpc.ServerS
 	if err != nil {
 		return err
 	}
-	if err := stream.Send(rec.Order); err != nil {
+	if err := stream.Send(rec.clone().order()); err != nil {
 		return err
 	}
 	poll := time.NewTicker(s.watchPoll)
@@ -39,7 +41,7 @@ func (s *Service) WatchOrder(req *orderv1.WatchOrderRequest, stream grpc.ServerS
 		if rec, err = s.nextChange(ctx, rec, poll.C); err != nil {
 			return err
 		}
-		if err := stream.Send(rec.Order); err != nil {
+		if err := stream.Send(rec.clone().order()); err != nil {
 			return err
 		}
 	}
