@@ -75,23 +75,23 @@ func TestStreamRetriesOnlyBeforeFirstMessage(t *testing.T) {
 	unavail := status.Error(codes.Unavailable, "down")
 	tests := []struct {
 		name         string
-		stub         watchStub
+		stub         *watchStub
 		maxAttempts  int
 		wantMsgs     int
 		wantCode     codes.Code
 		wantAttempts int32
 	}{
-		{"fails twice then streams", watchStub{fail: []error{unavail, unavail}, msgs: 3}, 3, 3, codes.OK, 3},
-		{"fails more than the attempts", watchStub{fail: []error{unavail, unavail, unavail}, msgs: 3}, 3, 0, codes.Unavailable, 3},
-		{"not a transient code", watchStub{fail: []error{status.Error(codes.NotFound, "no order")}, msgs: 1}, 3, 0, codes.NotFound, 1},
-		{"fails after the first message", watchStub{msgs: 2, after: unavail}, 3, 2, codes.Unavailable, 1},
-		{"clean end with no message", watchStub{}, 3, 0, codes.OK, 1},
-		{"one attempt only", watchStub{fail: []error{unavail}, msgs: 1}, 1, 0, codes.Unavailable, 1},
+		{"fails twice then streams", &watchStub{fail: []error{unavail, unavail}, msgs: 3}, 3, 3, codes.OK, 3},
+		{"fails more than the attempts", &watchStub{fail: []error{unavail, unavail, unavail}, msgs: 3}, 3, 0, codes.Unavailable, 3},
+		{"not a transient code", &watchStub{fail: []error{status.Error(codes.NotFound, "no order")}, msgs: 1}, 3, 0, codes.NotFound, 1},
+		{"fails after the first message", &watchStub{msgs: 2, after: unavail}, 3, 2, codes.Unavailable, 1},
+		{"clean end with no message", &watchStub{}, 3, 0, codes.OK, 1},
+		{"one attempt only", &watchStub{fail: []error{unavail}, msgs: 1}, 1, 0, codes.Unavailable, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w := &tt.stub
+				w := tt.stub
 				n, err := watchAll(t, w, retry.WithMaxAttempts(tt.maxAttempts))
 				if n != tt.wantMsgs || status.Code(err) != tt.wantCode {
 					t.Errorf("got %d messages, err %v; want %d, %v", n, err, tt.wantMsgs, tt.wantCode)
