@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/portico-gateway/portico/interceptors"
 	"io"
 	"net/http"
 	"strconv"
@@ -393,4 +394,30 @@ func TestStreamSlowReader(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the upstream stream was not cancelled within 15s")
 	}
+}
+
+// TestStreamBreakerOpens: streams to a dead upstream go through its client
+// chain, so their failed setups open the upstream's breaker and the next
+// stream is answered 503 CIRCUIT_OPEN before any byte of the stream.
+func TestStreamBreakerOpens(t *testing.T) {
+	ups := NewUpstreams(interceptors.WithLogger(discardLogger()))
+	t.Cleanup(ups.Close)
+	h := newHarness(t, setup{down: []string{"order"}, opts: []Option{WithUpstreams(ups)}})
+	var answers []string
+	for range 20 {
+		resp := h.do("GET", "/api/orders/ord-1:watch", aliceToken, "", "Accept: text/event-stream")
+		if resp.header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("GET :watch = %d %q, want a problem before any event", resp.status, resp.header.Get("Content-Type"))
+		}
+		code, _ := resp.json(t)["code"].(string)
+		answers = append(answers, code)
+		if code == "CIRCUIT_OPEN" {
+			if resp.status != 503 || resp.header.Get("Retry-After") == "" {
+				t.Errorf("CIRCUIT_OPEN answer = %d, Retry-After %q; want 503 with Retry-After", resp.status, resp.header.Get("Retry-After"))
+			}
+			t.Logf("answers until the breaker opened: %v", answers)
+			return
+		}
+	}
+	t.Fatalf("20 streams to a dead upstream never opened its breaker: %v", answers)
 }

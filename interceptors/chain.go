@@ -23,6 +23,9 @@ import (
 type Layer struct {
 	Name  string
 	Unary grpc.UnaryClientInterceptor
+	// Stream is the layer's stream interceptor, nil for a layer streams
+	// skip (see the package documentation, "Streams").
+	Stream grpc.StreamClientInterceptor
 }
 
 // Layer names, outermost first.
@@ -103,23 +106,24 @@ func build(opts []Option) (*chain, error) {
 	if c.resolver != nil {
 		inst = c.resolver
 	}
-	brk, err := breaker.UnaryClientInterceptor(s.breakerOptions(rep, inst)...)
+	brk, brkStream, err := breaker.ClientInterceptors(s.breakerOptions(rep, inst)...)
 	if err != nil {
 		return nil, err
 	}
-	c.layers = []Layer{{LayerTrace, traceid.UnaryClientInterceptor()}}
+	rty, rtyStream := retry.ClientInterceptors(s.retryOptions(rep)...)
+	c.layers = []Layer{{Name: LayerTrace, Unary: traceid.UnaryClientInterceptor()}}
 	if s.identity != nil {
-		c.layers = append(c.layers, Layer{LayerIdentity, identity.UnaryClientInterceptor(s.identity)})
+		c.layers = append(c.layers, Layer{Name: LayerIdentity, Unary: identity.UnaryClientInterceptor(s.identity)})
 	}
 	c.layers = append(c.layers, []Layer{
-		{LayerDeadline, deadline.UnaryClientInterceptor(s.deadlineOptions()...)},
-		{LayerBulkhead, bulkhead.UnaryClientInterceptor(s.bulkheadOptions(rep)...)},
-		{LayerBreaker, brk},
-		{LayerRetry, retry.UnaryClientInterceptor(s.retryOptions(rep)...)},
+		{Name: LayerDeadline, Unary: deadline.UnaryClientInterceptor(s.deadlineOptions()...)},
+		{Name: LayerBulkhead, Unary: bulkhead.UnaryClientInterceptor(s.bulkheadOptions(rep)...)},
+		{Name: LayerBreaker, Unary: brk, Stream: brkStream},
+		{Name: LayerRetry, Unary: rty, Stream: rtyStream},
 	}...)
 	if c.resolver != nil {
 		// Per attempt: ejection and the instances' breakers.
-		c.layers = append(c.layers, Layer{LayerEject, c.resolver.UnaryClientInterceptor()})
+		c.layers = append(c.layers, Layer{Name: LayerEject, Unary: c.resolver.UnaryClientInterceptor()})
 	}
 	return c, nil
 }
@@ -133,12 +137,17 @@ func (c *chain) dialOptions() ([]grpc.DialOption, error) {
 		return nil, err
 	}
 	unary := make([]grpc.UnaryClientInterceptor, len(c.layers))
+	var stream []grpc.StreamClientInterceptor
 	for i, l := range c.layers {
 		unary[i] = l.Unary
+		if l.Stream != nil {
+			stream = append(stream, l.Stream)
+		}
 	}
 	opts := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithChainUnaryInterceptor(compose(unary)),
+		grpc.WithChainStreamInterceptor(stream...),
 		// The gateway's configuration decides the policy, not DNS TXT.
 		grpc.WithDisableServiceConfig(),
 		grpc.WithDefaultServiceConfig(sc),

@@ -90,7 +90,30 @@
 //     go to a different one: ejection and the instances' breakers. It
 //     exists only for upstreams Portico resolves (Addresses, dns:///).
 //
-// Streams are not intercepted: Portico's APIs are unary.
+// # Streams
+//
+// A connection's streams go through two layers, breaker then retry
+// (Layer.Stream; the other layers have none):
+//
+//   - breaker: a stream setup is one call on the same breakers as unary
+//     calls, its outcome decided at the first RecvMsg (a message or a clean
+//     end: success; an error before it: classified as a unary error); an
+//     error after the first message does not count. An open breaker refuses
+//     the setup with the unary CIRCUIT_OPEN error. Per-instance breakers
+//     are not fed by streams (there is no stream eject layer): a stream is
+//     refused while every instance's breaker is open, and its failures
+//     count against the upstream's breaker.
+//   - retry: a server stream is retried only before its first message, for
+//     the codes, attempts, idempotency and budget of unary calls, the
+//     request replayed; never after a message arrived.
+//   - bulkhead: none. A slot held for a stream's life would let long watches
+//     starve the upstream's unary calls; a slot held only until the first
+//     message would bound setups, which the breaker already guards. The
+//     edge caps open streams itself (gateway streams.max_open,
+//     max_per_caller).
+//   - deadline, trace, identity: none; the edge bounds a stream by its
+//     max_duration and idle timeout and adds trace and identity metadata
+//     itself.
 //
 // # Configuration
 //

@@ -40,6 +40,8 @@ var shopEdge = map[string]struct {
 	"/portico.order.v1.OrderService/GetOrder":                   {"Get an order", "", false, []int32{404}},
 	"/portico.order.v1.OrderService/ListOrders":                 {"List orders", "", false, nil},
 	"/portico.order.v1.OrderService/CancelOrder":                {"Cancel an order", "", false, []int32{404, 409}},
+	"/portico.order.v1.OrderService/WatchOrder":                 {"Watch an order settle", "", false, []int32{404}},
+	"/portico.order.v1.OrderService/ExportOrders":               {"Export orders", "", false, nil},
 }
 
 func TestEdgeShop(t *testing.T) {

@@ -13,6 +13,10 @@
 // allocation. No goroutine is started, so the number of goroutines never
 // grows beyond the callers'.
 //
+// Streams take no slot (there is no stream interceptor): a long-lived
+// stream holding one would starve the upstream's unary calls; the edge
+// caps open streams itself.
+//
 // Defaults: Max 100, Queue 20, MaxWait 50ms. Safe for
 // concurrent use.
 package bulkhead

@@ -1,4 +1,5 @@
-// Package retry retries failed unary calls that are safe to repeat, inside
+// Package retry retries failed unary calls (and server streams before
+// their first message, see ClientInterceptors) that are safe to repeat, inside
 // the caller's one deadline and within a retry budget per upstream.
 //
 // A failed attempt is tried again only when all of these hold:

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -27,9 +26,8 @@ const AttemptMetadataKey = retry.AttemptMetadataKey
 // package documentation. It holds the upstream's retry budget: build one
 // interceptor per upstream and share it between that upstream's calls.
 func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
-	r := &retrier{options: newOptions(opts), idem: &idempotency{files: protoregistry.GlobalFiles}}
-	r.budget = newBudget(r.budgetCfg)
-	return r.intercept
+	u, _ := ClientInterceptors(opts...)
+	return u
 }
 
 type retrier struct {

@@ -52,6 +52,15 @@ func (s *Inventory) CreateItem(ctx context.Context, r *inventoryv1.CreateItemReq
 type Order struct {
 	orderv1.UnimplementedOrderServiceServer
 	CreateOrderFunc func(context.Context, *orderv1.CreateOrderRequest) (*orderv1.Order, error)
+	WatchOrderFunc  func(*orderv1.WatchOrderRequest, orderv1.OrderService_WatchOrderServer) error
+}
+
+// WatchOrder calls WatchOrderFunc.
+func (s *Order) WatchOrder(r *orderv1.WatchOrderRequest, st orderv1.OrderService_WatchOrderServer) error {
+	if s.WatchOrderFunc == nil {
+		return status.Error(codes.Unimplemented, "stub: WatchOrder")
+	}
+	return s.WatchOrderFunc(r, st)
 }
 
 // CreateOrder calls CreateOrderFunc.

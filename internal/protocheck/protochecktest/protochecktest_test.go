@@ -27,8 +27,8 @@ func TestRequests(t *testing.T) {
 	want := map[string][]string{
 		"/portico.inventory.v1.InventoryService/GetItem":            {"sku"},
 		"/portico.inventory.v1.InventoryService/ListItems":          {"page_token"},
-		"/portico.inventory.v1.InventoryService/CreateItem":         {"item.sku", "item.name", "item.unit_price.currency"},
-		"/portico.inventory.v1.InventoryService/UpdateItem":         {"item.sku", "item.name", "item.unit_price.currency", "update_mask.paths[0]"},
+		"/portico.inventory.v1.InventoryService/CreateItem":         {"item.sku", "item.name", "item.unit_price.currency", "item.etag"},
+		"/portico.inventory.v1.InventoryService/UpdateItem":         {"item.sku", "item.name", "item.unit_price.currency", "item.etag", "update_mask.paths[0]", "etag"},
 		"/portico.inventory.v1.InventoryService/ReserveStock":       {"order_id", "lines[0].sku"},
 		"/portico.inventory.v1.InventoryService/GetReservation":     {"id"},
 		"/portico.inventory.v1.InventoryService/CommitReservation":  {"id"},
