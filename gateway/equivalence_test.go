@@ -216,7 +216,7 @@ func FuzzDescriptorPathEquivalence(f *testing.F) {
 // through the whole edge, on the generated handlers and on the
 // descriptor path (make bench-edge's figures for issue 23):
 //
-//	go test -run '^$' -bench 'BenchmarkPaths' -benchtime 2000x -count 5 ./gateway/
+//	see docs/performance.md: the two paths in alternating processes
 func BenchmarkPaths(b *testing.B) {
 	for _, path := range []string{"generated", "descriptors"} {
 		h := newHarness(b, setup{cfg: func(c *Config) {
