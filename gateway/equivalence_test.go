@@ -3,6 +3,8 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,6 +20,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	"github.com/portico-gateway/portico/internal/logging"
 )
 
 // failFor answers the stubs' error cases by the id or sku they name:
@@ -191,9 +194,12 @@ func FuzzDescriptorPathEquivalence(f *testing.F) {
 	for _, rq := range equivCorpus {
 		f.Add(rq.method, rq.path, rq.body)
 	}
-	gen := newHarness(f, setup{})
+	// a fuzz worker runs millions of inputs: logs go nowhere, not into
+	// the harness's buffer, which would grow without bound
+	quiet := []Option{WithLogger(logging.New(io.Discard, "gateway", slog.LevelError))}
+	gen := newHarness(f, setup{opts: quiet})
 	echoStubs(gen)
-	desc := newHarness(f, setup{cfg: func(c *Config) { toDescriptors(f, c, false) }})
+	desc := newHarness(f, setup{opts: quiet, cfg: func(c *Config) { toDescriptors(f, c, false) }})
 	echoStubs(desc)
 	methods := []string{"GET", "POST", "PATCH", "DELETE", "HEAD"}
 	f.Fuzz(func(t *testing.T, method, path, body string) {
@@ -216,7 +222,7 @@ func FuzzDescriptorPathEquivalence(f *testing.F) {
 // through the whole edge, on the generated handlers and on the
 // descriptor path (make bench-edge's figures for issue 23):
 //
-//	go test -run '^$' -bench 'BenchmarkPaths' -benchtime 2000x -count 5 ./gateway/
+//	see docs/performance.md: the two paths in alternating processes
 func BenchmarkPaths(b *testing.B) {
 	for _, path := range []string{"generated", "descriptors"} {
 		h := newHarness(b, setup{cfg: func(c *Config) {

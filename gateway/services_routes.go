@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/transcode"
 )
@@ -94,14 +96,21 @@ func (s *Server) documentLoaded(cfg Config, sn *snapshot) {
 		return
 	}
 	loaded := map[string]bool{}
+	var sds []protoreflect.ServiceDescriptor
 	for _, up := range cfg.Upstreams {
 		loaded[up.Name] = up.dynamic()
+		if up.dynamic() && cfg.loaded != nil {
+			sds = append(sds, cfg.loaded.byUpstream[up.Name]...)
+		}
 	}
 	base := sn.openAPI
 	if base == nil {
 		base = s.openAPI
 	}
-	if d := documentLoaded(base, sn.table.Routes(), loaded, sn.policy); d != nil {
-		sn.openAPI = d
+	d, err := documentLoaded(base, sds, sn.table.Routes(), loaded, sn.policy)
+	if err != nil {
+		s.log.Warn("/openapi.json does not document the services loaded at run time", "error", err)
+		return
 	}
+	sn.openAPI = d
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -75,6 +76,7 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	if err := paths(doc, files); err != nil {
 		return nil, err
 	}
+	ownTags(doc, files)
 	patchBodies(doc)
 	pathlessBodies(doc)
 	examples(doc)
@@ -202,6 +204,7 @@ func paths(doc *openapi3.T, files *protoregistry.Files) error {
 	out := openapi3.NewPaths()
 	keys := doc.Paths.InMatchingOrder()
 	sort.Strings(keys)
+	ids := map[string]bool{}
 	for _, p := range keys {
 		item := doc.Paths.Value(p)
 		target := dotted.ReplaceAllString(p, "{$2}")
@@ -209,6 +212,10 @@ func paths(doc *openapi3.T, files *protoregistry.Files) error {
 			if err := operation(op, files, method, p); err != nil {
 				return fmt.Errorf("apidoc: %s %s: %w", method, p, err)
 			}
+			if ids[op.OperationID] { // an additional binding of an RPC: named by its path too
+				op.OperationID += pathWords(target)
+			}
+			ids[op.OperationID] = true
 			for _, pr := range op.Parameters {
 				if pr.Value != nil && pr.Value.In == "path" {
 					pr.Value.Name = dotted.ReplaceAllString("{"+pr.Value.Name+"}", "$2")
@@ -225,6 +232,16 @@ func paths(doc *openapi3.T, files *protoregistry.Files) error {
 	}
 	doc.Paths = out
 	return nil
+}
+
+// pathWords spells a path template as the words of an operationId:
+// "/api/orders/{orderId}/shipment" -> "ApiOrdersOrderIdShipment".
+func pathWords(path string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(path, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
 }
 
 // Defaults are the info and servers of Portico's document.

@@ -36,6 +36,9 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 		op.Summary = summary(op.Description)
 	}
 	op.Tags = []string{tagOf(path)}
+	if op.Tags[0] == "" { // a service loaded at run time: its own resource
+		op.Tags[0] = string(md.Parent().Name())
+	}
 	security(op, verb, path, fullName(md))
 	for _, p := range op.Parameters {
 		if p.Value == nil {

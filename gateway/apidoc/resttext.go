@@ -1,6 +1,12 @@
 package apidoc
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
 
 // Tag is one REST resource of the document: the operations whose path
 // starts with Prefix carry its Name. The document's tags are these, not
@@ -26,4 +32,33 @@ func tagOf(path string) string {
 		}
 	}
 	return ""
+}
+
+// ownTags declares the tags operations carry beyond Tags (a service loaded
+// at run time is tagged with its name), described by the service's comment.
+func ownTags(doc *openapi3.T, files *protoregistry.Files) {
+	declared := map[string]bool{}
+	for _, t := range doc.Tags {
+		declared[t.Name] = true
+	}
+	for _, p := range doc.Paths.InMatchingOrder() {
+		for _, op := range doc.Paths.Value(p).Operations() {
+			for _, name := range op.Tags {
+				if declared[name] {
+					continue
+				}
+				declared[name] = true
+				desc := "The operations of the " + name + " service."
+				files.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+					if sd := f.Services().ByName(protoreflect.Name(name)); sd != nil {
+						if c := clean(f.SourceLocations().ByDescriptor(sd).LeadingComments); c != "" {
+							desc = c
+						}
+					}
+					return true
+				})
+				doc.Tags = append(doc.Tags, &openapi3.Tag{Name: name, Description: desc})
+			}
+		}
+	}
 }

@@ -1,0 +1,74 @@
+package apidoc
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/gnostic/cmd/protoc-gen-openapi/generator"
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/pluginpb"
+)
+
+// gnosticConfig is protoc-gen-openapi's configuration in buf.gen.yaml:
+// the document of services loaded at run time is generated as the
+// built-in one is.
+func gnosticConfig() generator.Configuration {
+	return generator.Configuration{
+		Version: new("v1"), Title: new("Portico API"), Description: new(""),
+		Naming: new("json"), FQSchemaNaming: new(false), EnumType: new("string"),
+		CircularDepth: new(2), DefaultResponse: new(false), OutputMode: new("merged"),
+	}
+}
+
+// Generate returns the finished document of the services defined in the
+// proto files named by paths, whose descriptors (imports included) files
+// holds: protoc-gen-openapi's generator, run as `make generate` runs it
+// (same library, same options), then Build. It is how the edge documents
+// services loaded at run time with the same rules as the built-in ones.
+// Comments reach the document only when the descriptors kept their source
+// info (`buf build -o` does; server reflection does not).
+func Generate(files *protoregistry.Files, paths []string, o Options) ([]byte, error) {
+	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: paths}
+	var params []string
+	seen := map[string]bool{}
+	var add func(f protoreflect.FileDescriptor)
+	add = func(f protoreflect.FileDescriptor) {
+		if seen[f.Path()] {
+			return
+		}
+		seen[f.Path()] = true
+		imps := f.Imports()
+		for i := range imps.Len() {
+			add(imps.Get(i).FileDescriptor)
+		}
+		fdp := protodesc.ToFileDescriptorProto(f)
+		req.ProtoFile = append(req.ProtoFile, fdp)
+		// protogen wants a Go package for every file; the generator never uses it
+		params = append(params, fmt.Sprintf("M%s=portico.invalid/loaded/f%d", f.Path(), len(params)))
+	}
+	for _, p := range paths {
+		f, err := files.FindFileByPath(p)
+		if err != nil {
+			return nil, fmt.Errorf("apidoc: %w", err)
+		}
+		add(f)
+	}
+	req.Parameter = proto.String(strings.Join(params, ","))
+	plugin, err := protogen.Options{}.New(req)
+	if err != nil {
+		return nil, fmt.Errorf("apidoc: %w", err)
+	}
+	out := plugin.NewGeneratedFile("openapi.yaml", "")
+	if err := generator.NewOpenAPIv3Generator(plugin, gnosticConfig(), plugin.Files).Run(out); err != nil {
+		return nil, fmt.Errorf("apidoc: %w", err)
+	}
+	raw, err := out.Content()
+	if err != nil {
+		return nil, fmt.Errorf("apidoc: %w", err)
+	}
+	return Build(raw, files, o)
+}
