@@ -61,6 +61,10 @@ func TestResponsesMatchSchema(t *testing.T) {
 	c.do(admin, "GET", "/api/payments/"+pay, "", 200)
 	c.do(admin, "GET", "/api/payments?orderId=manual-903", "", 200)
 	c.do(admin, "POST", "/api/payments/"+pay+":refund", `{}`, 200)
+	// Streams answer lines, not one document: each is checked for its
+	// status and a media type the document declares for it.
+	c.stream(alice, "/api/orders/"+order+":watch", "GET /api/orders/{id}:watch", "text/event-stream")
+	c.stream(alice, "/api/orders:export", "GET /api/orders:export", "application/x-ndjson")
 	c.do(alice, "POST", "/api/orders/"+order+":cancel", `{}`, 200)
 	// Problems: 404, 409, 422 (a declined card), 400.
 	c.do(admin, "GET", "/api/orders/ord-missing", "", 404)
@@ -143,6 +147,36 @@ type contractClient struct {
 // do sends one request, checks it and its answer against the document and
 // that the status is want, and returns the answer's top-level string
 // members.
+// stream GETs path with accept and checks the answer is a 200 of a media
+// type the document declares for op ("METHOD /template").
+func (c *contractClient) stream(token, path, op, accept string) {
+	t := c.t
+	t.Helper()
+	method, tmpl, _ := strings.Cut(op, " ")
+	item := c.doc.Paths.Value(tmpl)
+	if item == nil || item.GetOperation(method) == nil {
+		t.Fatalf("%s: no operation in the document", op)
+	}
+	c.seen[op] = true
+	req, err := http.NewRequestWithContext(t.Context(), method, c.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", accept)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", op, err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	ok := item.GetOperation(method).Responses.Value("200")
+	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	if resp.StatusCode != 200 || ok == nil || ok.Value.Content.Get(ct) == nil {
+		t.Errorf("%s: %d %s; the document declares %v for 200", op, resp.StatusCode, ct, ok)
+	}
+}
+
 func (c *contractClient) do(token, method, path, body string, want int, headers ...string) map[string]string {
 	t := c.t
 	t.Helper()
