@@ -13,11 +13,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/portico-gateway/portico/gateway/apidoc"
+	"github.com/portico-gateway/portico/gateway/protoload"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
@@ -33,23 +31,8 @@ var builtInServices = map[string]string{
 // shopSet is the FileDescriptorSet of the shop's protos and their
 // imports, as `buf build -o` writes it, in a file shared by the tests.
 var shopSet = sync.OnceValues(func() (string, error) {
-	set := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(f protoreflect.FileDescriptor)
-	add = func(f protoreflect.FileDescriptor) {
-		if seen[f.Path()] {
-			return
-		}
-		seen[f.Path()] = true
-		imps := f.Imports()
-		for i := range imps.Len() {
-			add(imps.Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
-	}
-	add(inventoryv1.File_portico_inventory_v1_inventory_proto)
-	add(paymentv1.File_portico_payment_v1_payment_proto)
-	add(orderv1.File_portico_order_v1_order_proto)
+	set := protoload.SetOf(inventoryv1.File_portico_inventory_v1_inventory_proto,
+		paymentv1.File_portico_payment_v1_payment_proto, orderv1.File_portico_order_v1_order_proto)
 	b, err := proto.Marshal(set)
 	if err != nil {
 		return "", err

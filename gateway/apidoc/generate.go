@@ -7,10 +7,11 @@ import (
 	"github.com/google/gnostic/cmd/protoc-gen-openapi/generator"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/pluginpb"
+
+	"github.com/portico-gateway/portico/gateway/protoload"
 )
 
 // gnosticConfig is protoc-gen-openapi's configuration in buf.gen.yaml:
@@ -33,29 +34,19 @@ func gnosticConfig() generator.Configuration {
 // info (`buf build -o` does; server reflection does not).
 func Generate(files *protoregistry.Files, paths []string, o Options) ([]byte, error) {
 	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: paths}
-	var params []string
-	seen := map[string]bool{}
-	var add func(f protoreflect.FileDescriptor)
-	add = func(f protoreflect.FileDescriptor) {
-		if seen[f.Path()] {
-			return
-		}
-		seen[f.Path()] = true
-		imps := f.Imports()
-		for i := range imps.Len() {
-			add(imps.Get(i).FileDescriptor)
-		}
-		fdp := protodesc.ToFileDescriptorProto(f)
-		req.ProtoFile = append(req.ProtoFile, fdp)
-		// protogen wants a Go package for every file; the generator never uses it
-		params = append(params, fmt.Sprintf("M%s=portico.invalid/loaded/f%d", f.Path(), len(params)))
-	}
+	var roots []protoreflect.FileDescriptor
 	for _, p := range paths {
 		f, err := files.FindFileByPath(p)
 		if err != nil {
 			return nil, fmt.Errorf("apidoc: %w", err)
 		}
-		add(f)
+		roots = append(roots, f)
+	}
+	req.ProtoFile = protoload.SetOf(roots...).GetFile()
+	params := make([]string, len(req.ProtoFile))
+	for i, fdp := range req.ProtoFile {
+		// protogen wants a Go package for every file; the generator never uses it
+		params[i] = fmt.Sprintf("M%s=portico.invalid/loaded/f%d", fdp.GetName(), i)
 	}
 	req.Parameter = proto.String(strings.Join(params, ","))
 	plugin, err := protogen.Options{}.New(req)

@@ -17,7 +17,6 @@ import (
 	v1alphagrpc "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -28,26 +27,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const inventory = "portico.inventory.v1.InventoryService"
 
-// setOf returns the FileDescriptorSet of file and everything it imports,
-// imports first, as buf build writes it.
-func setOf(file protoreflect.FileDescriptor) *descriptorpb.FileDescriptorSet {
-	set := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(f protoreflect.FileDescriptor)
-	add = func(f protoreflect.FileDescriptor) {
-		if seen[f.Path()] {
-			return
-		}
-		seen[f.Path()] = true
-		imps := f.Imports()
-		for i := range imps.Len() {
-			add(imps.Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
-	}
-	add(file)
-	return set
-}
 
 func writeSet(t *testing.T, b []byte) string {
 	t.Helper()
@@ -59,7 +38,7 @@ func writeSet(t *testing.T, b []byte) string {
 }
 
 func TestReadFile(t *testing.T) {
-	good, err := proto.Marshal(setOf(inventoryv1.File_portico_inventory_v1_inventory_proto))
+	good, err := proto.Marshal(SetOf(inventoryv1.File_portico_inventory_v1_inventory_proto))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +193,7 @@ func (slowServer) ServerReflectionInfo(stream rgrpc.ServerReflection_ServerRefle
 }
 
 func TestServicesError(t *testing.T) {
-	files, err := NewFiles(setOf(inventoryv1.File_portico_inventory_v1_inventory_proto).GetFile())
+	files, err := NewFiles(SetOf(inventoryv1.File_portico_inventory_v1_inventory_proto).GetFile())
 	if err != nil {
 		t.Fatal(err)
 	}
