@@ -55,13 +55,6 @@ var responseExamples = map[string]any{
 	"releaseReservation": with(exReservation, map[string]any{"state": "RELEASED"}),
 }
 
-// acceptedExamples are the 202 answers of the operations that honour
-// Prefer: respond-async: what is stored so far.
-var acceptedExamples = map[string]any{
-	"createOrder": with(exOrder, map[string]any{"status": "ACCEPTED", "paymentId": "", "reservationId": "",
-		"total": nil, "lines": []any{map[string]any{"sku": "keyboard-001", "quantity": 1, "unitPrice": nil}}}),
-}
-
 // requestExamples are the bodies of the operations that take more than {}.
 var requestExamples = map[string]any{
 	"createItem":    map[string]any{"sku": "pad-001", "name": "Desk Pad", "unitPrice": map[string]any{"amountMinor": "1500", "currency": "USD"}, "available": "10"},
@@ -80,9 +73,7 @@ func examples(doc *openapi3.T) {
 				if code[0] != '2' || r.Value == nil {
 					continue
 				}
-				if mt := r.Value.Content.Get("application/json"); mt != nil && code == "202" {
-					mt.Example = acceptedExamples[op.OperationID]
-				} else if mt != nil {
+				if mt := r.Value.Content.Get("application/json"); mt != nil && code != "202" { // 202: see accepted
 					mt.Example = responseExamples[op.OperationID]
 				}
 			}

@@ -121,19 +121,17 @@ func accepted(success openapi3.Headers, content openapi3.Content) *openapi3.Resp
 	for k, v := range success {
 		headers[k] = v
 	}
-	// Its own media type and schema: what is stored so far is the
-	// resource with the members only the finished work sets still null
-	// (an accepted order has no prices yet), which the resource's schema,
-	// where they are required and not nullable, would refuse.
+	// Its own media type, without an example: what is stored so far has
+	// members only the finished work sets still null (an accepted order's
+	// total and line prices), which the schema declares nullable, but
+	// validators do not apply nullable through allOf, so an example with
+	// them null would be refused and one without them would be false.
 	own := openapi3.Content{}
-	for k := range content {
-		own[k] = &openapi3.MediaType{Schema: &openapi3.SchemaRef{Value: &openapi3.Schema{
-			Type:        &openapi3.Types{openapi3.TypeObject},
-			Description: "The resource as stored so far, with the members of the 200/201 schema; those the finished work sets (an order's total and line prices) are null until then.",
-		}}}
+	for k, mt := range content {
+		own[k] = &openapi3.MediaType{Schema: mt.Schema}
 	}
 	return &openapi3.ResponseRef{Value: &openapi3.Response{
-		Description: openapi3.Ptr("Accepted for later (the client sent Prefer: respond-async and the service could not finish now); Location names the resource, whose status says how far it got."),
+		Description: openapi3.Ptr("Accepted for later (the client sent Prefer: respond-async and the service could not finish now); Location names the resource, whose status says how far it got; members only the finished work sets (an order's total and line prices) are null until then."),
 		Headers:     headers, Content: own,
 	}}
 }

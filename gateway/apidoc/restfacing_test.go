@@ -61,8 +61,8 @@ func TestRESTFacing(t *testing.T) {
 			}
 			examples := 0
 			for code, r := range op.Responses {
-				if code == "202" && r.Content["application/json"].Example == nil {
-					t.Errorf("%s: its 202 has no example", name)
+				if code == "202" && r.Content["application/json"].Example != nil {
+					t.Errorf("%s: its 202 has an example, which validators refuse or which is false (accepted)", name)
 				}
 				if code[0] != '2' || code == "202" {
 					continue
