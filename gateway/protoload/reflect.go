@@ -69,7 +69,9 @@ func Reflect(ctx context.Context, cc grpc.ClientConnInterface, services []string
 		fds, err = reflectFiles(ctx, cc, methodV1Alpha, services, lim)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		// grpc may report the deadline a moment before ctx's own timer
+		// marks ctx done: either way the endpoint was too slow.
+		if ctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded {
 			return nil, fmt.Errorf("server reflection: no answer within %v: %w", lim.Timeout, err)
 		}
 		return nil, fmt.Errorf("server reflection: %w", err)
