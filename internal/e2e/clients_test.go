@@ -41,6 +41,7 @@ func TestClients(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")
+	testproc.WaitDevReady(t, dev)
 	spec := filepath.Join(t.TempDir(), "openapi.json")
 	if err := os.WriteFile(spec, fetchOpenAPI3(t, url), 0o644); err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", dir)
 	edge, admin := "http://"+testproc.Addr(base), "http://"+testproc.Addr(base+4)
 	testproc.WaitHTTP(t, dev, edge+"/health")
+	testproc.WaitDevReady(t, dev)
 
 	asks := &consoleAsks{dev: dev, edge: edge, admin: admin, config: filepath.Join(dir, "gateway.dev.yaml"), ctx: t.Context()}
 	defer asks.stopTraffic()

@@ -33,6 +33,7 @@ func TestResponsesMatchSchema(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")
+	testproc.WaitDevReady(t, dev)
 	doc, err := openapi3.NewLoader().LoadFromData(fetchOpenAPI3(t, url))
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func TestDev(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", dir)
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")
+	testproc.WaitDevReady(t, dev)
 
 	t.Run("health aggregates three dependencies", func(t *testing.T) {
 		r := call(t, "GET", url+"/health", "", "")

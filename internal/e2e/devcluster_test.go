@@ -31,6 +31,7 @@ func TestDevCluster(t *testing.T) {
 		t.Log("REDIS_URL is not set: the edges keep their state in memory")
 	}
 	dev := testproc.Start(t, bin, "dev", args...)
+	testproc.WaitDevReady(t, dev)
 	edges := []string{"http://" + testproc.Addr(base), "http://" + testproc.Addr(base+10)}
 	for _, e := range edges {
 		testproc.WaitHTTP(t, dev, e+"/health")

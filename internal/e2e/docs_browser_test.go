@@ -27,6 +27,7 @@ func TestDocsInBrowser(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	edge := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, edge+"/health")
+	testproc.WaitDevReady(t, dev)
 
 	res := b.Run(t, "testdata/browser/docs.mjs", browsertest.Options{
 		URL:    edge + "/docs",

@@ -134,6 +134,7 @@ func TestMetricsEveryProcess(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	edgeURL := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, edgeURL+"/health")
+	testproc.WaitDevReady(t, dev)
 	if r := call(t, "GET", edgeURL+"/metrics", "", ""); r.status != 401 {
 		t.Errorf("GET /metrics without a token = %d, want 401", r.status)
 	}

@@ -81,6 +81,7 @@ func TestDevExportsOTLP(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", testproc.TempDir(t))
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")
+	testproc.WaitDevReady(t, dev)
 	// /health is UP only once the edge's API connections can carry a call,
 	// so the first order must get through.
 	r := call(t, "POST", url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: otlp-1")

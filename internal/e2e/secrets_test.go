@@ -34,6 +34,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	dev := testproc.Start(t, bin, "dev", "dev", "--base-port", itoa(base), "--data", data)
 	url := "http://" + testproc.Addr(base)
 	testproc.WaitHTTP(t, dev, url+"/health")
+	testproc.WaitDevReady(t, dev)
 
 	const (
 		unknownToken = "leaky-bearer-e2e-0001"

@@ -3,6 +3,7 @@ package testproc
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
@@ -70,5 +71,19 @@ func WaitHTTP(t testing.TB, p *Proc, url string) {
 	})
 	if !ok {
 		t.Fatalf("%s: %s never answered 200; output:\n%s", p.Name, url, p.Output())
+	}
+}
+
+// devReady matches the record `portico dev` logs once every process serves
+// and every edge reaches every service, in the JSON and the text format.
+var devReady = regexp.MustCompile(`"msg":"ready"|INFO +dev +ready `)
+
+// WaitDevReady waits until `portico dev` has announced itself ready. A
+// test that waits only for an edge's /health may act while dev still
+// starts, where a child's exit ends dev instead of being supervised.
+func WaitDevReady(t testing.TB, p *Proc) {
+	t.Helper()
+	if !p.WaitOutput(context.Background(), ReadyTimeout, devReady.MatchString) {
+		t.Fatalf("%s never announced itself ready; output:\n%s", p.Name, p.Output())
 	}
 }

@@ -126,3 +126,17 @@ func TestDevChildArgsKeepDBSecret(t *testing.T) {
 		t.Errorf("parseService --db x.db: db %q, want the flag over $%s", s2.db, envDB)
 	}
 }
+
+// TestReadyURLsIncludeEdgeHealth: dev announces itself ready only when
+// every edge reaches every service (/health), not merely when every
+// process listens: an edge that started before a service listened is in
+// its reconnect backoff, and the suggested request would get a 502.
+func TestReadyURLsIncludeEdgeHealth(t *testing.T) {
+	got := cluster{base: 40000, replicas: 2}.readyURLs()
+	for _, want := range []string{"http://127.0.0.1:40000/health", "http://127.0.0.1:40010/health",
+		"http://127.0.0.1:40000/healthz/ready", "http://127.0.0.1:40017/healthz/ready"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("readyURLs() = %v, want it to hold %s", got, want)
+		}
+	}
+}

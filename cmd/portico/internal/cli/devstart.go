@@ -20,9 +20,11 @@ import (
 )
 
 // How `portico dev` decides that its processes serve: every edge and every
-// service admin listener answers GET /healthz/ready with 200, asked every
-// readyPoll, for at most readyWait (then it says which did not, and goes
-// on supervising).
+// service admin listener answers GET /healthz/ready with 200, and every
+// edge's GET /health answers 200 (it reaches every service: an edge that
+// started before a service listened waits out its reconnect backoff, and a
+// request sent in that moment would get a 502), asked every readyPoll, for
+// at most readyWait (then it says which did not, and goes on supervising).
 const (
 	readyPoll = 100 * time.Millisecond
 	readyWait = time.Minute
@@ -38,6 +40,7 @@ func (c cluster) readyURLs() []string {
 		for _, off := range []int{0, 5, 6, 7} {
 			out = append(out, "http://"+c.addr(k, off)+"/healthz/ready")
 		}
+		out = append(out, "http://"+c.addr(k, 0)+"/health")
 	}
 	return out
 }
