@@ -11,21 +11,22 @@ import (
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
-// Step is one named interceptor of the server chain.
-type Step struct {
+// Layer is one named interceptor of the server chain (the client chain's
+// counterpart is interceptors.Layer).
+type Layer struct {
 	Name  string
 	Unary grpc.UnaryServerInterceptor
 }
 
-// Step names, outermost first.
+// Layer names, outermost first.
 const (
-	StepTrace    = "trace"
-	StepMetrics  = "metrics"
-	StepLog      = "log"
-	StepDeadline = "deadline"
-	StepIdentity = "identity"
-	StepFaults   = "faults"
-	StepRecover  = "recover"
+	LayerTrace    = "trace"
+	LayerMetrics  = "metrics"
+	LayerLog      = "log"
+	LayerDeadline = "deadline"
+	LayerIdentity = "identity"
+	LayerFaults   = "faults"
+	LayerRecover  = "recover"
 )
 
 // Chain builds the unary server chain of every service process, outermost
@@ -51,33 +52,33 @@ const (
 // Identity comes after deadline so expired work costs no verification, and
 // before faults so a drill never runs for a caller the service refuses.
 //
-// Request validation is not a step of the chain: each handler checks its
+// Request validation is not a layer of the chain: each handler checks its
 // request against the proto's rules (internal/protocheck) together with its
 // own hand checks, so one INVALID_ARGUMENT lists every bad field. Each
 // service's TestEveryMethodChecksItsRules (protochecktest) fails when a
 // method skips it.
-func Chain(cfg Config) []Step {
-	steps := []Step{{StepTrace, traceid.UnaryServerInterceptor()}}
+func Chain(cfg Config) []Layer {
+	layers := []Layer{{LayerTrace, traceid.UnaryServerInterceptor()}}
 	if cfg.metrics != nil {
-		steps = append(steps, Step{StepMetrics, cfg.metrics.Unary()})
+		layers = append(layers, Layer{LayerMetrics, cfg.metrics.Unary()})
 	}
-	steps = append(steps,
-		Step{StepLog, logging.UnaryServerInterceptor(cfg.Logger)},
-		Step{StepDeadline, deadline.UnaryServerInterceptor()})
+	layers = append(layers,
+		Layer{LayerLog, logging.UnaryServerInterceptor(cfg.Logger)},
+		Layer{LayerDeadline, deadline.UnaryServerInterceptor()})
 	if cfg.Identity == nil && cfg.TrustMetadata {
-		steps = append(steps, Step{StepIdentity, identity.TrustLocalUnaryServerInterceptor()})
+		layers = append(layers, Layer{LayerIdentity, identity.TrustLocalUnaryServerInterceptor()})
 	} else {
-		steps = append(steps, Step{StepIdentity, identity.UnaryServerInterceptor(cfg.Identity)})
+		layers = append(layers, Layer{LayerIdentity, identity.UnaryServerInterceptor(cfg.Identity)})
 	}
 	if len(cfg.Faults) > 0 {
-		steps = append(steps, Step{StepFaults, faults.UnaryServerInterceptor(cfg.Faults)})
+		layers = append(layers, Layer{LayerFaults, faults.UnaryServerInterceptor(cfg.Faults)})
 	}
-	return append(steps, Step{StepRecover, recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(panicHandler(cfg.Logger)))})
+	return append(layers, Layer{LayerRecover, recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(panicHandler(cfg.Logger)))})
 }
 
-func unary(steps []Step) []grpc.UnaryServerInterceptor {
-	out := make([]grpc.UnaryServerInterceptor, len(steps))
-	for i, s := range steps {
+func unary(layers []Layer) []grpc.UnaryServerInterceptor {
+	out := make([]grpc.UnaryServerInterceptor, len(layers))
+	for i, s := range layers {
 		out[i] = s.Unary
 	}
 	return out

@@ -15,9 +15,9 @@ import (
 	"github.com/portico-gateway/portico/interceptors/faults"
 )
 
-func names(steps []Step) string {
+func names(layers []Layer) string {
 	var n []string
-	for _, s := range steps {
+	for _, s := range layers {
 		n = append(n, s.Name)
 	}
 	return strings.Join(n, " -> ")
@@ -35,15 +35,15 @@ func ExampleChain() {
 	// trace -> log -> deadline -> identity -> faults -> recover -> handler
 }
 
-// TestChainRefusesExpiredWork checks the deadline step is part of every
+// TestChainRefusesExpiredWork checks the deadline layer is part of every
 // service's own chain: a call whose deadline has passed when it reaches
 // the server is refused before the handler runs.
 func TestChainRefusesExpiredWork(t *testing.T) {
-	steps := Chain(Config{Logger: slog.New(slog.DiscardHandler)})
+	layers := Chain(Config{Logger: slog.New(slog.DiscardHandler)})
 	ran := false
 	var h grpc.UnaryHandler = func(context.Context, any) (any, error) { ran = true; return nil, nil }
-	for i := len(steps) - 1; i >= 0; i-- { // wrap innermost first
-		next, ic := h, steps[i].Unary
+	for i := len(layers) - 1; i >= 0; i-- { // wrap innermost first
+		next, ic := h, layers[i].Unary
 		h = func(ctx context.Context, req any) (any, error) {
 			return ic(ctx, req, &grpc.UnaryServerInfo{FullMethod: "/a.B/C"}, next)
 		}

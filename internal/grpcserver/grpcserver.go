@@ -362,7 +362,7 @@ func (s *Server) probe(ctx context.Context) {
 	s.health.SetServingStatus(s.cfg.Service, st)
 }
 
-// streamIdentity is the stream half of the identity step (Chain).
+// streamIdentity is the stream half of the identity layer (Chain).
 func streamIdentity(cfg Config) []grpc.StreamServerInterceptor {
 	if cfg.Identity == nil && cfg.TrustMetadata {
 		return []grpc.StreamServerInterceptor{identity.TrustLocalStreamServerInterceptor()}
