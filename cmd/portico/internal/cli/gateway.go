@@ -14,6 +14,9 @@ import (
 	"github.com/portico-gateway/portico/internal/telemetry"
 )
 
+// runGateway is `portico gateway --config FILE`: the edge from one config
+// file, reloaded on SIGHUP, the file watch and the admin API, and stopped
+// gracefully on SIGTERM or SIGINT.
 func runGateway(ctx context.Context, e env, args []string) error {
 	// Take SIGHUP before anything else, so an early one never kills the
 	// process; reloads start once every upstream is dialled.
