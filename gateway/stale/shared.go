@@ -44,6 +44,9 @@ type write struct {
 	key Key
 	val []byte
 	ttl time.Duration
+	// flushed, when set, marks a Flush: the writer closes it, having
+	// handled every write queued before it.
+	flushed chan struct{}
 }
 
 // NewShared returns a Shared over client (which the caller closes after
@@ -78,6 +81,10 @@ func (s *Shared) writer() {
 		case <-s.done:
 			return
 		case w := <-s.queue:
+			if w.flushed != nil {
+				close(w.flushed)
+				continue
+			}
 			if s.skipping() {
 				s.Dropped.Add(1)
 				continue
@@ -124,6 +131,32 @@ var errSkipped = errors.New("stale: Redis skipped after a failure")
 func (s *Shared) skipping() bool { return time.Now().UnixNano() < s.skipUntil.Load() }
 
 func (s *Shared) failed() { s.skipUntil.Store(time.Now().Add(backoff).UnixNano()) }
+
+// Flush returns once every write offered before it has been written to
+// Redis or dropped, or when ctx ends (its error), or when s is closed. The
+// edge never calls it: a replica that shares copies gets them eventually
+// (tests wait on it instead of polling Redis).
+func (s *Shared) Flush(ctx context.Context) error {
+	w := write{flushed: make(chan struct{})}
+	select {
+	case s.queue <- w:
+	case <-s.done:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-w.flushed:
+		return nil
+	case <-s.done:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// errClosed is Flush's error once Close has been called.
+var errClosed = errors.New("stale: shared copies closed")
 
 // Close stops the writer; queued writes are dropped.
 func (s *Shared) Close() {

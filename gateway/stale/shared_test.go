@@ -37,22 +37,17 @@ func TestSharedRoundTrip(t *testing.T) {
 	k := NewKey("route", "/api/inventory/A")
 	want := copyOf(10)
 	a.Offer(k, want, time.Minute)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, ok, err := b.Get(context.Background(), k)
-		if err != nil {
-			t.Fatalf("Get: %v", err)
-		}
-		if ok {
-			if string(got.Body) != string(want.Body) || !got.Stored.Equal(want.Stored) {
-				t.Fatalf("Get() = %+v, want %+v", got, want)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the offered copy never arrived in Redis")
-		}
-		time.Sleep(10 * time.Millisecond) // polling real Redis for the writer's SET, bounded
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Flush(ctx); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	got, ok, err := b.Get(context.Background(), k)
+	if err != nil || !ok {
+		t.Fatalf("Get() after a's Flush = %v, %v; want the offered copy", ok, err)
+	}
+	if string(got.Body) != string(want.Body) || !got.Stored.Equal(want.Stored) {
+		t.Fatalf("Get() = %+v, want %+v", got, want)
 	}
 	if _, ok, err := b.Get(context.Background(), NewKey("never")); ok || err != nil {
 		t.Errorf("Get(never stored) = %v, %v; want a miss", ok, err)
@@ -83,4 +78,15 @@ func TestSharedDown(t *testing.T) {
 		t.Fatal("second Get() = nil error, want Redis skipped")
 	}
 	t.Logf("two Gets against a dead Redis took %v", time.Since(start))
+}
+
+// TestSharedFlushAfterClose: Flush on a closed Shared returns at once.
+func TestSharedFlushAfterClose(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialled
+	defer c.Close()
+	s := NewShared(c, "", time.Second)
+	s.Close()
+	if err := s.Flush(context.Background()); err == nil {
+		t.Fatal("Flush after Close = nil, want an error")
+	}
 }
