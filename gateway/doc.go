@@ -38,31 +38,46 @@
 //
 // # Pipeline
 //
-// Every request runs through these steps in order; each rejection happens
-// before any upstream call:
+// This is the one description of the edge's pipeline (the README and
+// docs/architecture.md link here; TestPipelineDoc checks the order against
+// serveHTTP and serveAPI). Every request runs through these steps in
+// order; each refusal happens before any upstream call:
 //
-//	shed         503 OVERLOADED + Retry-After over the in-flight caps (shed
-//	             section, shedding.go): /api only, before the body is read
-//	             and before the config snapshot is acquired, with no access
-//	             line (one "shedding load" line a second)
-//	trace id     a valid W3C traceparent wins, else X-Trace-Id, else a new id (trace.go)
-//	trace        the server span: a valid W3C traceparent (and tracestate) is
-//	             continued, else X-Trace-Id names the trace, else a new one;
-//	             the edge decides sampling; traceparent on the answer (trace.go)
-//	header size  431 over http.max_header_bytes
-//	CORS         preflights answered, 204 or 403, before any credential (cors.go)
-//	ops          /health, /healthz/live, /healthz/ready, /openapi.json,
-//	             /problems and /problems/{slug} (problems.go), /docs and
-//	             /docs/{file} (the API reference, reference.go): GET and
-//	             HEAD, no token; /metrics needs the admin role (ops.go)
-//	authenticate 400, 401 (package auth's Chain: API key, JWT or signed app; authn.go)
-//	route        404, 405 + Allow (package route)
-//	authorize    403: the policy, the caller's roles x the route (package auth)
-//	prepare      Idempotency-Key, Grpc-Timeout, query, body size and encoding:
-//	             400, 413, 415
-//	forward      grpc-gateway's handler, bounded by the route's deadline; it
-//	             parses the JSON body once (package jsonwire)
-//	normalize    201 + Location for creates, enum names, problem+json errors
+//	shed           503 OVERLOADED + Retry-After over the edge-wide in-flight
+//	               caps (shedding.go): /api only, before the snapshot, the
+//	               body and the credential, with no access line
+//	snapshot       the one config this request sees, whatever reloads
+//	               meanwhile (snapshot.go)
+//	trace          the server span: a valid W3C traceparent is continued,
+//	               else X-Trace-Id names the trace, else a new one; X-Trace-Id
+//	               and traceparent on every answer (trace.go)
+//	header size    431 over http.max_header_bytes
+//	CORS           preflights answered, 204 or 403, before any credential (cors.go)
+//	ops            /health, /healthz/live, /healthz/ready, /openapi.json,
+//	               /metrics (admin role) (ops.go), /problems and
+//	               /problems/{slug} (problems.go), /docs (reference.go)
+//	match          the route, which labels what follows (metrics, access
+//	               line); its 404 or 405 waits for authentication (package route)
+//	body           read whole within routes.max_body_bytes, http.body_timeout
+//	               and http.min_body_rate: 408, 429 per client address (admission.go)
+//	authenticate   the credential (package auth's Chain: API key, JWT or
+//	               signed app; authn.go)
+//	rate limits    429 + RateLimit headers, counted with authentication's
+//	               outcome, failed ones included (limits.go)
+//	unauthorized   400 or 401 for a credential that failed
+//	not routed     404, or 405 + Allow
+//	authorize      403: the policy, the caller's roles x the route (package auth)
+//	stream         a streaming route leaves here for its own steps (stream.go)
+//	caller cap     429 TOO_MANY_IN_FLIGHT over shed.max_in_flight_per_caller
+//	shed group     503 OVERLOADED over the route's shed group cap
+//	prepare        Idempotency-Key, Grpc-Timeout, conditional headers, query,
+//	               body size and encoding: 400, 412, 413, 415; the route's
+//	               deadline (request.go)
+//	capture        a route that keeps copies for stale answers starts one (stale.go)
+//	forward        grpc-gateway's handler; it parses the JSON body once
+//	               (package jsonwire); the answer is normalised on the way
+//	               out: 201 + Location, enum names, problem+json (response.go)
+//	keep copy      a whole 200 of such a route is kept (stale.go)
 //
 // Errors are RFC 9457 problems through package problem's one status table.
 // One JSON access line is logged per request (never its headers) and
