@@ -19,8 +19,9 @@
 // An RPC may be written with a leading "/", as gRPC does
 // ("/pkg.Service/Method"). A path template outside /api spelled that way
 // ("GET /v1/things") is read both ways: it selects the routes of that RPC
-// and the routes with that template. Before this package, routes.overrides
-// read it as a template and auth.policy as an RPC; a route table rarely
+// and the routes with that template. Before this package the two grammars
+// it replaced read such a selector differently (routes.overrides as a
+// template after a METHOD, auth.policy as an RPC); a route table rarely
 // holds both (a loaded proto may declare templates outside /api, which the
 // edge never serves), and where it does the selector selects both.
 //
