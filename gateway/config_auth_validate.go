@@ -123,7 +123,7 @@ func (a AuthConfig) validate(v *validator) {
 			v.add(p+".allow", "at least one selector is required")
 		}
 		for j, sel := range r.Allow {
-			if _, err := auth.ParseRouteSelector(sel); err != nil {
+			if _, err := auth.ParseAllow(sel); err != nil {
 				v.add(fmt.Sprintf("%s.allow[%d]", p, j), "%q: %v", sel, err)
 			}
 		}

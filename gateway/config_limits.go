@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/ratelimit"
+	"github.com/portico-gateway/portico/gateway/route/selector"
 )
 
 // Defaults of the limits section, documented once here.
@@ -178,7 +179,7 @@ func (l LimitsConfig) validate(v *validator) {
 			v.add(p+".routes", "at least one route is required")
 		}
 		for j, r := range g.Routes {
-			if _, err := parseSelector(r); err != nil {
+			if _, err := selector.Parse(r); err != nil {
 				v.add(fmt.Sprintf("%s.routes[%d]", p, j), "%v", err)
 			}
 		}

@@ -3,6 +3,8 @@ package gateway
 import (
 	"fmt"
 	"time"
+
+	"github.com/portico-gateway/portico/gateway/route/selector"
 )
 
 // Defaults of the shed section.
@@ -137,7 +139,7 @@ func (c ShedConfig) validate(v *validator) {
 			v.add(p+".routes", "at least one route is required")
 		}
 		for j, k := range g.Routes {
-			if _, err := parseSelector(k); err != nil {
+			if _, err := selector.Parse(k); err != nil {
 				v.add(fmt.Sprintf("%s.routes[%d]", p, j), "%v", err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/route/selector"
 	"github.com/portico-gateway/portico/interceptors"
 )
 
@@ -106,7 +107,7 @@ func (c Config) validateRoutes(v *validator) {
 	for _, k := range keys {
 		o := c.Routes.Overrides[k]
 		p := fmt.Sprintf("routes.overrides[%q]", k)
-		if _, err := parseSelector(k); err != nil {
+		if _, err := selector.Parse(k); err != nil {
 			v.add(p, "%v", err)
 		}
 		v.nonNegative(p+".timeout", o.Timeout)

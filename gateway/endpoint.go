@@ -3,9 +3,7 @@ package gateway
 import (
 	"cmp"
 	"fmt"
-	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/protoopt"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/route/selector"
 	apiv1 "github.com/portico-gateway/portico/gen/portico/api/v1"
 )
 
@@ -189,38 +188,6 @@ func (ep *endpoint) applyEdge(e *apiv1.Edge) error {
 	return nil
 }
 
-// selector is a parsed routes.overrides key.
-type selector struct {
-	method, pattern, rpc string
-}
-
-// parseSelector parses "METHOD /path", "/path" or an RPC full name.
-func parseSelector(key string) (selector, error) {
-	method, rest, spaced := strings.Cut(key, " ")
-	switch {
-	case spaced && strings.HasPrefix(rest, "/") && method == strings.ToUpper(method) && method != "":
-		return selector{method: method, pattern: rest}, nil
-	case strings.HasPrefix(key, "/api/") || key == "/api":
-		return selector{pattern: key}, nil
-	}
-	name := strings.TrimPrefix(key, "/")
-	if i := strings.LastIndexAny(name, "/."); i > 0 && !strings.ContainsAny(name, " {}") && strings.Count(name, "/") <= 1 {
-		svc, m := name[:i], name[i+1:]
-		if svc != "" && m != "" {
-			return selector{rpc: "/" + svc + "/" + m}, nil
-		}
-	}
-	return selector{}, fmt.Errorf(`want "METHOD /path", "/path" or an RPC name such as portico.order.v1.OrderService/CreateOrder`)
-}
-
-func (s selector) selects(r *route.Route) bool {
-	if s.rpc != "" {
-		return r.RPC == s.rpc
-	}
-	return r.Pattern == s.pattern && (s.method == "" || s.method == r.Method ||
-		s.method == http.MethodHead && r.Method == http.MethodGet)
-}
-
 type keyedOverride struct {
 	key string
 	RouteOverride
@@ -230,23 +197,15 @@ type keyedOverride struct {
 func resolveOverrides(ovs map[string]RouteOverride, routes []*route.Route) (map[*route.Route]keyedOverride, error) {
 	out := map[*route.Route]keyedOverride{}
 	for key, o := range ovs {
-		sel, err := parseSelector(key)
+		selected, err := selector.Resolve(key, routes)
 		if err != nil {
 			return nil, fmt.Errorf("gateway config: routes.overrides[%q]: %w", key, err)
 		}
-		n := 0
-		for _, r := range routes {
-			if !sel.selects(r) {
-				continue
-			}
-			n++
+		for _, r := range selected {
 			if prev, dup := out[r]; dup {
 				return nil, fmt.Errorf("gateway config: routes.overrides: %q and %q both select %s", prev.key, key, r.Key())
 			}
 			out[r] = keyedOverride{key, o}
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("gateway config: routes.overrides[%q]: selects no route", key)
 		}
 	}
 	return out, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/route/selector"
 )
 
 // Layer names, as the 429's layer member and the RateLimit policies say
@@ -86,23 +87,19 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 		l.plans[name] = p.limit()
 		l.planQuotas[name] = ratelimit.Quota{Limit: p.limit()}.Prepare()
 	}
-	for _, g := range lc.Groups {
+	for i, g := range lc.Groups {
 		lg := limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.limit()}
 		lg.quota = ratelimit.Quota{Key: lg.key, Limit: lg.limit}.Prepare()
-		for _, key := range g.Routes {
-			sel, _ := parseSelector(key) // validated
-			n := 0
-			for _, r := range routes {
-				if !sel.selects(r) {
-					continue
-				}
+		for j, key := range g.Routes {
+			selected, err := selector.Resolve(key, routes)
+			if err != nil {
+				return nil, fmt.Errorf("gateway config: limits.groups[%d].routes[%d]: %q: %w", i, j, key, err)
+			}
+			for _, r := range selected {
 				if prev, dup := l.groups[r]; dup && prev.name != g.Name {
 					return nil, fmt.Errorf("gateway config: limits.groups: %q and %q both hold %s", prev.name, g.Name, r.Key())
 				}
-				l.groups[r], n = lg, n+1
-			}
-			if n == 0 {
-				return nil, fmt.Errorf("gateway config: limits.groups[%s].routes: %q selects no route", g.Name, key)
+				l.groups[r] = lg
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/deadline"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/route/selector"
 	"github.com/portico-gateway/portico/gateway/shed"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -148,24 +149,16 @@ func newShedder(cfg ShedConfig, typeBase string, table *route.Table, total *prom
 // assign maps every route gc selects to g; a route in two groups is an
 // error.
 func (sh *shedder) assign(path string, gc ShedGroupConfig, g *shedScope) error {
-	for _, key := range gc.Routes {
-		sel, err := parseSelector(key)
+	for j, key := range gc.Routes {
+		selected, err := selector.Resolve(key, sh.table.Routes())
 		if err != nil {
-			return fmt.Errorf("gateway config: %s: %w", path, err)
+			return fmt.Errorf("gateway config: %s.routes[%d]: %q: %w", path, j, key, err)
 		}
-		n := 0
-		for _, rt := range sh.table.Routes() {
-			if !sel.selects(rt) {
-				continue
-			}
-			n++
+		for _, rt := range selected {
 			if prev, dup := sh.groups[rt]; dup && prev != g {
 				return fmt.Errorf("gateway config: %s: %s is in group %q already", path, rt.Key(), prev.name)
 			}
 			sh.groups[rt] = g
-		}
-		if n == 0 {
-			return fmt.Errorf("gateway config: %s: %q selects no route", path, key)
 		}
 	}
 	return nil

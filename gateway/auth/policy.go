@@ -5,27 +5,19 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/route/selector"
 )
 
 // Rule grants roles the routes its selectors name.
 type Rule struct {
 	// Roles are the roles granted; at least one.
 	Roles []string
-	// Allow selects routes, each "[METHOD ]TARGET" where TARGET is
-	//
-	//	*                       every route
-	//	/api/orders/{id}        the route with this path template
-	//	/api/orders/**          a route group: the template /api/orders
-	//	                        and every template below it
-	//	pkg.Service/Method      the route of one RPC
-	//	pkg.Service/*           every route of a service
-	//
-	// and METHOD (GET, POST, ...) narrows it to routes of that method; a
-	// GET route serves HEAD too. A selector that selects no route is an
-	// error.
+	// Allow selects routes, each a gateway/route/selector selector
+	// ("*", "GET /api/orders/**", "pkg.Service/*", ...), except that HEAD
+	// is refused: a GET route serves HEAD too. A selector that selects no
+	// route is an error.
 	Allow []string
 }
 
@@ -85,25 +77,22 @@ func newPolicy(rules []Rule, routes []*route.Route, strict bool) (*Policy, error
 		if len(r.Allow) == 0 {
 			errs = append(errs, fmt.Errorf("rule %d: allow needs at least one selector", i))
 		}
-		for _, sel := range r.Allow {
-			match, err := ParseRouteSelector(sel)
+		for _, text := range r.Allow {
+			sel, err := ParseAllow(text)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("rule %d: %q: %w", i, sel, err))
+				errs = append(errs, fmt.Errorf("rule %d: %q: %w", i, text, err))
 				continue
 			}
-			n := 0
-			for _, rt := range routes {
-				if match(rt) {
-					n++
-					for _, role := range r.Roles {
-						if !slices.Contains(p.roles[rt], role) {
-							p.roles[rt] = append(p.roles[rt], role)
-						}
+			selected := sel.Select(routes)
+			if len(selected) == 0 && strict {
+				errs = append(errs, fmt.Errorf("rule %d: %q: %w", i, text, selector.ErrNoRoute))
+			}
+			for _, rt := range selected {
+				for _, role := range r.Roles {
+					if !slices.Contains(p.roles[rt], role) {
+						p.roles[rt] = append(p.roles[rt], role)
 					}
 				}
-			}
-			if n == 0 && strict {
-				errs = append(errs, fmt.Errorf("rule %d: %q selects no route", i, sel))
 			}
 		}
 	}
@@ -168,40 +157,12 @@ func (pol *Policy) Named(role string) bool {
 	return false
 }
 
-var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
-
-// ParseRouteSelector parses one Rule.Allow selector into a matcher.
-func ParseRouteSelector(sel string) (func(*route.Route) bool, error) {
-	method, target := "", sel
-	if m, rest, ok := strings.Cut(sel, " "); ok {
-		if m == http.MethodHead { // a rule cannot grant HEAD without GET: say so rather than grant GET
-			return nil, errors.New(`method "HEAD": write GET; a GET route serves HEAD too`)
-		}
-		if !slices.Contains(methods, m) {
-			return nil, fmt.Errorf("method %q: want one of %s", m, strings.Join(methods, ", "))
-		}
-		method, target = m, rest
+// ParseAllow parses one Rule.Allow selector. A rule cannot grant HEAD
+// without GET, so HEAD is refused rather than read as GET.
+func ParseAllow(text string) (selector.Selector, error) {
+	sel, err := selector.Parse(text)
+	if err == nil && sel.Method() == http.MethodHead {
+		return selector.Selector{}, errors.New(`method "HEAD": write GET; a GET route serves HEAD too`)
 	}
-	byMethod := func(rt *route.Route) bool {
-		return method == "" || rt.Method == method
-	}
-	switch {
-	case target == "*":
-		return byMethod, nil
-	case strings.HasSuffix(target, "/**") && strings.HasPrefix(target, "/api"):
-		prefix := strings.TrimSuffix(target, "/**")
-		return func(rt *route.Route) bool {
-			return byMethod(rt) && (rt.Pattern == prefix || strings.HasPrefix(rt.Pattern, prefix+"/"))
-		}, nil
-	case strings.HasPrefix(target, "/api") && !strings.Contains(target, "*"):
-		return func(rt *route.Route) bool { return byMethod(rt) && rt.Pattern == target }, nil
-	}
-	svc, m, ok := strings.Cut(strings.TrimPrefix(target, "/"), "/")
-	if !ok || svc == "" || m == "" || strings.ContainsAny(svc+m, " /{}") || strings.Contains(svc, "*") || (strings.Contains(m, "*") && m != "*") {
-		return nil, errors.New(`want "*", a path template, "/prefix/**" or an RPC ("pkg.Service/Method", "pkg.Service/*"), optionally after a method`)
-	}
-	return func(rt *route.Route) bool {
-		rs, rm, _ := strings.Cut(strings.TrimPrefix(rt.RPC, "/"), "/")
-		return byMethod(rt) && rs == svc && (m == "*" || rm == m)
-	}, nil
+	return sel, err
 }

@@ -17,7 +17,7 @@ var routes = []*route.Route{
 	{Method: "PATCH", Pattern: "/api/inventory/{item.sku}", RPC: "/portico.inventory.v1.InventoryService/UpdateItem"},
 }
 
-func TestParseRouteSelector(t *testing.T) {
+func TestParseAllow(t *testing.T) {
 	tests := []struct {
 		sel  string
 		want string // indexes of routes selected
@@ -33,24 +33,30 @@ func TestParseRouteSelector(t *testing.T) {
 		{"PATCH portico.inventory.v1.InventoryService/*", "5"},
 	}
 	for _, tt := range tests {
-		match, err := auth.ParseRouteSelector(tt.sel)
+		sel, err := auth.ParseAllow(tt.sel)
 		if err != nil {
-			t.Errorf("ParseRouteSelector(%q) = %v", tt.sel, err)
+			t.Errorf("ParseAllow(%q) = %v", tt.sel, err)
 			continue
 		}
 		got := ""
 		for i, rt := range routes {
-			if match(rt) {
+			if sel.Selects(rt) {
 				got += string(rune('0' + i))
 			}
 		}
 		if got != tt.want {
-			t.Errorf("ParseRouteSelector(%q) selects %s, want %s", tt.sel, got, tt.want)
+			t.Errorf("ParseAllow(%q) selects %s, want %s", tt.sel, got, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "get *", "FETCH *", "/api/orders/*", "orders", "a/b/c", "x.Y/Get*", "GET", "* *", "HEAD *"} {
-		if _, err := auth.ParseRouteSelector(bad); err == nil {
-			t.Errorf("ParseRouteSelector(%q) = nil error", bad)
+	for _, bad := range []string{"", "get *", "orders", "a/b/c", "x.Y/Get*", "GET", "HEAD *", "HEAD /api/orders"} {
+		if _, err := auth.ParseAllow(bad); err == nil {
+			t.Errorf("ParseAllow(%q) = nil error", bad)
+		}
+	}
+	// These parse but select none of routes: NewPolicy refuses them.
+	for _, none := range []string{"FETCH *", "/api/orders/*", "* *", "DELETE *"} {
+		if _, err := auth.NewPolicy([]auth.Rule{{Roles: []string{"x"}, Allow: []string{none}}}, routes); err == nil {
+			t.Errorf("NewPolicy allowing %q = nil error", none)
 		}
 	}
 }
