@@ -78,11 +78,6 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 	}
 	l := &limiter{cfg: lc, plans: map[string]ratelimit.Limit{}, planQuotas: map[string]ratelimit.Quota{},
 		groups: map[*route.Route]limitGroup{}, clients: newClients(lc.Clients), now: now}
-	key := fmt.Sprintf("%#v|%s", lc, cfg.Redis.URL)
-	if prev != nil && prev.limitBackend.key == key {
-		prev.limitBackend.refs.Add(1)
-		l.limitBackend = prev.limitBackend
-	}
 	for name, p := range lc.Plans {
 		l.plans[name] = p.limit()
 		l.planQuotas[name] = ratelimit.Quota{Limit: p.limit()}.Prepare()
@@ -113,7 +108,12 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 		f := lc.FailedAuth.limit()
 		l.failedAuth = &f
 	}
-	if l.limitBackend != nil {
+	// The previous backend is shared only now, when nothing above can
+	// fail: a reference taken before a refusal would never be released.
+	key := fmt.Sprintf("%#v|%s", lc, cfg.Redis.URL)
+	if prev != nil && prev.limitBackend.key == key {
+		prev.limitBackend.refs.Add(1)
+		l.limitBackend = prev.limitBackend
 		return l, nil
 	}
 	l.limitBackend = &limitBackend{key: key}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -15,9 +17,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
+	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/internal/redistest"
 )
 
@@ -617,5 +621,32 @@ func BenchmarkWriteLimitHeaders(b *testing.B) {
 				bc.write(http.Header{})
 			}
 		})
+	}
+}
+
+// TestLimiterRefusedKeepsNoReference: a config whose limit group selects no
+// route (a reload removed a loaded service) is refused without taking a
+// reference on the previous limiter's shared Redis backend, so the
+// backend closes when the previous limiter does.
+func TestLimiterRefusedKeepsNoReference(t *testing.T) {
+	url, _, prefix := redistest.Shared(t)
+	cfg := DevConfig(0)
+	cfg.Redis.URL = url
+	cfg.Limits = LimitsConfig{Plans: map[string]LimitConfig{"default": plan(5, time.Minute)}, DefaultPlan: "default",
+		Redis:  LimitsRedisConfig{Prefix: prefix, Timeout: time.Second},
+		Groups: []LimitGroupConfig{{Name: "things", Routes: []string{"GET /v1/things"}, Limit: plan(1, 0)}}}
+	things := []*route.Route{{Method: "GET", Pattern: "/v1/things", RPC: "/odd.v1.OddService/ListThings"}}
+	l1, err := newLimiter(cfg, things, slog.New(slog.DiscardHandler), nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newLimiter(cfg, nil, slog.New(slog.DiscardHandler), nil, l1, nil); err == nil {
+		t.Fatal("newLimiter with a group selecting no route = nil error")
+	}
+	if err := l1.close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l1.redis.Ping(context.Background()).Err(); !errors.Is(err, redis.ErrClosed) {
+		t.Errorf("after the only limiter closed, its Redis client answers %v, want %v", err, redis.ErrClosed)
 	}
 }
