@@ -65,7 +65,7 @@ const StatusClientClosedRequest = 499
 // entry is what portico.type.v1.Reason says of one problem code.
 type entry struct {
 	// httpStatus is the http_status option: the status when it is not the
-	// status table's for code, and always for the edge's own codes.
+	// status table's for code, and the status of a code without one.
 	httpStatus int
 	// title is the title option: set on the edge's own codes only.
 	title string
@@ -73,7 +73,7 @@ type entry struct {
 	// retry: the text of its page (Pages).
 	doc string
 	// code is the grpc_code option: the gRPC code a service sends the
-	// reason with; Unknown for the edge's own codes, which have none.
+	// reason with; Unknown for a code no service sends (INVALID_JSON).
 	code codes.Code
 }
 
