@@ -28,10 +28,12 @@
 // sets an absolute base instead (Problem.Rebase).
 //
 // Codes lists every code a problem can carry; Pages gives each the text of
-// its page: the catalogue's doc for the edge's own codes (codes.go), the
-// doc option of the portico.type.v1.Reason value for the services'
-// reasons. Each text says whether to retry; the tests fail for a code
-// without one, or with two.
+// its page. Both are read from the proto enum portico.type.v1.Reason, the
+// one list of reasons (proto/portico/type/v1/reason.proto): a value with a
+// doc option is a code and the doc is its page's text; a value with a
+// title option is one of the edge's own codes (the catalogue, codes.go),
+// with that title and the status of its http_status option. Each text says
+// whether to retry; the tests fail for a code without one.
 //
 // # The status table
 //
@@ -61,10 +63,9 @@
 //	INTERNAL, UNKNOWN, DATA_LOSS, anything else                    500   INTERNAL, generic detail
 //
 // "Reason" is the google.rpc.ErrorInfo reason when it is one of Codes (a
-// portico.type.v1.Reason or a code of the edge's catalogue); any other
-// reason (a newer service's, an injected fault's FAULT_INJECTED) leaves the
-// row's code, so every problem's code is in Codes and its type URI has a
-// page. The
+// portico.type.v1.Reason with a doc); any other reason (a newer service's,
+// an injected fault's FAULT_INJECTED) leaves the row's code, so every
+// problem's code is in Codes and its type URI has a page. The
 // services' reasons, and the HTTP status of the FAILED_PRECONDITION ones
 // that are not 409 (http_status), are defined once in the proto enum
 // portico.type.v1.Reason; docs/errors.md's table of reasons is generated

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc/codes"
+
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -51,7 +53,8 @@ func reasonComments(t *testing.T) map[string]string {
 	return out
 }
 
-// reasonsTable renders docs/errors.md's table of reasons from the enum.
+// reasonsTable renders docs/errors.md's table of reasons from the enum:
+// the values a service sends, those with a grpc_code.
 func reasonsTable(t *testing.T) string {
 	docs := reasonComments(t)
 	var b strings.Builder
@@ -59,8 +62,12 @@ func reasonsTable(t *testing.T) string {
 	values := typev1.Reason(0).Descriptor().Values()
 	for i := 1; i < values.Len(); i++ {
 		r := typev1.Reason(values.Get(i).Number())
-		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", rpcerr.ReasonName(r), rpcerr.CodeName(rpcerr.ReasonCode(r)),
-			reasonStatus(r), docs[r.String()])
+		c := rpcerr.ReasonCode(r)
+		if c == codes.Unknown {
+			continue
+		}
+		name := rpcerr.ReasonName(r)
+		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", name, rpcerr.CodeName(c), catalogue[name].status(), docs[r.String()])
 	}
 	return b.String()
 }
@@ -142,27 +149,31 @@ func TestDocErrorTable(t *testing.T) {
 
 func known(w string) bool { _, ok := codeStatus(w); return ok }
 
-// codeStatus is the HTTP status of a problem code: a catalogue code or a
-// reason.
+// codeStatus is the HTTP status of a problem code.
 func codeStatus(w string) (int, bool) {
-	if e, ok := catalogue[w]; ok {
-		return e.status, true
-	}
-	if r, ok := rpcerr.ParseReason(w); ok {
-		return reasonStatus(r), true
-	}
-	return 0, false
+	e, ok := catalogue[w]
+	return e.status(), ok
 }
 
-// TestReasonsAgreeWithCatalogue: a word that is both an edge code and a
-// service reason (PERMISSION_DENIED, IDEMPOTENCY_KEY_MISSING) is answered
-// with one status whoever raised it.
-func TestReasonsAgreeWithCatalogue(t *testing.T) {
+// TestReasonRoles: the options of every portico.type.v1.Reason value say
+// what it is, consistently: a reason a service sends (grpc_code) and an
+// edge's own code (title) are problem codes (doc), and a problem code has
+// a status, from http_status or from its grpc_code's row of the table.
+func TestReasonRoles(t *testing.T) {
 	values := typev1.Reason(0).Descriptor().Values()
 	for i := 1; i < values.Len(); i++ {
 		r := typev1.Reason(values.Get(i).Number())
-		if e, ok := catalogue[rpcerr.ReasonName(r)]; ok && e.status != reasonStatus(r) {
-			t.Errorf("%s: edge code answered %d, reason answered %d", rpcerr.ReasonName(r), e.status, reasonStatus(r))
+		sent, edge := rpcerr.ReasonCode(r) != codes.Unknown, rpcerr.ReasonTitle(r) != ""
+		doc, status := rpcerr.ReasonDoc(r) != "", rpcerr.ReasonHTTPStatus(r) != 0
+		switch {
+		case (sent || edge) && !doc:
+			t.Errorf("%v: sent %v, edge code %v, but no doc: every such value is a problem code", r, sent, edge)
+		case doc && !sent && !status:
+			t.Errorf("%v: a problem code without grpc_code needs an http_status", r)
+		case doc && !sent && !edge:
+			t.Errorf("%v: a problem code no service sends is the edge's own: it needs a title", r)
+		case !doc && status:
+			t.Errorf("%v: http_status on a value that is no problem code", r)
 		}
 	}
 }

@@ -1,11 +1,6 @@
 package problem
 
-import (
-	"net/http"
-
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
-	"github.com/portico-gateway/portico/internal/rpcerr"
-)
+import "net/http"
 
 // Page is what the page of one problem type (its type URI) tells a client.
 type Page struct {
@@ -14,8 +9,7 @@ type Page struct {
 	Title  string // the title of problems with this code
 	Status int    // the HTTP status of problems with this code
 	// Doc says what the code means, what to do and whether to retry: the
-	// catalogue's text for the edge's codes, the Reason's doc option for
-	// the services' reasons.
+	// doc option of its portico.type.v1.Reason value.
 	Doc string
 	// RetryAfter is true when problems with this code carry Retry-After
 	// (every 429, and every 503 but MESSAGE_TOO_LARGE).
@@ -33,23 +27,10 @@ func Pages() []Page {
 }
 
 func pageOf(code string) Page {
-	p := Page{Code: code, Slug: Slug(code)}
-	if e, ok := catalogue[code]; ok {
-		p.Title, p.Status, p.Doc = e.title, e.status, e.doc
-	} else if r, ok := rpcerr.ParseReason(code); ok {
-		p.Status, p.Doc = reasonStatus(r), rpcerr.ReasonDoc(r)
-		p.Title = title(&Problem{Code: code, Status: p.Status}, table[rpcerr.ReasonCode(r)])
-	}
+	e := catalogue[code]
+	p := Page{Code: code, Slug: Slug(code), Status: e.status(), Doc: e.doc}
+	p.Title = title(&Problem{Code: code, Status: p.Status}, table[e.code])
 	p.RetryAfter = p.Status == http.StatusTooManyRequests ||
 		p.Status == http.StatusServiceUnavailable && code != CodeMessageTooLarge
 	return p
-}
-
-// reasonStatus is the HTTP status the edge answers for reason r: its
-// http_status option, else the status table's for its gRPC code.
-func reasonStatus(r typev1.Reason) int {
-	if s := rpcerr.ReasonHTTPStatus(r); s != 0 {
-		return s
-	}
-	return table[rpcerr.ReasonCode(r)].status
 }

@@ -3,9 +3,6 @@ package problem
 import (
 	"strings"
 	"testing"
-
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
-	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // TestPages: every code has a page with a title, a status, and a text that
@@ -35,26 +32,6 @@ func TestPages(t *testing.T) {
 				t.Errorf("TypeURI(%s) = %s, want %s%s", p.Code, TypeURI(p.Code), TypeBase, p.Slug)
 			}
 		})
-	}
-}
-
-// TestPageTextHasOneSource: a reason's doc option is set exactly when the
-// edge's catalogue has no text for the same code, so no text is written
-// twice and none is missing.
-func TestPageTextHasOneSource(t *testing.T) {
-	values := typev1.Reason(0).Descriptor().Values()
-	for i := 1; i < values.Len(); i++ {
-		r := typev1.Reason(values.Get(i).Number())
-		name := rpcerr.ReasonName(r)
-		_, inCatalogue := catalogue[name]
-		if hasDoc := rpcerr.ReasonDoc(r) != ""; hasDoc == inCatalogue {
-			t.Errorf("%s: doc option set %v, catalogue entry %v; want exactly one", r, hasDoc, inCatalogue)
-		}
-	}
-	for code, e := range catalogue {
-		if e.doc == "" {
-			t.Errorf("catalogue %s has no doc", code)
-		}
 	}
 }
 

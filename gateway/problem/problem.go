@@ -53,14 +53,14 @@ type Problem struct {
 	Challenge string `json:"-"`
 }
 
-// New returns the problem for one of the codes in this package's catalogue
-// (edge-raised problems), with detail. An unknown code becomes a 500.
+// New returns the problem for one of the edge's own codes (those with a
+// title), with detail. Any other code becomes a 500.
 func New(code, detail string) *Problem {
-	e, ok := catalogue[code]
-	if !ok {
+	e := catalogue[code]
+	if e.title == "" {
 		e = catalogue[CodeInternal]
 	}
-	return build(code, e.status, e.title, detail)
+	return build(code, e.status(), e.title, detail)
 }
 
 func build(code string, status int, title, detail string) *Problem {

@@ -9,8 +9,6 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Facts are what the edge observed about a failed upstream call besides
@@ -84,8 +82,8 @@ func FromStatus(st *status.Status, f Facts) *Problem {
 // reason it is the row's title, or the HTTP status text when the reason
 // moved the status away from the row's.
 func title(p *Problem, r row) string {
-	if e, ok := catalogue[p.Code]; ok {
-		return e.title
+	if t := catalogue[p.Code].title; t != "" {
+		return t
 	}
 	if p.Status != r.status {
 		return http.StatusText(p.Status)
@@ -113,15 +111,13 @@ func fieldViolations(p *Problem, d details, f Facts) {
 
 func challenge(p *Problem, _ details, _ Facts) { p.Challenge = `Bearer realm="portico"` }
 
-// failedPrecondition refines FAILED_PRECONDITION by reason: a reason whose
-// portico.type.v1.Reason value has an http_status (PAYMENT_DECLINED: 422)
-// gets it; any other is 409 Conflict, the resource's current state forbids
-// the call (INSUFFICIENT_STOCK).
+// failedPrecondition refines FAILED_PRECONDITION by reason: a reason sent
+// with this code whose portico.type.v1.Reason value has an http_status
+// (PAYMENT_DECLINED: 422) gets it; any other is 409 Conflict, the
+// resource's current state forbids the call (INSUFFICIENT_STOCK).
 func failedPrecondition(p *Problem, d details, _ Facts) {
-	if r, ok := rpcerr.ParseReason(d.reason); ok {
-		if s := rpcerr.ReasonHTTPStatus(r); s != 0 {
-			p.Status = s
-		}
+	if e := catalogue[d.reason]; e.code == codes.FailedPrecondition && e.httpStatus != 0 {
+		p.Status = e.httpStatus
 	}
 }
 
@@ -250,13 +246,4 @@ func detailsOf(st *status.Status) details {
 		}
 	}
 	return d
-}
-
-// isCode reports whether s is one of Codes.
-func isCode(s string) bool {
-	if _, ok := catalogue[s]; ok {
-		return true
-	}
-	_, ok := rpcerr.ParseReason(s)
-	return ok
 }

@@ -1,7 +1,8 @@
 // Package reason is the error vocabulary of the interceptors: the
 // google.rpc.ErrorInfo domain and reasons they put on the errors they make,
 // so the edge and the other interceptors branch on a reason, never on a
-// message.
+// message. The reasons are values of portico.type.v1.Reason, the one list
+// of Portico's reasons and problem codes.
 //
 // A reason says who decided the outcome. The local fast-fails
 // (DEADLINE_BUDGET_EXHAUSTED, CIRCUIT_OPEN, OVERLOADED) are made up by the

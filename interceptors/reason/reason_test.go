@@ -58,3 +58,13 @@ func TestDeliberate(t *testing.T) {
 		})
 	}
 }
+
+// TestReasonsAreEnumValues: every reason the interceptors send is a
+// portico.type.v1.Reason, the one list of reasons.
+func TestReasonsAreEnumValues(t *testing.T) {
+	for _, r := range []string{reason.BudgetExhausted, reason.UpstreamTimeout, reason.CircuitOpen, reason.Overloaded, reason.FaultInjected} {
+		if _, ok := rpcerr.ParseReason(r); !ok || r == "" {
+			t.Errorf("reason %q is not a portico.type.v1.Reason", r)
+		}
+	}
+}

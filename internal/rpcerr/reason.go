@@ -30,7 +30,8 @@ func ParseReason(s string) (typev1.Reason, bool) {
 }
 
 // ReasonCode returns the gRPC code r is sent with, its grpc_code option;
-// Unknown for a value without one (the enum's tests rule that out).
+// Unknown for a value without one (the edge's own codes, the interceptors'
+// and the decline reasons, which no service sends with a fixed code).
 func ReasonCode(r typev1.Reason) codes.Code {
 	name, _ := proto.GetExtension(reasonOptions(r), typev1.E_GrpcCode).(string)
 	c, ok := CodeByName(name)
@@ -41,17 +42,25 @@ func ReasonCode(r typev1.Reason) codes.Code {
 }
 
 // ReasonHTTPStatus returns r's http_status option: the REST edge's status
-// for r when it is not the usual one of r's code, or 0.
+// for r when it is not the usual one of r's code, the status of an edge
+// code without one, or 0.
 func ReasonHTTPStatus(r typev1.Reason) int {
 	s, _ := proto.GetExtension(reasonOptions(r), typev1.E_HttpStatus).(int32)
 	return int(s)
 }
 
 // ReasonDoc returns r's doc option: what r means to a client, what to do
-// and whether to retry; "" for a Reason whose text the edge's own catalogue
-// holds.
+// and whether to retry; "" for a Reason that is not a problem code.
 func ReasonDoc(r typev1.Reason) string {
 	s, _ := proto.GetExtension(reasonOptions(r), typev1.E_Doc).(string)
+	return s
+}
+
+// ReasonTitle returns r's title option: the title of the edge's own
+// problems with code r; "" for a Reason that is not one of the edge's own
+// codes.
+func ReasonTitle(r typev1.Reason) string {
+	s, _ := proto.GetExtension(reasonOptions(r), typev1.E_Title).(string)
 	return s
 }
 

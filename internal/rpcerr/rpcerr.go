@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -104,29 +105,21 @@ func withDetails(st *status.Status, details ...protoadapt.MessageV1) error {
 	return st.Err()
 }
 
-// codeNames are the canonical names of the codes (google/rpc/code.proto),
-// indexed by code. codes.Code.String gives Go's CamelCase instead.
-var codeNames = [...]string{
-	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-	"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-	"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-}
-
 // CodeName returns c's canonical UPPER_SNAKE name (google/rpc/code.proto),
-// or "CODE_<n>" for a code outside the standard seventeen.
+// or "CODE_<n>" for a code outside the standard seventeen. codes.Code.String
+// gives Go's CamelCase instead.
 func CodeName(c codes.Code) string {
-	if int(c) < len(codeNames) {
-		return codeNames[c]
+	if n, ok := code.Code_name[int32(c)]; ok {
+		return n
 	}
 	return "CODE_" + strconv.Itoa(int(c))
 }
 
 // CodeByName returns the code with canonical name name, in any case.
 func CodeByName(name string) (codes.Code, bool) {
-	for i, n := range codeNames {
-		if strings.EqualFold(n, name) {
-			return codes.Code(i), true
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		if strings.EqualFold(CodeName(c), name) {
+			return c, true
 		}
 	}
 	return 0, false

@@ -24,7 +24,7 @@ var (
 
 // payInsufficientFunds is the payment service's failure_reason of a payment
 // declined for want of funds.
-const payInsufficientFunds = "INSUFFICIENT_FUNDS"
+var payInsufficientFunds = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_FUNDS)
 
 // Saga steps, as logged and as ErrorInfo metadata "step".
 const (

@@ -70,7 +70,7 @@ var (
 
 // failureInsufficientFunds is the payment service's decline reason for
 // pm_card_insufficient_funds, kept as the order's failure_reason.
-const failureInsufficientFunds = "INSUFFICIENT_FUNDS"
+var failureInsufficientFunds = payInsufficientFunds
 
 // ErrorInfo metadata keys.
 const (
@@ -153,7 +153,7 @@ func failureErr(r *Record) error {
 			r.FailureInfo[MetaStep]+" was refused ("+why+"); order "+id+" failed", md...)
 	default:
 		// RESERVATION_EXPIRED, or a reason stored by another version.
-		if r, ok := rpcerr.ParseReason(reason); ok {
+		if r, ok := rpcerr.ParseReason(reason); ok && rpcerr.ReasonCode(r) != codes.Unknown {
 			return rpcerr.Fail(Domain, r, "order "+id+" failed: "+reason, md...)
 		}
 		return rpcerr.New(codes.FailedPrecondition, Domain, reason, "order "+id+" failed: "+reason, md...)

@@ -84,8 +84,8 @@ func TestCreatePaymentMethods(t *testing.T) {
 		wantReason string
 	}{
 		{MethodCardOK, paymentv1.Payment_STATUS_CAPTURED, ""},
-		{MethodCardDeclined, paymentv1.Payment_STATUS_DECLINED, FailureCardDeclined},
-		{MethodCardInsufficientFunds, paymentv1.Payment_STATUS_DECLINED, FailureInsufficientFunds},
+		{MethodCardDeclined, paymentv1.Payment_STATUS_DECLINED, failureCardDeclined},
+		{MethodCardInsufficientFunds, paymentv1.Payment_STATUS_DECLINED, failureInsufficientFunds},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {

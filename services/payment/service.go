@@ -7,7 +7,9 @@ import (
 	"log/slog"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/pagetoken"
+	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Test payment methods; see the package doc for their results.
@@ -17,10 +19,11 @@ const (
 	MethodCardInsufficientFunds = "pm_card_insufficient_funds"
 )
 
-// Failure reasons of a DECLINED payment.
-const (
-	FailureCardDeclined      = "CARD_DECLINED"
-	FailureInsufficientFunds = "INSUFFICIENT_FUNDS"
+// Failure reasons of a DECLINED payment, read from portico.type.v1.Reason
+// (which alone spells them); callers name the enum value.
+var (
+	failureCardDeclined      = rpcerr.ReasonName(typev1.Reason_REASON_CARD_DECLINED)
+	failureInsufficientFunds = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_FUNDS)
 )
 
 // outcome is what a test payment method does to every charge.
@@ -31,8 +34,8 @@ type outcome struct {
 
 var methods = map[string]outcome{
 	MethodCardOK:                {StatusCaptured, ""},
-	MethodCardDeclined:          {StatusDeclined, FailureCardDeclined},
-	MethodCardInsufficientFunds: {StatusDeclined, FailureInsufficientFunds},
+	MethodCardDeclined:          {StatusDeclined, failureCardDeclined},
+	MethodCardInsufficientFunds: {StatusDeclined, failureInsufficientFunds},
 }
 
 // Service implements paymentv1.PaymentServiceServer on a Store.

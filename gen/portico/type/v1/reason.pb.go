@@ -22,17 +22,28 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Reason is why a call failed: every business reason a Portico service puts
-// in google.rpc.ErrorInfo.reason, defined once. The reason string is the
-// value's name without the REASON_ prefix (REASON_INSUFFICIENT_STOCK is
-// "INSUFFICIENT_STOCK"); ErrorInfo.domain names the service that sent it
-// ("inventory.portico.dev", "payment.portico.dev", "order.portico.dev").
+// Reason is Portico's one error vocabulary, defined once: every reason a
+// service, the edge or an interceptor puts in google.rpc.ErrorInfo.reason,
+// every code of the edge's RFC 9457 problems, and a declined payment's
+// failure_reason. The string is the value's name without the REASON_ prefix
+// (REASON_INSUFFICIENT_STOCK is "INSUFFICIENT_STOCK"); Go code reads it with
+// rpcerr.ReasonName and never spells it. ErrorInfo.domain names the sender
+// ("inventory.portico.dev", "payment.portico.dev", "order.portico.dev",
+// "interceptors.portico.dev").
 //
-// Each value states the gRPC code it is sent with (grpc_code) and, where the
-// REST edge does not answer that code's usual HTTP status, the status it
-// answers instead (http_status), and what a client should make of it (doc,
-// shown on the edge's /problems pages). The README's table of reasons is
-// generated from this enum.
+// The options say what each value is for:
+//   - grpc_code: a reason a service (or the edge) sends with that gRPC code;
+//     these make the table of reasons in docs/errors.md, generated from this
+//     enum with each value's comment.
+//   - http_status: where the REST edge does not answer the status table's
+//     HTTP status for grpc_code, the status it answers instead; the only
+//     status of a value without grpc_code.
+//   - title: the title of the edge's own problems with this code; set
+//     exactly on the edge's own codes (package gateway/problem's catalogue).
+//   - doc: what a client should make of it, shown on the edge's /problems
+//     page of the code. A value with a doc is a problem code; one without
+//     (an interceptor's DEADLINE_BUDGET_EXHAUSTED, a decline reason) never
+//     becomes one.
 type Reason int32
 
 const (
@@ -109,69 +120,207 @@ const (
 	Reason_REASON_RATE_LIMIT_EXCEEDED Reason = 40
 	// edge: the caller was refused too often and is banned for a while.
 	Reason_REASON_CALLER_BANNED Reason = 41
+	// deadline (DEADLINE_EXCEEDED): too little time was left to start the
+	// call; nothing was sent. Not a problem code: the edge answers
+	// UPSTREAM_TIMEOUT.
+	Reason_REASON_DEADLINE_BUDGET_EXHAUSTED Reason = 50
+	// deadline (DEADLINE_EXCEEDED): the deadline fired while the hop named in
+	// ErrorInfo metadata "hop" had the call. Also the edge's code for every
+	// DEADLINE_EXCEEDED.
+	Reason_REASON_UPSTREAM_TIMEOUT Reason = 51
+	// breaker (UNAVAILABLE): the upstream's circuit breaker is open or its
+	// half-open probes are all taken. Metadata upstream, retryAfterMs.
+	Reason_REASON_CIRCUIT_OPEN Reason = 52
+	// bulkhead (UNAVAILABLE): the upstream's bulkhead is full and its queue
+	// too. Metadata upstream, retryAfterMs.
+	Reason_REASON_OVERLOADED Reason = 53
+	// faults (any code): package faults made this error on purpose. Not a
+	// problem code: the edge answers the code the fault imitates.
+	Reason_REASON_FAULT_INJECTED Reason = 54
+	// payment: pm_card_declined.
+	Reason_REASON_CARD_DECLINED Reason = 60
+	// payment: pm_card_insufficient_funds.
+	Reason_REASON_INSUFFICIENT_FUNDS Reason = 61
+	// The edge's own problem codes: those it raises itself (a malformed
+	// request, a failed credential, a limit) and those the status table
+	// (package gateway/problem) gives a gRPC code without a reason. Never
+	// sent as an ErrorInfo reason, so no grpc_code.
+	Reason_REASON_INVALID_JSON                    Reason = 100
+	Reason_REASON_INVALID_ARGUMENT                Reason = 101
+	Reason_REASON_INVALID_TIMEOUT                 Reason = 102
+	Reason_REASON_IDEMPOTENCY_KEY_INVALID         Reason = 103
+	Reason_REASON_INVALID_CONDITIONAL_HEADER      Reason = 104
+	Reason_REASON_OUT_OF_RANGE                    Reason = 105
+	Reason_REASON_UNAUTHENTICATED                 Reason = 106
+	Reason_REASON_FORBIDDEN                       Reason = 107
+	Reason_REASON_ROUTE_NOT_FOUND                 Reason = 108
+	Reason_REASON_NOT_FOUND                       Reason = 109
+	Reason_REASON_METHOD_NOT_ALLOWED              Reason = 110
+	Reason_REASON_ALREADY_EXISTS                  Reason = 111
+	Reason_REASON_ABORTED                         Reason = 112
+	Reason_REASON_FAILED_PRECONDITION             Reason = 113
+	Reason_REASON_CONTENT_TOO_LARGE               Reason = 114
+	Reason_REASON_UNSUPPORTED_MEDIA_TYPE          Reason = 115
+	Reason_REASON_REQUEST_HEADER_FIELDS_TOO_LARGE Reason = 116
+	Reason_REASON_RESOURCE_EXHAUSTED              Reason = 117
+	Reason_REASON_CLIENT_CLOSED_REQUEST           Reason = 118
+	Reason_REASON_INTERNAL                        Reason = 119
+	Reason_REASON_NOT_IMPLEMENTED                 Reason = 120
+	Reason_REASON_UPSTREAM_UNAVAILABLE            Reason = 121
+	Reason_REASON_SERVICE_UNAVAILABLE             Reason = 122
+	Reason_REASON_MESSAGE_TOO_LARGE               Reason = 123
+	Reason_REASON_TOO_MANY_IN_FLIGHT              Reason = 124
+	Reason_REASON_REQUEST_TIMEOUT                 Reason = 125
+	Reason_REASON_MALFORMED_CREDENTIALS           Reason = 126
+	Reason_REASON_CREDENTIALS_EXPIRED             Reason = 127
+	Reason_REASON_REQUEST_REPLAYED                Reason = 128
+	Reason_REASON_CLOCK_SKEW                      Reason = 129
+	Reason_REASON_NOT_ACCEPTABLE                  Reason = 130
+	Reason_REASON_TOO_MANY_STREAMS                Reason = 131
+	Reason_REASON_STREAM_RECONNECT                Reason = 132
 )
 
 // Enum value maps for Reason.
 var (
 	Reason_name = map[int32]string{
-		0:  "REASON_UNSPECIFIED",
-		1:  "REASON_ITEM_NOT_FOUND",
-		2:  "REASON_ITEM_ALREADY_EXISTS",
-		3:  "REASON_INSUFFICIENT_STOCK",
-		4:  "REASON_RESERVATION_NOT_FOUND",
-		5:  "REASON_RESERVATION_RELEASED",
-		6:  "REASON_RESERVATION_COMMITTED",
-		7:  "REASON_IDEMPOTENCY_KEY_REUSED",
-		8:  "REASON_ADMIN_REQUIRED",
-		9:  "REASON_PAYMENT_NOT_FOUND",
-		10: "REASON_IDEMPOTENCY_KEY_MISSING",
-		11: "REASON_PAYMENT_NOT_CAPTURED",
-		12: "REASON_UNKNOWN_PAYMENT_METHOD",
-		13: "REASON_ORDER_ALREADY_PAID",
-		14: "REASON_UNAUTHENTICATED_CALLER",
-		15: "REASON_ORDER_NOT_FOUND",
-		16: "REASON_ORDER_NOT_CANCELLABLE",
-		17: "REASON_PERMISSION_DENIED",
-		18: "REASON_INVENTORY_UNAVAILABLE",
-		19: "REASON_PAYMENT_UNAVAILABLE",
-		20: "REASON_PAYMENT_DECLINED",
-		21: "REASON_RESERVATION_EXPIRED",
-		22: "REASON_INVALID_TOTAL",
-		23: "REASON_INVALID_PAYMENT_REQUEST",
-		24: "REASON_UPSTREAM_REJECTED",
-		30: "REASON_ETAG_MISMATCH",
-		40: "REASON_RATE_LIMIT_EXCEEDED",
-		41: "REASON_CALLER_BANNED",
+		0:   "REASON_UNSPECIFIED",
+		1:   "REASON_ITEM_NOT_FOUND",
+		2:   "REASON_ITEM_ALREADY_EXISTS",
+		3:   "REASON_INSUFFICIENT_STOCK",
+		4:   "REASON_RESERVATION_NOT_FOUND",
+		5:   "REASON_RESERVATION_RELEASED",
+		6:   "REASON_RESERVATION_COMMITTED",
+		7:   "REASON_IDEMPOTENCY_KEY_REUSED",
+		8:   "REASON_ADMIN_REQUIRED",
+		9:   "REASON_PAYMENT_NOT_FOUND",
+		10:  "REASON_IDEMPOTENCY_KEY_MISSING",
+		11:  "REASON_PAYMENT_NOT_CAPTURED",
+		12:  "REASON_UNKNOWN_PAYMENT_METHOD",
+		13:  "REASON_ORDER_ALREADY_PAID",
+		14:  "REASON_UNAUTHENTICATED_CALLER",
+		15:  "REASON_ORDER_NOT_FOUND",
+		16:  "REASON_ORDER_NOT_CANCELLABLE",
+		17:  "REASON_PERMISSION_DENIED",
+		18:  "REASON_INVENTORY_UNAVAILABLE",
+		19:  "REASON_PAYMENT_UNAVAILABLE",
+		20:  "REASON_PAYMENT_DECLINED",
+		21:  "REASON_RESERVATION_EXPIRED",
+		22:  "REASON_INVALID_TOTAL",
+		23:  "REASON_INVALID_PAYMENT_REQUEST",
+		24:  "REASON_UPSTREAM_REJECTED",
+		30:  "REASON_ETAG_MISMATCH",
+		40:  "REASON_RATE_LIMIT_EXCEEDED",
+		41:  "REASON_CALLER_BANNED",
+		50:  "REASON_DEADLINE_BUDGET_EXHAUSTED",
+		51:  "REASON_UPSTREAM_TIMEOUT",
+		52:  "REASON_CIRCUIT_OPEN",
+		53:  "REASON_OVERLOADED",
+		54:  "REASON_FAULT_INJECTED",
+		60:  "REASON_CARD_DECLINED",
+		61:  "REASON_INSUFFICIENT_FUNDS",
+		100: "REASON_INVALID_JSON",
+		101: "REASON_INVALID_ARGUMENT",
+		102: "REASON_INVALID_TIMEOUT",
+		103: "REASON_IDEMPOTENCY_KEY_INVALID",
+		104: "REASON_INVALID_CONDITIONAL_HEADER",
+		105: "REASON_OUT_OF_RANGE",
+		106: "REASON_UNAUTHENTICATED",
+		107: "REASON_FORBIDDEN",
+		108: "REASON_ROUTE_NOT_FOUND",
+		109: "REASON_NOT_FOUND",
+		110: "REASON_METHOD_NOT_ALLOWED",
+		111: "REASON_ALREADY_EXISTS",
+		112: "REASON_ABORTED",
+		113: "REASON_FAILED_PRECONDITION",
+		114: "REASON_CONTENT_TOO_LARGE",
+		115: "REASON_UNSUPPORTED_MEDIA_TYPE",
+		116: "REASON_REQUEST_HEADER_FIELDS_TOO_LARGE",
+		117: "REASON_RESOURCE_EXHAUSTED",
+		118: "REASON_CLIENT_CLOSED_REQUEST",
+		119: "REASON_INTERNAL",
+		120: "REASON_NOT_IMPLEMENTED",
+		121: "REASON_UPSTREAM_UNAVAILABLE",
+		122: "REASON_SERVICE_UNAVAILABLE",
+		123: "REASON_MESSAGE_TOO_LARGE",
+		124: "REASON_TOO_MANY_IN_FLIGHT",
+		125: "REASON_REQUEST_TIMEOUT",
+		126: "REASON_MALFORMED_CREDENTIALS",
+		127: "REASON_CREDENTIALS_EXPIRED",
+		128: "REASON_REQUEST_REPLAYED",
+		129: "REASON_CLOCK_SKEW",
+		130: "REASON_NOT_ACCEPTABLE",
+		131: "REASON_TOO_MANY_STREAMS",
+		132: "REASON_STREAM_RECONNECT",
 	}
 	Reason_value = map[string]int32{
-		"REASON_UNSPECIFIED":             0,
-		"REASON_ITEM_NOT_FOUND":          1,
-		"REASON_ITEM_ALREADY_EXISTS":     2,
-		"REASON_INSUFFICIENT_STOCK":      3,
-		"REASON_RESERVATION_NOT_FOUND":   4,
-		"REASON_RESERVATION_RELEASED":    5,
-		"REASON_RESERVATION_COMMITTED":   6,
-		"REASON_IDEMPOTENCY_KEY_REUSED":  7,
-		"REASON_ADMIN_REQUIRED":          8,
-		"REASON_PAYMENT_NOT_FOUND":       9,
-		"REASON_IDEMPOTENCY_KEY_MISSING": 10,
-		"REASON_PAYMENT_NOT_CAPTURED":    11,
-		"REASON_UNKNOWN_PAYMENT_METHOD":  12,
-		"REASON_ORDER_ALREADY_PAID":      13,
-		"REASON_UNAUTHENTICATED_CALLER":  14,
-		"REASON_ORDER_NOT_FOUND":         15,
-		"REASON_ORDER_NOT_CANCELLABLE":   16,
-		"REASON_PERMISSION_DENIED":       17,
-		"REASON_INVENTORY_UNAVAILABLE":   18,
-		"REASON_PAYMENT_UNAVAILABLE":     19,
-		"REASON_PAYMENT_DECLINED":        20,
-		"REASON_RESERVATION_EXPIRED":     21,
-		"REASON_INVALID_TOTAL":           22,
-		"REASON_INVALID_PAYMENT_REQUEST": 23,
-		"REASON_UPSTREAM_REJECTED":       24,
-		"REASON_ETAG_MISMATCH":           30,
-		"REASON_RATE_LIMIT_EXCEEDED":     40,
-		"REASON_CALLER_BANNED":           41,
+		"REASON_UNSPECIFIED":                     0,
+		"REASON_ITEM_NOT_FOUND":                  1,
+		"REASON_ITEM_ALREADY_EXISTS":             2,
+		"REASON_INSUFFICIENT_STOCK":              3,
+		"REASON_RESERVATION_NOT_FOUND":           4,
+		"REASON_RESERVATION_RELEASED":            5,
+		"REASON_RESERVATION_COMMITTED":           6,
+		"REASON_IDEMPOTENCY_KEY_REUSED":          7,
+		"REASON_ADMIN_REQUIRED":                  8,
+		"REASON_PAYMENT_NOT_FOUND":               9,
+		"REASON_IDEMPOTENCY_KEY_MISSING":         10,
+		"REASON_PAYMENT_NOT_CAPTURED":            11,
+		"REASON_UNKNOWN_PAYMENT_METHOD":          12,
+		"REASON_ORDER_ALREADY_PAID":              13,
+		"REASON_UNAUTHENTICATED_CALLER":          14,
+		"REASON_ORDER_NOT_FOUND":                 15,
+		"REASON_ORDER_NOT_CANCELLABLE":           16,
+		"REASON_PERMISSION_DENIED":               17,
+		"REASON_INVENTORY_UNAVAILABLE":           18,
+		"REASON_PAYMENT_UNAVAILABLE":             19,
+		"REASON_PAYMENT_DECLINED":                20,
+		"REASON_RESERVATION_EXPIRED":             21,
+		"REASON_INVALID_TOTAL":                   22,
+		"REASON_INVALID_PAYMENT_REQUEST":         23,
+		"REASON_UPSTREAM_REJECTED":               24,
+		"REASON_ETAG_MISMATCH":                   30,
+		"REASON_RATE_LIMIT_EXCEEDED":             40,
+		"REASON_CALLER_BANNED":                   41,
+		"REASON_DEADLINE_BUDGET_EXHAUSTED":       50,
+		"REASON_UPSTREAM_TIMEOUT":                51,
+		"REASON_CIRCUIT_OPEN":                    52,
+		"REASON_OVERLOADED":                      53,
+		"REASON_FAULT_INJECTED":                  54,
+		"REASON_CARD_DECLINED":                   60,
+		"REASON_INSUFFICIENT_FUNDS":              61,
+		"REASON_INVALID_JSON":                    100,
+		"REASON_INVALID_ARGUMENT":                101,
+		"REASON_INVALID_TIMEOUT":                 102,
+		"REASON_IDEMPOTENCY_KEY_INVALID":         103,
+		"REASON_INVALID_CONDITIONAL_HEADER":      104,
+		"REASON_OUT_OF_RANGE":                    105,
+		"REASON_UNAUTHENTICATED":                 106,
+		"REASON_FORBIDDEN":                       107,
+		"REASON_ROUTE_NOT_FOUND":                 108,
+		"REASON_NOT_FOUND":                       109,
+		"REASON_METHOD_NOT_ALLOWED":              110,
+		"REASON_ALREADY_EXISTS":                  111,
+		"REASON_ABORTED":                         112,
+		"REASON_FAILED_PRECONDITION":             113,
+		"REASON_CONTENT_TOO_LARGE":               114,
+		"REASON_UNSUPPORTED_MEDIA_TYPE":          115,
+		"REASON_REQUEST_HEADER_FIELDS_TOO_LARGE": 116,
+		"REASON_RESOURCE_EXHAUSTED":              117,
+		"REASON_CLIENT_CLOSED_REQUEST":           118,
+		"REASON_INTERNAL":                        119,
+		"REASON_NOT_IMPLEMENTED":                 120,
+		"REASON_UPSTREAM_UNAVAILABLE":            121,
+		"REASON_SERVICE_UNAVAILABLE":             122,
+		"REASON_MESSAGE_TOO_LARGE":               123,
+		"REASON_TOO_MANY_IN_FLIGHT":              124,
+		"REASON_REQUEST_TIMEOUT":                 125,
+		"REASON_MALFORMED_CREDENTIALS":           126,
+		"REASON_CREDENTIALS_EXPIRED":             127,
+		"REASON_REQUEST_REPLAYED":                128,
+		"REASON_CLOCK_SKEW":                      129,
+		"REASON_NOT_ACCEPTABLE":                  130,
+		"REASON_TOO_MANY_STREAMS":                131,
+		"REASON_STREAM_RECONNECT":                132,
 	}
 )
 
@@ -227,35 +376,53 @@ var file_portico_type_v1_reason_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,50703,opt,name=doc",
 		Filename:      "portico/type/v1/reason.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         50704,
+		Name:          "portico.type.v1.title",
+		Tag:           "bytes,50704,opt,name=title",
+		Filename:      "portico/type/v1/reason.proto",
+	},
 }
 
 // Extension fields to descriptorpb.EnumValueOptions.
 var (
 	// The gRPC code a Reason is sent with, by its canonical name
-	// (google/rpc/code.proto), e.g. "FAILED_PRECONDITION".
+	// (google/rpc/code.proto), e.g. "FAILED_PRECONDITION". Empty for a value
+	// no service sends with a fixed code (the interceptors' reasons, the
+	// edge's own codes, the decline reasons).
 	//
 	// optional string grpc_code = 50701;
 	E_GrpcCode = &file_portico_type_v1_reason_proto_extTypes[0]
-	// The HTTP status the REST edge answers for a FAILED_PRECONDITION Reason
-	// when it is not 409 Conflict; 0 keeps 409.
+	// The HTTP status the REST edge answers for a Reason when it is not the
+	// status table's for its grpc_code (a FAILED_PRECONDITION Reason that is
+	// not 409 Conflict), and the status of every problem code without a
+	// grpc_code; 0 keeps the table's.
 	//
 	// optional int32 http_status = 50702;
 	E_HttpStatus = &file_portico_type_v1_reason_proto_extTypes[1]
-	// The client's explanation of a Reason, shown on the edge's page of its
-	// problem type (/problems/<reason in kebab case>): what it means, what to
-	// do, and whether to retry. A Reason that is also one of the edge's own
-	// codes (PERMISSION_DENIED, IDEMPOTENCY_KEY_MISSING) leaves it empty:
-	// the edge's catalogue holds that text.
+	// The client's explanation of a problem code, shown on the edge's page of
+	// its problem type (/problems/<code in kebab case>): what it means, what
+	// to do, and whether to retry. Set on every problem code and on nothing
+	// else: a value without one never becomes a problem's code.
 	//
 	// optional string doc = 50703;
 	E_Doc = &file_portico_type_v1_reason_proto_extTypes[2]
+	// The title of the edge's own problems with this code (RFC 9457 section
+	// 3.1.3). Set exactly on the edge's own codes; a service's reason without
+	// one takes its status table row's title, or the HTTP status text when
+	// http_status moved it.
+	//
+	// optional string title = 50704;
+	E_Title = &file_portico_type_v1_reason_proto_extTypes[3]
 )
 
 var File_portico_type_v1_reason_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xe6&\n" +
+	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\x9az\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\xd2\x01\n" +
 	"\x15REASON_ITEM_NOT_FOUND\x10\x01\x1a\xb6\x01\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18\xa4\x01No inventory item has the SKU (in the path, or in an order line: the order is then stored FAILED). Check the SKU against GET /api/inventory. Do not retry unchanged.\x12\xb8\x01\n" +
@@ -266,16 +433,16 @@ const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\x1cREASON_RESERVATION_COMMITTED\x10\x06\x1ar\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18WThe reservation was committed (the stock is sold) and cannot be released. Do not retry.\x12\x85\x02\n" +
 	"\x1dREASON_IDEMPOTENCY_KEY_REUSED\x10\a\x1a\xe1\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xc0\x01The Idempotency-Key was used before for a different request. Send a new key with a new request; resend the same body with the same key only to replay the first outcome. Do not retry unchanged.\x12\xcf\x01\n" +
 	"\x15REASON_ADMIN_REQUIRED\x10\b\x1a\xb3\x01\xea\xe0\x18\x11PERMISSION_DENIED\xfa\xe0\x18\x99\x01Only an admin may change the inventory, or reserve stock and charge or refund payments by hand. Use an admin token. Retrying with this token fails again.\x12k\n" +
-	"\x18REASON_PAYMENT_NOT_FOUND\x10\t\x1aM\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18<No payment has the id. Check the id. Do not retry unchanged.\x128\n" +
+	"\x18REASON_PAYMENT_NOT_FOUND\x10\t\x1aM\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18<No payment has the id. Check the id. Do not retry unchanged.\x12\xc5\x02\n" +
 	"\x1eREASON_IDEMPOTENCY_KEY_MISSING\x10\n" +
-	"\x1a\x14\xea\xe0\x18\x10INVALID_ARGUMENT\x12\x97\x01\n" +
+	"\x1a\xa0\x02\xea\xe0\x18\x10INVALID_ARGUMENT\xfa\xe0\x18\xe4\x01This operation creates something and needs an Idempotency-Key header, so that a repeated request is not carried out twice. Send a new unique key (a UUID) with each new request, and retry a request with the same key it first had.\x82\xe1\x18\x1fIdempotency-Key header required\x12\x97\x01\n" +
 	"\x1bREASON_PAYMENT_NOT_CAPTURED\x10\v\x1av\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18[Only a captured payment can be refunded. Read the payment's status. Do not retry unchanged.\x12\xa8\x01\n" +
 	"\x1dREASON_UNKNOWN_PAYMENT_METHOD\x10\f\x1a\x84\x01\xea\xe0\x18\x10INVALID_ARGUMENT\xfa\xe0\x18lThe payment method is not one the payment service knows. Use another payment method. Do not retry unchanged.\x12\xa2\x01\n" +
 	"\x19REASON_ORDER_ALREADY_PAID\x10\r\x1a\x82\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18gThe order has a captured payment already; nothing was charged. Read the order's payments. Do not retry.\x12\xb2\x02\n" +
 	"\x1dREASON_UNAUTHENTICATED_CALLER\x10\x0e\x1a\x8e\x02\xea\xe0\x18\x0fUNAUTHENTICATED\xfa\xe0\x18\xf6\x01A service behind the edge received the call without an identity it could verify. Through the edge, send a valid credential; calling a service directly, send an identity assertion (portico identity, interceptors.WithIdentity). Retry only with one.\x12\x84\x01\n" +
 	"\x16REASON_ORDER_NOT_FOUND\x10\x0f\x1ah\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18WNo order has the id, or it is another customer's. Check the id. Do not retry unchanged.\x12\xe1\x01\n" +
-	"\x1cREASON_ORDER_NOT_CANCELLABLE\x10\x10\x1a\xbe\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xa2\x01The order cannot be cancelled in its status: a FAILED order never, a PENDING one not yet. Read the order; if it is PENDING, retry the cancel once it is CONFIRMED.\x123\n" +
-	"\x18REASON_PERMISSION_DENIED\x10\x11\x1a\x15\xea\xe0\x18\x11PERMISSION_DENIED\x12\xe4\x01\n" +
+	"\x1cREASON_ORDER_NOT_CANCELLABLE\x10\x10\x1a\xbe\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xa2\x01The order cannot be cancelled in its status: a FAILED order never, a PENDING one not yet. Read the order; if it is PENDING, retry the cancel once it is CONFIRMED.\x12\xfe\x01\n" +
+	"\x18REASON_PERMISSION_DENIED\x10\x11\x1a\xdf\x01\xea\xe0\x18\x11PERMISSION_DENIED\xfa\xe0\x18\xb0\x01The caller may not do this to this resource (a customer acting on another's order, a role without the right). Use credentials that may. Retrying with the same ones fails again.\x82\xe1\x18\x11Permission denied\x12\xe4\x01\n" +
 	"\x1cREASON_INVENTORY_UNAVAILABLE\x10\x12\x1a\xc1\x01\xea\xe0\x18\vUNAVAILABLE\xfa\xe0\x18\xad\x01The order service is up but the inventory service behind it did not answer; nothing changed. Retry after the Retry-After seconds, with the same Idempotency-Key for a create.\x12\xe3\x01\n" +
 	"\x1aREASON_PAYMENT_UNAVAILABLE\x10\x13\x1a\xc2\x01\xea\xe0\x18\vUNAVAILABLE\xfa\xe0\x18\xae\x01The order service is up but the payment service behind it did not answer. Retry after the Retry-After seconds with the same Idempotency-Key, so the order is not placed twice.\x12\xec\x01\n" +
 	"\x17REASON_PAYMENT_DECLINED\x10\x14\x1a\xce\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xad\x01The payment was declined; the order is stored FAILED. Place a new order (a new Idempotency-Key) with another payment method. Retrying the same request gives the same answer.\x12\xc1\x01\n" +
@@ -283,13 +450,55 @@ const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\x14REASON_INVALID_TOTAL\x10\x16\x1a\xc7\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\xa6\x01The order's lines give no chargeable total (mixed currencies, an unpriced item, zero, an overflow, above the payment limit). Change the lines. Do not retry unchanged.\x12\xd0\x01\n" +
 	"\x1eREASON_INVALID_PAYMENT_REQUEST\x10\x17\x1a\xab\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\xa6\x03\xfa\xe0\x18\x8a\x01The payment service refused the charge as invalid (for example an unknown payment method). Fix the payment method. Do not retry unchanged.\x12\xe7\x01\n" +
 	"\x18REASON_UPSTREAM_REJECTED\x10\x18\x1a\xc8\x01\xea\xe0\x18\x13FAILED_PRECONDITION\xfa\xe0\x18\xac\x01A service behind the order service refused a step with an error the order has no rule for; the detail names it. Do not retry unchanged; quote the traceId when reporting it.\x12\xbd\x02\n" +
-	"\x14REASON_ETAG_MISMATCH\x10\x1e\x1a\xa2\x02\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\x9c\x03\xfa\xe0\x18\x81\x02The resource changed since the entity tag in If-Match (or the request's etag) was read, or the tag is weak (W/...), which If-Match never accepts; nothing was changed. GET the resource again, check that the change still applies, then retry with the new ETag.\x126\n" +
-	"\x1aREASON_RATE_LIMIT_EXCEEDED\x10(\x1a\x16\xea\xe0\x18\x12RESOURCE_EXHAUSTED\x120\n" +
-	"\x14REASON_CALLER_BANNED\x10)\x1a\x16\xea\xe0\x18\x12RESOURCE_EXHAUSTED:@\n" +
+	"\x14REASON_ETAG_MISMATCH\x10\x1e\x1a\xa2\x02\xea\xe0\x18\x13FAILED_PRECONDITION\xf0\xe0\x18\x9c\x03\xfa\xe0\x18\x81\x02The resource changed since the entity tag in If-Match (or the request's etag) was read, or the tag is weak (W/...), which If-Match never accepts; nothing was changed. GET the resource again, check that the change still applies, then retry with the new ETag.\x12\x8f\x03\n" +
+	"\x1aREASON_RATE_LIMIT_EXCEEDED\x10(\x1a\xee\x02\xea\xe0\x18\x12RESOURCE_EXHAUSTED\xfa\xe0\x18\xbc\x02The gateway's rate limit for this caller, this group of operations or the whole gateway is used up for now (layer names which; RateLimit and X-RateLimit-* say what is left); the request did not reach any service. Wait the seconds in Retry-After, then retry; retrying sooner is refused again and counts towards a ban.\x82\xe1\x18\x13Rate limit exceeded\x12\xad\x02\n" +
+	"\x14REASON_CALLER_BANNED\x10)\x1a\x92\x02\xea\xe0\x18\x12RESOURCE_EXHAUSTED\xfa\xe0\x18\xda\x01The caller's requests were refused by rate limits so often that the gateway refuses all of them for a while; nothing reached any service. Stop, fix the client's request rate, and retry after the seconds in Retry-After.\x82\xe1\x18\x19Caller temporarily banned\x12$\n" +
+	" REASON_DEADLINE_BUDGET_EXHAUSTED\x102\x12\xb9\x02\n" +
+	"\x17REASON_UPSTREAM_TIMEOUT\x103\x1a\x9b\x02\xf0\xe0\x18\xf8\x03\xfa\xe0\x18\xfb\x01A service did not answer in time (hop names it); the outcome is unknown. A read may be retried, with a longer Grpc-Timeout if you sent one; retry a create with the same Idempotency-Key, which returns its first outcome instead of carrying it out twice.\x82\xe1\x18\x12Upstream timed out\x12\xfd\x01\n" +
+	"\x13REASON_CIRCUIT_OPEN\x104\x1a\xe3\x01\xf0\xe0\x18\xf7\x03\xfa\xe0\x18\xb8\x01The gateway has paused calls to the service (upstream names it) after repeated failures, and did not call it. Retry after the seconds in Retry-After, when a trial call may resume them.\x82\xe1\x18\x1dUpstream temporarily disabled\x12\xa2\x02\n" +
+	"\x11REASON_OVERLOADED\x105\x1a\x8a\x02\xf0\xe0\x18\xf7\x03\xfa\xe0\x18\xf2\x01A limit of concurrent requests is reached: the gateway's own, a route group's, or its limit of calls to the service that upstream names; the request was not carried out. Retry after the seconds in Retry-After, backing off if it happens again.\x82\xe1\x18\n" +
+	"Overloaded\x12\x19\n" +
+	"\x15REASON_FAULT_INJECTED\x106\x12\x18\n" +
+	"\x14REASON_CARD_DECLINED\x10<\x12\x1d\n" +
+	"\x19REASON_INSUFFICIENT_FUNDS\x10=\x12\x97\x01\n" +
+	"\x13REASON_INVALID_JSON\x10d\x1a~\xf0\xe0\x18\x90\x03\xfa\xe0\x18^The body is not well-formed JSON; the detail says where. Fix the body. Do not retry unchanged.\x82\xe1\x18\x13Malformed JSON body\x12\xc7\x02\n" +
+	"\x17REASON_INVALID_ARGUMENT\x10e\x1a\xa9\x02\xf0\xe0\x18\x90\x03\xfa\xe0\x18\x8b\x02A field or parameter is wrong (an unknown field, a wrong type, a value out of range, a broken rule of the operation): errors lists each field (its JSON name and pointer) and what is wrong with it. Correct those fields. Retrying the same request gives the same answer.\x82\xe1\x18\x10Invalid argument\x12\xda\x01\n" +
+	"\x16REASON_INVALID_TIMEOUT\x10f\x1a\xbd\x01\xf0\xe0\x18\x90\x03\xfa\xe0\x18\x94\x01The Grpc-Timeout header is malformed: 1 to 8 digits, not all zero, then a unit (H, M, S, m, u or n). Fix or drop the header. Do not retry unchanged.\x82\xe1\x18\x1bInvalid Grpc-Timeout header\x12\x8a\x02\n" +
+	"\x1eREASON_IDEMPOTENCY_KEY_INVALID\x10g\x1a\xe5\x01\xf0\xe0\x18\x90\x03\xfa\xe0\x18\xb9\x01The Idempotency-Key header is sent more than once, or is not 1 to a limited number of printable ASCII characters; the detail gives the limit. Send one valid key. Do not retry unchanged.\x82\xe1\x18\x1eInvalid Idempotency-Key header\x12\xf1\x03\n" +
+	"!REASON_INVALID_CONDITIONAL_HEADER\x10h\x1a\xc9\x03\xf0\xe0\x18\x90\x03\xfa\xe0\x18\x99\x03If-Match or If-None-Match (the detail names which) is malformed, too long or lists too many entity tags, or is sent where the operation cannot honour it: If-None-Match on anything but a GET, If-Match on a change whose resource has no etag, or several entity tags in If-Match on a change. Send \"*\" or entity tags exactly as an ETag header gave them (\"...\" or W/\"...\"), one for a change. Do not retry unchanged.\x82\xe1\x18\"Invalid conditional request header\x12\xb4\x01\n" +
+	"\x13REASON_OUT_OF_RANGE\x10i\x1a\x9a\x01\xf0\xe0\x18\x90\x03\xfa\xe0\x18\x80\x01A value is outside the range the operation accepts (a page size, a page token past the end). Correct it. Do not retry unchanged.\x82\xe1\x18\fOut of range\x12\x9c\x03\n" +
+	"\x16REASON_UNAUTHENTICATED\x10j\x1a\xff\x02\xf0\xe0\x18\x91\x03\xfa\xe0\x18\xda\x02The request carries no valid credential: no token, an unknown API key, a JWT that does not verify (signature, issuer, audience, not yet valid, unknown key id, too long), or a signature that does not match. Send Authorization: Bearer <API key or JWT>, or sign the request (X-App-Id, X-Timestamp, X-Nonce, X-Signature); retry only with a valid one.\x82\xe1\x18\x17Authentication required\x12\xa4\x02\n" +
+	"\x10REASON_FORBIDDEN\x10k\x1a\x8d\x02\xf0\xe0\x18\x93\x03\xfa\xe0\x18\xf6\x01The credential is valid but none of its roles may use this operation (a read-only token writing, or an operation the policy grants to nobody). Use a credential with a role the operation's description names. Retrying with the same one fails again.\x82\xe1\x18\tForbidden\x12\x9e\x01\n" +
+	"\x16REASON_ROUTE_NOT_FOUND\x10l\x1a\x81\x01\xf0\xe0\x18\x94\x03\xfa\xe0\x18gNo operation matches the method's path; /openapi.json lists the operations. Fix the path. Do not retry.\x82\xe1\x18\rNo such route\x12\x98\x01\n" +
+	"\x10REASON_NOT_FOUND\x10m\x1a\x81\x01\xf0\xe0\x18\x94\x03\xfa\xe0\x18kThe resource does not exist, or is not visible to the caller. Check the identifier. Do not retry unchanged.\x82\xe1\x18\tNot found\x12\xbe\x01\n" +
+	"\x19REASON_METHOD_NOT_ALLOWED\x10n\x1a\x9e\x01\xf0\xe0\x18\x95\x03\xfa\xe0\x18\x7fThe path exists but not with this method; the Allow header lists the methods it takes. Use one of them. Do not retry unchanged.\x82\xe1\x18\x12Method not allowed\x12\xa7\x01\n" +
+	"\x15REASON_ALREADY_EXISTS\x10o\x1a\x8b\x01\xf0\xe0\x18\x99\x03\xfa\xe0\x18pA resource with this identity exists already. Read or change it instead. Retrying the create fails the same way.\x82\xe1\x18\x0eAlready exists\x12\xc8\x01\n" +
+	"\x0eREASON_ABORTED\x10p\x1a\xb3\x01\xf0\xe0\x18\x99\x03\xfa\xe0\x18\x87\x01The call lost a race with a concurrent change to the same resource. Read the resource again, then retry the change if it still applies.\x82\xe1\x18\x1eAborted by a concurrent change\x12\xec\x01\n" +
+	"\x1aREASON_FAILED_PRECONDITION\x10q\x1a\xcb\x01\xf0\xe0\x18\x99\x03\xfa\xe0\x18\x9d\x01The resource's current state forbids the operation. Read it and decide whether the operation still applies. Retrying unchanged fails until the state changes.\x82\xe1\x18 Conflicts with the current state\x12\xd3\x01\n" +
+	"\x18REASON_CONTENT_TOO_LARGE\x10r\x1a\xb4\x01\xf0\xe0\x18\x9d\x03\xfa\xe0\x18\x90\x01The request body (decoded, when gzip) is larger than the gateway accepts (1 MiB unless configured). Send a smaller body. Do not retry unchanged.\x82\xe1\x18\x16Request body too large\x12\x89\x02\n" +
+	"\x1dREASON_UNSUPPORTED_MEDIA_TYPE\x10s\x1a\xe5\x01\xf0\xe0\x18\x9f\x03\xfa\xe0\x18\xc1\x01The body is not sent as Content-Type: application/json, or with a content coding other than gzip (Accept-Encoding in the answer lists what is accepted). Fix the headers. Do not retry unchanged.\x82\xe1\x18\x16Unsupported media type\x12\xe3\x01\n" +
+	"&REASON_REQUEST_HEADER_FIELDS_TOO_LARGE\x10t\x1a\xb6\x01\xf0\xe0\x18\xaf\x03\xfa\xe0\x18\x8f\x01The request line and headers are larger than the gateway accepts. Send fewer or shorter headers (cookies, long tokens). Do not retry unchanged.\x82\xe1\x18\x19Request headers too large\x12\xd0\x01\n" +
+	"\x19REASON_RESOURCE_EXHAUSTED\x10u\x1a\xb0\x01\xf0\xe0\x18\xad\x03\xfa\xe0\x18\x91\x01A quota or rate limit is used up for now. Wait the seconds in Retry-After (the same as retryAfter), then retry; retrying sooner is refused again.\x82\xe1\x18\x11Too many requests\x12\x83\x02\n" +
+	"\x1cREASON_CLIENT_CLOSED_REQUEST\x10v\x1a\xe0\x01\xf0\xe0\x18\xf3\x03\xfa\xe0\x18\xbd\x01The client went away (it cancelled or timed out) before the answer; no client reads this, it is logged and counted. To learn the outcome of a create, retry it with the same Idempotency-Key.\x82\xe1\x18\x15Client closed request\x12\x95\x02\n" +
+	"\x0fREASON_INTERNAL\x10w\x1a\xff\x01\xf0\xe0\x18\xf4\x03\xfa\xe0\x18\xe3\x01The service failed unexpectedly; the detail is generic and the real error is logged. Quote the traceId when reporting it. A read may be retried; retry a create only with the same Idempotency-Key, so it is not carried out twice.\x82\xe1\x18\x0eInternal error\x12w\n" +
+	"\x16REASON_NOT_IMPLEMENTED\x10x\x1a[\xf0\xe0\x18\xf5\x03\xfa\xe0\x18?This deployment does not implement the operation. Do not retry.\x82\xe1\x18\x0fNot implemented\x12\xe9\x01\n" +
+	"\x1bREASON_UPSTREAM_UNAVAILABLE\x10y\x1a\xc7\x01\xf0\xe0\x18\xf6\x03\xfa\xe0\x18\xa5\x01The gateway could not reach the service behind the operation: nothing answered. Retry after a short backoff; a create is safe to retry with the same Idempotency-Key.\x82\xe1\x18\x14Upstream unreachable\x12\xc3\x01\n" +
+	"\x1aREASON_SERVICE_UNAVAILABLE\x10z\x1a\xa2\x01\xf0\xe0\x18\xf7\x03\xfa\xe0\x18\x81\x01The service answered that it is temporarily unavailable. Retry after the seconds in Retry-After, backing off if it happens again.\x82\xe1\x18\x13Service unavailable\x12\xe4\x01\n" +
+	"\x18REASON_MESSAGE_TOO_LARGE\x10{\x1a\xc5\x01\xf0\xe0\x18\xf7\x03\xfa\xe0\x18\xa6\x01A message to or from the service is larger than a size limit (often an answer too large: ask for a smaller page). Do not retry the same call: it meets the same limit.\x82\xe1\x18\x11Message too large\x12\xd2\x02\n" +
+	"\x19REASON_TOO_MANY_IN_FLIGHT\x10|\x1a\xb2\x02\xf0\xe0\x18\xad\x03\xfa\xe0\x18\x89\x02This client address has too many requests whose bodies are still arriving, or this caller has too many requests the gateway is working on; the request did not reach any service. Wait for some to finish (the seconds in Retry-After), then retry; send bodies promptly.\x82\xe1\x18\x1bToo many requests in flight\x12\x92\x03\n" +
+	"\x16REASON_REQUEST_TIMEOUT\x10}\x1a\xf5\x02\xf0\xe0\x18\x98\x03\xfa\xe0\x18\xd2\x02The request body did not arrive in time: the gateway reads it whole before any other work, within a deadline and at a minimum average rate (10 seconds and 1024 bytes a second unless configured). The connection is closed. Send the body promptly, right after the headers, then retry; a create is safe to retry with the same Idempotency-Key.\x82\xe1\x18\x15Request body too slow\x12\xb0\x03\n" +
+	"\x1cREASON_MALFORMED_CREDENTIALS\x10~\x1a\x8d\x03\xf0\xe0\x18\x90\x03\xfa\xe0\x18\xea\x02The credentials are sent in a way the gateway refuses to read: more than one Authorization header, a token in the query string (access_token), an Authorization header together with signature headers, or signature headers (X-App-Id, X-Timestamp, X-Nonce, X-Signature) missing, repeated or malformed; the detail says which. Fix the request. Do not retry unchanged.\x82\xe1\x18\x15Malformed credentials\x12\xe9\x01\n" +
+	"\x1aREASON_CREDENTIALS_EXPIRED\x10\x7f\x1a\xc8\x01\xf0\xe0\x18\x91\x03\xfa\xe0\x18\xa7\x01The token has expired (its exp), or the API key or app secret is past its not_after. Obtain a fresh token, or switch to the key or secret that replaced it, then retry.\x82\xe1\x18\x13Credentials expired\x12\xfb\x01\n" +
+	"\x17REASON_REQUEST_REPLAYED\x10\x80\x01\x1a\xdc\x01\xf0\xe0\x18\x91\x03\xfa\xe0\x18\xbe\x01A signed request reused a nonce already seen within the signature window. Sign every request with a new X-Nonce and a current X-Timestamp; a retry too is signed anew, never resent unchanged.\x82\xe1\x18\x10Request replayed\x12\xd3\x02\n" +
+	"\x11REASON_CLOCK_SKEW\x10\x81\x01\x1a\xba\x02\xf0\xe0\x18\x91\x03\xfa\xe0\x18\x90\x02A signed request's X-Timestamp is too far (300 seconds unless configured) from the gateway's clock; the detail gives the gateway's time. Synchronise the client's clock (NTP), then retry signed again with a current timestamp and a new nonce; retrying unchanged fails again.\x82\xe1\x18\x1cTimestamp outside the window\x12\x94\x02\n" +
+	"\x15REASON_NOT_ACCEPTABLE\x10\x82\x01\x1a\xf7\x01\xf0\xe0\x18\x96\x03\xfa\xe0\x18\xdb\x01The Accept header names no media type the operation can answer with. A streaming operation answers application/x-ndjson (the default) or text/event-stream; send one of them, or */*, or no Accept. Do not retry unchanged.\x82\xe1\x18\x0eNot acceptable\x12\xea\x01\n" +
+	"\x17REASON_TOO_MANY_STREAMS\x10\x83\x01\x1a\xcb\x01\xf0\xe0\x18\xad\x03\xfa\xe0\x18\xa8\x01This caller already has as many streams open as the gateway allows one caller (streams.max_per_caller). Close a stream you no longer read, then retry after Retry-After.\x82\xe1\x18\x15Too many open streams\x12\xd8\x02\n" +
+	"\x17REASON_STREAM_RECONNECT\x10\x84\x01\x1a\xb9\x02\xf0\xe0\x18\xf7\x03\xfa\xe0\x18\x94\x02The gateway ended the stream: it is shutting down, the stream reached its longest duration, or the upstream sent nothing for too long. Nothing is wrong with the request: retry, opening the stream again after Retry-After (another gateway instance answers while this one stops).\x82\xe1\x18\x17Stream ended; reconnect:@\n" +
 	"\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\x8d\x8c\x03 \x01(\tR\bgrpcCode:D\n" +
 	"\vhttp_status\x12!.google.protobuf.EnumValueOptions\x18\x8e\x8c\x03 \x01(\x05R\n" +
 	"httpStatus:5\n" +
-	"\x03doc\x12!.google.protobuf.EnumValueOptions\x18\x8f\x8c\x03 \x01(\tR\x03docB?Z=github.com/portico-gateway/portico/gen/portico/type/v1;typev1b\x06proto3"
+	"\x03doc\x12!.google.protobuf.EnumValueOptions\x18\x8f\x8c\x03 \x01(\tR\x03doc:9\n" +
+	"\x05title\x12!.google.protobuf.EnumValueOptions\x18\x90\x8c\x03 \x01(\tR\x05titleB?Z=github.com/portico-gateway/portico/gen/portico/type/v1;typev1b\x06proto3"
 
 var (
 	file_portico_type_v1_reason_proto_rawDescOnce sync.Once
@@ -312,10 +521,11 @@ var file_portico_type_v1_reason_proto_depIdxs = []int32{
 	1, // 0: portico.type.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
 	1, // 1: portico.type.v1.http_status:extendee -> google.protobuf.EnumValueOptions
 	1, // 2: portico.type.v1.doc:extendee -> google.protobuf.EnumValueOptions
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	0, // [0:3] is the sub-list for extension extendee
+	1, // 3: portico.type.v1.title:extendee -> google.protobuf.EnumValueOptions
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	0, // [0:4] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -331,7 +541,7 @@ func file_portico_type_v1_reason_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_portico_type_v1_reason_proto_rawDesc), len(file_portico_type_v1_reason_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   0,
-			NumExtensions: 3,
+			NumExtensions: 4,
 			NumServices:   0,
 		},
 		GoTypes:           file_portico_type_v1_reason_proto_goTypes,
