@@ -62,7 +62,9 @@ func TestDescribeLoadedServices(t *testing.T) {
 		t.Errorf("WatchOrder = %+v, want its stream bounds", w)
 	}
 	if want := []ResolvedAtStart{{Upstream: "tracking", Services: []string{"acme.tracking.v1.TrackingService"}}}; !slices.EqualFunc(table.Resolved, want,
-		func(a, b ResolvedAtStart) bool { return a.Upstream == b.Upstream && slices.Equal(a.Services, b.Services) }) {
+		func(a, b ResolvedAtStart) bool {
+			return a.Upstream == b.Upstream && slices.Equal(a.Services, b.Services)
+		}) {
 		t.Errorf("resolved at start = %+v, want %+v", table.Resolved, want)
 	}
 	var b strings.Builder
