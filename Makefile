@@ -38,7 +38,7 @@ define openapi_finish
 d=$$(mktemp -d) && { $(BUF) build -o $$d/descriptors.binpb && $(GO) run ./cmd/openapigen -descriptors $$d/descriptors.binpb -in $(1)/openapi/gnostic/openapi.yaml -out $(1)/openapi/openapi.json; rc=$$?; rm -rf $$d; test $$rc = 0; }
 endef
 
-.PHONY: all build image run test test-k8s vet cross tools lint lint-openapi generate check-generated bench bench-edge bench-overload fmt clean check-deploy promtool browser
+.PHONY: all build image run test test-k8s vet cross tools fuzz-equivalence lint lint-openapi generate check-generated bench bench-edge bench-overload fmt clean check-deploy promtool browser
 
 all: build
 
@@ -109,6 +109,13 @@ cross:
 ## of its first use (make test compiles the others as it runs them)
 tools:
 	$(GO) tool -modfile=tools/go.mod grpcurl -version > /dev/null 2>&1
+
+## fuzz-equivalence: FuzzDescriptorPathEquivalence in -fuzz mode for
+## FUZZTIME (default 2m): the generated and the descriptor path on
+## generated requests. The first build instruments every dependency for
+## coverage (minutes on a loaded machine; cached after); -vet=off skips vet
+fuzz-equivalence:
+	$(GO) test -vet=off -run '^$$' -fuzz '^FuzzDescriptorPathEquivalence$$' -fuzztime $(or $(FUZZTIME),2m) ./gateway
 
 ## lint: buf lint (STANDARD, exceptions in buf.yaml) and buf format
 lint:

@@ -169,7 +169,7 @@ func (s *Server) adminAudit(w http.ResponseWriter, _ *http.Request, _ *snapshot)
 }
 
 func (s *Server) adminRoutesList(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
-	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "routes": routeInfos(sn.table.Routes(), sn.endpoints, sn.policy)})
+	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version.ID, "routes": routeInfos(sn.cfg, sn.table.Routes(), sn.endpoints, sn.policy)})
 }
 
 // UpstreamInfo is one upstream on /admin/upstreams: its settings, what

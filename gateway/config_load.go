@@ -20,11 +20,12 @@ import (
 // and validates the result, including what New checks against the route
 // table and the semantic checks (config_check.go), so `portico
 // check-config` catches everything short of dialing.
-func ParseConfig(data []byte) (Config, error) { return parseConfig(data, "") }
+func ParseConfig(data []byte) (Config, error) { return parseConfig(context.Background(), data, "") }
 
 // parseConfig is ParseConfig for a file in dir: its relative paths name
 // files in dir (resolvePaths). An empty dir leaves them as written.
-func parseConfig(data []byte, dir string) (Config, error) {
+// ctx reaches the loading of run-time services (services.go).
+func parseConfig(ctx context.Context, data []byte, dir string) (Config, error) {
 	var c Config
 	if err := strictyaml.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
@@ -37,7 +38,7 @@ func parseConfig(data []byte, dir string) (Config, error) {
 	c.validate(v)
 	if len(v.errs) == 0 { // the route table needs well-formed fields
 		var err error
-		if c, err = c.withServices(context.Background()); err != nil {
+		if c, err = c.withServices(ctx); err != nil {
 			v.errs = append(v.errs, errors.New(strings.TrimPrefix(err.Error(), "gateway config: ")))
 		} else {
 			c.checkRoutes(v)
@@ -69,12 +70,14 @@ const MaxConfigBytes = boundedfile.DefaultLimit
 
 // LoadConfig reads and parses the config file at path (at most
 // MaxConfigBytes).
-func LoadConfig(path string) (Config, error) {
+func LoadConfig(path string) (Config, error) { return loadConfig(context.Background(), path) }
+
+func loadConfig(ctx context.Context, path string) (Config, error) {
 	data, err := boundedfile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
-	c, err := parseConfig(data, filepath.Dir(path))
+	c, err := parseConfig(ctx, data, filepath.Dir(path))
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}

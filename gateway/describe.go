@@ -30,6 +30,14 @@ type RouteInfo struct {
 	MaxBodyBytes   int64    `json:"maxBodyBytes"`
 	Roles          []string `json:"roles"` // the policy: roles allowed to call
 	IdempotencyKey bool     `json:"idempotencyKey,omitempty"`
+	// LimitGroup is the limits.groups entry whose quota the route shares,
+	// "" for none; ShedGroup the shed.groups entry capping it.
+	LimitGroup string `json:"limitGroup,omitempty"`
+	ShedGroup  string `json:"shedGroup,omitempty"`
+	// MaxDuration and IdleTimeout bound a server-streaming route's
+	// stream instead of Timeout; "" on unary routes.
+	MaxDuration string `json:"maxDuration,omitempty"`
+	IdleTimeout string `json:"idleTimeout,omitempty"`
 }
 
 // Routes returns the routes cfg (defaults applied, valid) serves, in the
@@ -47,20 +55,41 @@ func Routes(cfg Config) ([]RouteInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return routeInfos(table.Routes(), eps, policy), nil
+	return routeInfos(cfg, table.Routes(), eps, policy), nil
 }
 
-func routeInfos(routes []*route.Route, eps map[*route.Route]*endpoint, policy *auth.Policy) []RouteInfo {
+func routeInfos(cfg Config, routes []*route.Route, eps map[*route.Route]*endpoint, policy *auth.Policy) []RouteInfo {
 	out := make([]RouteInfo, 0, len(routes))
 	for _, r := range routes {
 		ep := eps[r]
-		out = append(out, RouteInfo{
+		ri := RouteInfo{
 			Method: ep.Method, Path: ep.Pattern, RPC: ep.RPC, Upstream: ep.Upstream,
 			Timeout: ep.timeout.String(), MaxTimeout: ep.maxTimeout.String(), MaxBodyBytes: ep.maxBody,
 			Roles: policy.Roles(r), IdempotencyKey: ep.idempotencyKey,
-		})
+			LimitGroup: groupOf(r, cfg.Limits.Groups, func(g LimitGroupConfig) (string, []string) { return g.Name, g.Routes }),
+			ShedGroup:  groupOf(r, cfg.Shed.Groups, func(g ShedGroupConfig) (string, []string) { return g.Name, g.Routes }),
+		}
+		if r.Stream {
+			ri.MaxDuration, ri.IdleTimeout = ep.maxDuration.String(), ep.idleTimeout.String()
+		}
+		out = append(out, ri)
 	}
 	return out
+}
+
+// groupOf names the group of groups (limits.groups or shed.groups, whose
+// name and route selectors part returns) that selects r, "" for none: a
+// route is in one group at most (the config is valid).
+func groupOf[G any](r *route.Route, groups []G, part func(G) (string, []string)) string {
+	for _, g := range groups {
+		name, keys := part(g)
+		for _, key := range keys {
+			if sel, err := parseSelector(key); err == nil && sel.selects(r) {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // DecodeConfig decodes a config strictly and applies defaults without
@@ -101,7 +130,7 @@ func WriteSummary(w io.Writer, cfg Config) error {
 	}
 	p("\nroutes (%d):", len(routes))
 	for _, r := range routes {
-		p("  %s %s\t%s\ttimeout %s\tmax %s\tbody %d\troles %s", r.Method, r.Path, r.Upstream, r.Timeout, r.MaxTimeout, r.MaxBodyBytes, strings.Join(r.Roles, ","))
+		p("  %s %s\t%s\ttimeout %s\tmax %s\tbody %d\troles %s\tlimit group %s", r.Method, r.Path, r.Upstream, r.Timeout, r.MaxTimeout, r.MaxBodyBytes, strings.Join(r.Roles, ","), cmp.Or(r.LimitGroup, "-"))
 	}
 	return tw.Flush()
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func parseWith(t *testing.T, dir string, edit func(*Config)) (Config, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parseConfig(b, dir)
+	return parseConfig(context.Background(), b, dir)
 }
 
 // TestLoadedServicesConfigErrors: every way a run-time service can be

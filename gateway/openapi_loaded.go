@@ -30,7 +30,7 @@ func documentLoaded(doc []byte, sds []protoreflect.ServiceDescriptor, routes []*
 	if err != nil {
 		return nil, err
 	}
-	gen, err := apidoc.Generate(files, paths, apidoc.Defaults)
+	gen, err := apidoc.GenerateBeside(files, paths, apidoc.Defaults, builtInTaken())
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,19 @@ func documentLoaded(doc []byte, sds []protoreflect.ServiceDescriptor, routes []*
 		return nil, fmt.Errorf("the merged document does not read back")
 	}
 	return d, nil
+}
+
+// builtInTaken returns the schema names the built-in document gives
+// the messages of the compiled-in services: a loaded message sharing one
+// with another message is documented under its qualified name.
+func builtInTaken() apidoc.Taken {
+	var files []protoreflect.FileDescriptor
+	for _, reg := range registrations {
+		if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(reg.service)); err == nil {
+			files = append(files, d.ParentFile())
+		}
+	}
+	return apidoc.TakenBy(files...)
 }
 
 // pathVars matches the variables of a path template.

@@ -27,6 +27,20 @@ type loadedServices struct {
 	// sum is a digest of every descriptor loaded: part of the config's
 	// version, so changed descriptors make a changed config.
 	sum string
+	// deferred names the upstreams left unloaded because they use server
+	// reflection and the load was deferReflection's (describe never dials).
+	deferred []string
+}
+
+// deferReflectionKey marks a context whose loads skip reflection upstreams.
+type deferReflectionKey struct{}
+
+// deferReflection returns ctx marked so that loadServices leaves the
+// upstreams using server reflection unloaded (their services are
+// resolved when the edge starts or reloads) instead of dialing them:
+// `portico describe` reads a config without reaching any upstream.
+func deferReflection(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deferReflectionKey{}, true)
 }
 
 // ReflectionLimits bound one upstream's server reflection at each load;
@@ -74,6 +88,10 @@ func loadServices(ctx context.Context, cfg Config) (*loadedServices, error) {
 	h := sha256.New()
 	for i, up := range cfg.Upstreams {
 		if !up.dynamic() {
+			continue
+		}
+		if up.Reflection && ctx.Value(deferReflectionKey{}) != nil {
+			ls.deferred = append(ls.deferred, up.Name)
 			continue
 		}
 		files, err := loadFiles(ctx, up)

@@ -156,6 +156,8 @@ func messages(files *protoregistry.Files) map[string][]protoreflect.MessageDescr
 			md := ms.Get(i)
 			if !strings.HasPrefix(string(md.FullName()), "google.") && !strings.HasPrefix(string(md.FullName()), "buf.") {
 				out[string(md.Name())] = append(out[string(md.Name())], md)
+				// and by its qualified schema name (names.go), unique
+				out[fqSchemaName(md)] = append(out[fqSchemaName(md)], md)
 			}
 			walk(md.Messages())
 		}
@@ -376,8 +378,12 @@ func pathlessBodies(doc *openapi3.T) {
 func listPages(doc *openapi3.T) map[string]string {
 	renames := map[string]string{}
 	for name, ref := range doc.Components.Schemas {
-		if x, ok := strings.CutPrefix(name, "List"); ok && strings.HasSuffix(x, "Response") {
-			page := strings.TrimSuffix(x, "Response") + "Page"
+		pkg, short := "", name // a qualified name (names.go) keeps its package
+		if i := strings.LastIndex(name, "."); i >= 0 {
+			pkg, short = name[:i+1], name[i+1:]
+		}
+		if x, ok := strings.CutPrefix(short, "List"); ok && strings.HasSuffix(x, "Response") {
+			page := pkg + strings.TrimSuffix(x, "Response") + "Page"
 			doc.Components.Schemas[page] = ref
 			delete(doc.Components.Schemas, name)
 			renames[name] = page

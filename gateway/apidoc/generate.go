@@ -2,6 +2,7 @@ package apidoc
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/google/gnostic/cmd/protoc-gen-openapi/generator"
@@ -20,7 +21,9 @@ import (
 func gnosticConfig() generator.Configuration {
 	return generator.Configuration{
 		Version: new("v1"), Title: new("Portico API"), Description: new(""),
-		Naming: new("json"), FQSchemaNaming: new(false), EnumType: new("string"),
+		// every name qualified: shortenNames keeps the qualified
+		// spelling only where short names collide
+		Naming: new("json"), FQSchemaNaming: new(true), EnumType: new("string"),
 		CircularDepth: new(2), DefaultResponse: new(false), OutputMode: new("merged"),
 	}
 }
@@ -33,6 +36,16 @@ func gnosticConfig() generator.Configuration {
 // Comments reach the document only when the descriptors kept their source
 // info (`buf build -o` does; server reflection does not).
 func Generate(files *protoregistry.Files, paths []string, o Options) ([]byte, error) {
+	return GenerateBeside(files, paths, o, Taken{})
+}
+
+// GenerateBeside is Generate for a document to be merged into another
+// whose schema names taken holds (TakenBy): a message whose short name
+// collides, with another message of files or with one of taken's, has
+// its schema named by its qualified name (acme.shipping.v1.Item, as
+// protoc-gen-openapi's fq_schema_naming spells it); every other name
+// stays short.
+func GenerateBeside(files *protoregistry.Files, paths []string, o Options, taken Taken) ([]byte, error) {
 	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: paths}
 	var roots []protoreflect.FileDescriptor
 	for _, p := range paths {
@@ -61,5 +74,9 @@ func Generate(files *protoregistry.Files, paths []string, o Options) ([]byte, er
 	if err != nil {
 		return nil, fmt.Errorf("apidoc: %w", err)
 	}
-	return Build(raw, files, o)
+	named, err := shortenNames(raw, files, maps.Clone(taken))
+	if err != nil {
+		return nil, err
+	}
+	return Build(named, files, o)
 }

@@ -53,6 +53,8 @@ func TestCompletion(t *testing.T) {
 		}{
 			{[]string{"portico", "gat"}, "gateway"},
 			{[]string{"portico", "check"}, "check-config"},
+			{[]string{"portico", "desc"}, "describe"},
+			{[]string{"portico", "describe", "--js"}, "--json"},
 			{[]string{"portico", "dev", "--base"}, "--base-port"},
 			{[]string{"portico", "gateway", "--con"}, "--config"},
 			{[]string{"portico", "help", "inv"}, "inventory"},

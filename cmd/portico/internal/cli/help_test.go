@@ -16,12 +16,13 @@ func TestHelp(t *testing.T) {
 		notOut     []string // must not appear in stdout
 		wantStderr string   // substring of stderr; "" means stderr must be empty
 	}{
-		{"help", []string{"help"}, 0, []string{"usage: portico <command>", "check-config", "version"}, nil, ""},
+		{"help", []string{"help"}, 0, []string{"usage: portico <command>", "check-config", "describe", "version"}, nil, ""},
 		{"--help", []string{"--help"}, 0, []string{"usage: portico <command>"}, nil, ""},
 		{"-h", []string{"-h"}, 0, []string{"usage: portico <command>"}, nil, ""},
 		{"help gateway", []string{"help", "gateway"}, 0, []string{"usage: portico gateway --config FILE", "--config FILE", "--log-level"}, []string{"  -config", "check-config"}, ""},
 		{"gateway --help", []string{"gateway", "--help"}, 0, []string{"usage: portico gateway", "--config FILE"}, nil, ""},
 		{"check-config --help", []string{"check-config", "--help"}, 0, []string{"usage: portico check-config [--diff-against URL_OR_FILE] FILE"}, nil, ""},
+		{"help describe", []string{"help", "describe"}, 0, []string{"usage: portico describe --config FILE [--json]", "--config FILE", "--json"}, nil, ""},
 		{"help order", []string{"help", "order"}, 0, []string{"--inventory", "--upstream-timeout"}, nil, ""},
 		{"help dev", []string{"help", "dev"}, 0, []string{"--base-port N", "--replicas N", "base+10k", "--postgres URL"}, nil, ""},
 		{"help help", []string{"help", "help"}, 0, []string{"usage: portico <command>"}, nil, ""},
@@ -37,6 +38,7 @@ func TestHelp(t *testing.T) {
 		{"help two args", []string{"help", "gateway", "order"}, 2, nil, nil, "one command"},
 		{"bad flag points to help", []string{"gateway", "--nope"}, 2, nil, nil, "portico help gateway"},
 		{"check-config two files", []string{"check-config", "a", "b"}, 2, nil, nil, `unexpected argument "b"`},
+		{"describe without a config", []string{"describe"}, 2, nil, nil, "--config FILE is required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

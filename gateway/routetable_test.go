@@ -1,0 +1,82 @@
+package gateway
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDescribeLoadedServices: the route table of a config lists the
+// built-in routes and those of a service loaded from a descriptor set
+// (examples/shipping's, as `buf build -o` wrote it) with their RPC,
+// upstream, roles, limit and shed groups and timeout; an upstream using
+// server reflection is named as resolved at start and never dialed (its
+// address refuses connections: a dial would fail the load).
+func TestDescribeLoadedServices(t *testing.T) {
+	set, err := filepath.Abs("../examples/shipping/shipping.binpb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DevConfig(0)
+	cfg.Upstreams = append(cfg.Upstreams,
+		UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"}, Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set},
+		UpstreamConfig{Name: "tracking", Addresses: []string{"127.0.0.1:1"}, Services: []string{"acme.tracking.v1.TrackingService"}, Reflection: true})
+	cfg.Limits.Groups = append(cfg.Limits.Groups, LimitGroupConfig{Name: "shipping-writes",
+		Routes: []string{"POST /api/shipments"}, Limit: LimitConfig{Rate: 5, Burst: 5}})
+	cfg.Shed.Groups = []ShedGroupConfig{{Name: "reads", Routes: []string{"acme.shipping.v1.ShippingService.GetShipment"}, MaxInFlight: 8}}
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	writeConfig(t, path, cfg)
+
+	table, err := Describe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]RouteInfo{}
+	for _, r := range table.Routes {
+		byKey[r.Method+" "+r.Path] = r
+	}
+	for _, tt := range []struct {
+		key, rpc, upstream, limitGroup, shedGroup, timeout string
+	}{
+		{"POST /api/orders", "/portico.order.v1.OrderService/CreateOrder", "order", "order-writes", "", "5s"},
+		{"GET /api/inventory/{sku}", "/portico.inventory.v1.InventoryService/GetItem", "inventory", "", "", "5s"},
+		{"POST /api/shipments", "/acme.shipping.v1.ShippingService/CreateShipment", "shipping", "shipping-writes", "", "5s"},
+		{"GET /api/shipments/{id}", "/acme.shipping.v1.ShippingService/GetShipment", "shipping", "", "reads", "5s"},
+		{"GET /api/orders/{order_id}/shipment", "/acme.shipping.v1.ShippingService/GetShipment", "shipping", "", "reads", "5s"},
+		{"POST /api/shipments/{id}:dispatch", "/acme.shipping.v1.ShippingService/DispatchShipment", "shipping", "", "", "5s"},
+	} {
+		r, ok := byKey[tt.key]
+		if !ok {
+			t.Errorf("%s: not in the table", tt.key)
+			continue
+		}
+		if r.RPC != tt.rpc || r.Upstream != tt.upstream || r.LimitGroup != tt.limitGroup || r.ShedGroup != tt.shedGroup || r.Timeout != tt.timeout {
+			t.Errorf("%s = %+v, want rpc %s upstream %s limit group %q shed group %q timeout %s", tt.key, r, tt.rpc, tt.upstream, tt.limitGroup, tt.shedGroup, tt.timeout)
+		}
+		if !slices.Contains(r.Roles, "admin") { // the dev admin role reaches loaded routes too
+			t.Errorf("%s: roles %v lack admin", tt.key, r.Roles)
+		}
+	}
+	if w := byKey["GET /api/orders/{id}:watch"]; w.MaxDuration == "" || w.IdleTimeout == "" {
+		t.Errorf("WatchOrder = %+v, want its stream bounds", w)
+	}
+	if want := []ResolvedAtStart{{Upstream: "tracking", Services: []string{"acme.tracking.v1.TrackingService"}}}; !slices.EqualFunc(table.Resolved, want,
+		func(a, b ResolvedAtStart) bool {
+			return a.Upstream == b.Upstream && slices.Equal(a.Services, b.Services)
+		}) {
+		t.Errorf("resolved at start = %+v, want %+v", table.Resolved, want)
+	}
+	var b strings.Builder
+	if err := table.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"ROUTE", "LIMIT GROUP", "acme.shipping.v1.ShippingService/CreateShipment",
+		"upstream tracking: acme.tracking.v1.TrackingService by server reflection, resolved when the edge starts",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
