@@ -12,6 +12,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/route/selector"
 	"github.com/portico-gateway/portico/gateway/strictyaml"
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
@@ -84,7 +85,7 @@ func groupOf[G any](r *route.Route, groups []G, part func(G) (string, []string))
 	for _, g := range groups {
 		name, keys := part(g)
 		for _, key := range keys {
-			if sel, err := parseSelector(key); err == nil && sel.selects(r) {
+			if sel, err := selector.Parse(key); err == nil && sel.Selects(r) {
 				return name
 			}
 		}
