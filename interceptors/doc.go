@@ -90,6 +90,20 @@
 //     go to a different one: ejection and the instances' breakers. It
 //     exists only for upstreams Portico resolves (Addresses, dns:///).
 //
+// # Per-call state
+//
+// The layers of one call share one call.State (package call), made by
+// the chain's top and put in the call's context once: who owns the
+// deadline that binds the call (deadline writes it, retry changes it for
+// an attempt whose own timeout comes first, breaker and eject read it to
+// leave the caller's doing out), the attempt running (retry), and the
+// instance that took the last attempt and whether its breaker judged it
+// (eject writes it, breaker reads it). No layer reads another's private
+// context value or writes back through a call option. The chain's one
+// input from its caller besides the deadline is
+// deadline.WithUpstreamDeadline, the edge's mark that a route deadline is
+// the upstream's budget.
+//
 // # Streams
 //
 // A connection's streams go through two layers, breaker then retry
