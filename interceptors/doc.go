@@ -41,6 +41,10 @@
 // dialService) and the REST edge (gateway.NewUpstream, which adds only a
 // stats handler and runs the chain with NoTimeout, because its route
 // deadline binds). Nothing outside the chain adds an interceptor.
+// Connections whose traffic must stay out of the breakers and retries (the
+// edge's /health probes and server reflection, gateway.Dial) are built by
+// the same function WithoutResilience: trace and identity only, over the
+// same transport (credentials, reconnect backoff, balancer, resolver).
 // Why each layer sits where it does:
 //
 //   - trace is outermost: it appends the trace id to the metadata once, and
