@@ -2,21 +2,18 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/resolver"
-	"google.golang.org/grpc/resolver/manual"
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/telemetry"
-	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 // DialFunc connects to one upstream. The edge's own is
@@ -56,8 +53,9 @@ type options struct {
 	healthMaxAge  time.Duration    // tests only: /health's report reuse (0: health.DefaultMaxAge)
 }
 
-// WithDialer replaces the default dialer (Dial with no extra options, no
-// client chain); the edge process passes (*Upstreams).Dialer.
+// WithDialer replaces the default dialer (Dial with no extra options: the
+// chain's transport without its resilience layers); the edge process
+// passes (*Upstreams).Dialer.
 func WithDialer(d DialFunc) Option { return func(o *options) { o.dial = d } }
 
 // WithUpstreams makes ups the edge's dialer (ups.Dialer) and lets the edge
@@ -108,45 +106,29 @@ func DialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithStatsHandler(answered.StatsHandler())}
 }
 
-// Dial is the default dialer, without the client chain (for /health and
-// tests): grpc.NewClient over plaintext (TLS with the upstream's tls
-// section) with trace propagation and
-// DialOptions, then extra. One address is used as the target as is;
-// several are balanced round robin through a resolver private to the
-// connection. It does not block or use ctx: connections are made lazily and
-// re-made by grpc-go.
+// Dial is the default dialer, without the client chain's resilience (for
+// /health, server reflection and tests): interceptors.Dial with
+// WithoutResilience, so the connection is built like the chain's (TLS with
+// the upstream's tls section, trace propagation, reconnect backoff, the
+// upstream's balancer over its addresses) and carries DialOptions, then
+// extra, but its calls pass no breaker, retry or client health check. One
+// address is dialled as the target, as is, so its host is the name TLS
+// checks (unless tls.server_name says otherwise). It does not block or
+// use ctx: connections are made lazily and re-made by grpc-go.
 func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
-	opts := append([]grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		// Reconnect within seconds of an upstream's return (grpc-go's
-		// default backoff grows to 120s), like the client chain does, so
-		// /health never lags the API.
-		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
-			BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second,
-		}, MinConnectTimeout: 5 * time.Second}),
-		grpc.WithChainUnaryInterceptor(traceid.UnaryClientInterceptor()),
-	}, DialOptions()...)
-	target := ""
-	if len(up.Addresses) > 0 {
-		target = up.Addresses[0]
+	cfg := up.Chain()
+	if len(cfg.Addresses) == 1 {
+		cfg.Target, cfg.Addresses = cfg.Addresses[0], nil
 	}
-	if len(up.Addresses) > 1 {
-		r := manual.NewBuilderWithScheme("portico-" + up.Name)
-		addrs := make([]resolver.Address, len(up.Addresses))
-		for i, a := range up.Addresses {
-			addrs[i] = resolver.Address{Addr: a}
-		}
-		r.InitialState(resolver.State{Addresses: addrs})
-		opts = append(opts, grpc.WithResolvers(r),
-			grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`))
-		target = r.Scheme() + ":///" + up.Name
-	}
-	creds, err := up.TLS.dialOptions() // replaces the plaintext default
+	opts, err := upstreamOptions(up, cfg, interceptors.WithoutResilience(), interceptors.WithDialOptions(extra...))
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, creds...)
-	return grpc.NewClient(target, append(opts, extra...)...)
+	cc, err := interceptors.Dial("", opts...)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: %w", up.Name, err)
+	}
+	return cc, nil
 }
 
 func defaultDial(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {

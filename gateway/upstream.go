@@ -82,18 +82,30 @@ func unjoin(err error) []error {
 // connection carries DialOptions (the answered stats handler). opts come
 // after the config: logger, metrics, and for tests dial options.
 func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.Upstream, error) {
-	all := append([]interceptors.Option{interceptors.WithConfig(up.Chain())}, opts...)
-	all = append(all, interceptors.WithDialOptions(DialOptions()...))
-	creds, err := up.TLS.dialOptions() // after the chain's plaintext default, so it wins
+	all, err := upstreamOptions(up, up.Chain(), opts...)
 	if err != nil {
-		return nil, fmt.Errorf("upstream %s: tls: %w", up.Name, err)
+		return nil, err
 	}
-	all = append(all, interceptors.WithDialOptions(creds...))
 	u, err := interceptors.NewUpstream("", all...)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", up.Name, err)
 	}
 	return u, nil
+}
+
+// upstreamOptions are the options of every connection the edge makes to
+// up, with the chain (NewUpstream) or without its resilience (Dial): cfg
+// (up.Chain(), or Dial's variant of it), then opts, then DialOptions and
+// the upstream's TLS credentials (after the builder's plaintext default,
+// so they win).
+func upstreamOptions(up UpstreamConfig, cfg interceptors.Config, opts ...interceptors.Option) ([]interceptors.Option, error) {
+	all := append([]interceptors.Option{interceptors.WithConfig(cfg)}, opts...)
+	all = append(all, interceptors.WithDialOptions(DialOptions()...))
+	creds, err := up.TLS.dialOptions()
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: tls: %w", up.Name, err)
+	}
+	return append(all, interceptors.WithDialOptions(creds...)), nil
 }
 
 // Upstreams is the edge's set of client chains, one per upstream

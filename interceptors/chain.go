@@ -93,28 +93,46 @@ func build(opts []Option) (*chain, error) {
 		addrs = []string{net.JoinHostPort(host, port)}
 	}
 	if len(addrs) > 0 {
-		r, err := balance.NewResolver(s.cfg.Name, addrs,
-			balance.WithEjection(s.ejection()), balance.WithObserver(rep),
-			balance.WithBreakers(s.breakerSettings(), rep))
+		r, err := balance.NewResolver(s.cfg.Name, addrs, s.resolverOptions(rep)...)
 		if err != nil {
 			return nil, err
 		}
 		c.resolver, c.target = r, r.Target()
 		c.tracker.instances = r
 	}
+	c.layers = []Layer{{Name: LayerTrace, Unary: traceid.UnaryClientInterceptor()}}
+	if s.identity != nil {
+		c.layers = append(c.layers, Layer{Name: LayerIdentity, Unary: identity.UnaryClientInterceptor(s.identity)})
+	}
+	if s.bare {
+		return c, nil
+	}
+	return c, c.addResilience(rep)
+}
+
+// resolverOptions are the options of the resolver of an address list:
+// ejection and the instances' breakers, none WithoutResilience (nothing
+// would feed them).
+func (s *settings) resolverOptions(rep *reporter) []balance.Option {
+	if s.bare {
+		return nil
+	}
+	return []balance.Option{balance.WithEjection(s.ejection()), balance.WithObserver(rep),
+		balance.WithBreakers(s.breakerSettings(), rep)}
+}
+
+// addResilience appends the resilience layers after trace and identity.
+func (c *chain) addResilience(rep *reporter) error {
+	s := c.s
 	var inst breaker.Instances
 	if c.resolver != nil {
 		inst = c.resolver
 	}
 	brk, brkStream, err := breaker.ClientInterceptors(s.breakerOptions(rep, inst)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rty, rtyStream := retry.ClientInterceptors(s.retryOptions(rep)...)
-	c.layers = []Layer{{Name: LayerTrace, Unary: traceid.UnaryClientInterceptor()}}
-	if s.identity != nil {
-		c.layers = append(c.layers, Layer{Name: LayerIdentity, Unary: identity.UnaryClientInterceptor(s.identity)})
-	}
 	c.layers = append(c.layers, []Layer{
 		{Name: LayerDeadline, Unary: deadline.UnaryClientInterceptor(s.deadlineOptions()...)},
 		{Name: LayerBulkhead, Unary: bulkhead.UnaryClientInterceptor(s.bulkheadOptions(rep)...)},
@@ -125,14 +143,15 @@ func build(opts []Option) (*chain, error) {
 		// Per attempt: ejection and the instances' breakers.
 		c.layers = append(c.layers, Layer{Name: LayerEject, Unary: c.resolver.UnaryClientInterceptor()})
 	}
-	return c, nil
+	return nil
 }
 
 // dialOptions returns the grpc.DialOptions of the chain: credentials, the
 // interceptors, the service config and the resolver, then the caller's.
 func (c *chain) dialOptions() ([]grpc.DialOption, error) {
 	cfg := c.s.cfg
-	sc, err := balance.ServiceConfig(cfg.Balancer, cfg.HealthCheck.On(), cfg.HealthCheck.Service)
+	health := cfg.HealthCheck.On() && !c.s.bare
+	sc, err := balance.ServiceConfig(cfg.Balancer, health, cfg.HealthCheck.Service)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +188,8 @@ func (c *chain) dialOptions() ([]grpc.DialOption, error) {
 	return append(opts, c.s.dialOpts...), nil
 }
 
-// Reconnect backoff of every upstream connection (see dialOptions).
+// Reconnect backoff of every upstream connection (see dialOptions): the
+// chains' and those built WithoutResilience (gateway.Dial).
 const (
 	ReconnectBaseDelay = 100 * time.Millisecond
 	ReconnectMaxDelay  = 5 * time.Second

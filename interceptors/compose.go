@@ -4,12 +4,19 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
+
+	"github.com/portico-gateway/portico/interceptors/call"
 )
 
 // compose returns one interceptor that runs layers outermost first, as
 // grpc.WithChainUnaryInterceptor(layers...) would. grpc-go's chain makes a
 // closure per layer for every call; compose makes one step per call,
 // whose invoke method is every layer's next.
+//
+// compose is the chain's top: the step holds the call's state (package
+// call), which it puts in the call's context once, so every layer shares
+// it, and a call made with a context from inside another call starts
+// afresh.
 //
 // A step is a cursor over the layers, so each layer must call its next
 // synchronously, and again only after the last call returned (as retry
@@ -21,7 +28,7 @@ func compose(layers []grpc.UnaryClientInterceptor) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		s := &step{layers: layers, final: invoker}
 		s.next = s.invoke
-		return s.invoke(ctx, method, req, reply, cc, opts...)
+		return s.invoke(call.NewContext(ctx, &s.state), method, req, reply, cc, opts...)
 	}
 }
 
@@ -31,6 +38,7 @@ type step struct {
 	final  grpc.UnaryInvoker
 	next   grpc.UnaryInvoker // invoke, made once per call
 	i      int               // the layer invoke runs next
+	state  call.State        // the call's, shared by its layers
 }
 
 // invoke runs layer i with invoke as its next, or the final invoker past

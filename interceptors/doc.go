@@ -41,6 +41,10 @@
 // dialService) and the REST edge (gateway.NewUpstream, which adds only a
 // stats handler and runs the chain with NoTimeout, because its route
 // deadline binds). Nothing outside the chain adds an interceptor.
+// Connections whose traffic must stay out of the breakers and retries (the
+// edge's /health probes and server reflection, gateway.Dial) are built by
+// the same function WithoutResilience: trace and identity only, over the
+// same transport (credentials, reconnect backoff, balancer, resolver).
 // Why each layer sits where it does:
 //
 //   - trace is outermost: it appends the trace id to the metadata once, and
@@ -89,6 +93,20 @@
 //   - eject is innermost because it judges instances, and each attempt may
 //     go to a different one: ejection and the instances' breakers. It
 //     exists only for upstreams Portico resolves (Addresses, dns:///).
+//
+// # Per-call state
+//
+// The layers of one call share one call.State (package call), made by
+// the chain's top and put in the call's context once: who owns the
+// deadline that binds the call (deadline writes it, retry changes it for
+// an attempt whose own timeout comes first, breaker and eject read it to
+// leave the caller's doing out), the attempt running (retry), and the
+// instance that took the last attempt and whether its breaker judged it
+// (eject writes it, breaker reads it). No layer reads another's private
+// context value or writes back through a call option. The chain's one
+// input from its caller besides the deadline is
+// deadline.WithUpstreamDeadline, the edge's mark that a route deadline is
+// the upstream's budget.
 //
 // # Streams
 //

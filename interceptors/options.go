@@ -40,6 +40,7 @@ type settings struct {
 	dialOpts []grpc.DialOption
 	lookup   balance.LookupFunc // WithLookup; nil means net.DefaultResolver
 	identity *identity.Minter   // WithIdentity; nil adds no identity layer
+	bare     bool               // WithoutResilience
 	errs     []error
 }
 
@@ -195,3 +196,13 @@ func WithDialOptions(opts ...grpc.DialOption) Option {
 func WithIdentity(m *identity.Minter) Option {
 	return func(s *settings) { s.identity = m }
 }
+
+// WithoutResilience builds the connection without the resilience layers:
+// trace (and identity, WithIdentity) only; no deadline, bulkhead,
+// breakers, retries or ejection, and no client health checking, whatever
+// the Config says. The rest is the chain's: credentials, reconnect
+// backoff, balancer and resolver. It is for traffic that must neither
+// count against nor be refused by the upstream's breakers, and must reach
+// an instance that reports NOT_SERVING: the edge's /health probes and its
+// server reflection (gateway.Dial).
+func WithoutResilience() Option { return func(s *settings) { s.bare = true } }

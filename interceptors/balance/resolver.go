@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/resolver/manual"
 
 	"github.com/portico-gateway/portico/interceptors/breaker"
-	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/call"
 )
 
 // Scheme is the target scheme of a Resolver, local to the ClientConn it is
@@ -192,10 +192,11 @@ func (r *Resolver) publish(push func(resolver.State)) {
 
 // UnaryClientInterceptor returns the interceptor that judges instances: it
 // feeds ejection and the instances' breakers (WithBreakers) with each
-// attempt's outcome, by the address the attempt went to, and tells the
-// breaker layer above (breaker.Attribution) whether an instance took the
-// attempt. Put it innermost, after retries, so each attempt is judged on
-// its own peer.
+// attempt's outcome, by the address the attempt went to, and records in
+// the call's state (call.State.SetInstance) the instance that took the
+// attempt and whether its breaker judged it, for the breaker layer above.
+// Put it innermost, after retries, so each attempt is judged on its own
+// peer.
 func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
 	if r.eject.ConsecutiveFailures < 0 && r.breakers == nil {
 		return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
@@ -210,12 +211,13 @@ func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
 		p := new(peer.Peer)
 		err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Peer(p))...)
 		several := r.breakers != nil && r.several.Load()
-		if a := breaker.FindAttribution(opts); a != nil {
-			a.SetInstance(p.Addr != nil && several)
+		if p.Addr == nil {
+			call.From(ctx).SetInstance("", false) // no instance took it
+			return err
 		}
-		if p.Addr != nil {
-			r.record(ctx, r.names.name(p.Addr), start, err, several)
-		}
+		addr := r.names.name(p.Addr)
+		call.From(ctx).SetInstance(addr, several)
+		r.record(ctx, addr, start, err, several)
 		return err
 	}
 }
@@ -223,7 +225,7 @@ func (r *Resolver) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
 // attemptOutcome judges one attempt for its instance: the codes Classify
 // calls failures, minus attempts the caller cut short.
 func attemptOutcome(ctx context.Context, err error) breaker.Outcome {
-	if err != nil && deadline.CallerCaused(ctx, err) {
+	if err != nil && call.CallerCaused(ctx, err) {
 		return breaker.Excluded
 	}
 	return breaker.Classify(err)

@@ -40,7 +40,7 @@ const (
 //
 // The interceptor also excludes calls the caller cut short: its context was
 // cancelled, or its deadline was shorter than the upstream's timeout (see
-// deadline.CallerBound).
+// call.CallerCaused).
 func Classify(err error) Outcome {
 	if err == nil {
 		return Success

@@ -8,8 +8,9 @@
 // instance, below the balancer's pick (balance.WithBreakers), and the
 // interceptor works with them through WithInstances: it refuses calls while
 // every instance's breaker is open (Instances.Blocked), and its own
-// breakers count only the failures no instance took (an Attribution call
-// option, set by the layer that sees each attempt's peer, tells which).
+// breakers count only the failures no instance took (the call's state,
+// package call, written by the layer that sees each attempt's peer, tells
+// which).
 // Record counts such a call, whose breaker is known only once it ran.
 //
 // # States
@@ -38,7 +39,7 @@
 // the caller caused never count: client errors (INVALID_ARGUMENT,
 // NOT_FOUND, FAILED_PRECONDITION, PERMISSION_DENIED, ALREADY_EXISTS, ...),
 // a cancelled caller, and a DEADLINE_EXCEEDED under a deadline the caller set
-// shorter than the upstream's timeout (deadline.CallerCaused). An excluded
+// shorter than the upstream's timeout (call.CallerCaused). An excluded
 // half-open probe gives its slot back.
 //
 // # Why not sony/gobreaker

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
-	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/call"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -118,14 +118,14 @@ func (g *guard) unary(ctx context.Context, method string, req, reply any, cc *gr
 		b.Done(t, outcome(ctx, b, err))
 		return err
 	}
-	a, opts := attribute(callOpts)
-	err = invoker(ctx, method, req, reply, cc, opts...)
+	ctx, st := call.Ensure(ctx)
+	st.SetInstance("", false)
+	err = invoker(ctx, method, req, reply, cc, callOpts...)
 	oc := outcome(ctx, b, err)
-	if oc == Failure && a.instance {
+	if _, judged := st.Instance(); oc == Failure && judged {
 		oc = Excluded // the instance's breaker counted it
 	}
 	b.Done(t, oc)
-	a.release()
 	return err
 }
 
@@ -135,7 +135,7 @@ func outcome(ctx context.Context, b *Breaker, err error) Outcome {
 	if err == nil {
 		return Success
 	}
-	if deadline.CallerCaused(ctx, err) {
+	if call.CallerCaused(ctx, err) {
 		return Excluded
 	}
 	return b.outcome(err)

@@ -6,9 +6,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/interceptors/call"
 	"github.com/portico-gateway/portico/interceptors/deadline"
 )
 
@@ -43,7 +42,7 @@ func TestCallerBound(t *testing.T) {
 			}
 			var got bool
 			invoke := func(ctx context.Context, _ string, _, _ any, _ *grpc.ClientConn, _ ...grpc.CallOption) error {
-				got = deadline.CallerBound(ctx)
+				got = call.From(ctx).Owner() == call.Caller
 				return nil
 			}
 			in := deadline.UnaryClientInterceptor(deadline.WithTimeout(tt.timeout))
@@ -51,44 +50,7 @@ func TestCallerBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != tt.want {
-				t.Errorf("CallerBound = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// TestAttemptTimeoutIsTheUpstreams: an attempt that runs out of its own
-// per-attempt timeout (WithAttemptTimeout), earlier than the caller's
-// deadline, failed for the instance's slowness, even where the caller's
-// deadline binds the call; an attempt whose timeout is no earlier than the
-// caller's deadline ran out of the caller's time.
-func TestAttemptTimeoutIsTheUpstreams(t *testing.T) {
-	expired := status.Error(codes.DeadlineExceeded, "context deadline exceeded")
-	tests := []struct {
-		name    string
-		attempt time.Duration
-		want    bool // CallerCaused
-	}{
-		{"attempt timeout first", time.Minute, false},
-		{"caller's deadline first", 2 * time.Hour, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-			defer cancel()
-			var got bool
-			invoke := func(ctx context.Context, _ string, _, _ any, _ *grpc.ClientConn, _ ...grpc.CallOption) error {
-				actx, cancel := deadline.WithAttemptTimeout(ctx, tt.attempt)
-				defer cancel()
-				got = deadline.CallerCaused(actx, expired)
-				return nil
-			}
-			in := deadline.UnaryClientInterceptor(deadline.WithTimeout(-1))
-			if err := in(ctx, "/a.B/C", nil, nil, nil, invoke); err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("CallerCaused(attempt of %v under the caller's hour) = %v, want %v", tt.attempt, got, tt.want)
+				t.Errorf("the caller owns the deadline = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -11,11 +11,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/interceptors/call"
 	"github.com/portico-gateway/portico/interceptors/reason"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
-
-type callerBoundKey struct{}
 
 type upstreamDeadlineKey struct{}
 
@@ -23,51 +22,11 @@ type upstreamDeadlineKey struct{}
 // set by a layer in front of the chain rather than by a caller: the REST
 // edge applies a route's configured timeout itself. Running out of such a
 // deadline is the upstream's failure (breakers count it), exactly as if the
-// chain's own timeout had fired.
+// chain's own timeout had fired. It is an input of the chain, read by this
+// package's interceptor alone, which records the deadline's owner in the
+// call's state (package call).
 func WithUpstreamDeadline(ctx context.Context) context.Context {
 	return context.WithValue(ctx, upstreamDeadlineKey{}, true)
-}
-
-type attemptBoundKey struct{}
-
-// WithAttemptTimeout is context.WithTimeout for one attempt of a call
-// (package retry's per-attempt timeout). When the attempt's deadline comes
-// before ctx's, running out of it is the instance's slowness even where the
-// caller's deadline binds the call: CallerCaused reports false for it.
-func WithAttemptTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	dl, has := ctx.Deadline()
-	actx, cancel := context.WithTimeout(ctx, d)
-	if has && CallerBound(ctx) {
-		if adl, _ := actx.Deadline(); adl.Before(dl) {
-			actx = context.WithValue(actx, attemptBoundKey{}, true)
-		}
-	}
-	return actx, cancel
-}
-
-// CallerBound reports whether ctx is a call context whose deadline was set by
-// the caller rather than by the upstream's timeout: the caller had less time
-// left than the upstream is allowed.
-func CallerBound(ctx context.Context) bool {
-	return ctx.Value(callerBoundKey{}) != nil
-}
-
-// CallerCaused reports whether err, the failure of a call made with ctx, is
-// the caller's doing rather than the upstream's: the caller cancelled, or
-// the call ran out of a deadline the caller set shorter than the upstream's
-// timeout. The code is enough in the second case: the server may report
-// DEADLINE_EXCEEDED a moment before the caller's own context expires.
-func CallerCaused(ctx context.Context, err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return true
-	}
-	if ctx.Value(attemptBoundKey{}) != nil {
-		return false // its own per-attempt deadline, before the caller's, ran out
-	}
-	return CallerBound(ctx) && (ctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded)
 }
 
 // UnaryClientInterceptor returns the client interceptor described in the
@@ -81,14 +40,18 @@ func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 		if hasDL && callerDL.Sub(now) < max(o.minBudget, 1) {
 			return o.budgetExhausted(callerDL.Sub(now))
 		}
+		ctx, st := call.Ensure(ctx)
 		switch {
 		case timeout > 0 && (!hasDL || now.Add(timeout).Before(callerDL)):
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, now.Add(timeout))
 			defer cancel()
+			st.SetOwner(call.Upstream)
 		case hasDL && ctx.Value(upstreamDeadlineKey{}) == nil:
 			// The caller's deadline binds (also with no timeout of our own).
-			ctx = context.WithValue(ctx, callerBoundKey{}, true)
+			st.SetOwner(call.Caller)
+		case hasDL:
+			st.SetOwner(call.Upstream) // the edge's route deadline
 		}
 		err := invoker(ctx, method, req, reply, cc, callOpts...)
 		if err != nil && status.Code(err) == codes.DeadlineExceeded {

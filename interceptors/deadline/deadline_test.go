@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	"github.com/portico-gateway/portico/interceptors/call"
 	"github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
 	"github.com/portico-gateway/portico/interceptors/reason"
@@ -28,7 +29,7 @@ const getItem = inventoryv1.InventoryService_GetItem_FullMethodName
 func capture(dl *time.Time, bound *bool) grpc.UnaryInvoker {
 	return func(ctx context.Context, _ string, _, _ any, _ *grpc.ClientConn, _ ...grpc.CallOption) error {
 		*dl, _ = ctx.Deadline()
-		*bound = deadline.CallerBound(ctx)
+		*bound = call.From(ctx).Owner() == call.Caller
 		return nil
 	}
 }
@@ -68,7 +69,7 @@ func TestClientDeadlineIsTheSoonerOfBudgetAndTimeout(t *testing.T) {
 					t.Errorf("deadline = now+%v, want now+%v", got.Sub(now), tt.want)
 				}
 				if bound != tt.wantBound {
-					t.Errorf("CallerBound = %v, want %v", bound, tt.wantBound)
+					t.Errorf("the caller owns the deadline = %v, want %v", bound, tt.wantBound)
 				}
 			})
 		})
@@ -198,11 +199,11 @@ func TestUpstreamDeadlineIsNotCallerBound(t *testing.T) {
 			var got bool
 			ic := deadline.UnaryClientInterceptor(deadline.WithTimeout(time.Minute))
 			_ = ic(ctx, "/s/M", nil, nil, nil, func(ctx context.Context, _ string, _, _ any, _ *grpc.ClientConn, _ ...grpc.CallOption) error {
-				got = deadline.CallerBound(ctx)
+				got = call.From(ctx).Owner() == call.Caller
 				return nil
 			})
 			if got != tt.wantCB {
-				t.Errorf("CallerBound = %v, want %v", got, tt.wantCB)
+				t.Errorf("the caller owns the deadline = %v, want %v", got, tt.wantCB)
 			}
 		})
 	}

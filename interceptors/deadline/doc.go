@@ -17,10 +17,11 @@
 // reports the deepest hop that ran out of time (order -> inventory reads
 // "hop": "inventory" at the gateway).
 //
-// When the caller's deadline, not the upstream's timeout, bounds a call, the
-// call's context is marked and CallerBound reports true for it: a breaker uses
-// this to tell "the upstream was too slow" from "the caller gave it too little
-// time" (see package breaker).
+// The interceptor records in the call's state (package call) who owns the
+// deadline that binds it: the caller, when its deadline is sooner than the
+// upstream's timeout and not marked WithUpstreamDeadline, or the upstream.
+// A breaker uses this (call.CallerCaused) to tell "the upstream was too
+// slow" from "the caller gave it too little time" (see package breaker).
 //
 // UnaryServerInterceptor rejects work whose deadline has already passed (or
 // has less than the minimum budget left) with DEADLINE_EXCEEDED, reason

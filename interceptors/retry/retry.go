@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/portico-gateway/portico/interceptors/deadline"
+	"github.com/portico-gateway/portico/interceptors/call"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
@@ -38,7 +38,8 @@ type retrier struct {
 
 func (r *retrier) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
 	r.budget.call()
-	timedOut, err := r.attempt(ctx, method, req, reply, cc, invoker, callOpts)
+	st := call.From(ctx)
+	timedOut, err := r.attempt(ctx, st, 1, method, req, reply, cc, invoker, callOpts)
 	var headers callerHeaders
 	ownEarlier := false // an earlier attempt may have created what a replay marker names
 	defer func() {
@@ -61,31 +62,42 @@ func (r *retrier) intercept(ctx context.Context, method string, req, reply any, 
 		r.observer.Retried(r.upstream)
 		trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(attribute.Int("attempt", n+1)))
 		actx := metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(n))
-		timedOut, err = r.attempt(actx, method, req, reply, cc, invoker, callOpts)
+		timedOut, err = r.attempt(actx, st, n+1, method, req, reply, cc, invoker, callOpts)
 	}
 	return err
 }
 
-// attempt runs one attempt under the per-attempt timeout, if any, and
-// reports whether that timeout (not the caller's deadline, not the server's
-// answer) ended it: a DEADLINE_EXCEEDED while the caller is still live,
-// after the attempt's own deadline ran out. A server's DEADLINE_EXCEEDED
-// before then is its answer (its downstream timed out, or its budget was
-// too short to start), not a timed-out attempt. grpc-timeout is rounded up,
-// so a server never gives up before the attempt's deadline; the clock is
-// read as well as actx.Err() because, at that instant, the server's answer
-// may arrive before actx's timer has cancelled it.
-func (r *retrier) attempt(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts []grpc.CallOption) (timedOut bool, err error) {
+// attempt runs attempt n (from 1) under the per-attempt timeout, if any,
+// and reports whether that timeout (not the caller's deadline, not the
+// server's answer) ended it: a DEADLINE_EXCEEDED while the caller is still
+// live, after the attempt's own deadline ran out. A server's
+// DEADLINE_EXCEEDED before then is its answer (its downstream timed out,
+// or its budget was too short to start), not a timed-out attempt.
+// grpc-timeout is rounded up, so a server never gives up before the
+// attempt's deadline; the clock is read as well as actx.Err() because, at
+// that instant, the server's answer may arrive before actx's timer has
+// cancelled it.
+//
+// While an attempt's own deadline comes before a caller's that binds the
+// call, the attempt's deadline binds: running out of it is the instance's
+// slowness, so the call's state (package call) names the upstream its
+// owner until the attempt returns.
+func (r *retrier) attempt(ctx context.Context, st *call.State, n int, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts []grpc.CallOption) (timedOut bool, err error) {
+	st.SetAttempt(n)
 	if r.attemptTimeout <= 0 {
 		return false, invoker(ctx, method, req, reply, cc, callOpts...)
 	}
-	actx, cancel := deadline.WithAttemptTimeout(ctx, r.attemptTimeout)
+	actx, cancel := context.WithTimeout(ctx, r.attemptTimeout)
 	defer cancel()
+	adl, _ := actx.Deadline()
+	if dl, _ := ctx.Deadline(); st.Owner() == call.Caller && adl.Before(dl) {
+		st.SetOwner(call.Upstream)
+		defer st.SetOwner(call.Caller)
+	}
 	err = invoker(actx, method, req, reply, cc, callOpts...)
 	if ctx.Err() != nil || status.Code(err) != codes.DeadlineExceeded {
 		return false, err
 	}
-	adl, _ := actx.Deadline()
 	return errors.Is(actx.Err(), context.DeadlineExceeded) || !time.Now().Before(adl), err
 }
 

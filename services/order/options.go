@@ -13,6 +13,9 @@ import (
 
 // Defaults of the options.
 const (
+	// DefaultReconcileInterval is how often the reconciler runs
+	// (Config.ReconcileInterval, portico order --reconcile-interval).
+	DefaultReconcileInterval = 2 * time.Second
 	// DefaultReconcileAfter is how old a PENDING order must be before the
 	// reconciler takes it over.
 	DefaultReconcileAfter = 5 * time.Second
@@ -21,7 +24,7 @@ const (
 	DefaultBudget = 10 * time.Second
 	// DefaultReconcileRounds is how many Reconcile rounds in a row may leave
 	// one order PENDING before the reconciler logs it at ERROR and backs off.
-	// At the default 2s interval that is about 40s, well inside the
+	// At DefaultReconcileInterval (2s) that is about 40s, well inside the
 	// inventory's 5m reservation TTL.
 	DefaultReconcileRounds = 20
 	// DefaultReconcileBackoff is the first wait once an order has used its

@@ -72,7 +72,8 @@ type Config struct {
 	// Observe is what the process exposes about itself: traces, metrics
 	// and the admin address (grpcserver.Observe); zero exposes nothing.
 	Observe grpcserver.Observe
-	// ReconcileInterval is how often the reconciler runs. 0 means 2s.
+	// ReconcileInterval is how often the reconciler runs. 0 means
+	// DefaultReconcileInterval (2s).
 	ReconcileInterval time.Duration
 	// ReconcileAfter is how old a PENDING order must be before the
 	// reconciler drives it. 0 means 5s.
@@ -100,7 +101,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("order: Config.DB: %w", err)
 	}
 	if c.ReconcileInterval == 0 {
-		c.ReconcileInterval = 2 * time.Second
+		c.ReconcileInterval = DefaultReconcileInterval
 	}
 	if c.ReconcileAfter == 0 {
 		c.ReconcileAfter = DefaultReconcileAfter

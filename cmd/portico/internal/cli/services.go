@@ -192,7 +192,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
 		fs.StringVar(&upstreamCA, "upstream-ca", "", "dial inventory and payment over TLS, verifying them with the CAs in `FILE`; --tls-cert/--tls-key, when set, are presented as the client certificate (mTLS). Empty means plaintext")
 		fs.DurationVar(&timeout, "upstream-timeout", defaultServiceTimeout, "per-call timeout to inventory and payment, all attempts together")
-		fs.DurationVar(&every, "reconcile-interval", 2*time.Second, "how often the reconciler drives PENDING orders")
+		fs.DurationVar(&every, "reconcile-interval", order.DefaultReconcileInterval, "how often the reconciler drives PENDING orders")
 		fs.DurationVar(&after, "reconcile-after", order.DefaultReconcileAfter, "how old a PENDING order must be before the reconciler drives it")
 		fs.IntVar(&maxAccepted, "max-accepted", order.DefaultMaxAccepted, "how many orders may wait ACCEPTED for inventory at once (callers that send Prefer: respond-async while inventory is down); past it such orders are refused 503 as without the preference. 0 accepts none")
 		fs.DurationVar(&lease, "lease-ttl", order.DefaultLeaseTTL, "PostgreSQL only: how long this replica holds a PENDING order without renewing; a dead replica's orders pass to another within this plus --reconcile-interval")
