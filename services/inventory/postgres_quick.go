@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/internal/pgdb"
@@ -23,11 +24,14 @@ import (
 // on the disk measured, longer under load); the quick path holds it only
 // while the server runs the statement: the transaction commits with
 // synchronous_commit off, which releases its locks before the flush, and a
-// second, synchronous statement (durable) then waits for the flush before
-// the service answers. WAL is flushed in order, so that flush covers the
-// first commit: no answer is ever sent for a write a crash could undo. A
-// crash between the two can undo the first write, which no caller was
-// told of; the order's next call finds nothing and reserves again.
+// second, synchronous statement (flush), sent in the same round trip, then
+// waits for the flush before the service answers. WAL is flushed in order,
+// so that flush covers the first commit: no answer is ever sent for a
+// write a crash could undo. A crash between the two can undo the first
+// write, which no caller was told of; the order's next call finds nothing
+// and reserves again. Other transactions may see the first write before it
+// is durable: a refusal for too little stock may count units a crash then
+// gives back, as if they had been reserved and released.
 //
 // A quick path changes nothing unless it does all of it: an unknown SKU
 // (a line without a price: NOT NULL), too little stock (the CHECK on
@@ -50,13 +54,9 @@ type quickStore interface {
 
 var _ quickStore = (*PostgresStore)(nil)
 
-// lockAsync takes the order's advisory lock (the one ReservationByOrder
-// takes, so a quick and a general reservation of one order queue) and
-// turns synchronous_commit off for the rest of the transaction.
-const lockAsync = `SELECT pg_advisory_xact_lock(` + pgdb.LockKey + `), set_config('synchronous_commit', 'off', true)`
-
-// asyncOnly turns synchronous_commit off for the rest of the transaction.
-const asyncOnly = `SELECT set_config('synchronous_commit', 'off', true)`
+// lockOrder takes the order's advisory lock, the one ReservationByOrder
+// takes, so a quick and a general reservation of one order queue.
+const lockOrder = `SELECT pg_advisory_xact_lock(` + pgdb.LockKey + `)`
 
 // quickReserve: $1 reservation id, $2 order id, $3 SKUs, $4 quantities,
 // $5 expire time, $6 now. A SKU on several lines moves by its sum.
@@ -112,22 +112,23 @@ func (s *PostgresStore) QuickReserve(ctx context.Context, r Reservation) (_ Rese
 	}
 	lines := slices.Clone(r.Lines)
 	priced := 0
-	b := &pgx.Batch{}
-	b.Queue(lockAsync, "order:"+r.OrderID)
-	b.Queue(quickReserve, r.ID, r.OrderID, skus, qty, nanos(r.ExpireTime), nanos(r.CreateTime)).Query(func(rows pgx.Rows) error {
-		var pos int
-		var price Money
-		_, err := pgx.ForEachRow(rows, []any{&pos, &price.Minor, &price.Currency}, func() error {
-			if pos < 0 || pos >= len(lines) {
-				return fmt.Errorf("line position %d of %d", pos, len(lines))
-			}
-			lines[pos].Price = price
-			priced++
-			return nil
+	ok := s.quick(ctx, r.ID, func(b *pgx.Batch) {
+		b.Queue(lockOrder, "order:"+r.OrderID)
+		b.Queue(quickReserve, r.ID, r.OrderID, skus, qty, nanos(r.ExpireTime), nanos(r.CreateTime)).Query(func(rows pgx.Rows) error {
+			var pos int
+			var price Money
+			_, err := pgx.ForEachRow(rows, []any{&pos, &price.Minor, &price.Currency}, func() error {
+				if pos < 0 || pos >= len(lines) {
+					return fmt.Errorf("line position %d of %d", pos, len(lines))
+				}
+				lines[pos].Price = price
+				priced++
+				return nil
+			})
+			return err
 		})
-		return err
 	})
-	if s.SendBatch(ctx, b).Close() != nil || priced != len(lines) || !s.durable(ctx, r.ID) {
+	if !ok || priced != len(lines) {
 		return Reservation{}, false
 	}
 	r.Lines = lines
@@ -139,30 +140,50 @@ func (s *PostgresStore) QuickSettle(ctx context.Context, id string, to State, no
 	ctx, span := telemetry.StartDB(ctx, telemetry.Postgres, "quick settle")
 	defer func() { endQuick(span, done) }()
 	r := Reservation{ID: id, State: to, UpdateTime: now}
-	b := &pgx.Batch{}
-	b.Queue(asyncOnly)
-	b.Queue(quickSettle, id, to, nanos(now)).Query(func(rows pgx.Rows) error {
-		var exp, created int64
-		var l Line
-		_, err := pgx.ForEachRow(rows, []any{&r.OrderID, &exp, &created, &l.SKU, &l.Quantity, &l.Price.Minor, &l.Price.Currency}, func() error {
-			r.ExpireTime, r.CreateTime = fromNanos(exp), fromNanos(created)
-			r.Lines = append(r.Lines, l)
-			return nil
+	ok := s.quick(ctx, id, func(b *pgx.Batch) {
+		b.Queue(quickSettle, id, to, nanos(now)).Query(func(rows pgx.Rows) error {
+			var exp, created int64
+			var l Line
+			_, err := pgx.ForEachRow(rows, []any{&r.OrderID, &exp, &created, &l.SKU, &l.Quantity, &l.Price.Minor, &l.Price.Currency}, func() error {
+				r.ExpireTime, r.CreateTime = fromNanos(exp), fromNanos(created)
+				r.Lines = append(r.Lines, l)
+				return nil
+			})
+			return err
 		})
-		return err
 	})
-	if s.SendBatch(ctx, b).Close() != nil || len(r.Lines) == 0 || !s.durable(ctx, id) {
+	if !ok || len(r.Lines) == 0 {
 		return Reservation{}, false
 	}
 	return r, true
 }
 
-// durable reports whether reservation id's last write is durable: it
-// waits for the WAL flush (flush). False leaves that to the general path,
-// which flushes what it read (pgTx).
-func (s *PostgresStore) durable(ctx context.Context, id string) bool {
-	tag, err := s.Exec(ctx, flush, id)
-	return err == nil && tag.RowsAffected() == 1
+// quick sends, in one round trip, a transaction of the statements queue
+// adds, committed with synchronous_commit off, then flush of reservation
+// id, and reports whether all of them succeeded and the flush found the
+// row. A failed statement makes the server skip the rest, so nothing after
+// it runs and the transaction is rolled back here.
+func (s *PostgresStore) quick(ctx context.Context, id string, queue func(*pgx.Batch)) bool {
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit = off`)
+	queue(b)
+	b.Queue(`COMMIT`)
+	var flushed int64
+	b.Queue(flush, id).Exec(func(tag pgconn.CommandTag) error {
+		flushed = tag.RowsAffected()
+		return nil
+	})
+	conn, err := s.Acquire(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Release() // a connection left in a transaction is closed, not pooled
+	err = conn.SendBatch(ctx, b).Close()
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		_, _ = conn.Exec(ctx, `ROLLBACK`)
+	}
+	return err == nil && flushed == 1
 }
 
 // endQuick ends a quick path's span, with a "fallback" event when the
