@@ -28,6 +28,8 @@ const Schema = "inventory"
 // transaction advisory lock on the order id, so two replicas never reserve
 // one order twice; Due skips reservations another replica is settling
 // (SKIP LOCKED). The CHECKs stay the last line against negative stock.
+// The common cases of ReserveStock and of a settle skip all of that for
+// one statement in one round trip (postgres_quick.go).
 type PostgresStore struct {
 	*pgdb.DB // Close, and Ping: the readiness probe
 }
