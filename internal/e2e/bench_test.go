@@ -185,6 +185,8 @@ func BenchmarkCreateOrderPostgres(b *testing.B) {
 			c.setStock(b, "keyboard-001", 1_000_000_000)
 			var lat latencies
 			var n, failed atomic.Int64
+			cpu := startCPU(b, c.procs()...)
+			db := c.startBackendCPU(b)
 			b.SetParallelism(8) // 8 x GOMAXPROCS concurrent clients
 			b.ResetTimer()
 			start := time.Now()
@@ -207,6 +209,63 @@ func BenchmarkCreateOrderPostgres(b *testing.B) {
 				b.Errorf("%d of %d orders failed", f, n.Load())
 			}
 			lat.report(b, elapsed, "orders")
+			cpu.report(b, n.Load(), "order")
+			db.report(b, n.Load())
 		})
+	}
+}
+
+// procs returns every service process of the cluster.
+func (c *pgCluster) procs() []*testproc.Proc {
+	var out []*testproc.Proc
+	for _, r := range []*replicaSet{c.inv, c.pay, c.ord} {
+		out = append(out, r.procs...)
+	}
+	return out
+}
+
+// backendCPU measures the CPU time of the PostgreSQL server processes
+// serving a pgCluster's database (same host only): with cpuMeter's figure,
+// the whole cost of an order on PostgreSQL.
+type backendCPU struct {
+	c     *pgCluster
+	start map[int]time.Duration
+}
+
+func (c *pgCluster) startBackendCPU(b *testing.B) *backendCPU {
+	return &backendCPU{c: c, start: c.backendCPU(b)}
+}
+
+// backendCPU returns the CPU time of each server process connected to the
+// cluster's database, by pid.
+func (c *pgCluster) backendCPU(b *testing.B) map[int]time.Duration {
+	rows, err := c.pool.Query(context.Background(),
+		`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int]time.Duration{}
+	for rows.Next() {
+		var pid int
+		if err := rows.Scan(&pid); err != nil {
+			b.Fatal(err)
+		}
+		if d, err := procstat.CPU(pid); err == nil { // a backend that ended meanwhile is left out
+			out[pid] = d
+		}
+	}
+	return out
+}
+
+// report adds the backends' CPU microseconds per order; a backend that
+// connected during the run counts from its start.
+func (m *backendCPU) report(b *testing.B, orders int64) {
+	var sum time.Duration
+	for pid, d := range m.c.backendCPU(b) {
+		sum += d - m.start[pid]
+	}
+	if orders > 0 {
+		b.ReportMetric(float64(sum.Microseconds())/float64(orders), "db-cpu-µs/order")
 	}
 }

@@ -17,7 +17,7 @@
 //     a bounded number of errors and no lost writes.
 //
 // Pool size and connection lifetimes come from the URL, as pgxpool reads
-// them: pool_max_conns (default max(4, number of CPUs)), pool_min_conns (0),
+// them: pool_max_conns (default DefaultMaxConns, 16), pool_min_conns (0),
 // pool_max_conn_lifetime (1h), pool_max_conn_idle_time (30m),
 // pool_health_check_period (1m). For example
 // postgres://portico@db:5432/portico?sslmode=disable&pool_max_conns=16.

@@ -183,3 +183,29 @@ func TestCheckLocation(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolSize: a pool holds DefaultMaxConns connections at most unless the
+// URL says otherwise.
+func TestPoolSize(t *testing.T) {
+	url := pgtest.New(t)
+	for _, tt := range []struct {
+		suffix string
+		want   int32
+	}{
+		{"", DefaultMaxConns},
+		{"pool_max_conns=3", 3},
+	} {
+		u := url
+		if tt.suffix != "" {
+			u += map[bool]string{true: "&", false: "?"}[strings.Contains(url, "?")] + tt.suffix
+		}
+		db, err := Open(context.Background(), u, "svc", testMigrations)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := db.Config().MaxConns; got != tt.want {
+			t.Errorf("URL with %q: MaxConns %d, want %d", tt.suffix, got, tt.want)
+		}
+		db.Close()
+	}
+}

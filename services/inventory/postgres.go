@@ -28,6 +28,8 @@ const Schema = "inventory"
 // transaction advisory lock on the order id, so two replicas never reserve
 // one order twice; Due skips reservations another replica is settling
 // (SKIP LOCKED). The CHECKs stay the last line against negative stock.
+// The common cases of ReserveStock and of a settle skip all of that for
+// one statement in one round trip (postgres_quick.go).
 type PostgresStore struct {
 	*pgdb.DB // Close, and Ping: the readiness probe
 }
@@ -103,7 +105,13 @@ func (s *PostgresStore) Reservation(ctx context.Context, id string) (r Reservati
 // InTx implements Store: one READ COMMITTED transaction, run again on a
 // retryable failure (pgdb.DB.InTx), so fn may run more than once.
 func (s *PostgresStore) InTx(ctx context.Context, fn func(Tx) error) error {
-	return s.DB.InTx(ctx, func(tx pgx.Tx) error { return fn(&pgTx{tx: tx}) })
+	return s.DB.InTx(ctx, func(tx pgx.Tx) error {
+		pt := &pgTx{tx: tx}
+		if err := fn(pt); err != nil {
+			return err
+		}
+		return pt.flushRead(ctx)
+	})
 }
 
 // pgQuerier is what *pgxpool.Pool and pgx.Tx share.
@@ -150,7 +158,23 @@ func pgReservation(ctx context.Context, q pgQuerier, id, lock string) (Reservati
 
 // pgTx is the Tx of PostgresStore.InTx.
 type pgTx struct {
-	tx pgx.Tx
+	tx    pgx.Tx
+	read  string // the last reservation read
+	wrote bool   // whether a write was sent
+}
+
+// flushRead makes a transaction that read a reservation and wrote nothing
+// wait for the WAL flush before it commits: such a commit would otherwise
+// not wait, and the reservation it read may be a quick path's write
+// committed with synchronous_commit off (postgres_quick.go). Rewriting
+// the row gives the commit a WAL record to flush, and the flush covers
+// every earlier commit.
+func (t *pgTx) flushRead(ctx context.Context) error {
+	if t.wrote || t.read == "" {
+		return nil
+	}
+	_, err := t.tx.Exec(ctx, flush, t.read)
+	return err
 }
 
 var _ Tx = (*pgTx)(nil)
@@ -162,6 +186,7 @@ func (t *pgTx) Item(ctx context.Context, sku string) (Item, error) {
 }
 
 func (t *pgTx) InsertItem(ctx context.Context, it Item) error {
+	t.wrote = true
 	_, err := t.tx.Exec(ctx, `INSERT INTO items (`+itemColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		it.SKU, it.Name, it.Price.Minor, it.Price.Currency,
 		it.Stock.Available, it.Stock.Reserved, it.Stock.Sold, nanos(it.UpdateTime))
@@ -172,6 +197,7 @@ func (t *pgTx) InsertItem(ctx context.Context, it Item) error {
 }
 
 func (t *pgTx) UpdateItem(ctx context.Context, it Item) error {
+	t.wrote = true
 	tag, err := t.tx.Exec(ctx,
 		`UPDATE items SET name = $1, price_minor = $2, currency = $3, available = $4, update_time = $5 WHERE sku = $6`,
 		it.Name, it.Price.Minor, it.Price.Currency, it.Stock.Available, nanos(it.UpdateTime), it.SKU)
@@ -181,6 +207,7 @@ func (t *pgTx) UpdateItem(ctx context.Context, it Item) error {
 // MoveStock is one conditional statement: the CHECKs refuse a bucket going
 // negative, whatever any other replica did first.
 func (t *pgTx) MoveStock(ctx context.Context, sku string, d Stock, now time.Time) error {
+	t.wrote = true
 	tag, err := t.tx.Exec(ctx,
 		`UPDATE items SET available = available + $1, reserved = reserved + $2, sold = sold + $3, update_time = $4
 		 WHERE sku = $5`, d.Available, d.Reserved, d.Sold, nanos(now), sku)
@@ -192,7 +219,11 @@ func (t *pgTx) MoveStock(ctx context.Context, sku string, d Stock, now time.Time
 
 // Reservation locks the reservation's row until the transaction ends.
 func (t *pgTx) Reservation(ctx context.Context, id string) (Reservation, error) {
-	return pgReservation(ctx, t.tx, id, "FOR UPDATE")
+	r, err := pgReservation(ctx, t.tx, id, "FOR UPDATE")
+	if err == nil {
+		t.read = id
+	}
+	return r, err
 }
 
 // ReservationByOrder first takes the order's advisory lock, so of two
@@ -210,10 +241,11 @@ func (t *pgTx) ReservationByOrder(ctx context.Context, orderID string) (Reservat
 	if err != nil {
 		return Reservation{}, err
 	}
-	return pgReservation(ctx, t.tx, id, "FOR UPDATE")
+	return t.Reservation(ctx, id)
 }
 
 func (t *pgTx) InsertReservation(ctx context.Context, r Reservation) error {
+	t.wrote = true
 	_, err := t.tx.Exec(ctx,
 		`INSERT INTO reservations (id, order_id, state, expire_time, create_time, update_time)
 		 VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -230,6 +262,7 @@ func (t *pgTx) InsertReservation(ctx context.Context, r Reservation) error {
 }
 
 func (t *pgTx) SetState(ctx context.Context, id string, s State, now time.Time) error {
+	t.wrote = true
 	tag, err := t.tx.Exec(ctx, `UPDATE reservations SET state = $1, update_time = $2 WHERE id = $3`, s, nanos(now), id)
 	return pgOneRow(tag, err)
 }

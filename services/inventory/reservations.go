@@ -30,6 +30,16 @@ func (s *Service) ReserveStock(ctx context.Context, req *inventoryv1.ReserveStoc
 	for i, l := range req.GetLines() {
 		lines[i] = Line{SKU: l.GetSku(), Quantity: l.GetQuantity()}
 	}
+	if q, ok := s.store.(quickStore); ok {
+		now := time.Now()
+		r := Reservation{
+			ID: newID("res-"), OrderID: req.GetOrderId(), Lines: lines, State: StateActive,
+			ExpireTime: now.Add(s.ttl), CreateTime: now, UpdateTime: now,
+		}
+		if out, done := q.QuickReserve(ctx, r); done {
+			return reservationProto(out), nil
+		}
+	}
 	var out Reservation
 	err := s.store.InTx(ctx, func(tx Tx) (err error) {
 		out, err = s.reserve(ctx, tx, req.GetOrderId(), lines)
@@ -155,6 +165,11 @@ func (s *Service) settle(ctx context.Context, req idRequest, to State) (Reservat
 		return Reservation{}, err
 	}
 	id := req.GetId()
+	if q, ok := s.store.(quickStore); ok {
+		if out, done := q.QuickSettle(ctx, id, to, time.Now()); done {
+			return out, nil
+		}
+	}
 	var out Reservation
 	err := s.store.InTx(ctx, func(tx Tx) error {
 		r, err := tx.Reservation(ctx, id)

@@ -63,7 +63,7 @@ func (s *PostgresStore) Accept(ctx context.Context, id string, now time.Time, li
 				return err
 			}
 			tag, err := tx.Exec(ctx, `UPDATE orders SET status = $1, update_time = $2
-				WHERE id = $3 AND status = $4 AND (SELECT count(*) FROM orders WHERE status = $1) < $5`,
+				WHERE id = $3 AND status = $4 AND (SELECT count(*) FROM orders WHERE status = 'STATUS_ACCEPTED') < $5`,
 				statusAccepted, now.UnixNano(), id, statusPending, limit)
 			n = tag.RowsAffected()
 			return err
@@ -81,7 +81,5 @@ func (s *PostgresStore) Accept(ctx context.Context, id string, now time.Time, li
 // Accepted implements Store: like Pending, only orders this process holds
 // or whose lease has lapsed.
 func (s *PostgresStore) Accepted(ctx context.Context, limit int) ([]*Record, error) {
-	return s.query(ctx, `SELECT `+columns+` FROM orders WHERE status = $1
-		AND (lease_owner = $2 OR lease_until <= clock_timestamp())
-		ORDER BY create_time, id LIMIT $3`, statusAccepted, s.owner, limit)
+	return s.query(ctx, acceptedQuery, s.owner, limit)
 }

@@ -212,14 +212,24 @@ func (s *PostgresStore) List(ctx context.Context, q ListQuery) ([]*Record, error
 	return s.query(ctx, query, args...)
 }
 
+// pendingQuery lists PENDING orders for Pending. The status is a literal,
+// not a parameter, so that a generic plan (pgx prepares its statements)
+// still matches the partial index orders_pending; likewise acceptedQuery
+// and orders_accepted.
+const (
+	pendingQuery = `SELECT ` + columns + ` FROM orders WHERE status = 'STATUS_PENDING' AND create_time <= $1
+		AND (lease_owner = $2 OR lease_until <= clock_timestamp())
+		ORDER BY create_time, id LIMIT $3`
+	acceptedQuery = `SELECT ` + columns + ` FROM orders WHERE status = 'STATUS_ACCEPTED'
+		AND (lease_owner = $1 OR lease_until <= clock_timestamp())
+		ORDER BY create_time, id LIMIT $2`
+)
+
 // Pending implements Store: the PENDING orders created at or before
 // createdBefore that this process holds or whose lease has lapsed, so the
 // orders another live replica drives never crowd this one's batch.
 func (s *PostgresStore) Pending(ctx context.Context, createdBefore time.Time, limit int) ([]*Record, error) {
-	return s.query(ctx, `SELECT `+columns+` FROM orders WHERE status = $1 AND create_time <= $2
-		AND (lease_owner = $3 OR lease_until <= clock_timestamp())
-		ORDER BY create_time, id LIMIT $4`,
-		orderv1.Order_STATUS_PENDING.String(), createdBefore.UnixNano(), s.owner, limit)
+	return s.query(ctx, pendingQuery, createdBefore.UnixNano(), s.owner, limit)
 }
 
 // Lease takes or renews this process's lease on PENDING or ACCEPTED order

@@ -72,6 +72,12 @@ func requestHash(req *paymentv1.CreatePaymentRequest) ([]byte, error) {
 // stores a new one. It returns ErrKeyExists when a concurrent call stored
 // key first.
 func (s *Service) create(ctx context.Context, req *paymentv1.CreatePaymentRequest, key Key) (p Payment, replayed bool, err error) {
+	if q, ok := s.store.(quickStore); ok {
+		p = s.charge(req)
+		if q.QuickCreate(ctx, p, Key{Key: key.Key, RequestHash: key.RequestHash, PaymentID: p.ID}) {
+			return p, false, nil
+		}
+	}
 	err = s.store.InTx(ctx, func(tx Tx) error {
 		prev, err := tx.Key(ctx, key.Key)
 		switch {
