@@ -185,7 +185,13 @@ func (r *Resolver) publish(push func(resolver.State)) {
 	r.blockedUntil.Store(unixNano(blocked))
 	eps := make([]resolver.Endpoint, 0, len(r.addrs))
 	for _, a := range r.routed() {
-		eps = append(eps, resolver.Endpoint{Addresses: []resolver.Address{{Addr: a}}})
+		// ServerName: each instance's TLS certificate is checked against
+		// the host dialled (and :authority names it), not against the
+		// upstream's name, which no certificate holds. A connection with
+		// its own authority (a DNS name, WithAuthority) keeps that one:
+		// grpc-go prefers it. The address comes from config, never a
+		// client.
+		eps = append(eps, resolver.Endpoint{Addresses: []resolver.Address{{Addr: a, ServerName: a}}})
 	}
 	push(resolver.State{Endpoints: eps})
 }
