@@ -137,6 +137,8 @@ func TestLayerTable(t *testing.T) {
 		{"interceptors/retry", "interceptors"},
 		{"gateway/route", "gateway"},
 		{"gen/portico/order/v1", "gen/"},
+		{"gen/portico/type/v1/reasons", "gen/"},
+		{"cmd/protoc-gen-go-reasons", "cmd/"},
 	} {
 		if l, ok := layerOf(tc.pkg); !ok || l.prefix != tc.prefix {
 			t.Errorf("layerOf(%s) = %q, %v; want %q", tc.pkg, l.prefix, ok, tc.prefix)

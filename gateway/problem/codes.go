@@ -6,55 +6,56 @@ import (
 	"google.golang.org/grpc/codes"
 
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Codes the edge raises itself or uses when an upstream gave no reason.
-// Each is a portico.type.v1.Reason with a title option, read from the enum
-// (which alone spells it), so they are variables; never assign them.
-var (
-	CodeInvalidJSON           = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_JSON)
-	CodeInvalidArgument       = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_ARGUMENT)
-	CodeInvalidTimeout        = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_TIMEOUT)
-	CodeIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
-	CodeIdempotencyKeyInvalid = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_INVALID)
-	CodeInvalidConditional    = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_CONDITIONAL_HEADER)
-	CodeOutOfRange            = rpcerr.ReasonName(typev1.Reason_REASON_OUT_OF_RANGE)
-	CodeUnauthenticated       = rpcerr.ReasonName(typev1.Reason_REASON_UNAUTHENTICATED)
-	CodeForbidden             = rpcerr.ReasonName(typev1.Reason_REASON_FORBIDDEN)
-	CodePermissionDenied      = rpcerr.ReasonName(typev1.Reason_REASON_PERMISSION_DENIED)
-	CodeRouteNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ROUTE_NOT_FOUND)
-	CodeNotFound              = rpcerr.ReasonName(typev1.Reason_REASON_NOT_FOUND)
-	CodeMethodNotAllowed      = rpcerr.ReasonName(typev1.Reason_REASON_METHOD_NOT_ALLOWED)
-	CodeAlreadyExists         = rpcerr.ReasonName(typev1.Reason_REASON_ALREADY_EXISTS)
-	CodeAborted               = rpcerr.ReasonName(typev1.Reason_REASON_ABORTED)
-	CodeFailedPrecondition    = rpcerr.ReasonName(typev1.Reason_REASON_FAILED_PRECONDITION)
-	CodeContentTooLarge       = rpcerr.ReasonName(typev1.Reason_REASON_CONTENT_TOO_LARGE)
-	CodeUnsupportedMediaType  = rpcerr.ReasonName(typev1.Reason_REASON_UNSUPPORTED_MEDIA_TYPE)
-	CodeHeadersTooLarge       = rpcerr.ReasonName(typev1.Reason_REASON_REQUEST_HEADER_FIELDS_TOO_LARGE)
-	CodeResourceExhausted     = rpcerr.ReasonName(typev1.Reason_REASON_RESOURCE_EXHAUSTED)
-	CodeClientClosedRequest   = rpcerr.ReasonName(typev1.Reason_REASON_CLIENT_CLOSED_REQUEST)
-	CodeInternal              = rpcerr.ReasonName(typev1.Reason_REASON_INTERNAL)
-	CodeNotImplemented        = rpcerr.ReasonName(typev1.Reason_REASON_NOT_IMPLEMENTED)
-	CodeUpstreamUnavailable   = rpcerr.ReasonName(typev1.Reason_REASON_UPSTREAM_UNAVAILABLE)
-	CodeServiceUnavailable    = rpcerr.ReasonName(typev1.Reason_REASON_SERVICE_UNAVAILABLE)
-	CodeCircuitOpen           = rpcerr.ReasonName(typev1.Reason_REASON_CIRCUIT_OPEN)
-	CodeOverloaded            = rpcerr.ReasonName(typev1.Reason_REASON_OVERLOADED)
-	CodeMessageTooLarge       = rpcerr.ReasonName(typev1.Reason_REASON_MESSAGE_TOO_LARGE)
-	CodeUpstreamTimeout       = rpcerr.ReasonName(typev1.Reason_REASON_UPSTREAM_TIMEOUT)
-	CodeRateLimitExceeded     = rpcerr.ReasonName(typev1.Reason_REASON_RATE_LIMIT_EXCEEDED)
-	CodeCallerBanned          = rpcerr.ReasonName(typev1.Reason_REASON_CALLER_BANNED)
-	CodeTooManyInFlight       = rpcerr.ReasonName(typev1.Reason_REASON_TOO_MANY_IN_FLIGHT)
-	CodeRequestTimeout        = rpcerr.ReasonName(typev1.Reason_REASON_REQUEST_TIMEOUT)
+// Each is a portico.type.v1.Reason with a title option, whose constant
+// package reasons holds (generated from the enum, which alone spells it).
+const (
+	CodeInvalidJSON           = reasons.InvalidJSON
+	CodeInvalidArgument       = reasons.InvalidArgument
+	CodeInvalidTimeout        = reasons.InvalidTimeout
+	CodeIdempotencyKeyMissing = reasons.IdempotencyKeyMissing
+	CodeIdempotencyKeyInvalid = reasons.IdempotencyKeyInvalid
+	CodeInvalidConditional    = reasons.InvalidConditionalHeader
+	CodeOutOfRange            = reasons.OutOfRange
+	CodeUnauthenticated       = reasons.Unauthenticated
+	CodeForbidden             = reasons.Forbidden
+	CodePermissionDenied      = reasons.PermissionDenied
+	CodeRouteNotFound         = reasons.RouteNotFound
+	CodeNotFound              = reasons.NotFound
+	CodeMethodNotAllowed      = reasons.MethodNotAllowed
+	CodeAlreadyExists         = reasons.AlreadyExists
+	CodeAborted               = reasons.Aborted
+	CodeFailedPrecondition    = reasons.FailedPrecondition
+	CodeContentTooLarge       = reasons.ContentTooLarge
+	CodeUnsupportedMediaType  = reasons.UnsupportedMediaType
+	CodeHeadersTooLarge       = reasons.RequestHeaderFieldsTooLarge
+	CodeResourceExhausted     = reasons.ResourceExhausted
+	CodeClientClosedRequest   = reasons.ClientClosedRequest
+	CodeInternal              = reasons.Internal
+	CodeNotImplemented        = reasons.NotImplemented
+	CodeUpstreamUnavailable   = reasons.UpstreamUnavailable
+	CodeServiceUnavailable    = reasons.ServiceUnavailable
+	CodeCircuitOpen           = reasons.CircuitOpen
+	CodeOverloaded            = reasons.Overloaded
+	CodeMessageTooLarge       = reasons.MessageTooLarge
+	CodeUpstreamTimeout       = reasons.UpstreamTimeout
+	CodeRateLimitExceeded     = reasons.RateLimitExceeded
+	CodeCallerBanned          = reasons.CallerBanned
+	CodeTooManyInFlight       = reasons.TooManyInFlight
+	CodeRequestTimeout        = reasons.RequestTimeout
 	// Authentication failures beyond UNAUTHENTICATED (package gateway/auth).
-	CodeMalformedCredentials = rpcerr.ReasonName(typev1.Reason_REASON_MALFORMED_CREDENTIALS)
-	CodeCredentialsExpired   = rpcerr.ReasonName(typev1.Reason_REASON_CREDENTIALS_EXPIRED)
-	CodeRequestReplayed      = rpcerr.ReasonName(typev1.Reason_REASON_REQUEST_REPLAYED)
-	CodeClockSkew            = rpcerr.ReasonName(typev1.Reason_REASON_CLOCK_SKEW)
+	CodeMalformedCredentials = reasons.MalformedCredentials
+	CodeCredentialsExpired   = reasons.CredentialsExpired
+	CodeRequestReplayed      = reasons.RequestReplayed
+	CodeClockSkew            = reasons.ClockSkew
 
-	CodeNotAcceptable   = rpcerr.ReasonName(typev1.Reason_REASON_NOT_ACCEPTABLE)
-	CodeTooManyStreams  = rpcerr.ReasonName(typev1.Reason_REASON_TOO_MANY_STREAMS)
-	CodeStreamReconnect = rpcerr.ReasonName(typev1.Reason_REASON_STREAM_RECONNECT)
+	CodeNotAcceptable   = reasons.NotAcceptable
+	CodeTooManyStreams  = reasons.TooManyStreams
+	CodeStreamReconnect = reasons.StreamReconnect
 )
 
 // StatusClientClosedRequest is the de-facto status (nginx's) for a request

@@ -7,34 +7,33 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
-	"github.com/portico-gateway/portico/internal/rpcerr"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 )
 
 // Domain is the ErrorInfo domain of every error the interceptors make.
 const Domain = "interceptors.portico.dev"
 
 // Reasons, with the status code each travels with. Each is a
-// portico.type.v1.Reason, read from the enum (which alone spells it), so
-// they are variables; never assign them.
-var (
+// portico.type.v1.Reason, whose constant package reasons holds (generated
+// from the enum, which alone spells it).
+const (
 	// BudgetExhausted (DEADLINE_EXCEEDED): too little time was left to
 	// start the call; nothing was sent. Metadata: upstream or method,
 	// remainingMs.
-	BudgetExhausted = rpcerr.ReasonName(typev1.Reason_REASON_DEADLINE_BUDGET_EXHAUSTED)
+	BudgetExhausted = reasons.DeadlineBudgetExhausted
 	// UpstreamTimeout (DEADLINE_EXCEEDED): the deadline fired while the hop
 	// named in metadata "hop" had the call.
-	UpstreamTimeout = rpcerr.ReasonName(typev1.Reason_REASON_UPSTREAM_TIMEOUT)
+	UpstreamTimeout = reasons.UpstreamTimeout
 	// CircuitOpen (UNAVAILABLE): the upstream's circuit breaker is open or
 	// its half-open probes are all taken. Metadata: upstream, retryAfterMs;
 	// a RetryInfo detail carries the same delay.
-	CircuitOpen = rpcerr.ReasonName(typev1.Reason_REASON_CIRCUIT_OPEN)
+	CircuitOpen = reasons.CircuitOpen
 	// Overloaded (UNAVAILABLE): the upstream's bulkhead is full and its
 	// queue too. Metadata: upstream, retryAfterMs; plus RetryInfo.
-	Overloaded = rpcerr.ReasonName(typev1.Reason_REASON_OVERLOADED)
+	Overloaded = reasons.Overloaded
 	// FaultInjected (any code): package faults made this error on purpose.
 	// Metadata: method.
-	FaultInjected = rpcerr.ReasonName(typev1.Reason_REASON_FAULT_INJECTED)
+	FaultInjected = reasons.FaultInjected
 )
 
 // LocalFastFail reports whether err carries one of the reasons made locally

@@ -19,14 +19,15 @@ const moduleRoot = "../.."
 
 // TestNoReasonSpelledInGo: portico.type.v1.Reason is the only list of
 // reasons and problem codes, so no Go source outside gen/ and tests holds
-// one as a string literal: code reads it from the enum (rpcerr.ReasonName).
+// one as a string literal: code names its constant in package reasons
+// (generated from the enum into gen/) or reads it with rpcerr.ReasonName.
 // A gRPC code's canonical name is one of them too (the edge's NOT_FOUND);
 // CodeName reads those from google/rpc/code.proto.
 func TestNoReasonSpelledInGo(t *testing.T) {
 	names := reasonNames()
 	found := spellings(t, moduleRoot, names)
 	for _, f := range found {
-		t.Errorf("%s spells reason %s: use rpcerr.ReasonName(typev1.Reason_REASON_%s)", f.pos, f.name, f.name)
+		t.Errorf("%s spells reason %s: use its constant in gen/portico/type/v1/reasons", f.pos, f.name)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 	"github.com/portico-gateway/portico/internal/resourcetag"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -18,17 +19,16 @@ const Domain = "inventory.portico.dev"
 
 // ErrorInfo reasons this package sends. Callers branch on the
 // portico.type.v1.Reason they name (rpcerr.ParseReason), where each is
-// defined with its gRPC code; these names are unexported so no importer can
-// change them.
-var (
-	reasonItemNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
-	reasonItemAlreadyExists    = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_ALREADY_EXISTS)
-	reasonInsufficientStock    = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
-	reasonReservationNotFound  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_NOT_FOUND)
-	reasonReservationReleased  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_RELEASED)
-	reasonReservationCommitted = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_COMMITTED)
-	reasonIdempotencyKeyReused = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
-	reasonAdminRequired        = rpcerr.ReasonName(typev1.Reason_REASON_ADMIN_REQUIRED)
+// defined with its gRPC code; package reasons holds its constant.
+const (
+	reasonItemNotFound         = reasons.ItemNotFound
+	reasonItemAlreadyExists    = reasons.ItemAlreadyExists
+	reasonInsufficientStock    = reasons.InsufficientStock
+	reasonReservationNotFound  = reasons.ReservationNotFound
+	reasonReservationReleased  = reasons.ReservationReleased
+	reasonReservationCommitted = reasons.ReservationCommitted
+	reasonIdempotencyKeyReused = reasons.IdempotencyKeyReused
+	reasonAdminRequired        = reasons.AdminRequired
 )
 
 // failure is a domain error: a reason, a message and ErrorInfo metadata

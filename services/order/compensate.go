@@ -9,22 +9,22 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Reasons the dependencies answer with (portico.type.v1.Reason).
-var (
-	invInsufficientStock    = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
-	invItemNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
-	invReservationReleased  = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_RELEASED)
-	invReservationCommitted = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_COMMITTED)
-	payNotCaptured          = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_CAPTURED)
+const (
+	invInsufficientStock    = reasons.InsufficientStock
+	invItemNotFound         = reasons.ItemNotFound
+	invReservationReleased  = reasons.ReservationReleased
+	invReservationCommitted = reasons.ReservationCommitted
+	payNotCaptured          = reasons.PaymentNotCaptured
 )
 
 // payInsufficientFunds is the payment service's failure_reason of a payment
 // declined for want of funds.
-var payInsufficientFunds = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_FUNDS)
+const payInsufficientFunds = reasons.InsufficientFunds
 
 // Saga steps, as logged and as ErrorInfo metadata "step".
 const (

@@ -12,6 +12,7 @@ import (
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -21,33 +22,32 @@ const Domain = "order.portico.dev"
 
 // ErrorInfo reasons this package sends. Callers branch on the
 // portico.type.v1.Reason they name (rpcerr.ParseReason), where each is
-// defined with its gRPC code; these names are unexported so no importer can
-// change them.
-var (
-	reasonUnauthenticated       = rpcerr.ReasonName(typev1.Reason_REASON_UNAUTHENTICATED_CALLER)
-	reasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
-	reasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
-	reasonOrderNotFound         = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_FOUND)
-	reasonNotCancellable        = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_NOT_CANCELLABLE)
-	reasonPermissionDenied      = rpcerr.ReasonName(typev1.Reason_REASON_PERMISSION_DENIED)
-	reasonInventoryUnavailable  = rpcerr.ReasonName(typev1.Reason_REASON_INVENTORY_UNAVAILABLE)
-	reasonPaymentUnavailable    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_UNAVAILABLE)
+// defined with its gRPC code; package reasons holds its constant.
+const (
+	reasonUnauthenticated       = reasons.UnauthenticatedCaller
+	reasonIdempotencyKeyMissing = reasons.IdempotencyKeyMissing
+	reasonIdempotencyKeyReused  = reasons.IdempotencyKeyReused
+	reasonOrderNotFound         = reasons.OrderNotFound
+	reasonNotCancellable        = reasons.OrderNotCancellable
+	reasonPermissionDenied      = reasons.PermissionDenied
+	reasonInventoryUnavailable  = reasons.InventoryUnavailable
+	reasonPaymentUnavailable    = reasons.PaymentUnavailable
 	// CreateOrder's business failures; the order is stored FAILED.
-	reasonInsufficientStock  = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_STOCK)
-	reasonItemNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_ITEM_NOT_FOUND)
-	reasonPaymentDeclined    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_DECLINED)
-	reasonReservationExpired = rpcerr.ReasonName(typev1.Reason_REASON_RESERVATION_EXPIRED)
+	reasonInsufficientStock  = reasons.InsufficientStock
+	reasonItemNotFound       = reasons.ItemNotFound
+	reasonPaymentDeclined    = reasons.PaymentDeclined
+	reasonReservationExpired = reasons.ReservationExpired
 	// CreateOrder's definite failures without a business rule of their own;
 	// the order is compensated and stored FAILED. The reason is the
 	// failure_reason.
-	reasonInvalidTotal          = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_TOTAL)
-	reasonInvalidPaymentRequest = rpcerr.ReasonName(typev1.Reason_REASON_INVALID_PAYMENT_REQUEST)
-	reasonUpstreamRejected      = rpcerr.ReasonName(typev1.Reason_REASON_UPSTREAM_REJECTED)
+	reasonInvalidTotal          = reasons.InvalidTotal
+	reasonInvalidPaymentRequest = reasons.InvalidPaymentRequest
+	reasonUpstreamRejected      = reasons.UpstreamRejected
 )
 
 // Order.failure_reason values: the reason of the error a FAILED order
 // answers, except INSUFFICIENT_FUNDS, which answers PAYMENT_DECLINED.
-var (
+const (
 	failureInsufficientStock  = reasonInsufficientStock
 	failureItemNotFound       = reasonItemNotFound
 	failurePaymentDeclined    = reasonPaymentDeclined
@@ -70,7 +70,7 @@ var (
 
 // failureInsufficientFunds is the payment service's decline reason for
 // pm_card_insufficient_funds, kept as the order's failure_reason.
-var failureInsufficientFunds = payInsufficientFunds
+const failureInsufficientFunds = payInsufficientFunds
 
 // ErrorInfo metadata keys.
 const (

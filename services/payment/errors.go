@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 	"github.com/portico-gateway/portico/internal/resourcetag"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -19,16 +20,16 @@ const Domain = "payment.portico.dev"
 
 // ErrorInfo reasons this package sends. Callers branch on the
 // portico.type.v1.Reason they name (rpcerr.ParseReason), where each is
-// defined with its gRPC code; these names are unexported so no importer can
-// change them. IDEMPOTENCY_KEY_MISSING and UNKNOWN_PAYMENT_METHOD are
+// defined with its gRPC code; package reasons holds its constant.
+// IDEMPOTENCY_KEY_MISSING and UNKNOWN_PAYMENT_METHOD are
 // INVALID_ARGUMENT and built by invalid, which also lists the bad fields.
-var (
-	reasonPaymentNotFound       = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_FOUND)
-	reasonIdempotencyKeyMissing = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_MISSING)
-	reasonIdempotencyKeyReused  = rpcerr.ReasonName(typev1.Reason_REASON_IDEMPOTENCY_KEY_REUSED)
-	reasonPaymentNotCaptured    = rpcerr.ReasonName(typev1.Reason_REASON_PAYMENT_NOT_CAPTURED)
-	reasonUnknownPaymentMethod  = rpcerr.ReasonName(typev1.Reason_REASON_UNKNOWN_PAYMENT_METHOD)
-	reasonOrderAlreadyPaid      = rpcerr.ReasonName(typev1.Reason_REASON_ORDER_ALREADY_PAID)
+const (
+	reasonPaymentNotFound       = reasons.PaymentNotFound
+	reasonIdempotencyKeyMissing = reasons.IdempotencyKeyMissing
+	reasonIdempotencyKeyReused  = reasons.IdempotencyKeyReused
+	reasonPaymentNotCaptured    = reasons.PaymentNotCaptured
+	reasonUnknownPaymentMethod  = reasons.UnknownPaymentMethod
+	reasonOrderAlreadyPaid      = reasons.OrderAlreadyPaid
 )
 
 // failure is a domain error: a reason, a message and ErrorInfo metadata

@@ -7,9 +7,8 @@ import (
 	"log/slog"
 
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 	"github.com/portico-gateway/portico/internal/pagetoken"
-	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // Test payment methods; see the package doc for their results.
@@ -19,11 +18,11 @@ const (
 	MethodCardInsufficientFunds = "pm_card_insufficient_funds"
 )
 
-// Failure reasons of a DECLINED payment, read from portico.type.v1.Reason
-// (which alone spells them); callers name the enum value.
-var (
-	failureCardDeclined      = rpcerr.ReasonName(typev1.Reason_REASON_CARD_DECLINED)
-	failureInsufficientFunds = rpcerr.ReasonName(typev1.Reason_REASON_INSUFFICIENT_FUNDS)
+// Failure reasons of a DECLINED payment: portico.type.v1.Reason values
+// (which alone spell them), as package reasons' constants.
+const (
+	failureCardDeclined      = reasons.CardDeclined
+	failureInsufficientFunds = reasons.InsufficientFunds
 )
 
 // outcome is what a test payment method does to every charge.

@@ -26,10 +26,12 @@ const (
 // service, the edge or an interceptor puts in google.rpc.ErrorInfo.reason,
 // every code of the edge's RFC 9457 problems, and a declined payment's
 // failure_reason. The string is the value's name without the REASON_ prefix
-// (REASON_INSUFFICIENT_STOCK is "INSUFFICIENT_STOCK"); Go code reads it with
-// rpcerr.ReasonName and never spells it. ErrorInfo.domain names the sender
-// ("inventory.portico.dev", "payment.portico.dev", "order.portico.dev",
-// "interceptors.portico.dev").
+// (REASON_INSUFFICIENT_STOCK is "INSUFFICIENT_STOCK"); Go code names it by
+// its constant in package reasons, which make generate writes from this
+// enum (reasons.InsufficientStock, cmd/protoc-gen-go-reasons), or reads it
+// with rpcerr.ReasonName, and never spells it. ErrorInfo.domain names the
+// sender ("inventory.portico.dev", "payment.portico.dev",
+// "order.portico.dev", "interceptors.portico.dev").
 //
 // The options say what each value is for:
 //   - grpc_code: a reason a service (or the edge) sends with that gRPC code;
