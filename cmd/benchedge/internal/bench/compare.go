@@ -32,6 +32,7 @@ type compareFlags struct {
 	round, serial, open     time.Duration
 	rounds, conns           int
 	vanguard                bool
+	idle                    int
 }
 
 func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
@@ -48,6 +49,7 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	fs.DurationVar(&f.serial, "serial", 6*time.Second, "serial (c=1) latency phase per system, split over the interleaved rounds")
 	fs.DurationVar(&f.open, "open", 10*time.Second, "open-loop phase per system at 0.5x stock's throughput")
 	fs.BoolVar(&f.vanguard, "vanguard", true, "include vanguard-go (c)")
+	fs.IntVar(&f.idle, "idle", idleConns, "idle keep-alive connections held open to (b), (d) and (e) for their RSS per connection; 0 skips")
 	return f, fs.Parse(args)
 }
 
@@ -89,8 +91,11 @@ type Summary struct {
 	OpenP50ms        float64   `json:"openP50ms"`
 	OpenP99ms        float64   `json:"openP99ms"`
 	OpenNon2xx       int       `json:"openNon2xx"`
-	Equivalent       bool      `json:"equivalent"`
-	EquivNote        string    `json:"equivalenceNote,omitempty"`
+	// IdleConnKiB is the RSS growth per idle keep-alive HTTP/1.1
+	// connection (make bench-edge -idle, (b), (d) and (e) only).
+	IdleConnKiB float64 `json:"idleConnKiB,omitempty"`
+	Equivalent  bool    `json:"equivalent"`
+	EquivNote   string  `json:"equivalenceNote,omitempty"`
 }
 
 // EdgeReport is make bench-edge's JSON output.
@@ -135,8 +140,14 @@ func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) erro
 	for _, s := range systems {
 		sum := &Summary{Key: s.Key, Name: s.Name}
 		sum.Equivalent, sum.EquivNote = equivalent(ctx, s)
+		if d := sums["d"]; d != nil && sum.Equivalent && (s.Key == "e" || s.Key == "dd") {
+			sum.Equivalent, sum.EquivNote = equivalentTo(ctx, systemByKey(systems, "d"), s)
+		}
 		sums[s.Key] = sum
 		rep.Systems = append(rep.Systems, sum)
+	}
+	if err := idlePhase(ctx, systems, sums, f.idle, stderr); err != nil {
+		return err
 	}
 	for r := 1; r <= f.rounds; r++ { // interleaved: every system once per round
 		for _, s := range systems {
@@ -237,12 +248,21 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 		}
 		systems = append(systems, &system{Key: "c", Name: "vanguard-go", url: "http://" + vgAddr + path, proc: c})
 	}
+	set, err := writeDescriptorSet(dir)
+	if err != nil {
+		return nil, procs, err
+	}
 	for _, v := range []struct {
 		key, name string
 		full      bool
-	}{{"d", "Portico edge (production shape)", true}, {"d0", "Portico edge (optional layers off)", false}} {
+		desc      bool
+	}{{"d", "Portico edge (production shape)", true, false}, {"d0", "Portico edge (optional layers off)", false, false},
+		{"dd", "Portico edge (production shape, descriptor path)", true, true}} {
 		listen := port()
 		cfg := edgeConfig(listen, backend, port(), port(), v.full)
+		if v.desc {
+			toDescriptors(&cfg, set)
+		}
 		b, err := yaml.Marshal(cfg)
 		if err != nil {
 			return nil, procs, err
@@ -261,6 +281,12 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 		}
 		systems = append(systems, &system{Key: v.key, Name: v.name, url: "http://" + listen + path, token: "demo-read-token", proc: p})
 	}
+	eAddr := port()
+	e, err := run("assembled", sutCPU, true, self, "assembled", "-listen", eAddr, "-backend", backend)
+	if err != nil {
+		return nil, procs, err
+	}
+	systems = append(systems, &system{Key: "e", Name: "grpc-gateway + assembled middleware", url: "http://" + eAddr + path, token: "demo-read-token", proc: e})
 	for _, s := range systems[1:] {
 		if err := waitTCP(ctx, strings.TrimPrefix(strings.TrimSuffix(s.url, path), "http://"), 20*time.Second); err != nil {
 			return nil, procs, err
@@ -270,7 +296,8 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 }
 
 // edgeConfig is the edge's config for (d), every default layer on and its
-// access log to a file and rate limits that never refuse, or for (d0),
+// access log to a file and rate limits that never refuse (three layers on
+// the route: caller, the route's group, global, as system (e) has), or for (d0),
 // whatever the config can turn off turned off (no retries, no ejection, no
 // health checking, no in-flight cap, no rate limits); authentication,
 // routing and the breaker and bulkhead stay.
@@ -286,7 +313,8 @@ func edgeConfig(listen, inventory, payment, order string, full bool) gateway.Con
 	// one machine can offer, so they cost their decision and never refuse.
 	cfg.Limits = gateway.DevLimits()
 	cfg.Limits.Plans = map[string]gateway.LimitConfig{"default": {Rate: 1_000_000, Burst: 1_000_000}}
-	cfg.Limits.Groups = nil
+	cfg.Limits.Groups = []gateway.LimitGroupConfig{{Name: "inventory-reads", Routes: []string{"GET /api/inventory/{sku}"},
+		Limit: gateway.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}}}
 	cfg.Limits.Global = &gateway.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
 	if !full {
 		cfg.Limits = gateway.LimitsConfig{}
@@ -410,6 +438,15 @@ func equivalent(ctx context.Context, s *system) (bool, string) {
 		return false, fmt.Sprintf("answer %s, want %s", got, want)
 	}
 	return true, ""
+}
+
+func systemByKey(systems []*system, key string) *system {
+	for _, s := range systems {
+		if s.Key == key {
+			return s
+		}
+	}
+	return nil
 }
 
 func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
