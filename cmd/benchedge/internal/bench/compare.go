@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,6 +34,7 @@ type compareFlags struct {
 	rounds, conns           int
 	vanguard                bool
 	idle                    int
+	perf                    string
 }
 
 func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
@@ -49,8 +51,15 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	fs.DurationVar(&f.serial, "serial", 6*time.Second, "serial (c=1) latency phase per system, split over the interleaved rounds")
 	fs.DurationVar(&f.open, "open", 10*time.Second, "open-loop phase per system at 0.5x stock's throughput")
 	fs.BoolVar(&f.vanguard, "vanguard", true, "include vanguard-go (c)")
+	fs.StringVar(&f.perf, "perf", "", "record a Linux perf CPU profile of this `SYSTEM` (a key: d, e, ...) during its first closed-loop round, into the work dir")
 	fs.IntVar(&f.idle, "idle", idleConns, "idle keep-alive connections held open to (b), (d) and (e) for their RSS per connection; 0 skips")
-	return f, fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if f.perf != "" && f.dir == "" {
+		return f, errors.New("-perf needs -dir: the profile is written there")
+	}
+	return f, nil
 }
 
 // system is one system under test.
@@ -333,6 +342,13 @@ func edgeConfig(listen, inventory, payment, order string, full bool) gateway.Con
 
 // closedRound runs one closed-loop round against s and checks the gates.
 func closedRound(ctx context.Context, s *system, f compareFlags, n int) (Round, error) {
+	if f.perf == s.Key && n == 1 {
+		wait, err := perfRecord(ctx, s, f.dir, f.round)
+		if err != nil {
+			return Round{}, err
+		}
+		defer func() { _ = wait() }()
+	}
 	st0 := readSteal(sutCPU)
 	c0, _ := s.proc.cpuTime()
 	res, err := offer(ctx, s, f.conns, 0, f.round)
