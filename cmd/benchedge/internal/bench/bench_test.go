@@ -70,13 +70,16 @@ func TestEdgeHarnessSmoke(t *testing.T) {
 		if idle := s.Key == "b" || s.Key == "d" || s.Key == "e"; idle != (s.IdleConnKiB != 0) {
 			t.Errorf("(%s): idle KiB per connection %v", s.Key, s.IdleConnKiB)
 		}
+		if order := s.Key == "d" || s.Key == "dd"; order != (s.CreateOrderCPUus != 0) {
+			t.Errorf("(%s): CreateOrder CPU per request %v", s.Key, s.CreateOrderCPUus)
+		}
 	}
 	for _, ext := range []string{".md", ".svg"} {
 		if fi, err := os.Stat(f.out + ext); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v (empty or missing)", ext, err)
 		}
 	}
-	for _, k := range []string{"d/b", "d/e", "cpu dd/d"} {
+	for _, k := range []string{"d/b", "d/e", "cpu dd/d", "cpu dd/d CreateOrder"} {
 		if _, ok := rep.Ratios[k]; !ok {
 			t.Errorf("ratios = %v, want %s", rep.Ratios, k)
 		}

@@ -68,6 +68,7 @@ type system struct {
 	grpcAddr  string // (a): called over gRPC
 	url       string // the others: GET url
 	token     string
+	extra     []string // more flags of the generator (method, body, headers)
 	proc      *proc
 }
 
@@ -103,8 +104,11 @@ type Summary struct {
 	// IdleConnKiB is the RSS growth per idle keep-alive HTTP/1.1
 	// connection (make bench-edge -idle, (b), (d) and (e) only).
 	IdleConnKiB float64 `json:"idleConnKiB,omitempty"`
-	Equivalent  bool    `json:"equivalent"`
-	EquivNote   string  `json:"equivalenceNote,omitempty"`
+	// CreateOrderCPUus is the median CPU per POST /api/orders ((d) and
+	// (dd) only).
+	CreateOrderCPUus float64 `json:"createOrderCpuUsPerRequest,omitempty"`
+	Equivalent       bool    `json:"equivalent"`
+	EquivNote        string  `json:"equivalenceNote,omitempty"`
 }
 
 // EdgeReport is make bench-edge's JSON output.
@@ -181,6 +185,9 @@ func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) erro
 		sum.MedianCPUus = median(cpus)
 	}
 	if err := serialPhase(ctx, systems, sums, f, stderr); err != nil {
+		return err
+	}
+	if err := createOrderPhase(ctx, systems, sums, f, stderr); err != nil {
 		return err
 	}
 	if b := sums["b"]; b != nil && b.MedianRPS > 0 {
@@ -268,7 +275,7 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 	}{{"d", "Portico edge (production shape)", true, false}, {"d0", "Portico edge (optional layers off)", false, false},
 		{"dd", "Portico edge (production shape, descriptor path)", true, true}} {
 		listen := port()
-		cfg := edgeConfig(listen, backend, port(), port(), v.full)
+		cfg := edgeConfig(listen, backend, port(), backend, v.full) // the backend serves OrderService too
 		if v.desc {
 			toDescriptors(&cfg, set)
 		}
@@ -358,15 +365,17 @@ func closedRound(ctx context.Context, s *system, f compareFlags, n int) (Round, 
 	c1, _ := s.proc.cpuTime()
 	st1 := readSteal(sutCPU)
 	rd := Round{System: s.Key, Round: n}
-	total := 0
+	total, ok := 0, 0
 	for code, k := range res.Codes {
 		total += k
 		if code < 200 || code > 299 {
 			rd.Non2xx += k
+		} else {
+			ok += k
 		}
 	}
 	if total > 0 && res.Seconds > 0 {
-		rd.RPS = round1(float64(res.Codes[200]) / res.Seconds)
+		rd.RPS = round1(float64(ok) / res.Seconds)
 		rd.CPUus = round1(float64((c1 - c0).Microseconds()) / float64(total))
 		rd.Busy = round(float64((c1-c0).Seconds())/res.Seconds, 2)
 	}
@@ -400,6 +409,7 @@ func offer(ctx context.Context, s *system, conns, rate int, dur time.Duration) (
 	if s.grpcAddr != "" {
 		args = []string{"grpcload", "-addr", s.grpcAddr}
 	}
+	args = append(args, s.extra...)
 	args = append(args, "-conns", strconv.Itoa(conns), "-rate", strconv.Itoa(rate), "-duration", dur.String())
 	ctx, cancel := context.WithTimeout(ctx, dur+30*time.Second)
 	defer cancel()

@@ -35,7 +35,7 @@ type answer struct {
 }
 
 // compared are the headers two edges must send alike.
-var compared = []string{"RateLimit-Policy", "X-RateLimit-Limit", "WWW-Authenticate", "Cache-Control"}
+var compared = []string{"RateLimit-Policy", "X-RateLimit-Limit", "WWW-Authenticate", "Cache-Control", "Location"}
 
 // equivalentTo sends every probe to ref and s and reports whether the
 // answers are the same (status, media type, body as JSON, the compared
@@ -73,13 +73,17 @@ func answerDiff(a, b answer) string {
 			return fmt.Sprintf("header %s %q, want %q", h, b.headers[h], a.headers[h])
 		}
 	}
+	if a.headers["Location"] != b.headers["Location"] {
+		return fmt.Sprintf("Location %q, want %q", b.headers["Location"], a.headers["Location"])
+	}
 	if a.headers["RateLimit-Policy"] != b.headers["RateLimit-Policy"] {
 		return fmt.Sprintf("RateLimit-Policy %q, want %q", b.headers["RateLimit-Policy"], a.headers["RateLimit-Policy"])
 	}
 	return ""
 }
 
-func ask(ctx context.Context, url string, p probe) (answer, error) {
+// ask sends p to url, with the extra header pairs, and returns the answer.
+func ask(ctx context.Context, url string, p probe, header ...string) (answer, error) {
 	var body io.Reader
 	if p.body != "" {
 		body = strings.NewReader(p.body)
@@ -93,6 +97,9 @@ func ask(ctx context.Context, url string, p probe) (answer, error) {
 	}
 	if p.body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
