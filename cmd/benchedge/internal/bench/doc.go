@@ -18,9 +18,10 @@
 // (d) and (e) (5,000 connections, each after one request), then interleaved
 // closed-loop rounds (c=64) with CPU per request from /proc and validity
 // gates (no non-2xx, SUT at least 90% busy, steal under 5%; a failing
-// round is marked, never dropped), serial latency (c=1) and an open-loop
-// phase at half stock's throughput. It writes JSON, a markdown table of
-// ratios and an SVG chart.
+// round is marked, never dropped), serial latency (c=1), CreateOrder
+// (POST /api/orders) on (d) and (dd) in interleaved rounds of half a
+// round, and an open-loop phase at half stock's throughput. It writes
+// JSON, a markdown table of ratios and an SVG chart.
 //
 // overload (issue 10, load shedding) measures the edge's closed-loop
 // capacity for GET /api/inventory/{sku} against the real inventory
