@@ -151,11 +151,14 @@ lint-openapi:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-## bench-edge: the side-by-side harness (about 5 minutes): (a) direct gRPC,
+## bench-edge: the side-by-side harness (about 8 minutes): (a) direct gRPC,
 ## (b) stock grpc-gateway, (c) vanguard-go, (d) the Portico edge in
-## production shape and (d0) with optional layers off, each alone on CPU 1
-## with GOMAXPROCS=1 against one in-memory backend; writes
-## var/bench-edge.{json,md,svg}
+## production shape, (d0) with optional layers off, (dd) on the descriptor
+## path and (e) grpc-gateway with the middleware a team would assemble,
+## each alone on CPU 1 with GOMAXPROCS=1 against one in-memory backend,
+## and RSS per idle keep-alive connection of (b), (d), (e); writes
+## var/bench-edge.{json,md,svg}. EDGE_FLAGS passes more flags (-perf d
+## -dir DIR: a perf profile of (d))
 bench-edge:
 	$(GO) run ./cmd/benchedge edge -out var/bench-edge $(EDGE_FLAGS)
 

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 )
 
@@ -53,6 +54,17 @@ func (b *backend) GetItem(ctx context.Context, r *inventoryv1.GetItemRequest) (*
 	return nil, status.Error(codes.NotFound, "no such item")
 }
 
+// orders is the trivial OrderService beside it: CreateOrder answers one
+// confirmed order built from the request, for the CreateOrder figures.
+type orders struct {
+	orderv1.UnimplementedOrderServiceServer
+}
+
+func (orders) CreateOrder(_ context.Context, r *orderv1.CreateOrderRequest) (*orderv1.Order, error) {
+	return &orderv1.Order{Id: "ord-bench-1", Customer: "alice", Lines: r.GetLines(),
+		Total: &typev1.Money{AmountMinor: 9998, Currency: "USD"}, Status: orderv1.Order_STATUS_CONFIRMED}, nil
+}
+
 // serveBackend is `benchedge backend -listen ADDR`: it serves until ctx
 // ends.
 func serveBackend(ctx context.Context, args []string, stderr io.Writer) error {
@@ -68,8 +80,10 @@ func serveBackend(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	s := grpc.NewServer()
 	inventoryv1.RegisterInventoryServiceServer(s, newBackend())
-	hs := health.NewServer() // the edge's client health-checks the service by name
+	orderv1.RegisterOrderServiceServer(s, orders{})
+	hs := health.NewServer() // the edge's client health-checks the services by name
 	hs.SetServingStatus(inventoryv1.InventoryService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(orderv1.OrderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(s, hs)
 	go func() { <-ctx.Done(); s.Stop() }()
 	return s.Serve(lis)

@@ -32,7 +32,7 @@ func TestEdgeHarnessSmoke(t *testing.T) {
 	}
 	dir := t.TempDir()
 	f := compareFlags{root: "../../../..", dir: dir, out: filepath.Join(dir, "out", "bench-edge"),
-		round: 500 * time.Millisecond, rounds: 2, conns: 4, serial: 400 * time.Millisecond, open: 200 * time.Millisecond, vanguard: true}
+		round: 500 * time.Millisecond, rounds: 2, conns: 4, serial: 400 * time.Millisecond, open: 200 * time.Millisecond, vanguard: true, idle: 50}
 	// The bound covers building portico and the other systems without
 	// -race, which on a busy 2-core host with a cold cache alone took over
 	// two minutes (the build was killed); it bounds, it does not time.
@@ -63,16 +63,26 @@ func TestEdgeHarnessSmoke(t *testing.T) {
 			t.Errorf("(%s) %s: serial rounds %v, want %d interleaved rounds", s.Key, s.Name, s.SerialRoundP50us, f.rounds)
 		}
 	}
-	if got := strings.Join(keys, ","); got != "a,b,c,d,d0" {
-		t.Errorf("systems = %s, want a,b,c,d,d0", got)
+	if got := strings.Join(keys, ","); got != "a,b,c,d,d0,dd,e" {
+		t.Errorf("systems = %s, want a,b,c,d,d0,dd,e", got)
+	}
+	for _, s := range rep.Systems {
+		if idle := s.Key == "b" || s.Key == "d" || s.Key == "e"; idle != (s.IdleConnKiB != 0) {
+			t.Errorf("(%s): idle KiB per connection %v", s.Key, s.IdleConnKiB)
+		}
+		if order := s.Key == "d" || s.Key == "dd"; order != (s.CreateOrderCPUus != 0) {
+			t.Errorf("(%s): CreateOrder CPU per request %v", s.Key, s.CreateOrderCPUus)
+		}
 	}
 	for _, ext := range []string{".md", ".svg"} {
 		if fi, err := os.Stat(f.out + ext); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v (empty or missing)", ext, err)
 		}
 	}
-	if _, ok := rep.Ratios["d/b"]; !ok {
-		t.Errorf("ratios = %v, want d/b", rep.Ratios)
+	for _, k := range []string{"d/b", "d/e", "cpu dd/d", "cpu dd/d CreateOrder"} {
+		if _, ok := rep.Ratios[k]; !ok {
+			t.Errorf("ratios = %v, want %s", rep.Ratios, k)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,6 +33,8 @@ type compareFlags struct {
 	round, serial, open     time.Duration
 	rounds, conns           int
 	vanguard                bool
+	idle                    int
+	perf                    string
 }
 
 func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
@@ -48,7 +51,15 @@ func parseCompare(args []string, stderr io.Writer) (compareFlags, error) {
 	fs.DurationVar(&f.serial, "serial", 6*time.Second, "serial (c=1) latency phase per system, split over the interleaved rounds")
 	fs.DurationVar(&f.open, "open", 10*time.Second, "open-loop phase per system at 0.5x stock's throughput")
 	fs.BoolVar(&f.vanguard, "vanguard", true, "include vanguard-go (c)")
-	return f, fs.Parse(args)
+	fs.StringVar(&f.perf, "perf", "", "record a Linux perf CPU profile of this `SYSTEM` (a key: d, e, ...) during its first closed-loop round, into the work dir")
+	fs.IntVar(&f.idle, "idle", idleConns, "idle keep-alive connections held open to (b), (d) and (e) for their RSS per connection; 0 skips")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if f.perf != "" && f.dir == "" {
+		return f, errors.New("-perf needs -dir: the profile is written there")
+	}
+	return f, nil
 }
 
 // system is one system under test.
@@ -57,6 +68,7 @@ type system struct {
 	grpcAddr  string // (a): called over gRPC
 	url       string // the others: GET url
 	token     string
+	extra     []string // more flags of the generator (method, body, headers)
 	proc      *proc
 }
 
@@ -89,8 +101,14 @@ type Summary struct {
 	OpenP50ms        float64   `json:"openP50ms"`
 	OpenP99ms        float64   `json:"openP99ms"`
 	OpenNon2xx       int       `json:"openNon2xx"`
-	Equivalent       bool      `json:"equivalent"`
-	EquivNote        string    `json:"equivalenceNote,omitempty"`
+	// IdleConnKiB is the RSS growth per idle keep-alive HTTP/1.1
+	// connection (make bench-edge -idle, (b), (d) and (e) only).
+	IdleConnKiB float64 `json:"idleConnKiB,omitempty"`
+	// CreateOrderCPUus is the median CPU per POST /api/orders ((d) and
+	// (dd) only).
+	CreateOrderCPUus float64 `json:"createOrderCpuUsPerRequest,omitempty"`
+	Equivalent       bool    `json:"equivalent"`
+	EquivNote        string  `json:"equivalenceNote,omitempty"`
 }
 
 // EdgeReport is make bench-edge's JSON output.
@@ -135,8 +153,14 @@ func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) erro
 	for _, s := range systems {
 		sum := &Summary{Key: s.Key, Name: s.Name}
 		sum.Equivalent, sum.EquivNote = equivalent(ctx, s)
+		if d := sums["d"]; d != nil && sum.Equivalent && (s.Key == "e" || s.Key == "dd") {
+			sum.Equivalent, sum.EquivNote = equivalentTo(ctx, systemByKey(systems, "d"), s)
+		}
 		sums[s.Key] = sum
 		rep.Systems = append(rep.Systems, sum)
+	}
+	if err := idlePhase(ctx, systems, sums, f.idle, stderr); err != nil {
+		return err
 	}
 	for r := 1; r <= f.rounds; r++ { // interleaved: every system once per round
 		for _, s := range systems {
@@ -161,6 +185,9 @@ func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) erro
 		sum.MedianCPUus = median(cpus)
 	}
 	if err := serialPhase(ctx, systems, sums, f, stderr); err != nil {
+		return err
+	}
+	if err := createOrderPhase(ctx, systems, sums, f, stderr); err != nil {
 		return err
 	}
 	if b := sums["b"]; b != nil && b.MedianRPS > 0 {
@@ -237,12 +264,21 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 		}
 		systems = append(systems, &system{Key: "c", Name: "vanguard-go", url: "http://" + vgAddr + path, proc: c})
 	}
+	set, err := writeDescriptorSet(dir)
+	if err != nil {
+		return nil, procs, err
+	}
 	for _, v := range []struct {
 		key, name string
 		full      bool
-	}{{"d", "Portico edge (production shape)", true}, {"d0", "Portico edge (optional layers off)", false}} {
+		desc      bool
+	}{{"d", "Portico edge (production shape)", true, false}, {"d0", "Portico edge (optional layers off)", false, false},
+		{"dd", "Portico edge (production shape, descriptor path)", true, true}} {
 		listen := port()
-		cfg := edgeConfig(listen, backend, port(), port(), v.full)
+		cfg := edgeConfig(listen, backend, port(), backend, v.full) // the backend serves OrderService too
+		if v.desc {
+			toDescriptors(&cfg, set)
+		}
 		b, err := yaml.Marshal(cfg)
 		if err != nil {
 			return nil, procs, err
@@ -261,6 +297,12 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 		}
 		systems = append(systems, &system{Key: v.key, Name: v.name, url: "http://" + listen + path, token: "demo-read-token", proc: p})
 	}
+	eAddr := port()
+	e, err := run("assembled", sutCPU, true, self, "assembled", "-listen", eAddr, "-backend", backend)
+	if err != nil {
+		return nil, procs, err
+	}
+	systems = append(systems, &system{Key: "e", Name: "grpc-gateway + assembled middleware", url: "http://" + eAddr + path, token: "demo-read-token", proc: e})
 	for _, s := range systems[1:] {
 		if err := waitTCP(ctx, strings.TrimPrefix(strings.TrimSuffix(s.url, path), "http://"), 20*time.Second); err != nil {
 			return nil, procs, err
@@ -270,7 +312,8 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 }
 
 // edgeConfig is the edge's config for (d), every default layer on and its
-// access log to a file and rate limits that never refuse, or for (d0),
+// access log to a file and rate limits that never refuse (three layers on
+// the route: caller, the route's group, global, as system (e) has), or for (d0),
 // whatever the config can turn off turned off (no retries, no ejection, no
 // health checking, no in-flight cap, no rate limits); authentication,
 // routing and the breaker and bulkhead stay.
@@ -286,7 +329,8 @@ func edgeConfig(listen, inventory, payment, order string, full bool) gateway.Con
 	// one machine can offer, so they cost their decision and never refuse.
 	cfg.Limits = gateway.DevLimits()
 	cfg.Limits.Plans = map[string]gateway.LimitConfig{"default": {Rate: 1_000_000, Burst: 1_000_000}}
-	cfg.Limits.Groups = nil
+	cfg.Limits.Groups = []gateway.LimitGroupConfig{{Name: "inventory-reads", Routes: []string{"GET /api/inventory/{sku}"},
+		Limit: gateway.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}}}
 	cfg.Limits.Global = &gateway.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
 	if !full {
 		cfg.Limits = gateway.LimitsConfig{}
@@ -305,6 +349,13 @@ func edgeConfig(listen, inventory, payment, order string, full bool) gateway.Con
 
 // closedRound runs one closed-loop round against s and checks the gates.
 func closedRound(ctx context.Context, s *system, f compareFlags, n int) (Round, error) {
+	if f.perf == s.Key && n == 1 {
+		wait, err := perfRecord(ctx, s, f.dir, f.round)
+		if err != nil {
+			return Round{}, err
+		}
+		defer func() { _ = wait() }()
+	}
 	st0 := readSteal(sutCPU)
 	c0, _ := s.proc.cpuTime()
 	res, err := offer(ctx, s, f.conns, 0, f.round)
@@ -314,15 +365,17 @@ func closedRound(ctx context.Context, s *system, f compareFlags, n int) (Round, 
 	c1, _ := s.proc.cpuTime()
 	st1 := readSteal(sutCPU)
 	rd := Round{System: s.Key, Round: n}
-	total := 0
+	total, ok := 0, 0
 	for code, k := range res.Codes {
 		total += k
 		if code < 200 || code > 299 {
 			rd.Non2xx += k
+		} else {
+			ok += k
 		}
 	}
 	if total > 0 && res.Seconds > 0 {
-		rd.RPS = round1(float64(res.Codes[200]) / res.Seconds)
+		rd.RPS = round1(float64(ok) / res.Seconds)
 		rd.CPUus = round1(float64((c1 - c0).Microseconds()) / float64(total))
 		rd.Busy = round(float64((c1-c0).Seconds())/res.Seconds, 2)
 	}
@@ -356,6 +409,7 @@ func offer(ctx context.Context, s *system, conns, rate int, dur time.Duration) (
 	if s.grpcAddr != "" {
 		args = []string{"grpcload", "-addr", s.grpcAddr}
 	}
+	args = append(args, s.extra...)
 	args = append(args, "-conns", strconv.Itoa(conns), "-rate", strconv.Itoa(rate), "-duration", dur.String())
 	ctx, cancel := context.WithTimeout(ctx, dur+30*time.Second)
 	defer cancel()
@@ -410,6 +464,15 @@ func equivalent(ctx context.Context, s *system) (bool, string) {
 		return false, fmt.Sprintf("answer %s, want %s", got, want)
 	}
 	return true, ""
+}
+
+func systemByKey(systems []*system, key string) *system {
+	for _, s := range systems {
+		if s.Key == key {
+			return s
+		}
+	}
+	return nil
 }
 
 func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }

@@ -7,14 +7,21 @@
 // edge (make bench-edge) puts (a) direct gRPC to the in-memory backend,
 // (b) stock grpc-gateway with its default mux and no middleware, (c)
 // vanguard-go, (d) the Portico edge in production shape (auth, breaker,
-// retries, bulkhead, metrics, in-flight cap, access log to a file) and
-// (d0) the edge with what its config can turn off turned off, side by
-// side: an equivalence check of the answers first, then interleaved
+// retries, bulkhead, metrics, in-flight cap, access log to a file), (d0)
+// the edge with what its config can turn off turned off, (dd) (d) with
+// the built-in upstreams on the descriptor path (services + descriptors:
+// a FileDescriptorSet) and (e) stock grpc-gateway with the middleware a
+// team would assemble for the same features (package assembled), side by
+// side: an equivalence check of the answers first ((dd) and (e) against
+// (d): good, 401, 403 and upstream-error answers, status, media type,
+// body and quota headers), the RSS per idle keep-alive connection of (b),
+// (d) and (e) (5,000 connections, each after one request), then interleaved
 // closed-loop rounds (c=64) with CPU per request from /proc and validity
 // gates (no non-2xx, SUT at least 90% busy, steal under 5%; a failing
-// round is marked, never dropped), serial latency (c=1) and an open-loop
-// phase at half stock's throughput. It writes JSON, a markdown table of
-// ratios and an SVG chart.
+// round is marked, never dropped), serial latency (c=1), CreateOrder
+// (POST /api/orders) on (d) and (dd) in interleaved rounds of half a
+// round, and an open-loop phase at half stock's throughput. It writes
+// JSON, a markdown table of ratios and an SVG chart.
 //
 // overload (issue 10, load shedding) measures the edge's closed-loop
 // capacity for GET /api/inventory/{sku} against the real inventory

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,6 +24,9 @@ import (
 // machine the generator is not what saturates.
 type loadFlags struct {
 	url, token string
+	method     string
+	body       string
+	headers    headerList
 	conns      int
 	rate       int // 0: closed loop, each connection sends its next request on the last answer
 	dur        time.Duration
@@ -46,6 +51,9 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.url, "url", "", "GET this `URL` (http only)")
 	fs.StringVar(&f.token, "token", "", "send Authorization: Bearer `TOKEN`")
+	fs.StringVar(&f.method, "method", http.MethodGet, "the request's `METHOD`")
+	fs.StringVar(&f.body, "body", "", "the request's `BODY`, with its Content-Length")
+	fs.Var(&f.headers, "header", "send this `NAME: VALUE` header too (repeatable)")
 	fs.IntVar(&f.conns, "conns", 64, "keep-alive connections")
 	fs.IntVar(&f.rate, "rate", 0, "requests a second, open loop; 0 is closed loop")
 	fs.DurationVar(&f.dur, "duration", 10*time.Second, "how long load is offered")
@@ -62,11 +70,17 @@ func runLoad(ctx context.Context, f loadFlags, stdout io.Writer) error {
 	if err != nil || u.Scheme != "http" {
 		return fmt.Errorf("load: -url %q: want http://host:port/path", f.url)
 	}
-	req := "GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: benchedge\r\n"
+	req := f.method + " " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: benchedge\r\n"
 	if f.token != "" {
 		req += "Authorization: Bearer " + f.token + "\r\n"
 	}
-	req += "\r\n"
+	for _, h := range f.headers {
+		req += h + "\r\n"
+	}
+	if f.body != "" {
+		req += "Content-Length: " + strconv.Itoa(len(f.body)) + "\r\n"
+	}
+	req += "\r\n" + f.body
 	host, raw := u.Host, []byte(req)
 	res := generate(ctx, f, func() doer { return &conn{host: host, req: raw} })
 	return json.NewEncoder(stdout).Encode(res)
@@ -217,4 +231,17 @@ func (c *conn) close() {
 		c.c.Close()
 		c.c = nil
 	}
+}
+
+// headerList is -header's values.
+type headerList []string
+
+func (h *headerList) String() string { return strings.Join(*h, ", ") }
+
+func (h *headerList) Set(v string) error {
+	if !strings.Contains(v, ":") || strings.ContainsAny(v, "\r\n") {
+		return fmt.Errorf("-header %q: want NAME: VALUE", v)
+	}
+	*h = append(*h, v)
+	return nil
 }

@@ -10,7 +10,7 @@ import (
 // Main runs benchedge with args and returns its exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: benchedge edge|overload|slowbody|load|grpcload|backend|floor|stock|vanguard [flags]")
+		fmt.Fprintln(stderr, "usage: benchedge edge|overload|slowbody|load|grpcload|backend|floor|stock|vanguard|assembled [flags]")
 		return 2
 	}
 	var err error
@@ -41,6 +41,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = serveStock(ctx, args[1:], stderr)
 	case "vanguard":
 		err = serveVanguard(ctx, args[1:], stderr)
+	case "assembled":
+		err = serveAssembled(ctx, args[1:], stderr)
 	case "backend":
 		err = serveBackend(ctx, args[1:], stderr)
 	case "floor":

@@ -263,7 +263,10 @@ func startEdgeAndInventory(ctx context.Context, portico, dir, backend string, ma
 	cfg.Limits = gateway.LimitsConfig{} // the dev profile's rate limits would answer 429 long before the edge is loaded
 	cfg.Shed = gateway.ShedConfig{}
 	if maxInFlight != 0 {
-		cfg.Shed = gateway.ShedConfig{MaxInFlight: maxInFlight, MaxWait: maxWait}
+		// The generator is one caller at one address: the per-caller
+		// and per-client caps (a quarter of max_in_flight) would answer
+		// it 429 TOO_MANY_IN_FLIGHT long before the edge's cap is full.
+		cfg.Shed = gateway.ShedConfig{MaxInFlight: maxInFlight, MaxWait: maxWait, MaxInFlightPerCaller: -1, MaxInFlightPerClient: -1}
 	}
 	b, err := yaml.Marshal(cfg)
 	if err != nil {

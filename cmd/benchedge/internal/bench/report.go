@@ -22,6 +22,21 @@ func ratios(rep *EdgeReport, sums map[string]*Summary) {
 	ratio("d/a", "d", "a")
 	ratio("d0/b", "d0", "b")
 	ratio("b/a", "b", "a")
+	ratio("d/e", "d", "e")
+	cpu := func(name, x, y string) {
+		if sums[x] != nil && sums[y] != nil && sums[y].MedianCPUus > 0 {
+			rep.Ratios[name] = round(sums[x].MedianCPUus/sums[y].MedianCPUus, 2)
+		}
+	}
+	cpu("cpu e/d", "e", "d")
+	cpu("cpu d/b", "d", "b")
+	cpu("cpu dd/d", "dd", "d")
+	if d, dd := sums["d"], sums["dd"]; d != nil && dd != nil && d.CreateOrderCPUus > 0 {
+		rep.Ratios["cpu dd/d CreateOrder"] = round(dd.CreateOrderCPUus/d.CreateOrderCPUus, 2)
+	}
+	if d := sums["d"]; d != nil && d.IdleConnKiB != 0 {
+		rep.Ratios["idleConnKiB(d)"] = d.IdleConnKiB
+	}
 	if d, b := sums["d"], sums["b"]; d != nil && b != nil {
 		rep.Ratios["addedSerialP50us(d-b)"] = round(d.SerialP50us-b.SerialP50us, 0)
 		rep.Ratios["addedSerialP99us(d-b)"] = round(d.SerialP99us-b.SerialP99us, 0)
@@ -58,12 +73,23 @@ func writeCompareTable(w io.Writer, rep EdgeReport) {
 			s.SerialP50us, s.SerialP99us, s.OpenP50ms, s.OpenP99ms, s.OpenRate, s.OpenNon2xx, eq)
 	}
 	fmt.Fprintln(w)
-	for _, k := range []string{"d/b", "d/c", "d/a", "d0/b", "b/a", "addedSerialP50us(d-b)", "addedSerialP99us(d-b)"} {
+	for _, k := range []string{"d/b", "d/c", "d/a", "d0/b", "b/a", "d/e", "cpu e/d", "cpu d/b", "cpu dd/d", "cpu dd/d CreateOrder", "addedSerialP50us(d-b)", "addedSerialP99us(d-b)", "idleConnKiB(d)"} {
 		if v, ok := rep.Ratios[k]; ok {
 			fmt.Fprintf(w, "- %s: %g\n", k, v)
 		}
 	}
 	writeSerialRounds(w, rep)
+	for _, s := range rep.Systems {
+		if s.CreateOrderCPUus != 0 {
+			fmt.Fprintf(w, "- (%s) CPU µs per POST /api/orders (CreateOrder): %.1f\n", s.Key, s.CreateOrderCPUus)
+		}
+	}
+	fmt.Fprintln(w, "\nRSS per idle keep-alive HTTP/1.1 connection (KiB, growth over the -idle connections):")
+	for _, s := range rep.Systems {
+		if s.IdleConnKiB != 0 {
+			fmt.Fprintf(w, "- (%s): %.1f\n", s.Key, s.IdleConnKiB)
+		}
+	}
 	var invalid []string
 	for _, rd := range rep.Rounds {
 		if !rd.Valid {

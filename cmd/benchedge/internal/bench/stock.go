@@ -6,12 +6,14 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/portico-gateway/portico/cmd/benchedge/internal/assembled"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 )
 
@@ -30,6 +32,17 @@ func serveStock(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	return serveHTTPUntil(ctx, listen, mux)
+}
+
+// serveAssembled is `benchedge assembled`: stock grpc-gateway with the
+// middleware a team would assemble for the edge's features (package
+// assembled), its access lines to stderr (the process's log file).
+func serveAssembled(ctx context.Context, args []string, stderr io.Writer) error {
+	listen, backend, err := parseFront("assembled", args, stderr)
+	if err != nil {
+		return err
+	}
+	return assembled.Serve(ctx, listen, backend, os.Stderr)
 }
 
 // parseFront parses the flags of a front (stock, vanguard) named name:
