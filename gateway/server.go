@@ -40,6 +40,9 @@ type Server struct {
 	problems  problemPages
 	// nonces is the signed requests' nonce store, kept across reloads.
 	nonces nonces
+	// ticketKey signs stream tickets when the config has no identity
+	// keys to derive one from (tickets.go).
+	ticketKey []byte
 	// copies are the kept GET answers for stale answers, kept across
 	// reloads (stale_store.go).
 	copies  *staleCopies
@@ -97,7 +100,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, log: o.logger, registry: o.registry, streamStop: make(chan struct{})}
+	s := &Server{o: o, log: o.logger, registry: o.registry, streamStop: make(chan struct{}), ticketKey: newTicketKey()}
 	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock, probed: o.redisProbed}
 	if err := s.setup(); err != nil {
 		s.Close()
