@@ -123,7 +123,8 @@ func build(opts []Option) (*chain, error) {
 	}...)
 	if c.resolver != nil {
 		// Per attempt: ejection and the instances' breakers.
-		c.layers = append(c.layers, Layer{Name: LayerEject, Unary: c.resolver.UnaryClientInterceptor()})
+		c.layers = append(c.layers, Layer{Name: LayerEject, Unary: c.resolver.UnaryClientInterceptor(),
+			Stream: c.resolver.StreamClientInterceptor()})
 	}
 	return c, nil
 }

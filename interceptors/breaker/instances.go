@@ -3,6 +3,7 @@ package breaker
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -27,7 +28,9 @@ type Instances interface {
 // since that instance's own breaker judges it.
 type Attribution struct {
 	grpc.EmptyCallOption
-	instance bool
+	// instance is atomic: a stream's breaker may decide on its context's
+	// end while the stream's receiver sets it.
+	instance atomic.Bool
 	// opts backs the call's options with the Attribution appended, and
 	// room for the layers below to append theirs without allocating.
 	opts [8]grpc.CallOption
@@ -49,13 +52,14 @@ func attribute(callOpts []grpc.CallOption) (*Attribution, []grpc.CallOption) {
 }
 
 func (a *Attribution) release() {
-	*a = Attribution{}
+	a.instance.Store(false)
+	a.opts = [8]grpc.CallOption{}
 	attributions.Put(a)
 }
 
 // SetInstance records whether an instance took the last attempt: false
 // when the call found no instance to go to (no connection ready).
-func (a *Attribution) SetInstance(took bool) { a.instance = took }
+func (a *Attribution) SetInstance(took bool) { a.instance.Store(took) }
 
 // FindAttribution returns the Attribution among opts, or nil.
 func FindAttribution(opts []grpc.CallOption) *Attribution {

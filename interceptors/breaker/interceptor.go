@@ -121,7 +121,7 @@ func (g *guard) unary(ctx context.Context, method string, req, reply any, cc *gr
 	a, opts := attribute(callOpts)
 	err = invoker(ctx, method, req, reply, cc, opts...)
 	oc := outcome(ctx, b, err)
-	if oc == Failure && a.instance {
+	if oc == Failure && a.instance.Load() {
 		oc = Excluded // the instance's breaker counted it
 	}
 	b.Done(t, oc)

@@ -24,8 +24,10 @@ import (
 // setup with the unary CIRCUIT_OPEN error, before anything is sent.
 //
 // With WithInstances, a stream is refused while every instance's breaker
-// is open; its failures count against the upstream's breaker, since the
-// instances' breakers are fed by unary attempts only.
+// is open, and a failed setup that an instance took (the resolver's stream
+// interceptor says so through the Attribution, as for unary attempts) is
+// left to that instance's breaker; one no instance took (no connection
+// ready) counts against the upstream's.
 func StreamClientInterceptor(opts ...Option) (grpc.StreamClientInterceptor, error) {
 	g, err := newGuard(opts)
 	if err != nil {
@@ -39,15 +41,27 @@ func (g *guard) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Clie
 	if err != nil {
 		return nil, err
 	}
+	var a *Attribution
+	if g.o.instances != nil {
+		// Not from the pool: a stream's layers below may hold it until
+		// the stream ends, which this interceptor does not see.
+		a = new(Attribution)
+		callOpts = append(callOpts[:len(callOpts):len(callOpts)], a)
+	}
+	done := func(err error) {
+		oc := outcome(ctx, b, err)
+		if oc == Failure && a != nil && a.instance.Load() {
+			oc = Excluded // the instance's breaker counted it
+		}
+		b.Done(t, oc)
+	}
 	cs, err := streamer(ctx, desc, cc, method, callOpts...)
 	if err != nil {
-		b.Done(t, outcome(ctx, b, err))
+		done(err)
 		return nil, err
 	}
 	s := &setupStream{ClientStream: cs}
-	s.decide = func(err error) {
-		s.once.Do(func() { b.Done(t, outcome(ctx, b, err)) })
-	}
+	s.decide = func(err error) { s.once.Do(func() { done(err) }) }
 	s.stop = context.AfterFunc(ctx, func() { s.decide(ctx.Err()) })
 	return s, nil
 }
