@@ -55,7 +55,8 @@
 //	             /problems and /problems/{slug} (problems.go), /docs and
 //	             /docs/{file} (the API reference, reference.go): GET and
 //	             HEAD, no token; /metrics needs the admin role (ops.go)
-//	authenticate 400, 401 (package auth's Chain: API key, JWT or signed app; authn.go)
+//	authenticate 400, 401 (package auth's Chain: API key, JWT or signed app;
+//	             a stream ticket in the query, for EventSource: tickets.go)
 //	route        404, 405 + Allow (package route)
 //	authorize    403: the policy, the caller's roles x the route (package auth)
 //	prepare      Idempotency-Key, Grpc-Timeout, query, body size and encoding:

@@ -19,7 +19,7 @@ import (
 // "expireTime"}; GET url then opens that stream as the caller, once. A
 // browser's EventSource sends no Authorization header, so this is how it
 // authenticates (package auth, Tickets).
-const TicketsPath = "/api/stream-tickets"
+const TicketsPath = auth.TicketsPath
 
 // ticketLabel derives the tickets' key from the identity keys.
 const ticketLabel = "portico stream tickets v1"

@@ -17,6 +17,9 @@ import (
 // Stream tickets let a browser's EventSource, which cannot send an
 // Authorization header, open one stream as an authenticated caller.
 const (
+	// TicketsPath is where the edge issues stream tickets: an
+	// authenticated POST {"path": "<the stream's path>"}.
+	TicketsPath = "/api/stream-tickets"
 	// TicketParam is the query parameter that carries a stream ticket.
 	TicketParam = "ticket"
 	// ViaTicket is the Principal.Via of a caller a stream ticket
