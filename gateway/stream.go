@@ -82,7 +82,7 @@ func (s *Server) serveStream(w *responseWriter, r *http.Request, ep *endpoint) {
 	open := s.streamMetrics.open.WithLabelValues(ep.Template)
 	open.Inc()
 	defer open.Dec()
-	st.run(ctx, cancel, req)
+	st.run(ctx, req)
 	s.streamMetrics.duration.WithLabelValues(ep.Template, st.end).Observe(time.Since(st.start).Seconds())
 }
 
@@ -147,7 +147,7 @@ func (c *streamCounts) open(p auth.Principal, cfg StreamsConfig, retryAfter int)
 }
 
 // endStreams ends every open stream with STREAM_RECONNECT (shutdown).
-func (s *Server) endStreams() { s.stopStreams.Do(func() { close(s.streamStop) }) }
+func (s *Server) endStreams() { s.stopStreams() }
 
 // Ends of a stream, for the access line and the duration metric.
 const (
