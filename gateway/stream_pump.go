@@ -71,7 +71,11 @@ func (st *stream) run(ctx context.Context, req proto.Message) {
 	ctx, end := context.WithCancelCause(ctx)
 	defer end(nil)
 	cc := st.w.ex.snap.upstreams[st.ep.Upstream].cc
-	cs, err := cc.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, st.ep.RPC)
+	var opts []grpc.CallOption
+	if st.raw {
+		opts = append(opts, rawCodec)
+	}
+	cs, err := cc.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, st.ep.RPC, opts...)
 	if err == nil {
 		if err = cs.SendMsg(req); errors.Is(err, io.EOF) {
 			err = nil // the stream failed: RecvMsg returns its status
@@ -126,11 +130,20 @@ func (st *stream) finish() {
 // pump receives each message of cs into one reused message and writes it,
 // until the upstream ends or ctx does (its cause says why).
 func (st *stream) pump(ctx context.Context, cs grpc.ClientStream, idle *time.Timer) {
-	out := st.ep.Desc.Output()
-	m := jsonwire.NewMessage(out)
+	var m proto.Message
+	var into any // what RecvMsg decodes into
+	if st.raw {
+		rc := new(rawChunk)
+		m, into = &rc.Body, rc
+	} else {
+		m = jsonwire.NewMessage(st.ep.Desc.Output())
+		into = m
+	}
 	for {
-		proto.Reset(m)
-		err := cs.RecvMsg(m)
+		if !st.raw {
+			proto.Reset(m)
+		}
+		err := cs.RecvMsg(into)
 		if err == nil && !st.locked(func() bool { return st.send(m) }) {
 			return
 		}
