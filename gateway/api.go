@@ -37,7 +37,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	if !s.readAPIBody(w, r) {
 		return
 	}
-	p, err := sn.auth.Authenticate(r)
+	p, err := s.authenticate(sn, r)
 	if s.limit(w, r, rt, p, err) {
 		return
 	}
@@ -46,6 +46,11 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	ex.principal = p
+	if rt == nil && r.URL.Path == TicketsPath {
+		ex.route = TicketsPath
+		s.serveTicket(w, r, p)
+		return
+	}
 	if rt == nil {
 		s.writeProblem(w, r, notRouted(r, allow))
 		return

@@ -1,6 +1,10 @@
 package gateway
 
-import "time"
+import (
+	"time"
+
+	"github.com/portico-gateway/portico/gateway/auth"
+)
 
 // Defaults of the streams section.
 const (
@@ -54,6 +58,11 @@ type StreamsConfig struct {
 	// so the edge never buffers more than one message per stream, and the
 	// upstream call is cancelled. Zero means DefaultStreamWriteTimeout.
 	WriteTimeout time.Duration `yaml:"write_timeout,omitempty"`
+	// TicketTTL is how long a stream ticket (POST /api/stream-tickets, for
+	// a browser's EventSource, which cannot send Authorization) can be
+	// redeemed; each opens one stream. Zero means auth.DefaultTicketTTL
+	// (30s); at most auth.MaxTicketTTL (5m).
+	TicketTTL time.Duration `yaml:"ticket_ttl,omitempty"`
 }
 
 func (s StreamsConfig) withDefaults() StreamsConfig {
@@ -75,6 +84,9 @@ func (s StreamsConfig) withDefaults() StreamsConfig {
 	if s.WriteTimeout == 0 {
 		s.WriteTimeout = DefaultStreamWriteTimeout
 	}
+	if s.TicketTTL == 0 {
+		s.TicketTTL = auth.DefaultTicketTTL
+	}
 	return s
 }
 
@@ -91,4 +103,5 @@ func (s StreamsConfig) validate(v *validator) {
 		v.within("streams.heartbeat", s.Heartbeat, 0, time.Hour)
 	}
 	v.within("streams.write_timeout", s.WriteTimeout, 0, time.Hour)
+	v.within("streams.ticket_ttl", s.TicketTTL, 0, auth.MaxTicketTTL)
 }

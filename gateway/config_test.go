@@ -54,7 +54,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		Shed: ShedConfig{MaxInFlight: 1024, MaxQueue: 64, RetryAfter: time.Second,
 			MaxInFlightPerClient: 64, MaxInFlightPerCaller: 64},
 		Streams: StreamsConfig{MaxOpen: 10000, MaxPerCaller: 16, MaxDuration: time.Hour, IdleTimeout: 5 * time.Minute,
-			Heartbeat: 15 * time.Second, WriteTimeout: 10 * time.Second},
+			Heartbeat: 15 * time.Second, WriteTimeout: 10 * time.Second, TicketTTL: 30 * time.Second},
 	}
 	if d := cmp.Diff(want, c, cmpopts.IgnoreUnexported(Config{})); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)

@@ -61,10 +61,12 @@
 //	body           read whole within routes.max_body_bytes, http.body_timeout
 //	               and http.min_body_rate: 408, 429 per client address (admission.go)
 //	authenticate   the credential (package auth's Chain: API key, JWT or
-//	               signed app; authn.go)
+//	               signed app; a stream ticket in the query, for
+//	               EventSource: tickets.go; authn.go)
 //	rate limits    429 + RateLimit headers, counted with authentication's
 //	               outcome, failed ones included (limits.go)
 //	unauthorized   400 or 401 for a credential that failed
+//	stream ticket  POST /api/stream-tickets issues a ticket to the caller (tickets.go)
 //	not routed     404, or 405 + Allow
 //	authorize      403: the policy, the caller's roles x the route (package auth)
 //	stream         a streaming route leaves here for its own steps (stream.go)

@@ -19,6 +19,15 @@ import (
 type signer struct {
 	m    *identity.Minter
 	text string
+	ring *identity.Keys // m's ring, for the stream tickets' keys; under reloadMu after build
+}
+
+// keys returns the signer's ring; nil for a nil signer.
+func (sg *signer) keys() *identity.Keys {
+	if sg == nil {
+		return nil
+	}
+	return sg.ring
 }
 
 // newSigner reads the keys c names and builds their Minter; nil when c
@@ -39,7 +48,7 @@ func newSigner(c IdentityConfig) (*signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &signer{m: m, text: text}, nil
+	return &signer{m: m, text: text, ring: k}, nil
 }
 
 // signerFor returns prev's signer when cfg's identity section is the
@@ -90,8 +99,11 @@ func (s *Server) setPrincipal(md metadata.MD, ex *exchange) {
 func (s *Server) SetIdentityKeys(k *identity.Keys) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	if sg := s.snap.Load().identity; sg != nil {
+	sn := s.snap.Load()
+	if sg := sn.identity; sg != nil {
 		sg.m.SetKeys(k)
+		sg.ring = k
+		sn.tickets.Store(s.ticketsFor(sn, k))
 	}
 }
 
@@ -140,6 +152,8 @@ func (s *Server) refreshIdentityKeys() error {
 	}
 	sn.identity.m.SetKeys(k)
 	sn.identity.text = string(b)
+	sn.identity.ring = k
+	sn.tickets.Store(s.ticketsFor(sn, k))
 	s.log.Info("identity keys reloaded", "keyIds", k.IDs())
 	return nil
 }

@@ -40,6 +40,9 @@ type Server struct {
 	problems  problemPages
 	// nonces is the signed requests' nonce store, kept across reloads.
 	nonces nonces
+	// ticketKey signs stream tickets when the config has no identity
+	// keys to derive one from (tickets.go).
+	ticketKey []byte
 	// copies are the kept GET answers for stale answers, kept across
 	// reloads (stale_store.go).
 	copies  *staleCopies
@@ -74,8 +77,8 @@ type Server struct {
 	// streams counts the open streams, in all and per caller; streamStop
 	// is closed when shutdown ends them (stream.go).
 	streams       streamCounts
-	streamStop    chan struct{}
-	stopStreams   sync.Once
+	streamStop    context.Context // done once the edge ends its streams
+	stopStreams   context.CancelFunc
 	streamMetrics *streamMetrics
 }
 
@@ -97,7 +100,10 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, log: o.logger, registry: o.registry, streamStop: make(chan struct{})}
+	s := &Server{o: o, log: o.logger, registry: o.registry, ticketKey: newTicketKey()}
+	// A cancelCtx, so each stream's context.AfterFunc on it starts no
+	// goroutine.
+	s.streamStop, s.stopStreams = context.WithCancel(context.Background())
 	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock, probed: o.redisProbed}
 	if err := s.setup(); err != nil {
 		s.Close()

@@ -48,6 +48,9 @@ type snapshot struct {
 	// stores of Server.nonces this snapshot holds until it drains.
 	nonces   auth.NonceStore
 	nonceSet *nonceSet
+	// tickets issues and redeems stream tickets (tickets.go); replaced
+	// when the identity keys rotate, as its keys derive from them.
+	tickets atomic.Pointer[auth.Tickets]
 	// staleShared is the Redis tier of stale copies; nil without Redis.
 	staleShared *staleShared
 
@@ -84,6 +87,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 	if sn.identity, err = s.signerFor(cfg, prev); err != nil {
 		return nil, fmt.Errorf("gateway: identity: %w", err)
 	}
+	sn.tickets.Store(s.ticketsFor(sn, sn.identity.keys()))
 	if sn.tls, err = s.tlsFor(cfg, prev); err != nil {
 		return nil, fmt.Errorf("gateway: tls: %w", err)
 	}

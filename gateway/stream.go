@@ -36,11 +36,12 @@ import (
 //	           write_timeout); then a clean end, or a terminal problem
 //
 // A stream holds no slot of the shed caps and has no route timeout. The
-// edge keeps at most one message of a stream in hand: the receiving
-// goroutine hands over through a channel of one, and the client's write
-// blocks the pump, so a slow reader stops the upstream stream (gRPC flow
-// control) rather than filling the edge's memory; a reader too slow for
-// write_timeout is cut and its upstream call cancelled.
+// edge keeps at most one message of a stream in hand: the handler's
+// goroutine receives a message and writes it before it receives the next
+// (an export's chunks into one reused buffer, stream_chunk.go), so a slow
+// reader stops the upstream stream (gRPC flow control) rather than filling
+// the edge's memory; a reader too slow for write_timeout is cut and its
+// upstream call cancelled.
 func (s *Server) serveStream(w *responseWriter, r *http.Request, ep *endpoint) {
 	ex, cfg := w.ex, w.ex.snap.cfg.Streams
 	if p := streamPreconditions(r); p != nil {
@@ -82,7 +83,7 @@ func (s *Server) serveStream(w *responseWriter, r *http.Request, ep *endpoint) {
 	open := s.streamMetrics.open.WithLabelValues(ep.Template)
 	open.Inc()
 	defer open.Dec()
-	st.run(ctx, cancel, req)
+	st.run(ctx, req)
 	s.streamMetrics.duration.WithLabelValues(ep.Template, st.end).Observe(time.Since(st.start).Seconds())
 }
 
@@ -147,7 +148,7 @@ func (c *streamCounts) open(p auth.Principal, cfg StreamsConfig, retryAfter int)
 }
 
 // endStreams ends every open stream with STREAM_RECONNECT (shutdown).
-func (s *Server) endStreams() { s.stopStreams.Do(func() { close(s.streamStop) }) }
+func (s *Server) endStreams() { s.stopStreams() }
 
 // Ends of a stream, for the access line and the duration metric.
 const (

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/eventstream"
@@ -19,7 +19,8 @@ import (
 )
 
 // stream is one open server stream: its framing, counters and how it
-// ended, for the access line. Only the handler's goroutine touches it.
+// ended, for the access line. The handler's goroutine uses it, and the
+// heartbeat timer under mu.
 type stream struct {
 	s     *Server
 	w     *responseWriter
@@ -31,6 +32,13 @@ type stream struct {
 	rc    *http.ResponseController
 	start time.Time
 	buf   []byte
+
+	// mu serializes writes: the handler's, and the heartbeat timer's
+	// until done. beat is that timer; endBy cancels the upstream call.
+	mu    sync.Mutex
+	done  bool
+	beat  *time.Timer
+	endBy context.CancelCauseFunc
 
 	started  bool   // the status and first message are sent
 	messages int64  // messages (or chunks) written
@@ -45,18 +53,29 @@ func (st *stream) framing() string {
 	return st.fr.String()
 }
 
-// received is one RecvMsg's result.
-type received struct {
-	msg proto.Message
-	err error
-}
+// Causes the stream's own timers and the edge give when they end it.
+var (
+	errIdle     = errors.New("gateway: stream idle")
+	errShutdown = errors.New("gateway: shutting down")
+	errWrite    = errors.New("gateway: stream write failed") // a heartbeat's
+)
 
 // run opens the upstream stream and pumps it to the client until either
-// ends; cancel ends the upstream call, and run waits for its receiving
-// goroutine before it returns.
-func (st *stream) run(ctx context.Context, cancel context.CancelFunc, req proto.Message) {
+// ends. The handler's goroutine receives and writes each message itself:
+// a stream holds no goroutine of the edge's beyond net/http's and
+// grpc-go's. What must happen while it waits in RecvMsg (the idle
+// timeout, heartbeats, the edge's shutdown) runs from timers and
+// context.AfterFunc, which cancel the upstream call with a cause (so
+// RecvMsg returns) or, for a heartbeat, write under mu.
+func (st *stream) run(ctx context.Context, req proto.Message) {
+	ctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
 	cc := st.w.ex.snap.upstreams[st.ep.Upstream].cc
-	cs, err := cc.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, st.ep.RPC)
+	var opts []grpc.CallOption
+	if st.raw {
+		opts = append(opts, rawCodec)
+	}
+	cs, err := cc.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, st.ep.RPC, opts...)
 	if err == nil {
 		if err = cs.SendMsg(req); errors.Is(err, io.EOF) {
 			err = nil // the stream failed: RecvMsg returns its status
@@ -69,69 +88,92 @@ func (st *stream) run(ctx context.Context, cancel context.CancelFunc, req proto.
 		st.fail(ctx, err)
 		return
 	}
-	ch, done := make(chan received, 1), make(chan struct{})
-	go func() {
-		defer close(done)
-		receive(ctx, cs, st.ep.Desc.Output(), ch)
-	}()
-	defer func() { cancel(); <-done }()
-	st.pump(ctx, ch)
+	idle := time.AfterFunc(st.ep.idleTimeout, func() { end(errIdle) })
+	defer idle.Stop()
+	defer context.AfterFunc(st.s.streamStop, func() { end(errShutdown) })()
+	if st.fr == eventstream.SSE && !st.raw && st.cfg.Heartbeat > 0 {
+		st.mu.Lock()
+		st.endBy, st.beat = end, time.AfterFunc(st.cfg.Heartbeat, st.heartbeat)
+		st.mu.Unlock()
+	}
+	defer st.finish()
+	st.pump(ctx, cs, idle)
 }
 
-// receive hands each message of cs to ch until an error (io.EOF at a
-// clean end) or ctx ends.
-func receive(ctx context.Context, cs grpc.ClientStream, out protoreflect.MessageDescriptor, ch chan<- received) {
+// heartbeat writes a keep-alive comment (once the stream has started) and
+// sets the next one; a failed write ends the stream.
+func (st *stream) heartbeat() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return
+	}
+	if st.started && !st.write(keepAlive) {
+		st.endBy(errWrite)
+		return
+	}
+	st.beat.Reset(st.cfg.Heartbeat)
+}
+
+var keepAlive = eventstream.SSE.AppendHeartbeat(nil)
+
+// finish stops heartbeats: after it nothing writes from a timer.
+func (st *stream) finish() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.done = true
+	if st.beat != nil {
+		st.beat.Stop()
+	}
+}
+
+// pump receives each message of cs into one reused message and writes it,
+// until the upstream ends or ctx does (its cause says why).
+func (st *stream) pump(ctx context.Context, cs grpc.ClientStream, idle *time.Timer) {
+	var m proto.Message
+	var into any // what RecvMsg decodes into
+	if st.raw {
+		rc := new(rawChunk)
+		m, into = &rc.Body, rc
+	} else {
+		m = jsonwire.NewMessage(st.ep.Desc.Output())
+		into = m
+	}
 	for {
-		m := jsonwire.NewMessage(out)
-		err := cs.RecvMsg(m)
-		select {
-		case ch <- received{m, err}:
-		case <-ctx.Done():
+		if !st.raw {
+			proto.Reset(m)
+		}
+		err := cs.RecvMsg(into)
+		if err == nil && !st.locked(func() bool { return st.send(m) }) {
 			return
 		}
 		if err != nil {
+			st.locked(func() bool { st.ended(ctx, err); return false })
 			return
 		}
+		idle.Reset(st.ep.idleTimeout)
 	}
 }
 
-// pump writes what arrives on ch, heartbeats between messages, and ends
-// the stream on the first end: the upstream's, the client's, a bound's
-// or the edge's shutdown.
-func (st *stream) pump(ctx context.Context, ch <-chan received) {
-	idle := time.NewTimer(st.ep.idleTimeout)
-	defer idle.Stop()
-	var beat <-chan time.Time
-	if st.fr == eventstream.SSE && !st.raw && st.cfg.Heartbeat > 0 {
-		t := time.NewTicker(st.cfg.Heartbeat)
-		defer t.Stop()
-		beat = t.C
-	}
-	for {
-		select {
-		case m := <-ch:
-			if m.err != nil {
-				st.fail(ctx, m.err)
-				return
-			}
-			if !st.send(m.msg) {
-				return
-			}
-			idle.Reset(st.ep.idleTimeout)
-		case <-beat:
-			if st.started && !st.write(st.fr.AppendHeartbeat(st.buf[:0])) {
-				return
-			}
-		case <-idle.C:
-			st.reconnect(endIdle, "The upstream sent nothing for "+st.ep.idleTimeout.String()+".")
-			return
-		case <-st.s.streamStop:
-			st.reconnect(endShutdown, "The gateway is shutting down.")
-			return
-		case <-ctx.Done():
-			st.fail(ctx, ctx.Err())
-			return
-		}
+// locked runs f under mu, which serializes the handler's writes with the
+// heartbeats'; a panic in f (a raw stream cut) releases it.
+func (st *stream) locked(f func() bool) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return f()
+}
+
+// ended ends the stream on RecvMsg's error, by the cause of ctx when the
+// edge ended it.
+func (st *stream) ended(ctx context.Context, err error) {
+	switch context.Cause(ctx) {
+	case errIdle:
+		st.reconnect(endIdle, "The upstream sent nothing for "+st.ep.idleTimeout.String()+".")
+	case errShutdown:
+		st.reconnect(endShutdown, "The gateway is shutting down.")
+	case errWrite: // the heartbeat's write recorded the end
+	default:
+		st.fail(ctx, err)
 	}
 }
 
@@ -157,6 +199,7 @@ func (st *stream) send(m proto.Message) bool {
 			return false
 		}
 		frame = st.fr.AppendMessage(st.buf[:0], js)
+		st.buf = frame[:0] // keep the grown buffer for the next frame
 	}
 	st.messages++
 	st.s.streamMetrics.messages.WithLabelValues(st.ep.Template).Inc()
@@ -168,9 +211,6 @@ func (st *stream) send(m proto.Message) bool {
 // write with http.ResponseController, so no server-wide WriteTimeout cuts
 // a long stream, and a reader that takes nothing is cut after one.
 func (st *stream) write(b []byte) bool {
-	if len(b) > 0 {
-		st.buf = b[:0] // keep the grown buffer for the next frame
-	}
 	_ = st.rc.SetWriteDeadline(time.Now().Add(st.cfg.WriteTimeout))
 	_, _ = st.w.Write(b)
 	err := st.w.ex.writeErr

@@ -141,7 +141,8 @@ func (c *chain) addResilience(rep *reporter) error {
 	}...)
 	if c.resolver != nil {
 		// Per attempt: ejection and the instances' breakers.
-		c.layers = append(c.layers, Layer{Name: LayerEject, Unary: c.resolver.UnaryClientInterceptor()})
+		c.layers = append(c.layers, Layer{Name: LayerEject, Unary: c.resolver.UnaryClientInterceptor(),
+			Stream: c.resolver.StreamClientInterceptor()})
 	}
 	return nil
 }

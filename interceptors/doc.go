@@ -110,17 +110,19 @@
 //
 // # Streams
 //
-// A connection's streams go through two layers, breaker then retry
-// (Layer.Stream; the other layers have none):
+// A connection's streams go through three layers, breaker, retry and
+// eject (Layer.Stream; the other layers have none):
 //
 //   - breaker: a stream setup is one call on the same breakers as unary
 //     calls, its outcome decided at the first RecvMsg (a message or a clean
 //     end: success; an error before it: classified as a unary error); an
 //     error after the first message does not count. An open breaker refuses
-//     the setup with the unary CIRCUIT_OPEN error. Per-instance breakers
-//     are not fed by streams (there is no stream eject layer): a stream is
-//     refused while every instance's breaker is open, and its failures
-//     count against the upstream's breaker.
+//     the setup with the unary CIRCUIT_OPEN error. A failed setup that an
+//     instance took is left to that instance's breaker (below), as for
+//     unary attempts.
+//   - eject: each setup attempt, decided at its first RecvMsg like the
+//     breaker's, counts toward the ejection and the breaker of the
+//     instance it went to (balance.Resolver.StreamClientInterceptor).
 //   - retry: a server stream is retried only before its first message, for
 //     the codes, attempts, idempotency and budget of unary calls, the
 //     request replayed; never after a message arrived.

@@ -81,6 +81,7 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	pathlessBodies(doc)
 	examples(doc)
 	roles(doc, files)
+	streamTickets(doc) // the edge's own operation, after those of the RPCs
 	renames := listPages(doc)
 	raw, err := doc.MarshalJSON()
 	if err != nil {

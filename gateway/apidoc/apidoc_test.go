@@ -3,6 +3,7 @@ package apidoc
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/problem"
 	_ "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	_ "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -200,6 +202,9 @@ func TestEveryOperation(t *testing.T) {
 				t.Errorf("%s %s: success has no X-Trace-Id", method, path)
 			}
 			for _, s := range Common {
+				if path == auth.TicketsPath && (s == http.StatusBadGateway || s == http.StatusGatewayTimeout) {
+					continue // the edge's own operation calls no upstream
+				}
 				if resp[itoa(s)] == nil {
 					t.Errorf("%s %s: no %d", method, path, s)
 				}

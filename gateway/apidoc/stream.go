@@ -23,6 +23,7 @@ const (
 // google.api.HttpBody chunks (an export) is the chunks' bytes in their own
 // media type. The operation also answers 406 (an Accept it cannot serve).
 func streamResponse(op *openapi3.Operation, md protoreflect.MethodDescriptor) {
+	acceptTicket(op)
 	ok := op.Responses.Value(strconv.Itoa(http.StatusOK))
 	if ok == nil || ok.Value == nil {
 		return

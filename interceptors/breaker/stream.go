@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
+
+	"github.com/portico-gateway/portico/interceptors/call"
 )
 
 // StreamClientInterceptor returns an interceptor that counts stream setups
@@ -24,8 +26,10 @@ import (
 // setup with the unary CIRCUIT_OPEN error, before anything is sent.
 //
 // With WithInstances, a stream is refused while every instance's breaker
-// is open; its failures count against the upstream's breaker, since the
-// instances' breakers are fed by unary attempts only.
+// is open, and a failed setup that an instance took (the resolver's stream
+// interceptor says so in the call's state, as for unary attempts) is
+// left to that instance's breaker; one no instance took (no connection
+// ready) counts against the upstream's.
 func StreamClientInterceptor(opts ...Option) (grpc.StreamClientInterceptor, error) {
 	g, err := newGuard(opts)
 	if err != nil {
@@ -39,15 +43,25 @@ func (g *guard) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.Clie
 	if err != nil {
 		return nil, err
 	}
+	var st *call.State
+	if g.o.instances != nil {
+		ctx, st = call.Ensure(ctx)
+		st.SetInstance("", false)
+	}
+	done := func(err error) {
+		oc := outcome(ctx, b, err)
+		if _, judged := st.Instance(); oc == Failure && judged {
+			oc = Excluded // the instance's breaker counted it
+		}
+		b.Done(t, oc)
+	}
 	cs, err := streamer(ctx, desc, cc, method, callOpts...)
 	if err != nil {
-		b.Done(t, outcome(ctx, b, err))
+		done(err)
 		return nil, err
 	}
 	s := &setupStream{ClientStream: cs}
-	s.decide = func(err error) {
-		s.once.Do(func() { b.Done(t, outcome(ctx, b, err)) })
-	}
+	s.decide = func(err error) { s.once.Do(func() { done(err) }) }
 	s.stop = context.AfterFunc(ctx, func() { s.decide(ctx.Err()) })
 	return s, nil
 }

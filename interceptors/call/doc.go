@@ -23,8 +23,11 @@
 // of a nil *State are safe: readers see the zero value, writes are
 // dropped (a call made outside a chain).
 //
-// A State is not safe for concurrent use and needs no lock: the layers of
-// one call run one after the other on the caller's goroutine, each calling
-// the next synchronously (see package interceptors). Streams have no
-// State: their layers see the zero value.
+// The layers of a unary call run one after the other on the caller's
+// goroutine, each calling the next synchronously (see package
+// interceptors), so owner and attempt need no lock. A stream gets a State
+// from its breaker layer (Ensure) for the instance alone: its setup is
+// judged at the first message by the receiving goroutine while the
+// breaker may decide at the context's end, so the instance's fields are
+// safe for concurrent use.
 package call

@@ -3,6 +3,7 @@ package call
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -37,8 +38,11 @@ func (o Owner) String() string {
 // State is one call's state (see the package documentation). The zero
 // value is a call no layer has touched yet.
 type State struct {
-	owner    Owner
-	attempt  int
+	owner   Owner
+	attempt int
+	// mu guards instance and judged: a stream's setup is judged by its
+	// receiver while its breaker may decide at the context's end.
+	mu       sync.Mutex
 	instance string
 	judged   bool
 }
@@ -107,6 +111,8 @@ func (s *State) Instance() (addr string, judged bool) {
 	if s == nil {
 		return "", false
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.instance, s.judged
 }
 
@@ -114,7 +120,9 @@ func (s *State) Instance() (addr string, judged bool) {
 // its own breaker judged it.
 func (s *State) SetInstance(addr string, judged bool) {
 	if s != nil {
+		s.mu.Lock()
 		s.instance, s.judged = addr, judged
+		s.mu.Unlock()
 	}
 }
 

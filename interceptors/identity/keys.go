@@ -193,6 +193,20 @@ func (r *Keys) Derive(label string) []byte {
 	return m.Sum(nil)
 }
 
+// DeriveEach returns HMAC-SHA256(secret, label) for every key of the
+// ring, the signing key's first: a secret for another use that a process
+// signs with the first and verifies with any, so what one process signed
+// just before a rotation still verifies at a process that has rotated.
+func (r *Keys) DeriveEach(label string) [][]byte {
+	out := make([][]byte, len(r.keys))
+	for i := range r.keys {
+		m := hmac.New(sha256.New, r.keys[i].Secret)
+		m.Write([]byte(label))
+		out[i] = m.Sum(nil)
+	}
+	return out
+}
+
 // signer returns the signing key.
 func (r *Keys) signer() *ringKey { return &r.keys[0] }
 

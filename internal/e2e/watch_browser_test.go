@@ -11,20 +11,18 @@ import (
 )
 
 // TestWatchInBrowser watches an order settle from headless Chromium
-// (package browsertest). With inventory down the test places the order with
-// Prefer: respond-async (202, ACCEPTED); the page opens GET
-// /api/orders/{id}:watch as text/event-stream and sees ACCEPTED; the test
-// brings inventory back, the reconciler confirms the order, and the page
-// sees every state up to CONFIRMED, then `event: end`.
-//
-// EventSource itself cannot carry the bearer token (it sends no custom
-// headers) and the edge takes tokens only from Authorization (never from the
-// URL: access_token in a query is refused; no cookie sessions). The page
-// shows EventSource is refused (401 closes it), then reads the same stream
-// with fetch() and parses the SSE frames. Real processes (startCluster, as
-// TestAcceptedForLater) rather than `portico dev`: the order must stay
-// unsettled while the browser watches, which needs inventory stopped alone.
-// Screenshots: var/screenshots/TestWatchInBrowser/.
+// (package browsertest) with a real EventSource. With inventory down the
+// test places the order with Prefer: respond-async (202, ACCEPTED); the
+// page asks POST /api/stream-tickets (bearer token) for a ticket bound to
+// GET /api/orders/{id}:watch and opens new EventSource(ticket url): it sees
+// ACCEPTED; the test brings inventory back, the reconciler confirms the
+// order, and the EventSource receives every state up to CONFIRMED, then
+// `event: end`. The page also shows that an EventSource without a ticket is
+// refused (401 closes it) and that the used ticket opens nothing again.
+// Real processes (startCluster, as TestAcceptedForLater) rather than
+// `portico dev`: the order must stay unsettled while the browser watches,
+// which needs inventory stopped alone. Screenshots:
+// var/screenshots/TestWatchInBrowser/.
 func TestWatchInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
@@ -56,20 +54,23 @@ func TestWatchInBrowser(t *testing.T) {
 		},
 	})
 	var got struct {
-		EventSource string
-		Status      int
-		Type        string
-		Rest        string
-		Events      []struct{ Event, Data string }
+		BareEventSource string
+		TicketStatus    int
+		Ended           string
+		Reused          int
+		Events          []struct{ Event, Data string }
 	}
 	if err := json.Unmarshal(res.Data, &got); err != nil {
 		t.Fatalf("scenario data %s: %v", res.Data, err)
 	}
-	if got.EventSource != "closed" {
-		t.Errorf("EventSource without a token: %s, want closed (refused)", got.EventSource)
+	if got.BareEventSource != "closed" {
+		t.Errorf("EventSource without a ticket: %s, want closed (refused)", got.BareEventSource)
 	}
-	if got.Status != 200 || !strings.HasPrefix(got.Type, "text/event-stream") || got.Rest != "" {
-		t.Fatalf("fetch stream: %d %q, left over %q", got.Status, got.Type, got.Rest)
+	if got.TicketStatus != 200 || got.Ended != "end" {
+		t.Fatalf("POST /api/stream-tickets = %d; EventSource ended with %q, want 200 and end; events %+v", got.TicketStatus, got.Ended, got.Events)
+	}
+	if got.Reused != 401 {
+		t.Errorf("GET with the used ticket = %d, want 401", got.Reused)
 	}
 	var states []string
 	for i, ev := range got.Events {

@@ -1,7 +1,10 @@
 // The order watch in a browser (TestWatchInBrowser). An EventSource cannot
-// send an Authorization header and the edge takes no token from a cookie or
-// the URL, so the page first shows that EventSource is refused, then reads
-// the same text/event-stream with fetch() and parses the SSE frames itself.
+// send an Authorization header, so the page first shows that a bare
+// EventSource is refused (401 closes it), then asks POST /api/stream-tickets
+// (with the bearer token) for a ticket bound to the watch's path and opens
+// a real EventSource on the ticket's url: it receives every state, then
+// `event: end`, and the page closes it (EventSource would reconnect, and
+// the ticket is single-use).
 export default async function (ctx) {
   const page = ctx.page;
   const { token } = ctx.params;
@@ -9,7 +12,7 @@ export default async function (ctx) {
   const { id } = await ctx.ask('place', {});
   const watch = `/api/orders/${id}:watch`;
 
-  const eventSource = await page.evaluate((u) => new Promise((resolve) => {
+  const bare = await page.evaluate((u) => new Promise((resolve) => {
     const s = new EventSource(u);
     const t = setTimeout(() => { s.close(); resolve('timeout'); }, 15000);
     s.onmessage = () => { clearTimeout(t); s.close(); resolve('message'); };
@@ -18,44 +21,42 @@ export default async function (ctx) {
     };
   }), watch);
 
-  await page.evaluate(({ u, tok }) => {
-    document.body.innerHTML = '<h1>GET ' + u + ' (fetch, text/event-stream)</h1><pre id="log"></pre>';
+  const ticket = await page.evaluate(async ({ u, tok }) => {
+    const res = await fetch('/api/stream-tickets', {
+      method: 'POST',
+      headers: { Authorization: 'Bearer ' + tok, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ path: u }),
+    });
+    return { status: res.status, ...(await res.json()) };
+  }, { u: watch, tok: token });
+
+  await page.evaluate((url) => {
+    document.body.innerHTML = '<h1>new EventSource(' + url.replace(/ticket=.*/, 'ticket=…') + ')</h1><pre id="log"></pre>';
     const log = document.getElementById('log');
     window.__events = [];
-    window.__done = (async () => {
-      const res = await fetch(u, {
-        headers: { Authorization: 'Bearer ' + tok, Accept: 'text/event-stream' },
-        signal: AbortSignal.timeout(90000),
+    window.__done = new Promise((resolve) => {
+      const s = new EventSource(url);
+      const t = setTimeout(() => { s.close(); resolve('timeout'); }, 90000);
+      const seen = (event) => (e) => {
+        window.__events.push({ event, data: e.data });
+        log.textContent += 'event: ' + event + '\ndata: ' + e.data + '\n\n';
+        if (event !== 'message') { clearTimeout(t); s.close(); resolve(event); }
+      };
+      s.onmessage = seen('message');
+      s.addEventListener('end', seen('end'));
+      s.addEventListener('error', (e) => {
+        if (e.data !== undefined) { seen('error')(e); return; } // the edge's terminal problem
+        if (s.readyState === EventSource.CLOSED) { clearTimeout(t); resolve('closed'); }
       });
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buf = '';
-      for (let n = 0; n < 100000; n++) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += value;
-        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          let event = 'message';
-          const data = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event:')) event = line.slice(6).trim();
-            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-          }
-          if (data.length === 0) continue; // a keep-alive comment
-          window.__events.push({ event, data: data.join('\n') });
-          log.textContent += 'event: ' + event + '\ndata: ' + data.join('\n') + '\n\n';
-        }
-      }
-      return { status: res.status, type: res.headers.get('content-type'), rest: buf };
-    })();
-  }, { u: watch, tok: token });
+    });
+  }, ticket.url);
 
   await page.waitForFunction(() => window.__events.length >= 1, null, { timeout: 30000 });
   await ctx.shot('accepted');
   await ctx.ask('restore-inventory', {});
-  const res = await page.evaluate(() => window.__done);
+  const ended = await page.evaluate(() => window.__done);
   await ctx.shot('confirmed');
   const events = await page.evaluate(() => window.__events);
-  return { eventSource, ...res, events };
+  const reused = await page.evaluate(async (url) => (await fetch(url)).status, ticket.url);
+  return { bareEventSource: bare, ticketStatus: ticket.status, ended, reused, events };
 }
