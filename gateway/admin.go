@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/console"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/interceptors"
@@ -157,7 +158,7 @@ func serveAdminOpenAPI(w http.ResponseWriter, _ *http.Request, _ *snapshot) {
 }
 
 func (s *Server) adminConfig(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
-	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version, "config": Redacted(sn.cfg)})
+	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version, "config": config.Redacted(sn.cfg)})
 }
 
 func (s *Server) adminVersions(w http.ResponseWriter, _ *http.Request, sn *snapshot) {

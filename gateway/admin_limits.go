@@ -9,6 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
 )
@@ -133,7 +134,7 @@ func (l *limiter) info(ctx context.Context) *RateLimitsInfo {
 	if l.failover != nil {
 		out.Backend = "redis"
 		out.Redis = &RedisLimitInfo{Status: health.Up, Outage: l.failover.Outage().String(),
-			Prefix: cmp.Or(lc.Redis.Prefix, DefaultRedisLimitPrefix), Timeout: cmp.Or(lc.Redis.Timeout, DefaultRedisLimitTimeout).String()}
+			Prefix: cmp.Or(lc.Redis.Prefix, config.DefaultRedisLimitPrefix), Timeout: cmp.Or(lc.Redis.Timeout, config.DefaultRedisLimitTimeout).String()}
 		if l.failover.Degraded() {
 			out.Redis.Status = health.Down
 		}
@@ -170,7 +171,7 @@ func (l *limiter) bans(ctx context.Context) BansInfo {
 	return b
 }
 
-func limitInfo(c *LimitConfig) *LimitInfo {
+func limitInfo(c *config.LimitConfig) *LimitInfo {
 	if c == nil {
 		return nil
 	}

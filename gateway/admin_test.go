@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors"
 )
 
@@ -48,7 +49,7 @@ func newAdminHarness(t *testing.T, before ...func(*harness)) *adminHarness {
 	return &adminHarness{harness: h, srv: srv, admin: admin, api: api, path: path}
 }
 
-func writeConfig(t *testing.T, path string, c Config) {
+func writeConfig(t *testing.T, path string, c config.Config) {
 	t.Helper()
 	b, err := yaml.Marshal(c)
 	if err != nil {
@@ -291,7 +292,7 @@ func TestAdminRollbackVersionParam(t *testing.T) {
 func TestAdminFailedAuthLimit(t *testing.T) {
 	const rate = 5
 	a := newAdminHarness(t, func(h *harness) {
-		h.cfg.Limits = LimitsConfig{FailedAuth: &LimitConfig{Rate: rate, Period: time.Minute}}
+		h.cfg.Limits = config.LimitsConfig{FailedAuth: &config.LimitConfig{Rate: rate, Period: time.Minute}}
 	})
 	for range 3 {
 		if code, body := a.call(t, "GET", "/admin/versions", adminToken); code != 200 {

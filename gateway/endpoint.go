@@ -2,15 +2,15 @@ package gateway
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
-	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/protoopt"
 	"github.com/portico-gateway/portico/gateway/route"
 	apiv1 "github.com/portico-gateway/portico/gen/portico/api/v1"
@@ -39,8 +39,8 @@ type endpoint struct {
 
 // buildRoutes reads the routes of every registration cfg has an upstream
 // for and resolves their settings from cfg (defaults applied).
-func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Route]*endpoint, error) {
-	ups := map[string]UpstreamConfig{}
+func buildRoutes(cfg config.Config, regs []registration) (*route.Table, map[*route.Route]*endpoint, error) {
+	ups := map[string]config.UpstreamConfig{}
 	for _, u := range cfg.Upstreams {
 		ups[u.Name] = u
 	}
@@ -75,7 +75,7 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 // served returns the registrations whose upstream cfg names, in order: a
 // config serves any subset of the compiled-in services, and the routes of
 // the others are not served (404; check-config says so, Unserved).
-func served(cfg Config, regs []registration) []registration {
+func served(cfg config.Config, regs []registration) []registration {
 	names := map[string]bool{}
 	for _, u := range cfg.Upstreams {
 		names[u.Name] = true
@@ -90,7 +90,7 @@ func served(cfg Config, regs []registration) []registration {
 }
 
 // unserved names the compiled-in services cfg has no upstream for.
-func unserved(cfg Config, regs []registration) []registration {
+func unserved(cfg config.Config, regs []registration) []registration {
 	on := served(cfg, regs)
 	var out []registration
 	for _, reg := range regs {
@@ -102,24 +102,27 @@ func unserved(cfg Config, regs []registration) []registration {
 }
 
 // checkUpstreams reports every upstream no registration uses.
-func checkUpstreams(cfg Config, regs []registration) error {
-	v := &validator{}
+func checkUpstreams(cfg config.Config, regs []registration) error {
+	var errs []error
 	used := map[string]bool{}
 	for _, u := range cfg.Upstreams {
-		used[u.Name] = u.dynamic()
+		used[u.Name] = u.Dynamic()
 	}
 	for _, reg := range regs {
 		used[reg.upstream] = true
 	}
 	for i, u := range cfg.Upstreams {
 		if !used[u.Name] {
-			v.add(fmt.Sprintf("upstreams[%d].name", i), "%q serves no registered service", u.Name)
+			errs = append(errs, fmt.Errorf("upstreams[%d].name: %q serves no registered service", i, u.Name))
 		}
 	}
-	return v.err()
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("gateway config: %w", errors.Join(errs...))
 }
 
-func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (map[*route.Route]*endpoint, error) {
+func endpoints(cfg config.Config, table *route.Table, ups map[string]config.UpstreamConfig) (map[*route.Route]*endpoint, error) {
 	overrides, err := resolveOverrides(cfg.Routes.Overrides, table.Routes())
 	if err != nil {
 		return nil, err
@@ -158,7 +161,7 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 	return eps, nil
 }
 
-func (ep *endpoint) apply(o RouteOverride) {
+func (ep *endpoint) apply(o config.RouteOverride) {
 	if o.Timeout > 0 {
 		ep.timeout = o.Timeout
 	}
@@ -189,54 +192,22 @@ func (ep *endpoint) applyEdge(e *apiv1.Edge) error {
 	return nil
 }
 
-// selector is a parsed routes.overrides key.
-type selector struct {
-	method, pattern, rpc string
-}
-
-// parseSelector parses "METHOD /path", "/path" or an RPC full name.
-func parseSelector(key string) (selector, error) {
-	method, rest, spaced := strings.Cut(key, " ")
-	switch {
-	case spaced && strings.HasPrefix(rest, "/") && method == strings.ToUpper(method) && method != "":
-		return selector{method: method, pattern: rest}, nil
-	case strings.HasPrefix(key, "/api/") || key == "/api":
-		return selector{pattern: key}, nil
-	}
-	name := strings.TrimPrefix(key, "/")
-	if i := strings.LastIndexAny(name, "/."); i > 0 && !strings.ContainsAny(name, " {}") && strings.Count(name, "/") <= 1 {
-		svc, m := name[:i], name[i+1:]
-		if svc != "" && m != "" {
-			return selector{rpc: "/" + svc + "/" + m}, nil
-		}
-	}
-	return selector{}, fmt.Errorf(`want "METHOD /path", "/path" or an RPC name such as portico.order.v1.OrderService/CreateOrder`)
-}
-
-func (s selector) selects(r *route.Route) bool {
-	if s.rpc != "" {
-		return r.RPC == s.rpc
-	}
-	return r.Pattern == s.pattern && (s.method == "" || s.method == r.Method ||
-		s.method == http.MethodHead && r.Method == http.MethodGet)
-}
-
 type keyedOverride struct {
 	key string
-	RouteOverride
+	config.RouteOverride
 }
 
 // resolveOverrides maps each route to the one override selecting it.
-func resolveOverrides(ovs map[string]RouteOverride, routes []*route.Route) (map[*route.Route]keyedOverride, error) {
+func resolveOverrides(ovs map[string]config.RouteOverride, routes []*route.Route) (map[*route.Route]keyedOverride, error) {
 	out := map[*route.Route]keyedOverride{}
 	for key, o := range ovs {
-		sel, err := parseSelector(key)
+		sel, err := config.ParseSelector(key)
 		if err != nil {
 			return nil, fmt.Errorf("gateway config: routes.overrides[%q]: %w", key, err)
 		}
 		n := 0
 		for _, r := range routes {
-			if !sel.selects(r) {
+			if !sel.Selects(r) {
 				continue
 			}
 			n++

@@ -15,6 +15,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/telemetry"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
@@ -26,7 +27,7 @@ import (
 // first layer does). The connection is closed by Server.Close. /health
 // never uses it: it checks each upstream over a second connection made by
 // Dial, so health traffic stays out of the chain (its breakers, retries).
-type DialFunc func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error)
+type DialFunc func(ctx context.Context, up config.UpstreamConfig) (*grpc.ClientConn, error)
 
 // Authenticator identifies the caller of a request; the edge's own is an
 // auth.Chain built from Config.Auth. Errors wrap one of package auth's
@@ -115,7 +116,7 @@ func DialOptions() []grpc.DialOption {
 // several are balanced round robin through a resolver private to the
 // connection. It does not block or use ctx: connections are made lazily and
 // re-made by grpc-go.
-func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
+func Dial(_ context.Context, up config.UpstreamConfig, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	opts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		// Reconnect within seconds of an upstream's return (grpc-go's
@@ -141,7 +142,7 @@ func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc
 			grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`))
 		target = r.Scheme() + ":///" + up.Name
 	}
-	creds, err := up.TLS.dialOptions() // replaces the plaintext default
+	creds, err := up.TLS.DialOptions() // replaces the plaintext default
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +150,6 @@ func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc
 	return grpc.NewClient(target, append(opts, extra...)...)
 }
 
-func defaultDial(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+func defaultDial(ctx context.Context, up config.UpstreamConfig) (*grpc.ClientConn, error) {
 	return Dial(ctx, up)
 }

@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"errors"
@@ -106,7 +106,7 @@ func (c Config) validateRoutes(v *validator) {
 	for _, k := range keys {
 		o := c.Routes.Overrides[k]
 		p := fmt.Sprintf("routes.overrides[%q]", k)
-		if _, err := parseSelector(k); err != nil {
+		if _, err := ParseSelector(k); err != nil {
 			v.add(p, "%v", err)
 		}
 		v.nonNegative(p+".timeout", o.Timeout)

@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"fmt"
@@ -137,7 +137,7 @@ func (c ShedConfig) validate(v *validator) {
 			v.add(p+".routes", "at least one route is required")
 		}
 		for j, k := range g.Routes {
-			if _, err := parseSelector(k); err != nil {
+			if _, err := ParseSelector(k); err != nil {
 				v.add(fmt.Sprintf("%s.routes[%d]", p, j), "%v", err)
 			}
 		}
