@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -131,4 +132,34 @@ func TestProblemTypeBase(t *testing.T) {
 			t.Errorf("GET /admin/nope = %s, want %s", body, want)
 		}
 	})
+}
+
+// TestNewChecksLikeCheckConfig: a Config built in Go gets the checks a
+// file gets (config.Config.Check): New refuses a mistake only the
+// semantic checks catch, a cloud metadata upstream, with the message
+// check-config gives for the same document (less the file's name).
+func TestNewChecksLikeCheckConfig(t *testing.T) {
+	c := config.Dev(0)
+	c.Upstreams[0].Addresses = []string{"169.254.169.254:80"}
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, fileErr := config.Load(path, CheckRoutes)
+	srv, err := New(context.Background(), c, WithLogger(discardLogger()))
+	if err == nil {
+		srv.Close()
+		t.Fatal("New(a metadata upstream) = nil error")
+	}
+	const want = `gateway config: upstreams[0].addresses[0]: "169.254.169.254:80" is a cloud metadata endpoint`
+	if err.Error() != want {
+		t.Errorf("New() = %v, want %s", err, want)
+	}
+	if fileErr == nil || fileErr.Error() != path+": "+err.Error() {
+		t.Errorf("config.Load = %v, want %s: %v", fileErr, path, err)
+	}
 }

@@ -89,13 +89,11 @@ func (s *Server) reloadLocked(ctx context.Context, cfg config.Config, source str
 	if s.closed {
 		return ReloadResult{}, errors.New("gateway: closed")
 	}
-	if err := cfg.Validate(); err != nil {
-		return ReloadResult{}, s.reject(ctx, live, source, err)
-	}
-	// Descriptors are read again (a file, or the upstream's reflection)
-	// unless cfg is a kept version, which brings its own back. When that
-	// fails the live snapshot, descriptors and all, stays.
-	cfg, err := withServices(ctx, cfg)
+	// The checks New runs. Descriptors are read again (a file, or the
+	// upstream's reflection) unless cfg is a kept version, which brings
+	// its own back. When that fails the live snapshot, descriptors and
+	// all, stays.
+	cfg, err := cfg.Check(routeCheck(ctx, s.o.registrations))
 	if err != nil {
 		return ReloadResult{}, s.reject(ctx, live, source, err)
 	}

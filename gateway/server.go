@@ -90,11 +90,7 @@ func New(ctx context.Context, cfg config.Config, opts ...Option) (*Server, error
 	for _, opt := range opts {
 		opt(&o)
 	}
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	cfg, err := withServices(ctx, cfg)
+	cfg, err := cfg.WithDefaults().Check(routeCheck(ctx, o.registrations))
 	if err != nil {
 		return nil, err
 	}

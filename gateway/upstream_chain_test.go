@@ -94,6 +94,7 @@ func TestEdgeDeadlineIsTheRoutes(t *testing.T) {
 	cfg.Routes.Overrides = map[string]config.RouteOverride{
 		"portico.inventory.v1.InventoryService/GetItem": {Timeout: 45 * time.Second, MaxTimeout: time.Minute},
 	}
+	cfg.ShutdownGrace = time.Minute // a drain must not cut the route (config.Config.Check)
 	ups := NewUpstreams(interceptors.WithLogger(slog.New(slog.DiscardHandler)))
 	defer ups.Close()
 	srv, err := New(context.Background(), cfg, WithDialer(ups.Dialer()), WithLogger(slog.New(slog.DiscardHandler)))

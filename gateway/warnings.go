@@ -36,13 +36,24 @@ func unservedWarnings(c config.Config, regs []registration) []string {
 // CheckRoutes is the config.Check of the edge: what New would refuse when
 // it builds the route table and the policy from c, with the run-time
 // services' descriptors loaded (kept in c, so New does not load them
-// again). Pass it to config.Load and config.Parse.
+// again). Pass it to config.Load and config.Parse; New and Reload run it
+// too (config.Config.Check).
 func CheckRoutes(c config.Config) (config.Config, error) {
-	c, err := withServices(context.Background(), c)
+	return routeCheck(context.Background(), registrations)(c)
+}
+
+// routeCheck is CheckRoutes against regs, with ctx bounding the loading of
+// run-time services (server reflection): New's and Reload's.
+func routeCheck(ctx context.Context, regs []registration) config.Check {
+	return func(c config.Config) (config.Config, error) { return checkRoutesOf(ctx, c, regs) }
+}
+
+func checkRoutesOf(ctx context.Context, c config.Config, regs []registration) (config.Config, error) {
+	c, err := withServices(ctx, c)
 	if err != nil {
 		return c, err
 	}
-	table, _, err := buildRoutes(c, registrations)
+	table, _, err := buildRoutes(c, regs)
 	if err == nil {
 		_, err = buildPolicy(c, table)
 	}

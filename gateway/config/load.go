@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -16,9 +15,9 @@ import (
 
 // Parse decodes a YAML config strictly (unknown keys, wrong types
 // and duplicate keys are errors naming the field path), fills in defaults
-// and validates the result, with checks (gateway.CheckRoutes: what New
-// checks against the route table) and the semantic checks (check.go), so
-// `portico check-config` catches everything short of dialing.
+// and validates the result (Check, with checks: gateway.CheckRoutes
+// checks it against the route table), so `portico check-config` catches
+// everything short of dialing.
 func Parse(data []byte, checks ...Check) (Config, error) { return parse(data, "", checks) }
 
 // parse is Parse for a file in dir: its relative paths name
@@ -31,24 +30,7 @@ func parse(data []byte, dir string, checks []Check) (Config, error) {
 	if dir != "" {
 		c.resolvePaths(dir)
 	}
-	c = c.WithDefaults()
-	v := &validator{}
-	c.validate(v)
-	if len(v.errs) == 0 { // the checks need well-formed fields
-		for _, check := range checks {
-			next, err := check(c)
-			if err != nil {
-				v.errs = append(v.errs, errors.New(strings.TrimPrefix(err.Error(), "gateway config: ")))
-				continue
-			}
-			c = next
-		}
-	}
-	c.checkSemantics(v) // beside the field checks: every reason at once
-	if err := v.err(); err != nil {
-		return Config{}, err
-	}
-	return c, nil
+	return c.WithDefaults().Check(checks...)
 }
 
 // Decode decodes a config strictly and applies defaults without

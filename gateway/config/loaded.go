@@ -21,6 +21,7 @@ func (c Config) WithLoaded(l Loaded) Config {
 
 // A Check checks a config against what the program serving it knows
 // beyond the document: the gateway's route table (gateway.CheckRoutes).
-// It runs once the config's fields are valid, before the semantic checks,
-// and returns the config with what it loaded for the check (WithLoaded).
+// Config.Check runs it once the config's fields are valid, before the
+// semantic checks; it returns the config with what it loaded for the
+// check (WithLoaded).
 type Check func(Config) (Config, error)
