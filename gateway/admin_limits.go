@@ -110,6 +110,11 @@ type ShedScopeInfo struct {
 	Shed        int64  `json:"shed"` // refusals since the edge started (portico_gateway_shed_total)
 }
 
+// limitsAdminRoutes shows the rate limits and the shedding caps.
+func (s *Server) limitsAdminRoutes() map[string]adminRoute {
+	return map[string]adminRoute{"/admin/limits": {http.MethodGet, false, s.adminLimits}}
+}
+
 func (s *Server) adminLimits(w http.ResponseWriter, r *http.Request, sn *snapshot) {
 	writeJSON(w, http.StatusOK, LimitsInfo{Version: sn.version.ID, RateLimits: sn.limits.info(r.Context()), Shedding: sn.shed.info()})
 }

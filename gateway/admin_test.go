@@ -320,3 +320,21 @@ func TestAdminFailedAuthLimit(t *testing.T) {
 		t.Errorf("bad tokens got %v, want %v", codes, want)
 	}
 }
+
+// TestAdminRoutesOnce: each admin path is claimed by one feature only, so
+// joining them (adminRoutes) never drops one.
+func TestAdminRoutesOnce(t *testing.T) {
+	s := &Server{}
+	owner := map[string]int{}
+	for i, feature := range adminFeatures {
+		for path := range feature(s) {
+			if j, dup := owner[path]; dup {
+				t.Errorf("%s is claimed by adminFeatures[%d] and [%d]", path, j, i)
+			}
+			owner[path] = i
+		}
+	}
+	if len(owner) < 12 {
+		t.Errorf("%d admin paths, want at least the 12 of the README", len(owner))
+	}
+}

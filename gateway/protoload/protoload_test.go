@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const inventory = "portico.inventory.v1.InventoryService"
 
+
 func writeSet(t *testing.T, b []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "set.binpb")
