@@ -80,11 +80,12 @@ type Server struct {
 	streamMetrics *streamMetrics
 }
 
-// New validates cfg (defaults applied), builds the route table from the
+// New checks cfg (defaults applied) exactly as config.Load checks a file,
+// with CheckRoutes (config.Config.Check), builds the route table from the
 // registration list, dials every upstream through the DialFunc (and once
 // more with plain Dial, for /health) and registers the generated handlers:
-// the first snapshot. ctx bounds dialing only. On error nothing is left
-// open.
+// the first snapshot. ctx bounds dialing and server reflection only. On
+// error nothing is left open.
 func New(ctx context.Context, cfg config.Config, opts ...Option) (*Server, error) {
 	o := options{dial: defaultDial, registrations: registrations}
 	for _, opt := range opts {
