@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
@@ -112,7 +113,7 @@ func checkComposeEdge(c composeFile, readConfig func(string) ([]byte, error), po
 	// Compose passes the host's key ring; a generated one stands in for it.
 	old, had := os.LookupEnv(identity.EnvKeys)
 	os.Setenv(identity.EnvKeys, identity.GenerateKey("compose-test").String())
-	cfg, err := gateway.ParseConfig(data)
+	cfg, err := config.Parse(data, gateway.CheckRoutes)
 	if had {
 		os.Setenv(identity.EnvKeys, old)
 	} else {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors"
 )
 
@@ -96,7 +97,7 @@ func structFieldDocs(st *ast.StructType) map[string]string {
 	return docs
 }
 
-// configReference walks gateway.Config and returns one row per YAML key,
+// configReference walks config.Config and returns one row per YAML key,
 // with its default read from a parsed minimal config (the edge's chain
 // defaults for an upstream's resilience block).
 func configReference(repoRoot string, root reflect.Type, defaults reflect.Value) ([]field, []string, error) {
@@ -211,17 +212,17 @@ func valueText(v reflect.Value) string {
 	return fmt.Sprint(v.Interface())
 }
 
-// edgeDefaults is the Config ParseConfig makes of a minimal document (the
+// edgeDefaults is the Config config.Parse makes of a minimal document (the
 // upstreams alone), with the first upstream's resilience block spelled out as
 // the edge runs it: interceptors.Defaults under UpstreamConfig.Chain.
-func edgeDefaults(t *testing.T) gateway.Config {
+func edgeDefaults(t *testing.T) config.Config {
 	t.Helper()
 	var doc strings.Builder
 	doc.WriteString("upstreams:\n")
-	for _, u := range gateway.DevConfig(1).Upstreams { // one per upstream the routes name
+	for _, u := range config.Dev(1).Upstreams { // one per upstream the routes name
 		fmt.Fprintf(&doc, "  - {name: %s, addresses: [%q]}\n", u.Name, u.Addresses[0])
 	}
-	cfg, err := gateway.ParseConfig([]byte(doc.String()))
+	cfg, err := config.Parse([]byte(doc.String()), gateway.CheckRoutes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // contractPorts is each process's port, read from the gateway's constants
@@ -13,9 +13,9 @@ import (
 // order on the next three ports), never copied.
 func contractPorts(t *testing.T) map[string]int {
 	t.Helper()
-	edge := portOf(t, gateway.DefaultListen)
+	edge := portOf(t, config.DefaultListen)
 	out := map[string]int{"edge": edge}
-	for _, u := range gateway.DevConfig(edge).Upstreams {
+	for _, u := range config.Dev(edge).Upstreams {
 		out[u.Name] = portOf(t, u.Addresses[0])
 	}
 	return out

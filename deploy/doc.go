@@ -11,6 +11,6 @@
 // Dockerfile runs it as a non-root user on the contract's ports, compose
 // wires the processes to each other by service name, and the operator's
 // config reference and the onboarding page's error codes are generated
-// from gateway.Config and gateway/problem (go test ./deploy -update
+// from gateway/config.Config and gateway/problem (go test ./deploy -update
 // rewrites them).
 package deploy

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
 )
 
@@ -46,12 +46,12 @@ func checkBlock(t *testing.T, path, name, want string) {
 	t.Errorf("%s: the %s block is stale: run go test ./deploy -run %s -update\nwant:\n%s", path, name, t.Name(), want)
 }
 
-// TestConfigReference: every key of gateway.Config has a doc comment, and
+// TestConfigReference: every key of config.Config has a doc comment, and
 // the operator's page lists every key with its type, default and comment,
 // generated from the structs (-update rewrites it). A section another
 // change adds shows up here, or the test fails.
 func TestConfigReference(t *testing.T) {
-	rows, undocumented, err := configReference("..", reflect.TypeFor[gateway.Config](), reflect.ValueOf(edgeDefaults(t)))
+	rows, undocumented, err := configReference("..", reflect.TypeFor[config.Config](), reflect.ValueOf(edgeDefaults(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/logging"
 )
@@ -38,8 +39,8 @@ func TestAccessLogLevel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, setup{cfg: func(c *Config) {
-				c.Routes.Overrides = map[string]RouteOverride{
+			h := newHarness(t, setup{cfg: func(c *config.Config) {
+				c.Routes.Overrides = map[string]config.RouteOverride{
 					"portico.order.v1.OrderService/GetOrder": {Timeout: 300 * time.Millisecond},
 				}
 			}})

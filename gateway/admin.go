@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"log/slog"
 	"maps"
 	"net"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/console"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/interceptors"
@@ -34,25 +34,30 @@ type adminRoute struct {
 	serve  func(w http.ResponseWriter, r *http.Request, sn *snapshot)
 }
 
-// adminRoutes is the admin API (README "Admin API"; admin_openapi.json).
+// openAdminRoute serves h to anyone, GET (and HEAD).
+func openAdminRoute(h http.HandlerFunc) adminRoute {
+	return adminRoute{http.MethodGet, true, func(w http.ResponseWriter, r *http.Request, _ *snapshot) { h(w, r) }}
+}
+
+// adminFeatures are the features that bring admin routes (README "Admin
+// API"; admin_openapi.json): each returns its routes from a function
+// beside the feature, and adminRoutes joins them, so a new endpoint is
+// added where its feature lives, not in one growing map. Two features
+// never claim one path (TestAdminRoutesOnce).
+var adminFeatures = []func(*Server) map[string]adminRoute{
+	(*Server).opsAdminRoutes,       // ops.go: /metrics, /healthz/*
+	(*Server).adminAPIRoutes,       // /admin/openapi.json
+	(*Server).configAdminRoutes,    // config, versions, audit, reload, rollback
+	(*Server).routesAdminRoutes,    // /admin/routes
+	(*Server).upstreamsAdminRoutes, // /admin/upstreams
+	(*Server).limitsAdminRoutes,    // admin_limits.go: /admin/limits
+	(*Server).consoleRoutes,        // admin_console.go: the console's files
+	(*Server).trafficRoutes,        // admin_console.go: /admin/traffic
+}
+
+// adminRoutes is the admin API: every feature's routes.
 func (s *Server) adminRoutes() map[string]adminRoute {
-	open := func(h http.HandlerFunc) adminRoute {
-		return adminRoute{http.MethodGet, true, func(w http.ResponseWriter, r *http.Request, _ *snapshot) { h(w, r) }}
-	}
-	routes := map[string]adminRoute{
-		"/metrics":            open(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP),
-		"/healthz/live":       open(serveLive),
-		"/healthz/ready":      open(s.serveReady),
-		"/admin/openapi.json": {http.MethodGet, true, serveAdminOpenAPI},
-		"/admin/config":       {http.MethodGet, false, s.adminConfig},
-		"/admin/versions":     {http.MethodGet, false, s.adminVersions},
-		"/admin/audit":        {http.MethodGet, false, s.adminAudit},
-		"/admin/routes":       {http.MethodGet, false, s.adminRoutesList},
-		"/admin/upstreams":    {http.MethodGet, false, s.adminUpstreams},
-		"/admin/limits":       {http.MethodGet, false, s.adminLimits},
-		"/admin/reload":       {http.MethodPost, false, s.adminReload},
-		"/admin/rollback":     {http.MethodPost, false, s.adminRollback},
-	}
+	routes := map[string]adminRoute{}
 	for _, feature := range adminFeatures {
 		maps.Copy(routes, feature(s))
 	}
@@ -150,14 +155,31 @@ func (s *Server) ServeAdmin(ctx context.Context, lis net.Listener) error {
 	return nil
 }
 
+// adminAPIRoutes serves the admin API's own description, to anyone.
+func (s *Server) adminAPIRoutes() map[string]adminRoute {
+	return map[string]adminRoute{"/admin/openapi.json": {http.MethodGet, true, serveAdminOpenAPI}}
+}
+
 func serveAdminOpenAPI(w http.ResponseWriter, _ *http.Request, _ *snapshot) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(adminOpenAPI)
 }
 
+// configAdminRoutes are the config's versions: the live one, those kept,
+// the audit, and the reload and rollback that change them.
+func (s *Server) configAdminRoutes() map[string]adminRoute {
+	return map[string]adminRoute{
+		"/admin/config":   {http.MethodGet, false, s.adminConfig},
+		"/admin/versions": {http.MethodGet, false, s.adminVersions},
+		"/admin/audit":    {http.MethodGet, false, s.adminAudit},
+		"/admin/reload":   {http.MethodPost, false, s.adminReload},
+		"/admin/rollback": {http.MethodPost, false, s.adminRollback},
+	}
+}
+
 func (s *Server) adminConfig(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
-	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version, "config": Redacted(sn.cfg)})
+	writeJSON(w, http.StatusOK, map[string]any{"version": sn.version, "config": config.Redacted(sn.cfg)})
 }
 
 func (s *Server) adminVersions(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
@@ -166,6 +188,11 @@ func (s *Server) adminVersions(w http.ResponseWriter, _ *http.Request, sn *snaps
 
 func (s *Server) adminAudit(w http.ResponseWriter, _ *http.Request, _ *snapshot) {
 	writeJSON(w, http.StatusOK, map[string]any{"audit": s.Audit()})
+}
+
+// routesAdminRoutes lists the live route table.
+func (s *Server) routesAdminRoutes() map[string]adminRoute {
+	return map[string]adminRoute{"/admin/routes": {http.MethodGet, false, s.adminRoutesList}}
 }
 
 func (s *Server) adminRoutesList(w http.ResponseWriter, _ *http.Request, sn *snapshot) {
@@ -184,6 +211,11 @@ type UpstreamInfo struct {
 	Required  bool                `json:"requiredForReadiness"`
 	Instances []InstanceInfo      `json:"instances"`
 	Chain     *interceptors.State `json:"chain,omitempty"` // nil without WithUpstreams
+}
+
+// upstreamsAdminRoutes shows each upstream with its instances and chain.
+func (s *Server) upstreamsAdminRoutes() map[string]adminRoute {
+	return map[string]adminRoute{"/admin/upstreams": {http.MethodGet, false, s.adminUpstreams}}
 }
 
 func (s *Server) adminUpstreams(w http.ResponseWriter, r *http.Request, sn *snapshot) {

@@ -10,14 +10,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/trend"
 )
 
-// adminFeatures are the features that bring admin routes of their own
-// (issue 22): adminRoutes adds each one's routes to the core ones, so a
-// feature's routes live beside the feature, not in one growing map.
-var adminFeatures = []func(*Server) map[string]adminRoute{
-	(*Server).consoleRoutes,
-	(*Server).trafficRoutes,
-}
-
 // consoleRoutes serves the console's files (gateway/console) to anyone:
 // a sign-in shell with no data in it, whose script sends the admin token
 // the operator types as a bearer header to the admin-only endpoints (a

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/console"
 )
 
@@ -189,9 +190,9 @@ func TestConsoleKeepsTokensOutOfLogs(t *testing.T) {
 // TestAdminDataHasNoSecrets: no data endpoint the console reads shows a
 // token or a Redis password.
 func TestAdminDataHasNoSecrets(t *testing.T) {
-	cfg := DevConfig(0)
+	cfg := config.Dev(0)
 	cfg.Redis.URL = "redis://user:redis-pass-1234@127.0.0.1:6379/0"
-	b, err := json.Marshal(Redacted(cfg))
+	b, err := json.Marshal(config.Redacted(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/inflight"
 	"github.com/portico-gateway/portico/interceptors"
@@ -79,7 +80,7 @@ func (s *Server) instanceInfos(ctx context.Context, sn *snapshot, chains []*inte
 // instancesOf lists up's instances: the chain's (with ejection state) and
 // their calls in flight, or without a chain the configured IP:port
 // addresses.
-func (s *Server) instancesOf(up UpstreamConfig, sn *snapshot, chain *interceptors.State) []InstanceInfo {
+func (s *Server) instancesOf(up config.UpstreamConfig, sn *snapshot, chain *interceptors.State) []InstanceInfo {
 	var insts []balance.Instance
 	switch {
 	case chain != nil:

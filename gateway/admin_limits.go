@@ -9,6 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
 )
@@ -109,6 +110,11 @@ type ShedScopeInfo struct {
 	Shed        int64  `json:"shed"` // refusals since the edge started (portico_gateway_shed_total)
 }
 
+// limitsAdminRoutes shows the rate limits and the shedding caps.
+func (s *Server) limitsAdminRoutes() map[string]adminRoute {
+	return map[string]adminRoute{"/admin/limits": {http.MethodGet, false, s.adminLimits}}
+}
+
 func (s *Server) adminLimits(w http.ResponseWriter, r *http.Request, sn *snapshot) {
 	writeJSON(w, http.StatusOK, LimitsInfo{Version: sn.version.ID, RateLimits: sn.limits.info(r.Context()), Shedding: sn.shed.info()})
 }
@@ -133,7 +139,7 @@ func (l *limiter) info(ctx context.Context) *RateLimitsInfo {
 	if l.failover != nil {
 		out.Backend = "redis"
 		out.Redis = &RedisLimitInfo{Status: health.Up, Outage: l.failover.Outage().String(),
-			Prefix: cmp.Or(lc.Redis.Prefix, DefaultRedisLimitPrefix), Timeout: cmp.Or(lc.Redis.Timeout, DefaultRedisLimitTimeout).String()}
+			Prefix: cmp.Or(lc.Redis.Prefix, config.DefaultRedisLimitPrefix), Timeout: cmp.Or(lc.Redis.Timeout, config.DefaultRedisLimitTimeout).String()}
 		if l.failover.Degraded() {
 			out.Redis.Status = health.Down
 		}
@@ -170,7 +176,7 @@ func (l *limiter) bans(ctx context.Context) BansInfo {
 	return b
 }
 
-func limitInfo(c *LimitConfig) *LimitInfo {
+func limitInfo(c *config.LimitConfig) *LimitInfo {
 	if c == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/redistest"
@@ -165,16 +166,16 @@ func TestAdminInstanceInFlight(t *testing.T) {
 
 // limitsAdmin is an edge with every limit layer, bans after one refusal and
 // an edge cap of one request in flight, and its admin API.
-func limitsAdmin(t *testing.T, more ...func(*Config)) (*harness, *frozenClock, *httptest.Server) {
-	h, clock := limitHarness(t, LimitsConfig{
-		Plans:       map[string]LimitConfig{"default": plan(1, time.Minute), "gold": {Rate: 10, Burst: 20}},
+func limitsAdmin(t *testing.T, more ...func(*config.Config)) (*harness, *frozenClock, *httptest.Server) {
+	h, clock := limitHarness(t, config.LimitsConfig{
+		Plans:       map[string]config.LimitConfig{"default": plan(1, time.Minute), "gold": {Rate: 10, Burst: 20}},
 		DefaultPlan: "default",
 		RolePlans:   map[string]string{"admin": "gold"},
-		Groups:      []LimitGroupConfig{{Name: "reads", Routes: []string{"GET /api/inventory/{sku}"}, Limit: plan(100, time.Second)}},
-		Global:      &LimitConfig{Rate: 1000},
-		FailedAuth:  &LimitConfig{Rate: 5, Period: time.Minute},
-		Bans:        &BanConfig{Threshold: 1, Window: time.Minute, Duration: time.Hour},
-	}, append(more, func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} })...)
+		Groups:      []config.LimitGroupConfig{{Name: "reads", Routes: []string{"GET /api/inventory/{sku}"}, Limit: plan(100, time.Second)}},
+		Global:      &config.LimitConfig{Rate: 1000},
+		FailedAuth:  &config.LimitConfig{Rate: 5, Period: time.Minute},
+		Bans:        &config.BanConfig{Threshold: 1, Window: time.Minute, Duration: time.Hour},
+	}, append(more, func(c *config.Config) { c.Shed = config.ShedConfig{MaxInFlight: 1} })...)
 	admin := httptest.NewServer(h.srv.AdminHandler())
 	t.Cleanup(admin.Close)
 	return h, clock, admin
@@ -241,9 +242,9 @@ func TestAdminLimits(t *testing.T) {
 // come from Redis.
 func TestAdminLimitsRedis(t *testing.T) {
 	url, _, prefix := redistest.Shared(t)
-	h, _, admin := limitsAdmin(t, func(c *Config) {
+	h, _, admin := limitsAdmin(t, func(c *config.Config) {
 		c.Redis.URL = url
-		c.Limits.Redis = LimitsRedisConfig{Prefix: prefix, Timeout: time.Second}
+		c.Limits.Redis = config.LimitsRedisConfig{Prefix: prefix, Timeout: time.Second}
 	})
 	banAlice(t, h)
 	var got LimitsInfo

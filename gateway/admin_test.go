@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors"
 )
 
@@ -48,7 +49,7 @@ func newAdminHarness(t *testing.T, before ...func(*harness)) *adminHarness {
 	return &adminHarness{harness: h, srv: srv, admin: admin, api: api, path: path}
 }
 
-func writeConfig(t *testing.T, path string, c Config) {
+func writeConfig(t *testing.T, path string, c config.Config) {
 	t.Helper()
 	b, err := yaml.Marshal(c)
 	if err != nil {
@@ -291,7 +292,7 @@ func TestAdminRollbackVersionParam(t *testing.T) {
 func TestAdminFailedAuthLimit(t *testing.T) {
 	const rate = 5
 	a := newAdminHarness(t, func(h *harness) {
-		h.cfg.Limits = LimitsConfig{FailedAuth: &LimitConfig{Rate: rate, Period: time.Minute}}
+		h.cfg.Limits = config.LimitsConfig{FailedAuth: &config.LimitConfig{Rate: rate, Period: time.Minute}}
 	})
 	for range 3 {
 		if code, body := a.call(t, "GET", "/admin/versions", adminToken); code != 200 {
@@ -317,5 +318,23 @@ func TestAdminFailedAuthLimit(t *testing.T) {
 	want := []int{401, 401, 401, 401, 401, 429, 429, 429}
 	if !slices.Equal(codes, want) {
 		t.Errorf("bad tokens got %v, want %v", codes, want)
+	}
+}
+
+// TestAdminRoutesOnce: each admin path is claimed by one feature only, so
+// joining them (adminRoutes) never drops one.
+func TestAdminRoutesOnce(t *testing.T) {
+	s := &Server{}
+	owner := map[string]int{}
+	for i, feature := range adminFeatures {
+		for path := range feature(s) {
+			if j, dup := owner[path]; dup {
+				t.Errorf("%s is claimed by adminFeatures[%d] and [%d]", path, j, i)
+			}
+			owner[path] = i
+		}
+	}
+	if len(owner) < 12 {
+		t.Errorf("%d admin paths, want at least the 12 of the README", len(owner))
 	}
 }

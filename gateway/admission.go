@@ -10,6 +10,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/bodyrate"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
 )
 
@@ -82,7 +83,7 @@ func (s *Server) readAPIBody(w *responseWriter, r *http.Request) bool {
 
 // bodyRule is the body deadline of h (defaults applied): body_timeout,
 // never beyond read_timeout, and min_body_rate after bodyGrace.
-func bodyRule(h HTTPConfig) bodyrate.Rule {
+func bodyRule(h config.HTTPConfig) bodyrate.Rule {
 	rule := bodyrate.Rule{Timeout: h.ReadTimeout, MinRate: h.MinBodyRate, Grace: bodyGrace}
 	if h.BodyTimeout > 0 {
 		rule.Timeout = min(h.BodyTimeout, h.ReadTimeout)
@@ -91,7 +92,7 @@ func bodyRule(h HTTPConfig) bodyrate.Rule {
 }
 
 // bodyLimits says bodyRule(h) in words, for the 408's detail.
-func bodyLimits(h HTTPConfig) string {
+func bodyLimits(h config.HTTPConfig) string {
 	rule := bodyRule(h)
 	out := rule.Timeout.String()
 	if rule.MinRate > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/tlsconfig"
 	"github.com/portico-gateway/portico/internal/tlsconfig/tlstest"
@@ -22,9 +23,9 @@ func TestSlowBodiesDoNotStarveOthersHTTP2(t *testing.T) {
 	const edgeCap, slow = 4, 6
 	ca := tlstest.NewCA(t, "edge")
 	cert, key := ca.Issue(t, "edge", "127.0.0.1")
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.TLS = TLSConfig{CertFile: cert, KeyFile: key}
-		c.Shed = ShedConfig{MaxInFlight: edgeCap}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.TLS = config.TLSConfig{CertFile: cert, KeyFile: key}
+		c.Shed = config.ShedConfig{MaxInFlight: edgeCap}
 		c.HTTP.BodyTimeout = time.Second
 	}})
 	h.inv.getItem = func(_ context.Context, r *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 )
 
@@ -76,8 +77,8 @@ func openSlow(t *testing.T, addr, headers string) *slowClient {
 // REQUEST_TIMEOUT with its connection closed once the body is too slow.
 func TestSlowBodiesDoNotStarveOthers(t *testing.T) {
 	const edgeCap, slow = 8, 12
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{MaxInFlight: edgeCap}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Shed = config.ShedConfig{MaxInFlight: edgeCap}
 		c.HTTP.BodyTimeout = time.Second
 	}})
 	h.inv.getItem = func(_ context.Context, r *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
@@ -136,8 +137,8 @@ func readProblem(t *testing.T, br *bufio.Reader) (*http.Response, map[string]any
 // bodies arriving gets 429 TOO_MANY_IN_FLIGHT for the next at once, without
 // the edge waiting for (or reading) its body, and the connection is closed.
 func TestInFlightPerClientCap(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{MaxInFlightPerClient: 2, RetryAfter: 2 * time.Second}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Shed = config.ShedConfig{MaxInFlightPerClient: 2, RetryAfter: 2 * time.Second}
 		c.HTTP.BodyTimeout = time.Second
 	}})
 	addr := strings.TrimPrefix(h.http.URL, "http://")
@@ -172,8 +173,8 @@ func TestInFlightPerClientCap(t *testing.T) {
 // requests in flight gets 429 TOO_MANY_IN_FLIGHT for the next; other
 // callers are not affected, and the slot comes back.
 func TestInFlightPerCallerCap(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{MaxInFlightPerCaller: 2, RetryAfter: 2 * time.Second}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Shed = config.ShedConfig{MaxInFlightPerCaller: 2, RetryAfter: 2 * time.Second}
 	}})
 	h.inv.listItems = func(context.Context, *inventoryv1.ListItemsRequest) (*inventoryv1.ListItemsResponse, error) {
 		return &inventoryv1.ListItemsResponse{}, nil

@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"crypto/sha256"
 	"errors"
 	"net/http"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/nonce"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
@@ -14,18 +16,18 @@ import (
 // buildAuth builds the authenticator chain of cfg: its API keys (legacy
 // tokens included), JWT verifier and signed apps. nonces is the process's
 // nonce store (it outlives a reload); maxBody bounds a signed body.
-func buildAuth(cfg Config, nonces auth.NonceStore, maxBody int64) (*auth.Chain, error) {
+func buildAuth(cfg config.Config, nonces auth.NonceStore, maxBody int64) (*auth.Chain, error) {
 	a := cfg.Auth
 	var keys []auth.APIKey
 	for _, t := range a.Tokens {
-		keys = append(keys, auth.APIKey{Hash: hashOf(t.Token), Principal: auth.NewPrincipal(t.Subject, []string{t.Role}, "", "", "")})
+		keys = append(keys, auth.APIKey{Hash: sha256.Sum256([]byte(t.Token)), Principal: auth.NewPrincipal(t.Subject, []string{t.Role}, "", "", "")})
 	}
 	for _, k := range a.APIKeys {
-		s, err := resolveSecret(k.Key, true)
+		s, err := config.ResolveSecret(k.Key, true)
 		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, auth.APIKey{Hash: s.hash, Principal: auth.NewPrincipal(k.Subject, k.Roles, k.Tenant, k.Plan, ""), NotAfter: parseTime(k.NotAfter)})
+		keys = append(keys, auth.APIKey{Hash: s.Hash, Principal: auth.NewPrincipal(k.Subject, k.Roles, k.Tenant, k.Plan, ""), NotAfter: parseTime(k.NotAfter)})
 	}
 	c := &auth.Chain{MaxTokenBytes: a.MaxTokenBytes}
 	var err error
@@ -40,11 +42,11 @@ func buildAuth(cfg Config, nonces auth.NonceStore, maxBody int64) (*auth.Chain, 
 	if len(a.SignedApps.Apps) > 0 {
 		apps := make([]auth.App, len(a.SignedApps.Apps))
 		for i, app := range a.SignedApps.Apps {
-			s, err := resolveSecret(app.Secret, false)
+			s, err := config.ResolveSecret(app.Secret, false)
 			if err != nil {
 				return nil, err
 			}
-			apps[i] = auth.App{ID: app.ID, Secret: s.value, NotAfter: parseTime(app.NotAfter),
+			apps[i] = auth.App{ID: app.ID, Secret: s.Value, NotAfter: parseTime(app.NotAfter),
 				Principal: auth.NewPrincipal(app.Subject, app.Roles, app.Tenant, app.Plan, "")}
 		}
 		c.Apps, err = auth.NewSignedApps(auth.SignedAppsConfig{Apps: apps, Nonces: nonces, Window: a.SignedApps.Window, MaxBodyBytes: maxBody})
@@ -55,7 +57,7 @@ func buildAuth(cfg Config, nonces auth.NonceStore, maxBody int64) (*auth.Chain, 
 	return c, nil
 }
 
-func buildJWT(j JWTConfig) (*auth.JWTVerifier, error) {
+func buildJWT(j config.JWTConfig) (*auth.JWTVerifier, error) {
 	var keys *auth.JWKS
 	if j.JWKSFile != "" {
 		var err error
@@ -74,11 +76,11 @@ func buildJWT(j JWTConfig) (*auth.JWTVerifier, error) {
 
 // buildPolicy resolves the policy rules (or the built-in ones) against
 // the route table.
-func buildPolicy(cfg Config, table *route.Table) (*auth.Policy, error) {
+func buildPolicy(cfg config.Config, table *route.Table) (*auth.Policy, error) {
 	if len(cfg.Auth.Policy) == 0 {
 		return auth.DefaultPolicy(table.Routes()), nil
 	}
-	pol, err := auth.NewPolicy(cfg.Auth.policyRules(), table.Routes())
+	pol, err := auth.NewPolicy(cfg.Auth.PolicyRules(), table.Routes())
 	if err != nil {
 		return nil, errors.New("gateway config: auth.policy: " + err.Error())
 	}
@@ -175,7 +177,7 @@ func (s *Server) buildAccess(sn *snapshot) error {
 	if sn.policy, err = buildPolicy(cfg, sn.table); err != nil {
 		return err
 	}
-	for _, w := range cfg.authWarnings(sn.table.Routes()) {
+	for _, w := range cfg.AuthWarnings(sn.table.Routes()) {
 		s.log.Warn(w)
 	}
 	if len(cfg.Auth.Policy) > 0 {

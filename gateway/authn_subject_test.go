@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestJWTSubjectsNotTrimmed: a JWT's subject is taken exactly as sent
@@ -65,8 +66,8 @@ func TestJWTSubjectsNamespaced(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			iss := authtest.NewIssuer()
 			url := iss.Serve(t)
-			h := newHarness(t, setup{cfg: func(c *Config) {
-				c.Auth.JWT = JWTConfig{Issuer: authtest.Iss, Audience: []string{authtest.Aud}, Algorithms: []string{"RS256"},
+			h := newHarness(t, setup{cfg: func(c *config.Config) {
+				c.Auth.JWT = config.JWTConfig{Issuer: authtest.Iss, Audience: []string{authtest.Aud}, Algorithms: []string{"RS256"},
 					JWKSURL: url, SharedSubjects: tt.shared}
 			}})
 			okStubs(h)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
@@ -28,23 +29,23 @@ const (
 	partnerKey = "partner-key-0001"
 	envKey     = "env-key-0001"
 	oldKey     = "old-key-0001"
-	appSecret  = "demo-app-secret-0001" // DevConfig's demo-app
+	appSecret  = "demo-app-secret-0001" // config.Dev's demo-app
 )
 
 // credentialHarness is a harness whose edge accepts every kind of
 // credential: a hashed API key, one from an env var, an expired one, JWTs
-// from iss's JWK Set over HTTP, and DevConfig's signed app.
+// from iss's JWK Set over HTTP, and config.Dev's signed app.
 func credentialHarness(t *testing.T, iss *authtest.Issuer) *harness {
 	t.Setenv("PORTICO_TEST_KEY", envKey)
 	sum := sha256.Sum256([]byte(partnerKey))
 	url := iss.Serve(t)
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Auth.APIKeys = []APIKeyConfig{
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Auth.APIKeys = []config.APIKeyConfig{
 			{Key: "sha256:" + hex.EncodeToString(sum[:]), Subject: "partner", Roles: []string{"reader"}, Plan: "pro"},
 			{Key: "env:PORTICO_TEST_KEY", Subject: "env-partner", Roles: []string{"reader"}},
 			{Key: oldKey, Subject: "old", Roles: []string{"reader"}, NotAfter: "2020-01-01T00:00:00Z"},
 		}
-		c.Auth.JWT = JWTConfig{Issuer: authtest.Iss, Audience: []string{authtest.Aud}, Algorithms: []string{"RS256", "ES256"}, JWKSURL: url}
+		c.Auth.JWT = config.JWTConfig{Issuer: authtest.Iss, Audience: []string{authtest.Aud}, Algorithms: []string{"RS256", "ES256"}, JWKSURL: url}
 	}})
 	okStubs(h)
 	return h
@@ -187,11 +188,11 @@ func TestPolicyFromConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte("file-key-0001\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, setup{cfg: func(c *Config) {
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
 		c.Auth.Tokens = nil
-		c.Auth.SignedApps = SignedAppsConfig{}
-		c.Auth.APIKeys = []APIKeyConfig{{Key: "file:" + path, Subject: "acme", Roles: []string{"partner"}}}
-		c.Auth.Policy = []PolicyRuleConfig{
+		c.Auth.SignedApps = config.SignedAppsConfig{}
+		c.Auth.APIKeys = []config.APIKeyConfig{{Key: "file:" + path, Subject: "acme", Roles: []string{"partner"}}}
+		c.Auth.Policy = []config.PolicyRuleConfig{
 			{Roles: []string{"partner"}, Allow: []string{"GET /api/inventory/**", "portico.order.v1.OrderService/CreateOrder"}},
 		}
 	}})
@@ -212,31 +213,9 @@ func TestPolicyFromConfig(t *testing.T) {
 			t.Errorf("%s %s = %d %s, want %d", tt.method, tt.path, r.status, r.body, tt.want)
 		}
 	}
-	warnings := strings.Join(h.cfg.Warnings(), "\n")
+	warnings := strings.Join(Warnings(h.cfg), "\n")
 	if !strings.Contains(warnings, "no rule covers GET /api/orders (") || strings.Contains(warnings, "no rule covers POST /api/orders (") {
 		t.Errorf("Warnings() = %s", warnings)
-	}
-}
-
-// TestPlainRemoteHTTP: a JWK Set URL warns when it is plain http to a
-// host other than the loopback.
-func TestPlainRemoteHTTP(t *testing.T) {
-	for _, tt := range []struct {
-		url  string
-		want bool
-	}{
-		{"http://idp.example/jwks.json", true},
-		{"http://10.0.0.7:8080/jwks.json", true},
-		{"http://127.0.0.1.example/jwks.json", true},
-		{"https://idp.example/jwks.json", false},
-		{"http://127.0.0.1:8080/jwks.json", false},
-		{"http://localhost/jwks.json", false},
-		{"http://[::1]:9/jwks.json", false},
-		{"", false},
-	} {
-		if got := plainRemoteHTTP(tt.url); got != tt.want {
-			t.Errorf("plainRemoteHTTP(%q) = %v, want %v", tt.url, got, tt.want)
-		}
 	}
 }
 
@@ -254,8 +233,8 @@ func TestGrantedRole(t *testing.T) {
 		mu.Unlock()
 		return h(ctx, req)
 	}
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Auth.APIKeys = []APIKeyConfig{{Key: "two-roles-key-0001", Subject: "ops", Roles: []string{callmeta.RoleReader, callmeta.RoleAdmin}}}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Auth.APIKeys = []config.APIKeyConfig{{Key: "two-roles-key-0001", Subject: "ops", Roles: []string{callmeta.RoleReader, callmeta.RoleAdmin}}}
 	}, serve: map[string]grpc.UnaryServerInterceptor{"inventory": record}})
 	okStubs(h)
 	for _, tt := range []struct{ method, path, body, want string }{

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 )
@@ -24,7 +25,7 @@ type cors struct {
 
 // newCORS builds the CORS answers of c; routes give the default methods
 // (routeMethods).
-func newCORS(c CORSConfig, routes []*route.Route) *cors {
+func newCORS(c config.CORSConfig, routes []*route.Route) *cors {
 	if len(c.AllowedOrigins) == 0 {
 		return nil
 	}
@@ -38,13 +39,13 @@ func newCORS(c CORSConfig, routes []*route.Route) *cors {
 		anyOrigin: slices.Contains(c.AllowedOrigins, "*"),
 		origins:   c.AllowedOrigins,
 		methods:   or(c.AllowedMethods, routeMethods(routes)),
-		expose:    strings.Join(or(c.ExposedHeaders, DefaultCORSExposed), ", "),
+		expose:    strings.Join(or(c.ExposedHeaders, config.DefaultCORSExposed), ", "),
 		maxAge:    strconv.Itoa(int(c.MaxAge.Seconds())),
 	}
 	if c.MaxAge == 0 {
-		x.maxAge = strconv.Itoa(int(DefaultCORSMaxAge.Seconds()))
+		x.maxAge = strconv.Itoa(int(config.DefaultCORSMaxAge.Seconds()))
 	}
-	hs := or(c.AllowedHeaders, DefaultCORSHeaders)
+	hs := or(c.AllowedHeaders, config.DefaultCORSHeaders)
 	for _, h := range hs {
 		x.headers = append(x.headers, strings.ToLower(h))
 	}

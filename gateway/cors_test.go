@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestCORS: preflights are answered before authentication (no token),
@@ -61,7 +63,7 @@ func TestCORS(t *testing.T) {
 // TestCORSOff: a config without cors answers no CORS headers, and an
 // OPTIONS preflight goes through authentication as before.
 func TestCORSOff(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) { c.CORS = CORSConfig{} }})
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.CORS = config.CORSConfig{} }})
 	r := h.do("OPTIONS", "/api/inventory", "", "", "Origin: http://localhost:3000", "Access-Control-Request-Method: GET")
 	if r.status != 401 || r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("preflight with CORS off = %d, %q", r.status, r.header.Get("Access-Control-Allow-Origin"))
@@ -96,7 +98,7 @@ func TestCORSMethodsFollowRoutes(t *testing.T) {
 		}
 	})
 	t.Run("configured", func(t *testing.T) {
-		h := newHarness(t, setup{cfg: func(c *Config) { c.CORS.AllowedMethods = []string{"GET", "DELETE"} }})
+		h := newHarness(t, setup{cfg: func(c *config.Config) { c.CORS.AllowedMethods = []string{"GET", "DELETE"} }})
 		r := h.do("OPTIONS", "/api/orders", "", "", preflight...)
 		if r.status != 204 || r.header.Get("Access-Control-Allow-Methods") != "GET, DELETE" {
 			t.Errorf("DELETE preflight = %d, Allow-Methods %q, want 204 and GET, DELETE", r.status, r.header.Get("Access-Control-Allow-Methods"))

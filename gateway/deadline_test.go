@@ -5,14 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
 
 // TestRouteDeadline: every call carries a deadline: the route's, or the
 // client's Grpc-Timeout clamped to the route maximum.
 func TestRouteDeadline(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Routes.Overrides = map[string]RouteOverride{
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Routes.Overrides = map[string]config.RouteOverride{
 			"portico.order.v1.OrderService/GetOrder": {Timeout: 3 * time.Second, MaxTimeout: 4 * time.Second},
 		}
 	}})
@@ -38,11 +39,11 @@ func TestRouteDeadline(t *testing.T) {
 		min, max time.Duration
 	}{
 		{"route override", "/api/orders/ord-1", nil, 2 * time.Second, 3 * time.Second},
-		{"upstream default", "/api/orders", nil, 4 * time.Second, DefaultUpstreamTimeout},
+		{"upstream default", "/api/orders", nil, 4 * time.Second, config.DefaultUpstreamTimeout},
 		{"client shorter", "/api/orders/ord-1", []string{"Grpc-Timeout: 500m"}, 100 * time.Millisecond, 500 * time.Millisecond},
 		{"client longer than default", "/api/orders/ord-1", []string{"Grpc-Timeout: 3500m"}, 3 * time.Second, 3500 * time.Millisecond},
 		{"clamped to route max", "/api/orders/ord-1", []string{"Grpc-Timeout: 10H"}, 3 * time.Second, 4 * time.Second},
-		{"clamped to global max", "/api/orders", []string{"Grpc-Timeout: 99999999H"}, 25 * time.Second, DefaultMaxTimeout},
+		{"clamped to global max", "/api/orders", []string{"Grpc-Timeout: 99999999H"}, 25 * time.Second, config.DefaultMaxTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

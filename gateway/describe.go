@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/route/selector"
-	"github.com/portico-gateway/portico/gateway/strictyaml"
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
 	"github.com/portico-gateway/portico/interceptors/retry"
@@ -43,8 +43,8 @@ type RouteInfo struct {
 
 // Routes returns the routes cfg (defaults applied, valid) serves, in the
 // route table's order.
-func Routes(cfg Config) ([]RouteInfo, error) {
-	cfg, err := cfg.withServices(context.Background())
+func Routes(cfg config.Config) ([]RouteInfo, error) {
+	cfg, err := withServices(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func Routes(cfg Config) ([]RouteInfo, error) {
 	return routeInfos(cfg, table.Routes(), eps, policy), nil
 }
 
-func routeInfos(cfg Config, routes []*route.Route, eps map[*route.Route]*endpoint, policy *auth.Policy) []RouteInfo {
+func routeInfos(cfg config.Config, routes []*route.Route, eps map[*route.Route]*endpoint, policy *auth.Policy) []RouteInfo {
 	out := make([]RouteInfo, 0, len(routes))
 	for _, r := range routes {
 		ep := eps[r]
@@ -67,8 +67,8 @@ func routeInfos(cfg Config, routes []*route.Route, eps map[*route.Route]*endpoin
 			Method: ep.Method, Path: ep.Pattern, RPC: ep.RPC, Upstream: ep.Upstream,
 			Timeout: ep.timeout.String(), MaxTimeout: ep.maxTimeout.String(), MaxBodyBytes: ep.maxBody,
 			Roles: policy.Roles(r), IdempotencyKey: ep.idempotencyKey,
-			LimitGroup: groupOf(r, cfg.Limits.Groups, func(g LimitGroupConfig) (string, []string) { return g.Name, g.Routes }),
-			ShedGroup:  groupOf(r, cfg.Shed.Groups, func(g ShedGroupConfig) (string, []string) { return g.Name, g.Routes }),
+			LimitGroup: groupOf(r, cfg.Limits.Groups, func(g config.LimitGroupConfig) (string, []string) { return g.Name, g.Routes }),
+			ShedGroup:  groupOf(r, cfg.Shed.Groups, func(g config.ShedGroupConfig) (string, []string) { return g.Name, g.Routes }),
 		}
 		if r.Stream {
 			ri.MaxDuration, ri.IdleTimeout = ep.maxDuration.String(), ep.idleTimeout.String()
@@ -93,21 +93,10 @@ func groupOf[G any](r *route.Route, groups []G, part func(G) (string, []string))
 	return ""
 }
 
-// DecodeConfig decodes a config strictly and applies defaults without
-// validating it: for the side of a diff that is already running (an admin
-// API's /admin/config, whose secrets are redacted) or an older file.
-func DecodeConfig(data []byte) (Config, error) {
-	var c Config
-	if err := strictyaml.Decode(data, &c); err != nil {
-		return Config{}, fmt.Errorf("gateway config: %w", err)
-	}
-	return c.withDefaults(), nil
-}
-
 // WriteSummary prints what cfg (valid, defaults applied) makes the edge
 // do: version, listeners, shutdown, limits, upstreams with their chains,
 // auth and every route with its upstream, timeout, limits and policy.
-func WriteSummary(w io.Writer, cfg Config) error {
+func WriteSummary(w io.Writer, cfg config.Config) error {
 	routes, err := Routes(cfg)
 	if err != nil {
 		return err
@@ -117,7 +106,7 @@ func WriteSummary(w io.Writer, cfg Config) error {
 	p("version\t%s", versionOf(cfg).ID)
 	p("listen\t%s", cfg.Listen)
 	p("admin_listen\t%s", cmp.Or(cfg.AdminListen, "off"))
-	p("shutdown\tdrain_delay %v, shutdown_grace %v (longest route timeout %v)", cfg.DrainDelay, cfg.ShutdownGrace, cfg.longestTimeout())
+	p("shutdown\tdrain_delay %v, shutdown_grace %v (longest route timeout %v)", cfg.DrainDelay, cfg.ShutdownGrace, cfg.LongestTimeout())
 	p("limits\tmax_body_bytes %d, http.max_header_bytes %d, routes.max_timeout %v", cfg.Routes.MaxBodyBytes, cfg.HTTP.MaxHeaderBytes, cfg.Routes.MaxTimeout)
 	p("readiness\trequires %s", cmp.Or(strings.Join(cfg.Ops.ReadyRequires, ", "), "no upstream"))
 	p("auth\t%s", authSummary(cfg.Auth))
@@ -139,7 +128,7 @@ func WriteSummary(w io.Writer, cfg Config) error {
 // authSummary names every kind of credential a accepts (legacy tokens,
 // API keys, JWTs, signed apps), with the keys' and apps' roles; only
 // when there is none does it say that every /api request is 401.
-func authSummary(a AuthConfig) string {
+func authSummary(a config.AuthConfig) string {
 	roles := map[string]int{}
 	var parts []string
 	count := func(n int, what string) {

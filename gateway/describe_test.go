@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestSummaryNamesEveryCredential: check-config's summary names every
@@ -41,7 +43,7 @@ func TestSummaryNamesEveryCredential(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := LoadConfig(path)
+			cfg, err := config.Load(path, CheckRoutes)
 			if err != nil {
 				t.Fatal(err)
 			}

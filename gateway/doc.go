@@ -3,10 +3,11 @@
 //
 // # Use
 //
-// Load a Config (LoadConfig for a YAML file, DevConfig for portico dev),
-// build a Server with New, and call Serve until its context ends:
+// Load a config.Config (config.Load with CheckRoutes for a YAML file,
+// config.Dev for portico dev), build a Server with New, and call Serve
+// until its context ends:
 //
-//	cfg, err := gateway.LoadConfig("deploy/portico.example.yaml")
+//	cfg, err := config.Load("deploy/portico.example.yaml", gateway.CheckRoutes)
 //	srv, err := gateway.New(ctx, cfg, gateway.WithDialer(dial))
 //	err = srv.Serve(ctx, listener)
 //
@@ -17,7 +18,7 @@
 // authenticator, limits, one connection per upstream through the DialFunc,
 // default Dial without the client chain). The edge process passes
 // WithUpstreams, whose Dialer builds each upstream's client resilience
-// chain with NewUpstream from UpstreamConfig.Chain(). /health dials each
+// chain with NewUpstream from config.UpstreamConfig.Chain(). /health dials each
 // upstream a second time with plain Dial, so health checks cannot trip a
 // breaker and an open breaker cannot report a live upstream DOWN.
 //
@@ -34,7 +35,8 @@
 // joins reload by being a field of snapshot, set in build: build is the
 // one place config becomes runtime objects. The admin API (admin.go) shows
 // the live state on its own listener. deploy/portico.example.yaml is the
-// configuration reference; every zero field means its default (config.go).
+// configuration reference; every zero field means its default (package
+// gateway/config).
 //
 // # Pipeline
 //

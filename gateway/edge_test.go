@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
@@ -16,7 +17,7 @@ func TestEdgeErrors(t *testing.T) {
 	key := "Idempotency-Key: k-1"
 	tests := []struct {
 		name       string
-		cfg        func(*Config)
+		cfg        func(*config.Config)
 		method     string
 		path       string
 		token      string
@@ -32,8 +33,8 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "unknown api path", method: "GET", path: "/api/nope", token: adminToken, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND", golden: true},
 		{name: "empty path variable", method: "GET", path: "/api/orders/", token: adminToken, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
 		{name: "empty path variable on patch", method: "PATCH", path: "/api/inventory/", token: adminToken, body: `{}`, wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
-		{name: "headers too large", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"X-Pad: " + strings.Repeat("p", DefaultMaxHeaderBytes)}, wantStatus: 431, wantCode: "REQUEST_HEADER_FIELDS_TOO_LARGE", golden: true},
-		{name: "headers too large on ops", method: "GET", path: "/healthz/live", header: []string{"X-Pad: " + strings.Repeat("p", DefaultMaxHeaderBytes)}, wantStatus: 431, wantCode: "REQUEST_HEADER_FIELDS_TOO_LARGE"},
+		{name: "headers too large", method: "GET", path: "/api/orders/ord-1", token: adminToken, header: []string{"X-Pad: " + strings.Repeat("p", config.DefaultMaxHeaderBytes)}, wantStatus: 431, wantCode: "REQUEST_HEADER_FIELDS_TOO_LARGE", golden: true},
+		{name: "headers too large on ops", method: "GET", path: "/healthz/live", header: []string{"X-Pad: " + strings.Repeat("p", config.DefaultMaxHeaderBytes)}, wantStatus: 431, wantCode: "REQUEST_HEADER_FIELDS_TOO_LARGE"},
 		{name: "unknown path outside api", method: "GET", path: "/favicon.ico", wantStatus: 404, wantCode: "ROUTE_NOT_FOUND"},
 		{name: "wrong method", method: "DELETE", path: "/api/orders/ord-1", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD", golden: true},
 		{name: "wrong method on collection", method: "PUT", path: "/api/orders", token: adminToken, wantStatus: 405, wantCode: "METHOD_NOT_ALLOWED", wantAllow: "GET, HEAD, POST"},
@@ -70,8 +71,8 @@ func TestEdgeErrors(t *testing.T) {
 		{name: "wrong content type", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{key, "Content-Type: text/plain"}, wantStatus: 415, wantCode: "UNSUPPORTED_MEDIA_TYPE", golden: true},
 		{name: "form post is not a get", method: "POST", path: "/api/inventory", token: adminToken, body: "sku=a", header: []string{"Content-Type: application/x-www-form-urlencoded"}, wantStatus: 415, wantCode: "UNSUPPORTED_MEDIA_TYPE"},
 		{name: "body over default limit", method: "POST", path: "/api/orders", token: aliceToken, body: big, header: []string{key}, wantStatus: 413, wantCode: "CONTENT_TOO_LARGE", golden: true},
-		{name: "body over route limit", cfg: func(c *Config) {
-			c.Routes.Overrides = map[string]RouteOverride{"POST /api/orders": {MaxBodyBytes: 64}}
+		{name: "body over route limit", cfg: func(c *config.Config) {
+			c.Routes.Overrides = map[string]config.RouteOverride{"POST /api/orders": {MaxBodyBytes: 64}}
 		}, method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{key}, wantStatus: 413, wantCode: "CONTENT_TOO_LARGE"},
 		{name: "idempotency key missing", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_MISSING", golden: true},
 		{name: "idempotency key empty", method: "POST", path: "/api/orders", token: aliceToken, body: orderBody, header: []string{"Idempotency-Key: "}, wantStatus: 400, wantCode: "IDEMPOTENCY_KEY_INVALID"},

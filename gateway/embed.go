@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/telemetry"
 )
@@ -17,7 +18,7 @@ type Telemetry = telemetry.Provider
 // NewTelemetry starts the tracer provider cfg's telemetry section
 // describes (the OTEL_* variables override it; no endpoint exports
 // nothing). Shutdown it after the edge is closed.
-func NewTelemetry(ctx context.Context, cfg Config) (*Telemetry, error) {
+func NewTelemetry(ctx context.Context, cfg config.Config) (*Telemetry, error) {
 	return telemetry.New(ctx, cfg.Tracing())
 }
 
@@ -25,7 +26,7 @@ func NewTelemetry(ctx context.Context, cfg Config) (*Telemetry, error) {
 // the edge (pass them to WithUpstreams): logged by l, with the resilience
 // and gRPC client metrics of cfg's upstreams in reg (the registry given
 // to WithRegistry) and a client span per attempt by tp (nil: none).
-func ObservedUpstreams(l *slog.Logger, reg *prometheus.Registry, tp *Telemetry, cfg Config) (*Upstreams, error) {
+func ObservedUpstreams(l *slog.Logger, reg *prometheus.Registry, tp *Telemetry, cfg config.Config) (*Upstreams, error) {
 	if tp == nil {
 		tp = telemetry.Disabled(telemetry.ServiceGateway)
 	}

@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 )
 
@@ -45,10 +46,10 @@ func Example_embed() {
 	go func() { _ = up.Serve(lis) }()
 	defer up.Stop()
 
-	cfg := gateway.DevConfig(0)
+	cfg := config.Dev(0)
 	cfg.AdminListen, cfg.Ops.ReadyRequires = "", nil
-	cfg.Limits = gateway.LimitsConfig{} // the dev limit groups name order routes
-	cfg.Upstreams = []gateway.UpstreamConfig{{Name: "inventory", Addresses: []string{lis.Addr().String()}}}
+	cfg.Limits = config.LimitsConfig{} // the dev limit groups name order routes
+	cfg.Upstreams = []config.UpstreamConfig{{Name: "inventory", Addresses: []string{lis.Addr().String()}}}
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()

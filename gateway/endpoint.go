@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/protoopt"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/route/selector"
@@ -38,8 +40,8 @@ type endpoint struct {
 
 // buildRoutes reads the routes of every registration cfg has an upstream
 // for and resolves their settings from cfg (defaults applied).
-func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Route]*endpoint, error) {
-	ups := map[string]UpstreamConfig{}
+func buildRoutes(cfg config.Config, regs []registration) (*route.Table, map[*route.Route]*endpoint, error) {
+	ups := map[string]config.UpstreamConfig{}
 	for _, u := range cfg.Upstreams {
 		ups[u.Name] = u
 	}
@@ -74,7 +76,7 @@ func buildRoutes(cfg Config, regs []registration) (*route.Table, map[*route.Rout
 // served returns the registrations whose upstream cfg names, in order: a
 // config serves any subset of the compiled-in services, and the routes of
 // the others are not served (404; check-config says so, Unserved).
-func served(cfg Config, regs []registration) []registration {
+func served(cfg config.Config, regs []registration) []registration {
 	names := map[string]bool{}
 	for _, u := range cfg.Upstreams {
 		names[u.Name] = true
@@ -89,7 +91,7 @@ func served(cfg Config, regs []registration) []registration {
 }
 
 // unserved names the compiled-in services cfg has no upstream for.
-func unserved(cfg Config, regs []registration) []registration {
+func unserved(cfg config.Config, regs []registration) []registration {
 	on := served(cfg, regs)
 	var out []registration
 	for _, reg := range regs {
@@ -101,24 +103,27 @@ func unserved(cfg Config, regs []registration) []registration {
 }
 
 // checkUpstreams reports every upstream no registration uses.
-func checkUpstreams(cfg Config, regs []registration) error {
-	v := &validator{}
+func checkUpstreams(cfg config.Config, regs []registration) error {
+	var errs []error
 	used := map[string]bool{}
 	for _, u := range cfg.Upstreams {
-		used[u.Name] = u.dynamic()
+		used[u.Name] = u.Dynamic()
 	}
 	for _, reg := range regs {
 		used[reg.upstream] = true
 	}
 	for i, u := range cfg.Upstreams {
 		if !used[u.Name] {
-			v.add(fmt.Sprintf("upstreams[%d].name", i), "%q serves no registered service", u.Name)
+			errs = append(errs, fmt.Errorf("upstreams[%d].name: %q serves no registered service", i, u.Name))
 		}
 	}
-	return v.err()
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("gateway config: %w", errors.Join(errs...))
 }
 
-func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (map[*route.Route]*endpoint, error) {
+func endpoints(cfg config.Config, table *route.Table, ups map[string]config.UpstreamConfig) (map[*route.Route]*endpoint, error) {
 	overrides, err := resolveOverrides(cfg.Routes.Overrides, table.Routes())
 	if err != nil {
 		return nil, err
@@ -157,7 +162,7 @@ func endpoints(cfg Config, table *route.Table, ups map[string]UpstreamConfig) (m
 	return eps, nil
 }
 
-func (ep *endpoint) apply(o RouteOverride) {
+func (ep *endpoint) apply(o config.RouteOverride) {
 	if o.Timeout > 0 {
 		ep.timeout = o.Timeout
 	}
@@ -190,11 +195,11 @@ func (ep *endpoint) applyEdge(e *apiv1.Edge) error {
 
 type keyedOverride struct {
 	key string
-	RouteOverride
+	config.RouteOverride
 }
 
 // resolveOverrides maps each route to the one override selecting it.
-func resolveOverrides(ovs map[string]RouteOverride, routes []*route.Route) (map[*route.Route]keyedOverride, error) {
+func resolveOverrides(ovs map[string]config.RouteOverride, routes []*route.Route) (map[*route.Route]keyedOverride, error) {
 	out := map[*route.Route]keyedOverride{}
 	for key, o := range ovs {
 		selected, err := selector.Resolve(key, routes)

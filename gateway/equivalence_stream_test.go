@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -80,7 +81,7 @@ func TestDescriptorPathStreamEquivalence(t *testing.T) {
 	streamStubs(gen)
 	for _, mode := range []string{"descriptors", "reflection"} {
 		t.Run(mode, func(t *testing.T) {
-			desc := newHarness(t, setup{cfg: func(c *Config) { toDescriptors(t, c, mode == "reflection") }})
+			desc := newHarness(t, setup{cfg: func(c *config.Config) { toDescriptors(t, c, mode == "reflection") }})
 			streamStubs(desc)
 			if n := len(builtIn(desc.srv.snap.Load().cfg, registrations)); n != 0 {
 				t.Fatalf("%d built-in registrations still serve: the descriptor path is not under test", n)

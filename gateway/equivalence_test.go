@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
@@ -143,7 +144,7 @@ func TestDescriptorPathEquivalence(t *testing.T) {
 	echoStubs(gen)
 	for _, mode := range []string{"descriptors", "reflection"} {
 		t.Run(mode, func(t *testing.T) {
-			desc := newHarness(t, setup{cfg: func(c *Config) { toDescriptors(t, c, mode == "reflection") }})
+			desc := newHarness(t, setup{cfg: func(c *config.Config) { toDescriptors(t, c, mode == "reflection") }})
 			echoStubs(desc)
 			if n := len(builtIn(desc.srv.snap.Load().cfg, registrations)); n != 0 {
 				t.Fatalf("%d built-in registrations still serve: the descriptor path is not under test", n)
@@ -199,7 +200,7 @@ func FuzzDescriptorPathEquivalence(f *testing.F) {
 	quiet := []Option{WithLogger(logging.New(io.Discard, "gateway", slog.LevelError))}
 	gen := newHarness(f, setup{opts: quiet})
 	echoStubs(gen)
-	desc := newHarness(f, setup{opts: quiet, cfg: func(c *Config) { toDescriptors(f, c, false) }})
+	desc := newHarness(f, setup{opts: quiet, cfg: func(c *config.Config) { toDescriptors(f, c, false) }})
 	echoStubs(desc)
 	methods := []string{"GET", "POST", "PATCH", "DELETE", "HEAD"}
 	f.Fuzz(func(t *testing.T, method, path, body string) {
@@ -225,7 +226,7 @@ func FuzzDescriptorPathEquivalence(f *testing.F) {
 //	see docs/performance.md: the two paths in alternating processes
 func BenchmarkPaths(b *testing.B) {
 	for _, path := range []string{"generated", "descriptors"} {
-		h := newHarness(b, setup{cfg: func(c *Config) {
+		h := newHarness(b, setup{cfg: func(c *config.Config) {
 			if path == "descriptors" {
 				toDescriptors(b, c, false)
 			}

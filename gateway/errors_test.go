@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
@@ -100,8 +101,8 @@ func errorCases() []errorCase {
 		{name: "cancelled", stub: getOrderFails(status.Error(codes.Canceled, "caller went away")), wantStatus: 499, wantCode: "CLIENT_CLOSED_REQUEST"},
 		{name: "unimplemented", path: "/api/payments/pay-1", wantStatus: 501, wantCode: "NOT_IMPLEMENTED"},
 		{name: "upstream deadline with hop", stub: createOrderFails(rpcerr.New(codes.DeadlineExceeded, "resilience.portico.dev", "UPSTREAM_TIMEOUT", "payment timed out", "hop", "payment")), method: "POST", path: create, body: orderBody, header: key, wantStatus: 504, wantCode: "UPSTREAM_TIMEOUT", golden: true},
-		{name: "edge deadline", su: setup{cfg: func(c *Config) {
-			c.Routes.Overrides = map[string]RouteOverride{"GET /api/orders/{id}": {Timeout: 50 * time.Millisecond}}
+		{name: "edge deadline", su: setup{cfg: func(c *config.Config) {
+			c.Routes.Overrides = map[string]config.RouteOverride{"GET /api/orders/{id}": {Timeout: 50 * time.Millisecond}}
 		}}, stub: func(h *harness) {
 			h.order.getOrder = func(ctx context.Context, _ *orderv1.GetOrderRequest) (*orderv1.Order, error) {
 				<-ctx.Done()

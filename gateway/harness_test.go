@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	paymentv1 "github.com/portico-gateway/portico/gen/portico/payment/v1"
@@ -25,7 +26,7 @@ import (
 	"github.com/portico-gateway/portico/internal/testproc"
 )
 
-// Demo tokens of DevConfig.
+// Demo tokens of config.Dev.
 const (
 	adminToken  = "demo-admin-token"
 	readerToken = "demo-read-token"
@@ -44,7 +45,7 @@ type harness struct {
 	pay      *paymentStub
 	health   map[string]*health.Server
 	servers  map[string]*grpc.Server
-	cfg      Config
+	cfg      config.Config
 	srv      *Server
 	http     *httptest.Server
 	logs     *syncBuffer
@@ -54,7 +55,7 @@ type harness struct {
 
 // setup adjusts a harness before the edge starts.
 type setup struct {
-	cfg     func(*Config)
+	cfg     func(*config.Config)
 	down    []string                               // upstreams without a server: dialed at a closed TCP port
 	chain   map[string]grpc.UnaryClientInterceptor // the DialFunc's, per upstream
 	serve   map[string]grpc.UnaryServerInterceptor // the upstream server's
@@ -70,9 +71,9 @@ func newHarness(t testing.TB, su setup) *harness {
 		health: map[string]*health.Server{}, servers: map[string]*grpc.Server{},
 		logs: &syncBuffer{}, registry: prometheus.NewRegistry(),
 	}
-	h.cfg = DevConfig(0)
-	h.cfg.Limits = LimitsConfig{} // tests that send many requests stay under no limit; limits tests set their own
-	h.cfg.AdminListen = ""        // Serve would open it; tests that want one set a free port
+	h.cfg = config.Dev(0)
+	h.cfg.Limits = config.LimitsConfig{} // tests that send many requests stay under no limit; limits tests set their own
+	h.cfg.AdminListen = ""               // Serve would open it; tests that want one set a free port
 	if su.cfg != nil {
 		su.cfg(&h.cfg)
 	}
@@ -114,12 +115,12 @@ func newHarness(t testing.TB, su setup) *harness {
 
 // startUpstream serves all three stubs and health on a free loopback port
 // and returns its address; ic, when not nil, intercepts every call.
-func (h *harness) startUpstream(up UpstreamConfig, ic grpc.UnaryServerInterceptor, opts ...grpc.ServerOption) string {
+func (h *harness) startUpstream(up config.UpstreamConfig, ic grpc.UnaryServerInterceptor, opts ...grpc.ServerOption) string {
 	return h.startUpstreamAt("127.0.0.1:0", up, ic, opts...)
 }
 
 // startUpstreamAt is startUpstream on addr.
-func (h *harness) startUpstreamAt(addr string, up UpstreamConfig, ic grpc.UnaryServerInterceptor, opts ...grpc.ServerOption) string {
+func (h *harness) startUpstreamAt(addr string, up config.UpstreamConfig, ic grpc.UnaryServerInterceptor, opts ...grpc.ServerOption) string {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		h.t.Fatal(err)
@@ -144,7 +145,7 @@ func (h *harness) startUpstreamAt(addr string, up UpstreamConfig, ic grpc.UnaryS
 // dialer is Dial with the upstream's chain interceptor, as the cmd layer's
 // DialFunc adds the resilience chain.
 func (h *harness) dialer(chain map[string]grpc.UnaryClientInterceptor) DialFunc {
-	return func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+	return func(ctx context.Context, up config.UpstreamConfig) (*grpc.ClientConn, error) {
 		var extra []grpc.DialOption
 		if ic, ok := chain[up.Name]; ok {
 			extra = append(extra, grpc.WithChainUnaryInterceptor(ic))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/redistest"
 )
 
@@ -16,9 +17,9 @@ func redisHealthHarness(t *testing.T, url, outage string) (*harness, chan bool) 
 	t.Helper()
 	probed := make(chan bool, 16)
 	h := newHarness(t, setup{
-		cfg: func(c *Config) {
+		cfg: func(c *config.Config) {
 			c.Redis.URL = url
-			c.Limits = LimitsConfig{Global: &LimitConfig{Rate: 1000, Period: time.Second}}
+			c.Limits = config.LimitsConfig{Global: &config.LimitConfig{Rate: 1000, Period: time.Second}}
 			c.Limits.Redis.Outage = outage
 		},
 		opts: []Option{func(o *options) {

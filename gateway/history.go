@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // DefaultKeepVersions is how many applied configs the edge keeps for
@@ -27,14 +29,14 @@ type history struct {
 
 type kept struct {
 	v   Version
-	cfg Config
+	cfg config.Config
 }
 
 func newHistory() *history { return &history{keep: DefaultKeepVersions} }
 
 // add records v as the live version; an older entry with the same ID
 // gives way, and the oldest beyond keep are dropped.
-func (h *history) add(v Version, cfg Config) {
+func (h *history) add(v Version, cfg config.Config) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if cfg.Ops.KeepVersions > 0 {
@@ -49,7 +51,7 @@ func (h *history) add(v Version, cfg Config) {
 
 // find returns the config of version id; for id "" the newest one that is
 // not live.
-func (h *history) find(id, live string) (Config, bool) {
+func (h *history) find(id, live string) (config.Config, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for i := len(h.applied) - 1; i >= 0; i-- {
@@ -58,7 +60,7 @@ func (h *history) find(id, live string) (Config, bool) {
 			return k.cfg, true
 		}
 	}
-	return Config{}, false
+	return config.Config{}, false
 }
 
 func (h *history) versions() []Version {

@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/boundedfile"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -32,15 +33,15 @@ func (sg *signer) keys() *identity.Keys {
 
 // newSigner reads the keys c names and builds their Minter; nil when c
 // names none.
-func newSigner(c IdentityConfig) (*signer, error) {
+func newSigner(c config.IdentityConfig) (*signer, error) {
 	if !c.On() {
 		return nil, nil
 	}
-	text, err := c.keysText()
+	text, err := c.KeysText()
 	if err != nil {
 		return nil, err
 	}
-	k, err := c.parse(text)
+	k, err := c.ParseKeys(text)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func newSigner(c IdentityConfig) (*signer, error) {
 
 // signerFor returns prev's signer when cfg's identity section is the
 // same as prev's (its ring may have rotated since), else a new one.
-func (s *Server) signerFor(cfg Config, prev *snapshot) (*signer, error) {
+func (s *Server) signerFor(cfg config.Config, prev *snapshot) (*signer, error) {
 	if prev != nil && prev.cfg.Identity == cfg.Identity {
 		return prev.identity, nil
 	}
@@ -146,7 +147,7 @@ func (s *Server) refreshIdentityKeys() error {
 	if err != nil || string(b) == sn.identity.text {
 		return err
 	}
-	k, err := sn.cfg.Identity.parse(string(b))
+	k, err := sn.cfg.Identity.ParseKeys(string(b))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -35,7 +36,7 @@ func TestEdgeSignsIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, setup{cfg: func(c *Config) { c.Identity.KeysEnv = tt.keysEnv }, serve: verify})
+			h := newHarness(t, setup{cfg: func(c *config.Config) { c.Identity.KeysEnv = tt.keysEnv }, serve: verify})
 			var md metadata.MD
 			var p callmeta.Principal
 			h.inv.getItem = func(ctx context.Context, _ *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
@@ -61,21 +62,21 @@ func TestIdentityAndTLSConfigValidate(t *testing.T) {
 	t.Setenv("TEST_PORTICO_BAD_KEYS", "k1 short")
 	tests := []struct {
 		name  string
-		edit  func(*Config)
+		edit  func(*config.Config)
 		field string
 	}{
-		{"file and env", func(c *Config) { c.Identity = IdentityConfig{KeysFile: "a", KeysEnv: "B"} }, "identity"},
-		{"missing keys file", func(c *Config) { c.Identity.KeysFile = "/nonexistent/identity.keys" }, "identity.keys_file"},
-		{"bad keys in env", func(c *Config) { c.Identity.KeysEnv = "TEST_PORTICO_BAD_KEYS" }, "identity.keys_env"},
-		{"ttl above max", func(c *Config) { c.Identity.TTL = identity.DefaultMaxTTL + 1 }, "identity.ttl"},
-		{"edge cert without key", func(c *Config) { c.TLS.CertFile = "cert.pem" }, "tls"},
-		{"edge client CA without a pair", func(c *Config) { c.TLS.ClientCAFile = "ca.pem" }, "tls: tls: both a cert file and a key file"},
-		{"upstream cert without key", func(c *Config) { c.Upstreams[0].TLS.CertFile = "cert.pem" }, "upstreams[0].tls"},
-		{"upstream missing CA", func(c *Config) { c.Upstreams[1].TLS.CAFile = "/nonexistent/ca.pem" }, "upstreams[1].tls"},
+		{"file and env", func(c *config.Config) { c.Identity = config.IdentityConfig{KeysFile: "a", KeysEnv: "B"} }, "identity"},
+		{"missing keys file", func(c *config.Config) { c.Identity.KeysFile = "/nonexistent/identity.keys" }, "identity.keys_file"},
+		{"bad keys in env", func(c *config.Config) { c.Identity.KeysEnv = "TEST_PORTICO_BAD_KEYS" }, "identity.keys_env"},
+		{"ttl above max", func(c *config.Config) { c.Identity.TTL = identity.DefaultMaxTTL + 1 }, "identity.ttl"},
+		{"edge cert without key", func(c *config.Config) { c.TLS.CertFile = "cert.pem" }, "tls"},
+		{"edge client CA without a pair", func(c *config.Config) { c.TLS.ClientCAFile = "ca.pem" }, "tls: tls: both a cert file and a key file"},
+		{"upstream cert without key", func(c *config.Config) { c.Upstreams[0].TLS.CertFile = "cert.pem" }, "upstreams[0].tls"},
+		{"upstream missing CA", func(c *config.Config) { c.Upstreams[1].TLS.CAFile = "/nonexistent/ca.pem" }, "upstreams[1].tls"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := DevConfig(43100)
+			c := config.Dev(43100)
 			tt.edit(&c)
 			err := c.Validate()
 			if err == nil || !strings.Contains(err.Error(), tt.field) {
@@ -83,7 +84,7 @@ func TestIdentityAndTLSConfigValidate(t *testing.T) {
 			}
 		})
 	}
-	if err := DevConfig(43100).Validate(); err != nil {
-		t.Errorf("DevConfig().Validate() = %v", err)
+	if err := config.Dev(43100).Validate(); err != nil {
+		t.Errorf("config.Dev().Validate() = %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -131,11 +132,11 @@ func BenchmarkShedAdmit(b *testing.B) {
 // configured tracer (no exporter: every span sampled out), with its client
 // stats handler on the upstream connection, as the edge process wires it.
 func BenchmarkGetItemShape(b *testing.B) {
-	h := newHarness(b, setup{cfg: func(c *Config) {
-		c.Limits = DevLimits()
-		c.Limits.Plans = map[string]LimitConfig{"default": {Rate: 1_000_000, Burst: 1_000_000}}
+	h := newHarness(b, setup{cfg: func(c *config.Config) {
+		c.Limits = config.DevLimits()
+		c.Limits.Plans = map[string]config.LimitConfig{"default": {Rate: 1_000_000, Burst: 1_000_000}}
 		c.Limits.Groups = nil
-		c.Limits.Global = &LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
+		c.Limits.Global = &config.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
 	}})
 	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil

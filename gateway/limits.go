@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/nonce"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -34,7 +35,7 @@ const (
 type limiter struct {
 	*limitBackend
 	plans      map[string]ratelimit.Limit
-	cfg        LimitsConfig
+	cfg        config.LimitsConfig
 	groups     map[*route.Route]limitGroup
 	global     *ratelimit.Limit
 	failedAuth *ratelimit.Limit
@@ -71,19 +72,19 @@ type limitGroup struct {
 // newLimiter builds the limiter of cfg.Limits over the route table: in
 // memory, or shared through cfg.Redis.URL with a local fallback. now, when
 // not nil, replaces the local store's clock (tests).
-func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() time.Time, prev *limiter, probed func(bool)) (*limiter, error) {
+func newLimiter(cfg config.Config, routes []*route.Route, log *slog.Logger, now func() time.Time, prev *limiter, probed func(bool)) (*limiter, error) {
 	lc := cfg.Limits
-	if !lc.enabled() {
+	if !lc.Enabled() {
 		return nil, nil
 	}
 	l := &limiter{cfg: lc, plans: map[string]ratelimit.Limit{}, planQuotas: map[string]ratelimit.Quota{},
 		groups: map[*route.Route]limitGroup{}, clients: newClients(lc.Clients), now: now}
 	for name, p := range lc.Plans {
-		l.plans[name] = p.limit()
-		l.planQuotas[name] = ratelimit.Quota{Limit: p.limit()}.Prepare()
+		l.plans[name] = p.Limit()
+		l.planQuotas[name] = ratelimit.Quota{Limit: p.Limit()}.Prepare()
 	}
 	for i, g := range lc.Groups {
-		lg := limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.limit()}
+		lg := limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.Limit()}
 		lg.quota = ratelimit.Quota{Key: lg.key, Limit: lg.limit}.Prepare()
 		for j, key := range g.Routes {
 			selected, err := selector.Resolve(key, routes)
@@ -99,13 +100,13 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 		}
 	}
 	if lc.Global != nil {
-		g := lc.Global.limit()
+		g := lc.Global.Limit()
 		l.global = &g
 		q := ratelimit.Quota{Key: "global", Limit: g}.Prepare()
 		l.globalQuota = &q
 	}
 	if lc.FailedAuth != nil {
-		f := lc.FailedAuth.limit()
+		f := lc.FailedAuth.Limit()
 		l.failedAuth = &f
 	}
 	// The previous backend is shared only now, when nothing above can
@@ -118,7 +119,7 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 	}
 	l.limitBackend = &limitBackend{key: key}
 	l.limitBackend.refs.Store(1)
-	opts := []ratelimit.LocalOption{ratelimit.WithMaxKeys(lc.MaxKeys), ratelimit.WithBans(lc.Bans.policy())}
+	opts := []ratelimit.LocalOption{ratelimit.WithMaxKeys(lc.MaxKeys), ratelimit.WithBans(lc.Bans.Policy())}
 	if now != nil {
 		opts = append(opts, ratelimit.WithClock(now))
 	}
@@ -136,8 +137,8 @@ func newLimiter(cfg Config, routes []*route.Route, log *slog.Logger, now func() 
 }
 
 // shared puts the Redis store, behind a failover to local, in front.
-func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger, probed func(bool)) error {
-	timeout := cmp.Or(l.cfg.Redis.Timeout, DefaultRedisLimitTimeout)
+func (l *limiter) shared(cfg config.Config, local *ratelimit.Local, log *slog.Logger, probed func(bool)) error {
+	timeout := cmp.Or(l.cfg.Redis.Timeout, config.DefaultRedisLimitTimeout)
 	opt, err := redis.ParseURL(cfg.Redis.URL)
 	if err != nil {
 		return fmt.Errorf("gateway config: redis.url: %w", err)
@@ -149,9 +150,9 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger, p
 	l.redis = redis.NewClient(opt)
 	prefix := l.cfg.Redis.Prefix
 	if prefix == "" {
-		prefix = DefaultRedisLimitPrefix
+		prefix = config.DefaultRedisLimitPrefix
 	}
-	shared, err := ratelimit.NewRedis(l.redis, prefix, l.cfg.Bans.policy())
+	shared, err := ratelimit.NewRedis(l.redis, prefix, l.cfg.Bans.Policy())
 	if err != nil {
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
@@ -160,7 +161,7 @@ func (l *limiter) shared(cfg Config, local *ratelimit.Local, log *slog.Logger, p
 	if l.pipeline, err = ratelimit.NewPipeline(shared, l.redis, 0, 0, timeout); err != nil {
 		return fmt.Errorf("gateway: limits: %w", err)
 	}
-	outage := outages[l.cfg.Redis.Outage]
+	outage := l.cfg.Redis.OutageMode()
 	l.failover, err = ratelimit.NewFailover(l.pipeline, local, ratelimit.FailoverSettings{
 		Timeout: timeout, Outage: outage,
 		OnChange: func(degraded bool) {
@@ -349,7 +350,7 @@ func (s *Server) limit(w *responseWriter, r *http.Request, rt *route.Route, p au
 
 // limitLayers names every layer lc can refuse in: the fixed ones and
 // its route groups.
-func limitLayers(lc LimitsConfig) []string {
+func limitLayers(lc config.LimitsConfig) []string {
 	out := []string{layerCaller, layerGlobal, layerFailedAuth, layerBan}
 	for _, g := range lc.Groups {
 		out = append(out, g.Name)
@@ -476,7 +477,7 @@ func ceilSeconds(d time.Duration) int {
 // not answer within nonce.DefaultTimeout, twice, makes signed requests 503
 // with Retry-After), with the client to close; else one in memory that
 // remembers since now.
-func processNonces(cfg Config, now time.Time) (auth.NonceStore, *redis.Client) {
+func processNonces(cfg config.Config, now time.Time) (auth.NonceStore, *redis.Client) {
 	if cfg.Redis.URL == "" {
 		return &auth.MemoryNonces{Since: now}, nil
 	}

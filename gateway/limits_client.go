@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // maxForwardedHops bounds how many X-Forwarded-For entries are read.
@@ -19,7 +21,7 @@ type clients struct {
 	idHeader string
 }
 
-func newClients(c ClientsConfig) clients {
+func newClients(c config.ClientsConfig) clients {
 	cl := clients{idHeader: c.ClientIDHeader}
 	for _, p := range c.TrustedProxies {
 		if pfx, err := netip.ParsePrefix(p); err == nil { // validated in Config.Validate

@@ -5,11 +5,13 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 func TestClientAddr(t *testing.T) {
-	behind := newClients(ClientsConfig{TrustedProxies: []string{"10.0.0.0/8", "2001:db8:ffff::/48"}})
-	direct := newClients(ClientsConfig{})
+	behind := newClients(config.ClientsConfig{TrustedProxies: []string{"10.0.0.0/8", "2001:db8:ffff::/48"}})
+	direct := newClients(config.ClientsConfig{})
 	tests := []struct {
 		name   string
 		c      clients
@@ -45,14 +47,14 @@ func TestClientAddr(t *testing.T) {
 }
 
 func TestClientID(t *testing.T) {
-	trusted := newClients(ClientsConfig{ClientIDHeader: "X-Client-Id"})
+	trusted := newClients(config.ClientsConfig{ClientIDHeader: "X-Client-Id"})
 	tests := []struct {
 		name string
 		c    clients
 		vals []string
 		want string
 	}{
-		{"untrusted header never counts", newClients(ClientsConfig{}), []string{"app-1"}, ""},
+		{"untrusted header never counts", newClients(config.ClientsConfig{}), []string{"app-1"}, ""},
 		{"trusted", trusted, []string{"app-1"}, "app-1"},
 		{"repeated", trusted, []string{"app-1", "app-2"}, ""},
 		{"control character", trusted, []string{"app\x01"}, ""},
@@ -75,7 +77,7 @@ func FuzzClientAddr(f *testing.F) {
 	f.Add("10.1.2.3:5000", "203.0.113.9, 198.51.100.1")
 	f.Add("[2001:db8::1]:1", "2001:db8:5:6::7,, ,")
 	f.Add("x", "")
-	c := newClients(ClientsConfig{TrustedProxies: []string{"10.0.0.0/8", "2001:db8::/32"}})
+	c := newClients(config.ClientsConfig{TrustedProxies: []string{"10.0.0.0/8", "2001:db8::/32"}})
 	f.Fuzz(func(t *testing.T, remote, xff string) {
 		r := &http.Request{RemoteAddr: remote, Header: http.Header{"X-Forwarded-For": {xff}}}
 		got := c.addr(r)

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestXRateLimitCountsDownFromLimit: X-RateLimit-Limit is the capacity
@@ -14,14 +16,14 @@ import (
 func TestXRateLimitCountsDownFromLimit(t *testing.T) {
 	tests := []struct {
 		name   string
-		limits LimitsConfig
+		limits config.LimitsConfig
 		limit  int // the capacity the headers should name
 	}{
-		{"burst above rate", LimitsConfig{Plans: map[string]LimitConfig{"p": {Rate: 5, Period: time.Second, Burst: 8}}, DefaultPlan: "p"}, 8},
-		{"burst defaults to rate", LimitsConfig{Plans: map[string]LimitConfig{"p": {Rate: 6, Period: time.Minute}}, DefaultPlan: "p"}, 6},
-		{"the tightest layer is global", LimitsConfig{Plans: map[string]LimitConfig{"p": {Rate: 50, Burst: 100}}, DefaultPlan: "p",
-			Global: &LimitConfig{Rate: 2, Period: time.Second, Burst: 4}}, 4},
-		{"dev limits", DevLimits(), DevLimits().Plans[DevLimits().DefaultPlan].Burst},
+		{"burst above rate", config.LimitsConfig{Plans: map[string]config.LimitConfig{"p": {Rate: 5, Period: time.Second, Burst: 8}}, DefaultPlan: "p"}, 8},
+		{"burst defaults to rate", config.LimitsConfig{Plans: map[string]config.LimitConfig{"p": {Rate: 6, Period: time.Minute}}, DefaultPlan: "p"}, 6},
+		{"the tightest layer is global", config.LimitsConfig{Plans: map[string]config.LimitConfig{"p": {Rate: 50, Burst: 100}}, DefaultPlan: "p",
+			Global: &config.LimitConfig{Rate: 2, Period: time.Second, Burst: 4}}, 4},
+		{"dev limits", config.DevLimits(), config.DevLimits().Plans[config.DevLimits().DefaultPlan].Burst},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

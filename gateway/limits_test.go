@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/internal/redistest"
@@ -44,11 +45,11 @@ func (c *frozenClock) Add(d time.Duration) {
 }
 
 // limitHarness is a harness with limits and a frozen limiter clock.
-func limitHarness(t *testing.T, limits LimitsConfig, more ...func(*Config)) (*harness, *frozenClock) {
+func limitHarness(t *testing.T, limits config.LimitsConfig, more ...func(*config.Config)) (*harness, *frozenClock) {
 	t.Helper()
 	clock := &frozenClock{now: time.Unix(1_800_000_000, 0)}
 	h := newHarness(t, setup{
-		cfg: func(c *Config) {
+		cfg: func(c *config.Config) {
 			c.Limits = limits
 			for _, f := range more {
 				f(c)
@@ -60,17 +61,19 @@ func limitHarness(t *testing.T, limits LimitsConfig, more ...func(*Config)) (*ha
 	return h, clock
 }
 
-func plan(rate int, period time.Duration) LimitConfig { return LimitConfig{Rate: rate, Period: period} }
+func plan(rate int, period time.Duration) config.LimitConfig {
+	return config.LimitConfig{Rate: rate, Period: period}
+}
 
 // TestSeed000Example: deploy/ratelimit-seed000.yaml reproduces seed 000:
 // 13 requests from one client within a second, the 13th answered 429 at
 // the edge with the seed's headers, and inventory saw 12 calls.
 func TestSeed000Example(t *testing.T) {
-	c, err := LoadConfig(filepath.Join("..", "deploy", "ratelimit-seed000.yaml"))
+	c, err := config.Load(filepath.Join("..", "deploy", "ratelimit-seed000.yaml"), CheckRoutes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := limitHarness(t, c.Limits, func(cfg *Config) { cfg.Auth = c.Auth })
+	h, _ := limitHarness(t, c.Limits, func(cfg *config.Config) { cfg.Auth = c.Auth })
 	for i := range 12 {
 		r := h.do("GET", "/api/inventory/keyboard-001", readerToken, "")
 		if r.status != 200 || r.header.Get("X-RateLimit-Limit") != "12" || r.header.Get("X-RateLimit-Remaining") != strconv.Itoa(11-i) {
@@ -118,12 +121,12 @@ func TestSeed000Example(t *testing.T) {
 // enforced, the one that refused is named, and a refusal consumes nothing
 // of the other layers.
 func TestLimitLayers(t *testing.T) {
-	h, _ := limitHarness(t, LimitsConfig{
-		Plans:       map[string]LimitConfig{"default": plan(100, time.Minute)},
+	h, _ := limitHarness(t, config.LimitsConfig{
+		Plans:       map[string]config.LimitConfig{"default": plan(100, time.Minute)},
 		DefaultPlan: "default",
-		Groups: []LimitGroupConfig{{Name: "catalogue-reads", Routes: []string{"GET /api/inventory/{sku}"},
+		Groups: []config.LimitGroupConfig{{Name: "catalogue-reads", Routes: []string{"GET /api/inventory/{sku}"},
 			Limit: plan(3, time.Minute)}},
-		Global: &LimitConfig{Rate: 5, Period: time.Minute},
+		Global: &config.LimitConfig{Rate: 5, Period: time.Minute},
 	})
 	for range 3 {
 		if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 200 {
@@ -160,8 +163,8 @@ func TestLimitLayers(t *testing.T) {
 // TestLimitPlans: plans give callers different quotas, by subject, by role
 // or by default.
 func TestLimitPlans(t *testing.T) {
-	h, _ := limitHarness(t, LimitsConfig{
-		Plans:        map[string]LimitConfig{"normal": plan(2, time.Minute), "vip": plan(5, time.Minute), "staff": plan(3, time.Minute)},
+	h, _ := limitHarness(t, config.LimitsConfig{
+		Plans:        map[string]config.LimitConfig{"normal": plan(2, time.Minute), "vip": plan(5, time.Minute), "staff": plan(3, time.Minute)},
 		DefaultPlan:  "normal",
 		SubjectPlans: map[string]string{"alice": "vip"},
 		RolePlans:    map[string]string{"reader": "staff"},
@@ -186,10 +189,10 @@ func TestLimitPlans(t *testing.T) {
 // TestLimitBans: a caller refused more than the threshold is banned with
 // CALLER_BANNED and the ban's Retry-After; others are not.
 func TestLimitBans(t *testing.T) {
-	h, clock := limitHarness(t, LimitsConfig{
-		Plans:       map[string]LimitConfig{"default": plan(1, time.Minute)},
+	h, clock := limitHarness(t, config.LimitsConfig{
+		Plans:       map[string]config.LimitConfig{"default": plan(1, time.Minute)},
 		DefaultPlan: "default",
-		Bans:        &BanConfig{Threshold: 2, Window: time.Minute, Duration: time.Hour},
+		Bans:        &config.BanConfig{Threshold: 2, Window: time.Minute, Duration: time.Hour},
 	})
 	codes := []string{}
 	for range 5 {
@@ -223,7 +226,7 @@ func TestLimitBans(t *testing.T) {
 // TestLimitFailedAuth: failed authentications per address are limited;
 // good credentials from the same address are neither counted nor refused.
 func TestLimitFailedAuth(t *testing.T) {
-	h, _ := limitHarness(t, LimitsConfig{FailedAuth: &LimitConfig{Rate: 2, Period: time.Minute}})
+	h, _ := limitHarness(t, config.LimitsConfig{FailedAuth: &config.LimitConfig{Rate: 2, Period: time.Minute}})
 	for i, want := range []int{401, 401, 429, 429} {
 		r := h.do("GET", "/api/inventory/a", "wrong-token", "")
 		if r.status != want {
@@ -249,7 +252,7 @@ func TestLimitFailedAuth(t *testing.T) {
 // TestDevLimits: portico dev's limits let a burst of 40 orders through and
 // stop a tight loop of reads from one caller.
 func TestDevLimits(t *testing.T) {
-	h, _ := limitHarness(t, DevLimits())
+	h, _ := limitHarness(t, config.DevLimits())
 	for i := range 40 {
 		r := h.do("POST", "/api/orders", aliceToken, `{"lines":[{"sku":"keyboard-001","quantity":1}],"paymentMethod":"pm_card_ok"}`,
 			"Idempotency-Key: order-"+strconv.Itoa(i))
@@ -272,11 +275,11 @@ func TestDevLimits(t *testing.T) {
 // alternating between them one quota.
 func TestLimitsRedisTwoEdges(t *testing.T) {
 	url, _, prefix := redistest.Shared(t)
-	limits := LimitsConfig{
-		Plans: map[string]LimitConfig{"default": plan(5, time.Minute)}, DefaultPlan: "default",
-		Redis: LimitsRedisConfig{Prefix: prefix, Timeout: time.Second},
+	limits := config.LimitsConfig{
+		Plans: map[string]config.LimitConfig{"default": plan(5, time.Minute)}, DefaultPlan: "default",
+		Redis: config.LimitsRedisConfig{Prefix: prefix, Timeout: time.Second},
 	}
-	withRedis := func(c *Config) { c.Redis.URL = url }
+	withRedis := func(c *config.Config) { c.Redis.URL = url }
 	a, _ := limitHarness(t, limits, withRedis)
 	b, _ := limitHarness(t, limits, withRedis)
 	admitted := 0
@@ -302,10 +305,10 @@ func TestLimitsRedisTwoEdges(t *testing.T) {
 // ones, /health says so, the log says so.
 func TestLimitsRedisOutage(t *testing.T) {
 	srv := redistest.Private(t)
-	h, _ := limitHarness(t, LimitsConfig{
-		Plans: map[string]LimitConfig{"default": plan(3, time.Hour)}, DefaultPlan: "default",
-		Redis: LimitsRedisConfig{Timeout: 200 * time.Millisecond},
-	}, func(c *Config) { c.Redis.URL = srv.URL })
+	h, _ := limitHarness(t, config.LimitsConfig{
+		Plans: map[string]config.LimitConfig{"default": plan(3, time.Hour)}, DefaultPlan: "default",
+		Redis: config.LimitsRedisConfig{Timeout: 200 * time.Millisecond},
+	}, func(c *config.Config) { c.Redis.URL = srv.URL })
 	if r := h.do("GET", "/api/inventory/a", aliceToken, ""); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "2" {
 		t.Fatalf("through Redis: %d, remaining %q", r.status, r.header.Get("X-RateLimit-Remaining"))
 	}
@@ -340,23 +343,23 @@ func TestLimitsRedisOutage(t *testing.T) {
 func TestLimitsConfigErrors(t *testing.T) {
 	tests := []struct {
 		name   string
-		limits LimitsConfig
+		limits config.LimitsConfig
 		want   string
 	}{
-		{"zero rate", LimitsConfig{Plans: map[string]LimitConfig{"p": {}}}, `limits.plans["p"].rate`},
-		{"unknown default plan", LimitsConfig{DefaultPlan: "gold"}, "limits.default_plan"},
-		{"unknown subject plan", LimitsConfig{SubjectPlans: map[string]string{"alice": "gold"}}, `limits.subject_plans["alice"]`},
-		{"bad group name", LimitsConfig{Groups: []LimitGroupConfig{{Name: "Orders", Routes: []string{"POST /api/orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].name"},
-		{"group without routes", LimitsConfig{Groups: []LimitGroupConfig{{Name: "o", Limit: plan(1, 0)}}}, "limits.groups[0].routes"},
-		{"bad selector", LimitsConfig{Groups: []LimitGroupConfig{{Name: "o", Routes: []string{"orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].routes[0]"},
-		{"negative global", LimitsConfig{Global: &LimitConfig{Rate: -1}}, "limits.global.rate"},
-		{"bad proxy", LimitsConfig{Clients: ClientsConfig{TrustedProxies: []string{"10.0.0.1"}}}, "limits.clients.trusted_proxies[0]"},
-		{"half a ban", LimitsConfig{Bans: &BanConfig{Threshold: 10}}, "limits.bans"},
-		{"bad outage", LimitsConfig{Redis: LimitsRedisConfig{Outage: "maybe"}}, "limits.redis.outage"},
+		{"zero rate", config.LimitsConfig{Plans: map[string]config.LimitConfig{"p": {}}}, `limits.plans["p"].rate`},
+		{"unknown default plan", config.LimitsConfig{DefaultPlan: "gold"}, "limits.default_plan"},
+		{"unknown subject plan", config.LimitsConfig{SubjectPlans: map[string]string{"alice": "gold"}}, `limits.subject_plans["alice"]`},
+		{"bad group name", config.LimitsConfig{Groups: []config.LimitGroupConfig{{Name: "Orders", Routes: []string{"POST /api/orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].name"},
+		{"group without routes", config.LimitsConfig{Groups: []config.LimitGroupConfig{{Name: "o", Limit: plan(1, 0)}}}, "limits.groups[0].routes"},
+		{"bad selector", config.LimitsConfig{Groups: []config.LimitGroupConfig{{Name: "o", Routes: []string{"orders"}, Limit: plan(1, 0)}}}, "limits.groups[0].routes[0]"},
+		{"negative global", config.LimitsConfig{Global: &config.LimitConfig{Rate: -1}}, "limits.global.rate"},
+		{"bad proxy", config.LimitsConfig{Clients: config.ClientsConfig{TrustedProxies: []string{"10.0.0.1"}}}, "limits.clients.trusted_proxies[0]"},
+		{"half a ban", config.LimitsConfig{Bans: &config.BanConfig{Threshold: 10}}, "limits.bans"},
+		{"bad outage", config.LimitsConfig{Redis: config.LimitsRedisConfig{Outage: "maybe"}}, "limits.redis.outage"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := DevConfig(0)
+			c := config.Dev(0)
 			c.Limits = tt.limits
 			err := c.Validate()
 			if err == nil || !strings.Contains(err.Error(), tt.want+":") {
@@ -364,8 +367,8 @@ func TestLimitsConfigErrors(t *testing.T) {
 			}
 		})
 	}
-	c := DevConfig(0)
-	c.Limits.Groups = append(c.Limits.Groups, LimitGroupConfig{Name: "none", Routes: []string{"GET /api/nowhere"}, Limit: plan(1, 0)})
+	c := config.Dev(0)
+	c.Limits.Groups = append(c.Limits.Groups, config.LimitGroupConfig{Name: "none", Routes: []string{"GET /api/nowhere"}, Limit: plan(1, 0)})
 	if _, err := New(context.Background(), c); err == nil || !strings.Contains(err.Error(), "selects no route") {
 		t.Errorf("New with a group selecting no route = %v", err)
 	}
@@ -376,9 +379,9 @@ func TestLimitsConfigErrors(t *testing.T) {
 // with Redis killed a signed request fails closed: 503 with Retry-After.
 func TestSignedNoncesInRedis(t *testing.T) {
 	srv := redistest.Private(t)
-	withRedis := func(c *Config) { c.Redis.URL = srv.URL }
-	a, _ := limitHarness(t, LimitsConfig{}, withRedis)
-	b, _ := limitHarness(t, LimitsConfig{}, withRedis)
+	withRedis := func(c *config.Config) { c.Redis.URL = srv.URL }
+	a, _ := limitHarness(t, config.LimitsConfig{}, withRedis)
+	b, _ := limitHarness(t, config.LimitsConfig{}, withRedis)
 	signed := func(nonce string) []string {
 		return authtest.SignedHeaders(appSecret, "demo-app", "GET", "/api/inventory/a", "", nil, time.Now().Unix(), nonce)
 	}
@@ -405,11 +408,11 @@ func TestSignedNoncesInRedis(t *testing.T) {
 // plan) wins over the config's mappings.
 func TestLimitPlanFromPrincipal(t *testing.T) {
 	sum := sha256.Sum256([]byte(partnerKey))
-	h, _ := limitHarness(t, LimitsConfig{
-		Plans:       map[string]LimitConfig{"free": plan(1, time.Minute), "pro": plan(3, time.Minute)},
+	h, _ := limitHarness(t, config.LimitsConfig{
+		Plans:       map[string]config.LimitConfig{"free": plan(1, time.Minute), "pro": plan(3, time.Minute)},
 		DefaultPlan: "free",
-	}, func(c *Config) {
-		c.Auth.APIKeys = []APIKeyConfig{{Key: "sha256:" + hex.EncodeToString(sum[:]), Subject: "partner", Roles: []string{"reader"}, Plan: "pro"}}
+	}, func(c *config.Config) {
+		c.Auth.APIKeys = []config.APIKeyConfig{{Key: "sha256:" + hex.EncodeToString(sum[:]), Subject: "partner", Roles: []string{"reader"}, Plan: "pro"}}
 	})
 	n := 0
 	for range 5 {
@@ -426,8 +429,8 @@ func TestLimitPlanFromPrincipal(t *testing.T) {
 // authentication or authorisation by reason; every known layer and reason
 // exists at 0 before any refusal.
 func TestRefusalMetrics(t *testing.T) {
-	h, _ := limitHarness(t, LimitsConfig{
-		Groups: []LimitGroupConfig{{Name: "catalogue-reads", Routes: []string{"GET /api/inventory/{sku}"},
+	h, _ := limitHarness(t, config.LimitsConfig{
+		Groups: []config.LimitGroupConfig{{Name: "catalogue-reads", Routes: []string{"GET /api/inventory/{sku}"},
 			Limit: plan(1, time.Minute)}},
 	})
 	want := map[string]float64{
@@ -491,7 +494,7 @@ func series(t *testing.T, reg prometheus.Gatherer, want map[string]float64) map[
 // before the move is still a replay after it, both ways round.
 func TestReloadMovesNonces(t *testing.T) {
 	srv := redistest.Private(t)
-	h, _ := limitHarness(t, LimitsConfig{})
+	h, _ := limitHarness(t, config.LimitsConfig{})
 	signed := func(nonce string) []string {
 		return authtest.SignedHeaders(appSecret, "demo-app", "GET", "/api/inventory/a", "", nil, time.Now().Unix(), nonce)
 	}
@@ -630,11 +633,11 @@ func BenchmarkWriteLimitHeaders(b *testing.B) {
 // backend closes when the previous limiter does.
 func TestLimiterRefusedKeepsNoReference(t *testing.T) {
 	url, _, prefix := redistest.Shared(t)
-	cfg := DevConfig(0)
+	cfg := config.Dev(0)
 	cfg.Redis.URL = url
-	cfg.Limits = LimitsConfig{Plans: map[string]LimitConfig{"default": plan(5, time.Minute)}, DefaultPlan: "default",
-		Redis:  LimitsRedisConfig{Prefix: prefix, Timeout: time.Second},
-		Groups: []LimitGroupConfig{{Name: "things", Routes: []string{"GET /v1/things"}, Limit: plan(1, 0)}}}
+	cfg.Limits = config.LimitsConfig{Plans: map[string]config.LimitConfig{"default": plan(5, time.Minute)}, DefaultPlan: "default",
+		Redis:  config.LimitsRedisConfig{Prefix: prefix, Timeout: time.Second},
+		Groups: []config.LimitGroupConfig{{Name: "things", Routes: []string{"GET /v1/things"}, Limit: plan(1, 0)}}}
 	things := []*route.Route{{Method: "GET", Pattern: "/v1/things", RPC: "/odd.v1.OddService/ListThings"}}
 	l1, err := newLimiter(cfg, things, slog.New(slog.DiscardHandler), nil, nil, nil)
 	if err != nil {

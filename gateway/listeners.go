@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // The edge's two addresses (listen, admin_listen) and the HTTP servers on
@@ -41,7 +43,7 @@ import (
 // operators, not clients the http section is tuned for.
 
 // adminHTTP is the admin API's HTTP limits.
-var adminHTTP = HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: DefaultIdleTimeout}
+var adminHTTP = config.HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: config.DefaultIdleTimeout}
 
 // listeners is the edge's fronts while it serves.
 type listeners struct {
@@ -69,7 +71,7 @@ type front struct {
 type generation struct {
 	hs      *http.Server
 	lis     *handoff
-	limits  HTTPConfig
+	limits  config.HTTPConfig
 	retired atomic.Bool
 	mu      sync.Mutex
 	conns   int  // open connections (ConnState), under mu
@@ -99,7 +101,7 @@ func (s *Server) startListeners(lis net.Listener) error {
 }
 
 // startFront serves ln with a first generation of limits.
-func (s *Server) startFront(ls *listeners, ln net.Listener, addr string, admin bool, limits HTTPConfig) *front {
+func (s *Server) startFront(ls *listeners, ln net.Listener, addr string, admin bool, limits config.HTTPConfig) *front {
 	f := &front{admin: admin, addr: addr, ln: ln, done: make(chan struct{})}
 	f.cur.Store(s.startGeneration(ls, f, limits))
 	ls.wg.Go(func() { s.accept(ls, f) })
@@ -119,7 +121,7 @@ const headerSlack = 256 << 10
 func headerReadLimit(limit int) int { return limit + headerSlack }
 
 // startGeneration starts an http.Server with limits for f's connections.
-func (s *Server) startGeneration(ls *listeners, f *front, limits HTTPConfig) *generation {
+func (s *Server) startGeneration(ls *listeners, f *front, limits config.HTTPConfig) *generation {
 	g := &generation{lis: newHandoff(f.ln.Addr()), limits: limits}
 	h := s.handler
 	if f.admin {
@@ -260,7 +262,7 @@ type listenChange struct {
 // prepareListeners opens the listeners next needs that the edge does not
 // have; on error it closes what it opened. Called under reloadMu; a no-op
 // before Serve and after shutdown began.
-func (s *Server) prepareListeners(next Config) (*listenChange, error) {
+func (s *Server) prepareListeners(next config.Config) (*listenChange, error) {
 	ls := s.lis
 	if ls == nil {
 		return nil, nil
@@ -309,7 +311,7 @@ func (ch *listenChange) abort() {
 // apply makes the listeners serve cfg (just committed): new fronts on
 // the opened listeners, a new generation for new limits, and the old ones
 // retired. After shutdown began it only closes what was opened.
-func (s *Server) applyListeners(ch *listenChange, cfg Config) {
+func (s *Server) applyListeners(ch *listenChange, cfg config.Config) {
 	if ch == nil {
 		return
 	}

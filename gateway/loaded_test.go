@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/portico-gateway/portico/gateway/apidoc"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/protoload"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -48,7 +48,7 @@ var shopSet = sync.OnceValues(func() (string, error) {
 
 // toDescriptors moves every built-in upstream of cfg to the descriptor
 // path: services and a descriptor set, or reflection.
-func toDescriptors(t testing.TB, cfg *Config, reflection bool) {
+func toDescriptors(t testing.TB, cfg *config.Config, reflection bool) {
 	t.Helper()
 	set, err := shopSet()
 	if err != nil {
@@ -73,16 +73,20 @@ func toDescriptors(t testing.TB, cfg *Config, reflection bool) {
 // whole package's suite runs on the descriptor path.
 var descriptorPath = os.Getenv("PORTICO_TEST_DESCRIPTORS")
 
-// parseWith parses DevConfig changed by edit, as a file in dir.
-func parseWith(t *testing.T, dir string, edit func(*Config)) (Config, error) {
+// parseWith loads config.Dev changed by edit, as a file in dir.
+func parseWith(t *testing.T, dir string, edit func(*config.Config)) (config.Config, error) {
 	t.Helper()
-	c := DevConfig(0)
+	c := config.Dev(0)
 	edit(&c)
 	b, err := yaml.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parseConfig(context.Background(), b, dir)
+	path := filepath.Join(dir, "gateway.yaml")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config.Load(path, CheckRoutes)
 }
 
 // TestLoadedServicesConfigErrors: every way a run-time service can be
@@ -97,18 +101,18 @@ func TestLoadedServicesConfigErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "corrupt.binpb"), []byte("\x0a\xff\xff"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	extra := func(services []string, descriptors string, reflection bool) func(*Config) {
-		return func(c *Config) {
-			c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: "extra", Addresses: []string{"127.0.0.1:1"},
+	extra := func(services []string, descriptors string, reflection bool) func(*config.Config) {
+		return func(c *config.Config) {
+			c.Upstreams = append(c.Upstreams, config.UpstreamConfig{Name: "extra", Addresses: []string{"127.0.0.1:1"},
 				Services: services, Descriptors: descriptors, Reflection: reflection})
 		}
 	}
 	tests := []struct {
 		name    string
-		edit    func(*Config)
+		edit    func(*config.Config)
 		wantErr []string // "" for none
 	}{
-		{"inventory moved to its descriptors", func(c *Config) {
+		{"inventory moved to its descriptors", func(c *config.Config) {
 			c.Upstreams[0].Services, c.Upstreams[0].Descriptors = []string{builtInServices["inventory"]}, set
 		}, nil},
 		{"missing file", extra([]string{"acme.X"}, "none.binpb", false), []string{"upstreams[3] (extra)", "none.binpb", "no such file"}},
@@ -130,7 +134,7 @@ func TestLoadedServicesConfigErrors(t *testing.T) {
 			c, err := parseWith(t, dir, tt.edit)
 			if tt.wantErr == nil {
 				if err != nil {
-					t.Fatalf("parseConfig = %v", err)
+					t.Fatalf("config.Load = %v", err)
 				}
 				routes, err := Routes(c)
 				if err != nil || len(routes) == 0 {
@@ -139,7 +143,7 @@ func TestLoadedServicesConfigErrors(t *testing.T) {
 				return
 			}
 			if err == nil {
-				t.Fatal("parseConfig = nil error")
+				t.Fatal("config.Load = nil error")
 			}
 			for _, w := range tt.wantErr {
 				if !strings.Contains(err.Error(), w) {
@@ -159,8 +163,8 @@ func TestOpenAPIFollowsLoadedServices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"},
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Upstreams = append(c.Upstreams, config.UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"},
 			Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set})
 	}})
 	r := h.do("GET", "/openapi.json", "", "")
@@ -216,7 +220,7 @@ func TestOpenAPIDescriptorParity(t *testing.T) {
 		return stripDescriptions(doc["paths"]).(map[string]any)
 	}
 	gen := ops(newHarness(t, setup{}))
-	desc := ops(newHarness(t, setup{cfg: func(c *Config) { toDescriptors(t, c, false) }}))
+	desc := ops(newHarness(t, setup{cfg: func(c *config.Config) { toDescriptors(t, c, false) }}))
 	for p, item := range gen {
 		for m, op := range item.(map[string]any) {
 			other, _ := desc[p].(map[string]any)

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/nonce"
 )
@@ -65,7 +66,7 @@ type nonceSet struct {
 // next returns the nonce stores of a snapshot for cfg, held until
 // release: the live snapshot's when redis.url is unchanged, else its url's
 // store behind a Handover from the stores asked so far.
-func (n *nonces) next(cfg Config) *nonceSet {
+func (n *nonces) next(cfg config.Config) *nonceSet {
 	if n.fixed != nil {
 		return &nonceSet{store: n.fixed}
 	}
@@ -100,7 +101,7 @@ func (n *nonces) next(cfg Config) *nonceSet {
 	}
 	set.prev = kept
 	for _, p := range set.prev {
-		n.hold(set, Config{Redis: RedisConfig{URL: n.urlOf(p.Store)}})
+		n.hold(set, config.Config{Redis: config.RedisConfig{URL: n.urlOf(p.Store)}})
 	}
 	set.store = primary.store
 	if len(set.prev) > 0 {
@@ -111,7 +112,7 @@ func (n *nonces) next(cfg Config) *nonceSet {
 
 // hold adds a reference of set to the store of cfg's redis.url, made
 // (processNonces) when there is none.
-func (n *nonces) hold(set *nonceSet, cfg Config) *nonceStore {
+func (n *nonces) hold(set *nonceSet, cfg config.Config) *nonceStore {
 	url := cfg.Redis.URL
 	if n.byURL == nil {
 		n.byURL = map[string]*nonceStore{}

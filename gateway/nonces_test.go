@@ -13,6 +13,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/auth/authtest"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/redistest"
 )
 
@@ -33,7 +34,7 @@ func TestReloadRedisURLBackAndForth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &frozenClock{now: time.Now()}
 			h := newHarness(t, setup{
-				cfg:  func(c *Config) { c.Redis.URL = tc.a },
+				cfg:  func(c *config.Config) { c.Redis.URL = tc.a },
 				opts: []Option{func(o *options) { o.nonceClock = clock.Now }},
 			})
 			okStubs(h)
@@ -101,7 +102,7 @@ func TestReloadRedisURLBackAndForth(t *testing.T) {
 // window), and nothing reaches the service.
 func TestSignedReplayAfterRedisDataLoss(t *testing.T) {
 	srv := redistest.Private(t)
-	h, _ := limitHarness(t, LimitsConfig{}, func(c *Config) { c.Redis.URL = srv.URL })
+	h, _ := limitHarness(t, config.LimitsConfig{}, func(c *config.Config) { c.Redis.URL = srv.URL })
 	hdr := authtest.SignedHeaders(appSecret, "demo-app", "GET", "/api/inventory/a", "", nil, time.Now().Unix(), "nonce-before-loss-01")
 	if r := h.do("GET", "/api/inventory/a", "", "", hdr...); r.status != 200 {
 		t.Fatalf("signed request: %d %s", r.status, r.body)

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/portico-gateway/portico/gateway/apidoc"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/protoload"
 )
 
@@ -69,11 +70,11 @@ func TestOpenAPILoadedNameCollisions(t *testing.T) {
 	alpha := collidingSet(t, "acme.a.v1", "AlphaService", "alpha", "Thing")
 	beta := collidingSet(t, "acme.b.v1", "BetaService", "beta", "Thing")
 	gamma := collidingSet(t, "acme.c.v1", "GammaService", "gamma", "Item")
-	h := newHarness(t, setup{cfg: func(c *Config) {
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
 		for _, u := range []struct{ name, set, svc string }{
 			{"alpha", alpha, "acme.a.v1.AlphaService"}, {"beta", beta, "acme.b.v1.BetaService"}, {"gamma", gamma, "acme.c.v1.GammaService"},
 		} {
-			c.Upstreams = append(c.Upstreams, UpstreamConfig{Name: u.name, Addresses: []string{"127.0.0.1:1"}, Services: []string{u.svc}, Descriptors: u.set})
+			c.Upstreams = append(c.Upstreams, config.UpstreamConfig{Name: u.name, Addresses: []string{"127.0.0.1:1"}, Services: []string{u.svc}, Descriptors: u.set})
 		}
 	}})
 	r := h.do("GET", "/openapi.json", "", "")

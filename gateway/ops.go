@@ -24,6 +24,16 @@ func (s *Server) opsHandlers() map[string]http.HandlerFunc {
 	}
 }
 
+// opsAdminRoutes are the operational endpoints of the admin listener,
+// open to anyone there: /metrics and the probes.
+func (s *Server) opsAdminRoutes() map[string]adminRoute {
+	return map[string]adminRoute{
+		"/metrics":       openAdminRoute(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP),
+		"/healthz/live":  openAdminRoute(serveLive),
+		"/healthz/ready": openAdminRoute(s.serveReady),
+	}
+}
+
 // adminOnly serves h to a caller with the admin role: 401 without valid
 // credentials, 403 for any other role.
 func (s *Server) adminOnly(h http.Handler) http.Handler {

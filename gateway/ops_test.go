@@ -24,6 +24,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
 	genopenapi "github.com/portico-gateway/portico/gen/openapi"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -89,7 +90,7 @@ func TestHealthSharesProbeRounds(t *testing.T) {
 	}
 	h := newHarness(t, setup{
 		serve: map[string]grpc.UnaryServerInterceptor{"inventory": count("inventory"), "payment": count("payment"), "order": count("order")},
-		cfg:   func(c *Config) { c.Health.Timeout = 10 * time.Second }, // a busy machine's first connect
+		cfg:   func(c *config.Config) { c.Health.Timeout = 10 * time.Second }, // a busy machine's first connect
 		opts:  []Option{func(o *options) { o.healthMaxAge = time.Hour }},
 	})
 	var wg sync.WaitGroup
@@ -253,7 +254,7 @@ func waitState(t *testing.T, cc *grpc.ClientConn, want connectivity.State) {
 // upstream has no usable instance (ops.ready_requires), and while
 // draining; /healthz/live stays 200 throughout.
 func TestReadiness(t *testing.T) {
-	h := newHarness(t, setup{down: []string{"payment"}, cfg: func(c *Config) { c.Ops.ReadyRequires = []string{"inventory"} }})
+	h := newHarness(t, setup{down: []string{"payment"}, cfg: func(c *config.Config) { c.Ops.ReadyRequires = []string{"inventory"} }})
 	ready := func() (int, string) {
 		r := h.do("GET", "/healthz/ready", "", "")
 		m := r.json(t)
@@ -410,8 +411,8 @@ func TestRegistrationList(t *testing.T) {
 	regs := []registration{{"catalog", "portico.inventory.v1.InventoryService", registrations[0].register}}
 	h := newHarness(t, setup{
 		regs: regs,
-		cfg: func(c *Config) {
-			c.Upstreams = []UpstreamConfig{{Name: "catalog", Addresses: []string{"x"}, Timeout: time.Second}}
+		cfg: func(c *config.Config) {
+			c.Upstreams = []config.UpstreamConfig{{Name: "catalog", Addresses: []string{"x"}, Timeout: time.Second}}
 		},
 	})
 	okStubs(h)
@@ -477,7 +478,7 @@ func TestHealthBypassesClientChain(t *testing.T) {
 // /health says UP gets through rather than failing 502.
 func TestHealthUpMeansCallsGetThrough(t *testing.T) {
 	attempts := make(chan struct{}, 100)
-	countDials := func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+	countDials := func(ctx context.Context, up config.UpstreamConfig) (*grpc.ClientConn, error) {
 		if up.Name != "inventory" {
 			return Dial(ctx, up)
 		}
@@ -501,7 +502,7 @@ func TestHealthUpMeansCallsGetThrough(t *testing.T) {
 			t.Fatal("the API connection did not try to connect four times")
 		}
 	}
-	i := slices.IndexFunc(h.cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == "inventory" })
+	i := slices.IndexFunc(h.cfg.Upstreams, func(u config.UpstreamConfig) bool { return u.Name == "inventory" })
 	h.startUpstreamAt(h.cfg.Upstreams[i].Addresses[0], h.cfg.Upstreams[i], nil)
 	for r := h.do("GET", "/health", "", ""); r.status != 200; r = h.do("GET", "/health", "", "") {
 		if ctx.Err() != nil {
@@ -520,7 +521,7 @@ func TestReloadMovesHealth(t *testing.T) {
 	if r := h.do("GET", "/health", "", ""); r.status != 503 {
 		t.Fatalf("/health with inventory down = %d %s, want 503", r.status, r.body)
 	}
-	i := slices.IndexFunc(h.cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == "inventory" })
+	i := slices.IndexFunc(h.cfg.Upstreams, func(u config.UpstreamConfig) bool { return u.Name == "inventory" })
 	next := h.cfg
 	next.Upstreams = slices.Clone(h.cfg.Upstreams)
 	next.Upstreams[i].Addresses = []string{h.startUpstream(h.cfg.Upstreams[i], nil)}
@@ -537,10 +538,10 @@ func TestReloadMovesHealth(t *testing.T) {
 // description), not the built-in ones, and is otherwise the generated
 // document.
 func TestOpenAPIStatesPolicy(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Auth.Tokens, c.Auth.SignedApps = nil, SignedAppsConfig{}
-		c.Auth.APIKeys = []APIKeyConfig{{Key: "doc-key-0001", Subject: "acme", Roles: []string{"partner"}}}
-		c.Auth.Policy = []PolicyRuleConfig{
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Auth.Tokens, c.Auth.SignedApps = nil, config.SignedAppsConfig{}
+		c.Auth.APIKeys = []config.APIKeyConfig{{Key: "doc-key-0001", Subject: "acme", Roles: []string{"partner"}}}
+		c.Auth.Policy = []config.PolicyRuleConfig{
 			{Roles: []string{"partner"}, Allow: []string{"GET /api/inventory/**", "portico.order.v1.OrderService/CreateOrder"}},
 			{Roles: []string{"auditor"}, Allow: []string{"GET /api/orders/**"}},
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/telemetry"
 )
@@ -23,7 +24,7 @@ import (
 // first layer does). The connection is closed by Server.Close. /health
 // never uses it: it checks each upstream over a second connection made by
 // Dial, so health traffic stays out of the chain (its breakers, retries).
-type DialFunc func(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error)
+type DialFunc func(ctx context.Context, up config.UpstreamConfig) (*grpc.ClientConn, error)
 
 // Authenticator identifies the caller of a request; the edge's own is an
 // auth.Chain built from Config.Auth. Errors wrap one of package auth's
@@ -115,7 +116,7 @@ func DialOptions() []grpc.DialOption {
 // address is dialled as the target, as is, so its host is the name TLS
 // checks (unless tls.server_name says otherwise). It does not block or
 // use ctx: connections are made lazily and re-made by grpc-go.
-func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
+func Dial(_ context.Context, up config.UpstreamConfig, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	cfg := up.Chain()
 	if len(cfg.Addresses) == 1 {
 		cfg.Target, cfg.Addresses = cfg.Addresses[0], nil
@@ -131,6 +132,6 @@ func Dial(_ context.Context, up UpstreamConfig, extra ...grpc.DialOption) (*grpc
 	return cc, nil
 }
 
-func defaultDial(ctx context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+func defaultDial(ctx context.Context, up config.UpstreamConfig) (*grpc.ClientConn, error) {
 	return Dial(ctx, up)
 }

@@ -6,6 +6,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // probe is /health's own connection to one upstream, made by Dial outside
@@ -13,13 +15,13 @@ import (
 // (upstreamConn), so /health checks the instances API calls reach.
 type probe struct {
 	mu sync.Mutex
-	up UpstreamConfig
+	up config.UpstreamConfig
 	cc *grpc.ClientConn // nil once closed
 }
 
 var _ grpc.ClientConnInterface = (*probe)(nil)
 
-func newProbe(ctx context.Context, up UpstreamConfig) (*probe, error) {
+func newProbe(ctx context.Context, up config.UpstreamConfig) (*probe, error) {
 	cc, err := Dial(ctx, up)
 	if err != nil {
 		return nil, err

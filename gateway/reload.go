@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
@@ -36,13 +37,13 @@ type Version struct {
 }
 
 // versionOf returns cfg's Version with only the ID set.
-func versionOf(cfg Config) Version {
+func versionOf(cfg config.Config) Version {
 	b, err := yaml.Marshal(cfg)
 	if err != nil { // a Config always marshals; never an empty ID
 		b = fmt.Appendf(nil, "%#v", cfg)
 	}
-	if cfg.loaded != nil { // the descriptors are part of what is applied
-		b = append(b, cfg.loaded.sum...)
+	if l := cfg.Loaded(); l != nil { // the descriptors are part of what is applied
+		b = append(b, l.Digest()...)
 	}
 	sum := sha256.Sum256(b)
 	return Version{ID: hex.EncodeToString(sum[:6])}
@@ -77,24 +78,22 @@ var ErrUnknownVersion = errors.New("gateway: no such kept config version")
 // cannot be bound, changes nothing; it is logged,
 // counted (portico_gateway_config_reloads_total{result="rejected"}) and audited.
 // source names the trigger for the audit (SourceSignal, ...).
-func (s *Server) Reload(ctx context.Context, cfg Config, source string) (ReloadResult, error) {
+func (s *Server) Reload(ctx context.Context, cfg config.Config, source string) (ReloadResult, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	return s.reloadLocked(ctx, cfg.withDefaults(), source)
+	return s.reloadLocked(ctx, cfg.WithDefaults(), source)
 }
 
-func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (ReloadResult, error) {
+func (s *Server) reloadLocked(ctx context.Context, cfg config.Config, source string) (ReloadResult, error) {
 	live := s.snap.Load()
 	if s.closed {
 		return ReloadResult{}, errors.New("gateway: closed")
 	}
-	if err := cfg.Validate(); err != nil {
-		return ReloadResult{}, s.reject(ctx, live, source, err)
-	}
-	// Descriptors are read again (a file, or the upstream's reflection)
-	// unless cfg is a kept version, which brings its own back. When that
-	// fails the live snapshot, descriptors and all, stays.
-	cfg, err := cfg.withServices(ctx)
+	// The checks New runs. Descriptors are read again (a file, or the
+	// upstream's reflection) unless cfg is a kept version, which brings
+	// its own back. When that fails the live snapshot, descriptors and
+	// all, stays.
+	cfg, err := cfg.Check(routeCheck(ctx, s.o.registrations))
 	if err != nil {
 		return ReloadResult{}, s.reject(ctx, live, source, err)
 	}
@@ -113,7 +112,7 @@ func (s *Server) reloadLocked(ctx context.Context, cfg Config, source string) (R
 		lc.abort()
 		return ReloadResult{}, s.reject(ctx, live, source, err)
 	}
-	res.Diff = append(Diff(live.cfg, cfg), routeDiff(live.table, next.table)...)
+	res.Diff = append(config.Diff(live.cfg, cfg), routeDiff(live.table, next.table)...)
 	s.commit(next, source)
 	s.applyListeners(lc, cfg)
 	live.release(s) // drains: in-flight requests keep it until they finish
@@ -165,7 +164,7 @@ func (s *Server) ReloadFile(ctx context.Context, source string) (ReloadResult, e
 		return ReloadResult{}, errors.New("gateway: no config file to reload (WithConfigFile)")
 	}
 	var sum [32]byte
-	if b, err := boundedfile.Read(s.o.configPath, MaxConfigBytes); err == nil {
+	if b, err := boundedfile.Read(s.o.configPath, config.MaxFileBytes); err == nil {
 		sum = sha256.Sum256(b)
 	}
 	if live := s.snap.Load(); source == SourceFile && sum != ([32]byte{}) && sum == s.fileSum {
@@ -175,7 +174,7 @@ func (s *Server) ReloadFile(ctx context.Context, source string) (ReloadResult, e
 		return ReloadResult{Version: live.version, Previous: live.version.ID}, nil
 	}
 	s.fileSum = sum
-	cfg, err := LoadConfig(s.o.configPath)
+	cfg, err := config.Load(s.o.configPath, CheckRoutes)
 	if err != nil {
 		return ReloadResult{}, s.reject(ctx, s.snap.Load(), source, err)
 	}

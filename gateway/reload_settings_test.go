@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/interceptors/identity"
@@ -33,7 +34,7 @@ import (
 // serveReloadable builds an edge from cfg in front of h's upstreams and
 // runs Serve on a free port, as the gateway process does; it returns once
 // the edge answers. The test's cleanup shuts it down and waits for Serve.
-func serveReloadable(t *testing.T, h *harness, cfg Config, scheme string, client *http.Client) (*Server, string) {
+func serveReloadable(t *testing.T, h *harness, cfg config.Config, scheme string, client *http.Client) (*Server, string) {
 	t.Helper()
 	cfg.ShutdownGrace = 5 * time.Second
 	srv, err := New(context.Background(), cfg, WithDialer(h.dial), WithLogger(discardLogger()), WithRegistry(prometheus.NewRegistry()))
@@ -131,11 +132,11 @@ func TestReloadCannotBind(t *testing.T) {
 	defer busy.Close()
 	tests := []struct {
 		name   string
-		change func(c *Config, free string)
+		change func(c *config.Config, free string)
 	}{
-		{"listen taken", func(c *Config, _ string) { c.Listen = busy.Addr().String() }},
-		{"admin_listen taken", func(c *Config, _ string) { c.AdminListen = busy.Addr().String() }},
-		{"listen free, admin_listen taken", func(c *Config, free string) {
+		{"listen taken", func(c *config.Config, _ string) { c.Listen = busy.Addr().String() }},
+		{"admin_listen taken", func(c *config.Config, _ string) { c.AdminListen = busy.Addr().String() }},
+		{"listen free, admin_listen taken", func(c *config.Config, free string) {
 			c.Listen, c.AdminListen = free, busy.Addr().String()
 		}},
 	}
@@ -219,7 +220,7 @@ func TestReloadHTTPTimeouts(t *testing.T) {
 	srv, addr := serveReloadable(t, h, cfg, "http", client)
 
 	next := srv.Config()
-	next.HTTP.ReadHeaderTimeout = MinHTTPTimeout
+	next.HTTP.ReadHeaderTimeout = config.MinHTTPTimeout
 	if _, err := srv.Reload(t.Context(), next, SourceAdmin); err != nil {
 		t.Fatalf("Reload() = %v", err)
 	}
@@ -258,7 +259,7 @@ func TestReloadTLSCertificate(t *testing.T) {
 	ca := tlstest.NewCA(t, "edge")
 	certA, keyA := ca.Issue(t, "edge-a", "127.0.0.1")
 	certB, keyB := ca.Issue(t, "edge-b", "127.0.0.1")
-	h := newHarness(t, setup{cfg: func(c *Config) { c.TLS = TLSConfig{CertFile: certA, KeyFile: keyA} }})
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.TLS = config.TLSConfig{CertFile: certA, KeyFile: keyA} }})
 	called, release := holdOrder(h)
 	clientTLS, err := tlsconfig.Client(ca.File, "", "", "")
 	if err != nil {
@@ -293,7 +294,7 @@ func TestReloadTLSCertificate(t *testing.T) {
 	go func() { code, cn := peer(old, "/api/orders/slow"); inflight <- answer{code, cn} }()
 	await(t, called, "the upstream never got the in-flight call")
 	next := srv.Config()
-	next.TLS = TLSConfig{CertFile: certB, KeyFile: keyB}
+	next.TLS = config.TLSConfig{CertFile: certB, KeyFile: keyB}
 	if _, err := srv.Reload(t.Context(), next, SourceAdmin); err != nil {
 		t.Fatalf("Reload() = %v", err)
 	}
@@ -317,11 +318,11 @@ func TestReloadTLSOnOff(t *testing.T) {
 	clientTLS, _ := tlsconfig.Client(ca.File, "", "", "")
 	for _, step := range []struct {
 		name   string
-		tls    TLSConfig
+		tls    config.TLSConfig
 		scheme string
 	}{
-		{"on", TLSConfig{CertFile: cert, KeyFile: key}, "https"},
-		{"off", TLSConfig{}, "http"},
+		{"on", config.TLSConfig{CertFile: cert, KeyFile: key}, "https"},
+		{"off", config.TLSConfig{}, "http"},
 	} {
 		next := srv.Config()
 		next.TLS = step.tls
@@ -388,7 +389,7 @@ func TestReloadRotatesIdentity(t *testing.T) {
 		return identity.UnaryServerInterceptor(v)(ctx, req, info, next)
 	}
 	first := write("first.keys", k1)
-	h := newHarness(t, setup{cfg: func(c *Config) { c.Identity.KeysFile = first },
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.Identity.KeysFile = first },
 		serve: map[string]grpc.UnaryServerInterceptor{"inventory": record}})
 	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 		return &inventoryv1.Item{Sku: "keyboard-001"}, nil
@@ -438,16 +439,19 @@ func TestReloadRotatesIdentity(t *testing.T) {
 // TestSameConnUpstreamTLS: a changed tls section of an upstream is a new
 // connection (the old one drains), like a changed address.
 func TestSameConnUpstreamTLS(t *testing.T) {
-	base := UpstreamConfig{Name: "inventory", Addresses: []string{"127.0.0.1:1"}, Timeout: time.Second}
+	base := config.UpstreamConfig{Name: "inventory", Addresses: []string{"127.0.0.1:1"}, Timeout: time.Second}
 	tests := []struct {
 		name string
-		b    func(u UpstreamConfig) UpstreamConfig
+		b    func(u config.UpstreamConfig) config.UpstreamConfig
 		want bool
 	}{
-		{"timeout only", func(u UpstreamConfig) UpstreamConfig { u.Timeout = 2 * time.Second; return u }, true},
-		{"tls on", func(u UpstreamConfig) UpstreamConfig { u.TLS.Enabled = true; return u }, false},
-		{"tls server name", func(u UpstreamConfig) UpstreamConfig { u.TLS.ServerName = "inv"; return u }, false},
-		{"tls client pair", func(u UpstreamConfig) UpstreamConfig { u.TLS.CertFile, u.TLS.KeyFile = "c", "k"; return u }, false},
+		{"timeout only", func(u config.UpstreamConfig) config.UpstreamConfig { u.Timeout = 2 * time.Second; return u }, true},
+		{"tls on", func(u config.UpstreamConfig) config.UpstreamConfig { u.TLS.Enabled = true; return u }, false},
+		{"tls server name", func(u config.UpstreamConfig) config.UpstreamConfig { u.TLS.ServerName = "inv"; return u }, false},
+		{"tls client pair", func(u config.UpstreamConfig) config.UpstreamConfig {
+			u.TLS.CertFile, u.TLS.KeyFile = "c", "k"
+			return u
+		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -518,7 +522,7 @@ func TestEdgeClientCA(t *testing.T) {
 	ca := tlstest.NewCA(t, "edge")
 	cert, key := ca.Issue(t, "edge", "127.0.0.1")
 	clientCert, clientKey := ca.Issue(t, "client", "client")
-	h := newHarness(t, setup{cfg: func(c *Config) { c.TLS = TLSConfig{CertFile: cert, KeyFile: key, ClientCAFile: ca.File} }})
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.TLS = config.TLSConfig{CertFile: cert, KeyFile: key, ClientCAFile: ca.File} }})
 	withCert, err := tlsconfig.Client(ca.File, clientCert, clientKey, "")
 	if err != nil {
 		t.Fatal(err)

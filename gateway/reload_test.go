@@ -19,12 +19,13 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/route"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 )
 
 // withUpstream returns cfg with upstream name's addresses replaced.
-func withUpstream(cfg Config, name string, addrs ...string) Config {
+func withUpstream(cfg config.Config, name string, addrs ...string) config.Config {
 	cfg.Upstreams = slices.Clone(cfg.Upstreams)
 	for i := range cfg.Upstreams {
 		if cfg.Upstreams[i].Name == name {
@@ -57,7 +58,7 @@ func TestReloadAppliesEverything(t *testing.T) {
 		t.Fatalf("unknown token before reload = %d, want 401", r.status)
 	}
 	next := h.cfg
-	next.Auth.Tokens = append(slices.Clone(next.Auth.Tokens), TokenConfig{Token: "new-token", Subject: "carol", Role: "admin"})
+	next.Auth.Tokens = append(slices.Clone(next.Auth.Tokens), config.TokenConfig{Token: "new-token", Subject: "carol", Role: "admin"})
 	next.HTTP.MaxHeaderBytes = 600
 	next.Upstreams = slices.Clone(next.Upstreams)
 	next.Upstreams[0].Timeout = 2 * time.Second // inventory: a route setting, same connection
@@ -216,7 +217,7 @@ func TestReloadStorm(t *testing.T) {
 	}
 	wg.Wait()
 	live := h.srv.snap.Load().version.ID
-	if live != versionOf(a.withDefaults()).ID && live != versionOf(b.withDefaults()).ID {
+	if live != versionOf(a.WithDefaults()).ID && live != versionOf(b.WithDefaults()).ID {
 		t.Errorf("live version %s is neither config", live)
 	}
 	if got := len(h.srv.Versions()); got != 2 {
@@ -243,10 +244,10 @@ func TestReloadRejects(t *testing.T) {
 	tests := []struct {
 		name    string
 		file    []byte // written, then ReloadFile
-		cfg     *Config
+		cfg     *config.Config
 		wantErr string
 	}{
-		{name: "invalid config", cfg: func() *Config { c := withUpstream(h.cfg, "order"); return &c }(),
+		{name: "invalid config", cfg: func() *config.Config { c := withUpstream(h.cfg, "order"); return &c }(),
 			wantErr: "upstreams[2].addresses: at least one address is required"},
 		{name: "not YAML", file: []byte("listen: [\n"), wantErr: "gateway config: malformed YAML"},
 		{name: "unknown key", file: []byte("listn: x\n"), wantErr: "listn: unknown field"},
@@ -298,7 +299,7 @@ func TestReloadRejects(t *testing.T) {
 func TestRollback(t *testing.T) {
 	h := newHarness(t, setup{})
 	okStubs(h)
-	cfgs := []Config{h.cfg}
+	cfgs := []config.Config{h.cfg}
 	for i := 1; i <= 3; i++ {
 		c := h.cfg
 		c.Routes.MaxBodyBytes = int64(1000 * i)
@@ -308,7 +309,7 @@ func TestRollback(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	id := func(c Config) string { return versionOf(c.withDefaults()).ID }
+	id := func(c config.Config) string { return versionOf(c.WithDefaults()).ID }
 	if vs := h.srv.Versions(); len(vs) != 3 || vs[0].ID != id(cfgs[3]) || vs[2].ID != id(cfgs[1]) {
 		t.Fatalf("Versions() = %+v, want the last 3, newest first", vs)
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/route"
 )
 
@@ -80,7 +81,7 @@ func routeMux(mux *runtime.ServeMux, method, path string) muxOutcome {
 // call of the wrong RPC. The intended differences are the exceptions
 // below, each from route's package doc.
 func FuzzRouteAgreesWithServeMux(f *testing.F) {
-	table, _, err := buildRoutes(DevConfig(0), registrations)
+	table, _, err := buildRoutes(config.Dev(0), registrations)
 	if err != nil {
 		f.Fatal(err)
 	}

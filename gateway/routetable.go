@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // RouteTable is the route table a config file makes the edge serve:
@@ -30,13 +32,13 @@ type ResolvedAtStart struct {
 	Services []string `json:"services"`
 }
 
-// Describe reads the config file at path as LoadConfig does (every check,
+// Describe reads the config file at path as config.Load does with CheckRoutes (every check,
 // descriptor sets loaded) without dialing any upstream, and returns its
 // route table: built-in routes and those of services loaded from
 // descriptor sets. Upstreams using server reflection are named in
 // Resolved instead.
 func Describe(path string) (RouteTable, error) {
-	cfg, err := loadConfig(deferReflection(context.Background()), path)
+	cfg, err := config.Load(path, routeCheck(deferReflection(context.Background()), registrations))
 	if err != nil {
 		return RouteTable{}, err
 	}
@@ -46,7 +48,7 @@ func Describe(path string) (RouteTable, error) {
 	}
 	t := RouteTable{Routes: routes}
 	for _, up := range cfg.Upstreams {
-		if up.dynamic() && up.Reflection {
+		if up.Dynamic() && up.Reflection {
 			t.Resolved = append(t.Resolved, ResolvedAtStart{Upstream: up.Name, Services: up.Services})
 		}
 	}

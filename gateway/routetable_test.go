@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestDescribeLoadedServices: the route table of a config lists the
@@ -18,13 +20,13 @@ func TestDescribeLoadedServices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DevConfig(0)
+	cfg := config.Dev(0)
 	cfg.Upstreams = append(cfg.Upstreams,
-		UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"}, Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set},
-		UpstreamConfig{Name: "tracking", Addresses: []string{"127.0.0.1:1"}, Services: []string{"acme.tracking.v1.TrackingService"}, Reflection: true})
-	cfg.Limits.Groups = append(cfg.Limits.Groups, LimitGroupConfig{Name: "shipping-writes",
-		Routes: []string{"POST /api/shipments"}, Limit: LimitConfig{Rate: 5, Burst: 5}})
-	cfg.Shed.Groups = []ShedGroupConfig{{Name: "reads", Routes: []string{"acme.shipping.v1.ShippingService.GetShipment"}, MaxInFlight: 8}}
+		config.UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"}, Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set},
+		config.UpstreamConfig{Name: "tracking", Addresses: []string{"127.0.0.1:1"}, Services: []string{"acme.tracking.v1.TrackingService"}, Reflection: true})
+	cfg.Limits.Groups = append(cfg.Limits.Groups, config.LimitGroupConfig{Name: "shipping-writes",
+		Routes: []string{"POST /api/shipments"}, Limit: config.LimitConfig{Rate: 5, Burst: 5}})
+	cfg.Shed.Groups = []config.ShedGroupConfig{{Name: "reads", Routes: []string{"acme.shipping.v1.ShippingService.GetShipment"}, MaxInFlight: 8}}
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
 	writeConfig(t, path, cfg)
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/route"
 )
 
@@ -15,7 +16,7 @@ import (
 // a custom HEAD, an anonymous wildcard and a service without a package.
 func compatRoutes(t *testing.T) []*route.Route {
 	t.Helper()
-	table, _, err := buildRoutes(DevConfig(0), registrations)
+	table, _, err := buildRoutes(config.Dev(0), registrations)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func compatRoutes(t *testing.T) []*route.Route {
 // overrideSelects is what a routes.overrides key (and so a limits or shed
 // group's route) selects: the routes' keys, or "error".
 func overrideSelects(key string, routes []*route.Route) string {
-	got, err := resolveOverrides(map[string]RouteOverride{key: {}}, routes)
+	got, err := resolveOverrides(map[string]config.RouteOverride{key: {}}, routes)
 	if err != nil {
 		return "error"
 	}
@@ -70,7 +71,7 @@ func shedSelects(key string, routes []*route.Route) string {
 		panic(err)
 	}
 	sh := &shedder{table: table, groups: map[*route.Route]*shedScope{}}
-	if err := sh.assign("shed.groups[0]", ShedGroupConfig{Name: "g", Routes: []string{key}}, &shedScope{name: "g"}); err != nil {
+	if err := sh.assign("shed.groups[0]", config.ShedGroupConfig{Name: "g", Routes: []string{key}}, &shedScope{name: "g"}); err != nil {
 		return "error"
 	}
 	var keys []string

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/shed"
@@ -82,21 +83,18 @@ type Server struct {
 	streamMetrics *streamMetrics
 }
 
-// New validates cfg (defaults applied), builds the route table from the
+// New checks cfg (defaults applied) exactly as config.Load checks a file,
+// with CheckRoutes (config.Config.Check), builds the route table from the
 // registration list, dials every upstream through the DialFunc (and once
 // more with plain Dial, for /health) and registers the generated handlers:
-// the first snapshot. ctx bounds dialing only. On error nothing is left
-// open.
-func New(ctx context.Context, cfg Config, opts ...Option) (*Server, error) {
+// the first snapshot. ctx bounds dialing and server reflection only. On
+// error nothing is left open.
+func New(ctx context.Context, cfg config.Config, opts ...Option) (*Server, error) {
 	o := options{dial: defaultDial, registrations: registrations}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	cfg = cfg.withDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	cfg, err := cfg.withServices(ctx)
+	cfg, err := cfg.WithDefaults().Check(routeCheck(ctx, o.registrations))
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +176,7 @@ func knownRoutes(eps map[*route.Route]*endpoint) []metrics.Route {
 }
 
 // Config returns the config in effect (defaults applied).
-func (s *Server) Config() Config { return s.snap.Load().cfg }
+func (s *Server) Config() config.Config { return s.snap.Load().cfg }
 
 // Handler returns the edge's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }

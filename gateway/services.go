@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/protoload"
 )
 
@@ -43,51 +43,28 @@ func deferReflection(ctx context.Context) context.Context {
 	return context.WithValue(ctx, deferReflectionKey{}, true)
 }
 
+// Digest is part of the config's version (config.Loaded).
+func (ls *loadedServices) Digest() string { return ls.sum }
+
+// loadedOf returns the run-time services c carries, or nil.
+func loadedOf(c config.Config) *loadedServices {
+	ls, _ := c.Loaded().(*loadedServices)
+	return ls
+}
+
 // ReflectionLimits bound one upstream's server reflection at each load;
 // a variable so tests can shorten it.
 var reflectionLimits = protoload.Limits{}
-
-// fullName matches a proto service's full name.
-var fullName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$`)
-
-// validateServices checks upstreams[i].services and its source.
-func (u UpstreamConfig) validateServices(v *validator, p string) {
-	switch {
-	case len(u.Services) == 0 && (u.Descriptors != "" || u.Reflection):
-		v.add(p+".services", "name the services to load from %s", u.source())
-	case len(u.Services) > 0 && u.Descriptors == "" && !u.Reflection:
-		v.add(p+".services", "say where they are described: descriptors: FILE or reflection: true")
-	case u.Descriptors != "" && u.Reflection:
-		v.add(p+".reflection", "use descriptors or reflection, not both")
-	}
-	for j, s := range u.Services {
-		if !fullName.MatchString(s) {
-			v.add(fmt.Sprintf("%s.services[%d]", p, j), "want a service's full name such as acme.shipping.v1.ShippingService, got %q", s)
-		} else if slices.Index(u.Services, s) < j {
-			v.add(fmt.Sprintf("%s.services[%d]", p, j), "%q is named twice", s)
-		}
-	}
-}
-
-func (u UpstreamConfig) source() string {
-	if u.Reflection {
-		return "server reflection"
-	}
-	return u.Descriptors
-}
-
-// dynamic reports whether the upstream's services are loaded at run time.
-func (u UpstreamConfig) dynamic() bool { return len(u.Services) > 0 }
 
 // loadServices reads the descriptors of every upstream with services:
 // its descriptor set file, or the upstream's server reflection (a
 // connection of its own, closed after). An error names the upstream and
 // the file or service.
-func loadServices(ctx context.Context, cfg Config) (*loadedServices, error) {
+func loadServices(ctx context.Context, cfg config.Config) (*loadedServices, error) {
 	ls := &loadedServices{byUpstream: map[string][]protoreflect.ServiceDescriptor{}}
 	h := sha256.New()
 	for i, up := range cfg.Upstreams {
-		if !up.dynamic() {
+		if !up.Dynamic() {
 			continue
 		}
 		if up.Reflection && ctx.Value(deferReflectionKey{}) != nil {
@@ -100,7 +77,7 @@ func loadServices(ctx context.Context, cfg Config) (*loadedServices, error) {
 		}
 		sds, err := protoload.Services(files, up.Services)
 		if err != nil {
-			return nil, fmt.Errorf("upstreams[%d] (%s): %s: %w", i, up.Name, up.source(), err)
+			return nil, fmt.Errorf("upstreams[%d] (%s): %s: %w", i, up.Name, up.Source(), err)
 		}
 		ls.byUpstream[up.Name] = sds
 		fmt.Fprintf(h, "%s\n", up.Name)
@@ -116,7 +93,7 @@ func loadServices(ctx context.Context, cfg Config) (*loadedServices, error) {
 	return ls, nil
 }
 
-func loadFiles(ctx context.Context, up UpstreamConfig) (*protoregistry.Files, error) {
+func loadFiles(ctx context.Context, up config.UpstreamConfig) (*protoregistry.Files, error) {
 	if !up.Reflection {
 		return protoload.ReadFile(up.Descriptors)
 	}
@@ -129,28 +106,28 @@ func loadFiles(ctx context.Context, up UpstreamConfig) (*protoregistry.Files, er
 }
 
 // hasDynamic reports whether any upstream loads services at run time.
-func (c Config) hasDynamic() bool {
-	return slices.ContainsFunc(c.Upstreams, UpstreamConfig.dynamic)
+func hasDynamic(c config.Config) bool {
+	return slices.ContainsFunc(c.Upstreams, config.UpstreamConfig.Dynamic)
 }
 
 // withServices returns c with its run-time services loaded, unless they
-// are already (a config from LoadConfig, or a kept version).
-func (c Config) withServices(ctx context.Context) (Config, error) {
-	if c.loaded != nil || !c.hasDynamic() {
+// are already (a config config.Load checked, or a kept version).
+func withServices(ctx context.Context, c config.Config) (config.Config, error) {
+	if loadedOf(c) != nil || !hasDynamic(c) {
 		return c, nil
 	}
 	ls, err := loadServices(ctx, c)
 	if err != nil {
 		return c, fmt.Errorf("gateway config: %w", err)
 	}
-	c.loaded = ls
-	return c, nil
+	return c.WithLoaded(ls), nil
 }
 
 // services returns upstream's loaded services.
-func (c Config) services(upstream string) ([]protoreflect.ServiceDescriptor, error) {
-	if c.loaded == nil {
+func services(c config.Config, upstream string) ([]protoreflect.ServiceDescriptor, error) {
+	ls := loadedOf(c)
+	if ls == nil {
 		return nil, fmt.Errorf("gateway: the services of upstream %s are not loaded", upstream)
 	}
-	return c.loaded.byUpstream[upstream], nil
+	return ls.byUpstream[upstream], nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/transcode"
 )
@@ -13,10 +14,10 @@ import (
 // builtIn returns the registrations whose upstream serves the compiled-in
 // handlers: an upstream with services of its own (a built-in one moved to
 // the descriptor path) drops them.
-func builtIn(cfg Config, regs []registration) []registration {
+func builtIn(cfg config.Config, regs []registration) []registration {
 	out := make([]registration, 0, len(regs))
 	for _, reg := range served(cfg, regs) {
-		if !slices.ContainsFunc(cfg.Upstreams, func(u UpstreamConfig) bool { return u.Name == reg.upstream && u.dynamic() }) {
+		if !slices.ContainsFunc(cfg.Upstreams, func(u config.UpstreamConfig) bool { return u.Name == reg.upstream && u.Dynamic() }) {
 			out = append(out, reg)
 		}
 	}
@@ -26,13 +27,13 @@ func builtIn(cfg Config, regs []registration) []registration {
 // loadedRoutes returns the routes of every run-time service, upstream by
 // upstream in config order. A method the edge cannot serve is an error
 // naming the upstream and the service.
-func loadedRoutes(cfg Config) ([]*route.Route, error) {
+func loadedRoutes(cfg config.Config) ([]*route.Route, error) {
 	var all []*route.Route
 	for i, up := range cfg.Upstreams {
-		if !up.dynamic() {
+		if !up.Dynamic() {
 			continue
 		}
-		sds, err := cfg.services(up.Name)
+		sds, err := services(cfg, up.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -50,10 +51,10 @@ func loadedRoutes(cfg Config) ([]*route.Route, error) {
 // registerLoaded serves sn's routes of run-time services on its mux,
 // through each upstream's connection (its client chain), in table order
 // (the mux, like the table, lets the last registered win).
-func registerLoaded(cfg Config, sn *snapshot) error {
+func registerLoaded(cfg config.Config, sn *snapshot) error {
 	dyn := map[string]bool{}
 	for _, up := range cfg.Upstreams {
-		dyn[up.Name] = up.dynamic()
+		dyn[up.Name] = up.Dynamic()
 	}
 	for _, r := range sn.table.Routes() {
 		if !dyn[r.Upstream] {
@@ -91,16 +92,16 @@ func routeDiff(old, next *route.Table) []string {
 
 // documentLoaded adds the routes of cfg's run-time services to the
 // snapshot's /openapi.json (openapi_loaded.go).
-func (s *Server) documentLoaded(cfg Config, sn *snapshot) {
-	if !cfg.hasDynamic() {
+func (s *Server) documentLoaded(cfg config.Config, sn *snapshot) {
+	if !hasDynamic(cfg) {
 		return
 	}
 	loaded := map[string]bool{}
 	var sds []protoreflect.ServiceDescriptor
 	for _, up := range cfg.Upstreams {
-		loaded[up.Name] = up.dynamic()
-		if up.dynamic() && cfg.loaded != nil {
-			sds = append(sds, cfg.loaded.byUpstream[up.Name]...)
+		loaded[up.Name] = up.Dynamic()
+		if ls := loadedOf(cfg); up.Dynamic() && ls != nil {
+			sds = append(sds, ls.byUpstream[up.Name]...)
 		}
 	}
 	base := sn.openAPI

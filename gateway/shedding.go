@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/deadline"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
@@ -109,7 +110,7 @@ func (h shedHold) release() {
 // previous snapshot's shedder, nil at start) with the same name, cap and
 // queue lends its limiter, so the requests it holds still count after a
 // reload.
-func newShedder(cfg ShedConfig, typeBase string, table *route.Table, total *prometheus.CounterVec, log *slog.Logger, prev *shedder) (*shedder, error) {
+func newShedder(cfg config.ShedConfig, typeBase string, table *route.Table, total *prometheus.CounterVec, log *slog.Logger, prev *shedder) (*shedder, error) {
 	queue := cfg.MaxQueue
 	if cfg.MaxWait <= 0 {
 		queue = 0
@@ -148,7 +149,7 @@ func newShedder(cfg ShedConfig, typeBase string, table *route.Table, total *prom
 
 // assign maps every route gc selects to g; a route in two groups is an
 // error.
-func (sh *shedder) assign(path string, gc ShedGroupConfig, g *shedScope) error {
+func (sh *shedder) assign(path string, gc config.ShedGroupConfig, g *shedScope) error {
 	for j, key := range gc.Routes {
 		selected, err := selector.Resolve(key, sh.table.Routes())
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
 )
 
@@ -85,7 +86,7 @@ func (w *discardWriter) WriteString(s string) (int, error) { return len(s), nil 
 // TestShedRefusalTraceID: a refusal carries the caller's trace id, from a
 // traceparent or an X-Trace-Id, in the header and the body alike.
 func TestShedRefusalTraceID(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.Shed = config.ShedConfig{MaxInFlight: 1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	defer h.srv.snap.Load().shed.edge.Release()
 	for _, tt := range []struct{ name, header, value, want string }{
@@ -129,7 +130,7 @@ func (w *refsWriter) WriteHeader(code int) {
 // a refusal is answered without acquiring the config snapshot (nor
 // anything after it: span, access line, metrics).
 func TestShedRefusalHoldsNoSnapshot(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1} }})
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.Shed = config.ShedConfig{MaxInFlight: 1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	defer h.srv.snap.Load().shed.edge.Release()
 	before := h.srv.snap.Load().refs.Load()

@@ -15,6 +15,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 )
@@ -107,8 +108,8 @@ func checkOverloaded(t *testing.T, status int, header http.Header, body map[stri
 }
 
 func TestShedEdgeCap(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{MaxInFlight: 2, MaxInFlightPerCaller: -1, RetryAfter: 1500 * time.Millisecond}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Shed = config.ShedConfig{MaxInFlight: 2, MaxInFlightPerCaller: -1, RetryAfter: 1500 * time.Millisecond}
 	}})
 	hi := holdGetItem(h)
 	held := hi.hold(t, h, 2) // the edge's two slots are taken
@@ -164,8 +165,8 @@ func TestShedEdgeCap(t *testing.T) {
 }
 
 func TestShedRouteGroupCap(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{RetryAfter: 2 * time.Second, Groups: []ShedGroupConfig{
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Shed = config.ShedConfig{RetryAfter: 2 * time.Second, Groups: []config.ShedGroupConfig{
 			{Name: "item-reads", Routes: []string{"GET /api/inventory/{sku}"}, MaxInFlight: 1},
 		}}
 	}})
@@ -190,8 +191,8 @@ func TestShedRouteGroupCap(t *testing.T) {
 }
 
 func TestShedWaitHonoursGrpcTimeout(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1, MaxWait: time.Minute, RetryAfter: 2 * time.Second}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Shed = config.ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1, MaxWait: time.Minute, RetryAfter: 2 * time.Second}
 	}})
 	hi := holdGetItem(h)
 	held := hi.hold(t, h, 1)
@@ -208,24 +209,24 @@ func TestShedWaitHonoursGrpcTimeout(t *testing.T) {
 func TestShedConfigErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		shed ShedConfig
+		shed config.ShedConfig
 		want string
 	}{
-		{"negative wait", ShedConfig{MaxWait: -time.Second}, "shed.max_wait"},
-		{"negative retry after", ShedConfig{RetryAfter: -time.Second}, "shed.retry_after"},
-		{"bad group name", ShedConfig{Groups: []ShedGroupConfig{{Name: "Bad Name", Routes: []string{"/api/orders"}, MaxInFlight: 1}}}, "shed.groups[0].name"},
-		{"duplicate group", ShedConfig{Groups: []ShedGroupConfig{
+		{"negative wait", config.ShedConfig{MaxWait: -time.Second}, "shed.max_wait"},
+		{"negative retry after", config.ShedConfig{RetryAfter: -time.Second}, "shed.retry_after"},
+		{"bad group name", config.ShedConfig{Groups: []config.ShedGroupConfig{{Name: "Bad Name", Routes: []string{"/api/orders"}, MaxInFlight: 1}}}, "shed.groups[0].name"},
+		{"duplicate group", config.ShedConfig{Groups: []config.ShedGroupConfig{
 			{Name: "a", Routes: []string{"/api/orders"}, MaxInFlight: 1},
 			{Name: "a", Routes: []string{"/api/inventory"}, MaxInFlight: 1}}}, "shed.groups[1].name"},
-		{"no routes", ShedConfig{Groups: []ShedGroupConfig{{Name: "a", MaxInFlight: 1}}}, "shed.groups[0].routes"},
-		{"bad selector", ShedConfig{Groups: []ShedGroupConfig{{Name: "a", Routes: []string{"nonsense"}, MaxInFlight: 1}}}, "shed.groups[0].routes[0]"},
-		{"zero cap", ShedConfig{Groups: []ShedGroupConfig{{Name: "a", Routes: []string{"/api/orders"}}}}, "shed.groups[0].max_in_flight"},
-		{"per-client cap below -1", ShedConfig{MaxInFlightPerClient: -2}, "shed.max_in_flight_per_client: want a positive cap, or -1 for none, got -2"},
-		{"per-caller cap below -1", ShedConfig{MaxInFlightPerCaller: -5}, "shed.max_in_flight_per_caller: want a positive cap, or -1 for none, got -5"},
+		{"no routes", config.ShedConfig{Groups: []config.ShedGroupConfig{{Name: "a", MaxInFlight: 1}}}, "shed.groups[0].routes"},
+		{"bad selector", config.ShedConfig{Groups: []config.ShedGroupConfig{{Name: "a", Routes: []string{"nonsense"}, MaxInFlight: 1}}}, "shed.groups[0].routes[0]"},
+		{"zero cap", config.ShedConfig{Groups: []config.ShedGroupConfig{{Name: "a", Routes: []string{"/api/orders"}}}}, "shed.groups[0].max_in_flight"},
+		{"per-client cap below -1", config.ShedConfig{MaxInFlightPerClient: -2}, "shed.max_in_flight_per_client: want a positive cap, or -1 for none, got -2"},
+		{"per-caller cap below -1", config.ShedConfig{MaxInFlightPerCaller: -5}, "shed.max_in_flight_per_caller: want a positive cap, or -1 for none, got -5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := DevConfig(0)
+			c := config.Dev(0)
 			c.Shed = tt.shed
 			err := c.Validate()
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -238,20 +239,20 @@ func TestShedConfigErrors(t *testing.T) {
 func TestBodyConfig(t *testing.T) {
 	tests := []struct {
 		name string
-		http HTTPConfig
+		http config.HTTPConfig
 		want string // "" valid
 	}{
-		{"defaults", HTTPConfig{}, ""},
-		{"off", HTTPConfig{BodyTimeout: -time.Second, MinBodyRate: -1}, ""},
-		{"too short", HTTPConfig{BodyTimeout: time.Millisecond}, "http.body_timeout: want at least 100ms"},
-		{"too long", HTTPConfig{BodyTimeout: 2 * time.Hour}, "http.body_timeout: want at most 1h0m0s"},
-		{"rate below -1", HTTPConfig{MinBodyRate: -2}, "http.min_body_rate: want bytes a second (at most 1048576), or -1 for no minimum rate, got -2"},
-		{"absurd rate", HTTPConfig{MinBodyRate: math.MaxInt64}, "http.min_body_rate: want bytes a second (at most 1048576)"},
-		{"highest rate", HTTPConfig{MinBodyRate: MaxMinBodyRate}, ""},
+		{"defaults", config.HTTPConfig{}, ""},
+		{"off", config.HTTPConfig{BodyTimeout: -time.Second, MinBodyRate: -1}, ""},
+		{"too short", config.HTTPConfig{BodyTimeout: time.Millisecond}, "http.body_timeout: want at least 100ms"},
+		{"too long", config.HTTPConfig{BodyTimeout: 2 * time.Hour}, "http.body_timeout: want at most 1h0m0s"},
+		{"rate below -1", config.HTTPConfig{MinBodyRate: -2}, "http.min_body_rate: want bytes a second (at most 1048576), or -1 for no minimum rate, got -2"},
+		{"absurd rate", config.HTTPConfig{MinBodyRate: math.MaxInt64}, "http.min_body_rate: want bytes a second (at most 1048576)"},
+		{"highest rate", config.HTTPConfig{MinBodyRate: config.MaxMinBodyRate}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := DevConfig(0)
+			c := config.Dev(0)
 			c.HTTP = tt.http
 			err := c.Validate()
 			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
@@ -259,25 +260,25 @@ func TestBodyConfig(t *testing.T) {
 			}
 		})
 	}
-	rule := bodyRule(HTTPConfig{ReadTimeout: 5 * time.Second, BodyTimeout: 10 * time.Second, MinBodyRate: 1024})
+	rule := bodyRule(config.HTTPConfig{ReadTimeout: 5 * time.Second, BodyTimeout: 10 * time.Second, MinBodyRate: 1024})
 	if rule.Timeout != 5*time.Second || rule.MinRate != 1024 || rule.Grace != bodyGrace {
 		t.Errorf("bodyRule = %+v, want the timeout capped by read_timeout (5s), rate 1024, grace %v", rule, bodyGrace)
 	}
-	if rule := bodyRule(HTTPConfig{ReadTimeout: 30 * time.Second, BodyTimeout: -1, MinBodyRate: -1}); rule.Timeout != 30*time.Second || rule.MinRate > 0 {
+	if rule := bodyRule(config.HTTPConfig{ReadTimeout: 30 * time.Second, BodyTimeout: -1, MinBodyRate: -1}); rule.Timeout != 30*time.Second || rule.MinRate > 0 {
 		t.Errorf("bodyRule off = %+v, want read_timeout alone", rule)
 	}
 }
 
 func TestShedGroupSelectsNoRoute(t *testing.T) {
-	c := DevConfig(0)
-	c.Shed.Groups = []ShedGroupConfig{{Name: "a", Routes: []string{"/api/nowhere"}, MaxInFlight: 1}}
+	c := config.Dev(0)
+	c.Shed.Groups = []config.ShedGroupConfig{{Name: "a", Routes: []string{"/api/nowhere"}, MaxInFlight: 1}}
 	if _, err := New(context.Background(), c, WithLogger(discardLogger())); err == nil || !strings.Contains(err.Error(), "selects no route") {
 		t.Errorf("New() = %v, want a selects-no-route error", err)
 	}
 }
 
 func BenchmarkShedRefusal(b *testing.B) {
-	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
+	h := newHarness(b, setup{cfg: func(c *config.Config) { c.Shed = config.ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	handler := h.srv.Handler()
 	benchGetItem(b, handler, http.StatusServiceUnavailable)
@@ -287,7 +288,7 @@ func BenchmarkShedRefusal(b *testing.B) {
 // handler alone, into a reused ResponseWriter, so that neither
 // httptest.NewRecorder's allocations nor net/http's floor hide it.
 func BenchmarkShedRefusalHandler(b *testing.B) {
-	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
+	h := newHarness(b, setup{cfg: func(c *config.Config) { c.Shed = config.ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	handler := h.srv.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/api/inventory/kb-1", nil)
@@ -316,7 +317,7 @@ func counterValue(t *testing.T, sc *shedScope) float64 {
 // connection: net/http's read, parse and write around the handler, the
 // cost that decides goodput under overload.
 func BenchmarkShedRefusalHTTP(b *testing.B) {
-	h := newHarness(b, setup{cfg: func(c *Config) { c.Shed = ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
+	h := newHarness(b, setup{cfg: func(c *config.Config) { c.Shed = config.ShedConfig{MaxInFlight: 1, MaxInFlightPerCaller: -1} }})
 	h.srv.snap.Load().shed.edge.TryAcquire() // the one slot is taken: every request is refused
 	conn, err := net.Dial("tcp", strings.TrimPrefix(h.http.URL, "http://"))
 	if err != nil {
@@ -353,22 +354,22 @@ func TestPerCallerCapBelowEdgeCap(t *testing.T) {
 		edge, want int
 		caller     int
 	}{
-		{"dev", DevMaxInFlight, DevMaxInFlight / 4, 0},
-		{"default edge cap", 0, DefaultMaxInFlightPerCaller, 0},
+		{"dev", config.DevMaxInFlight, config.DevMaxInFlight / 4, 0},
+		{"default edge cap", 0, config.DefaultMaxInFlightPerCaller, 0},
 		{"tiny edge cap", 2, 1, 0},
-		{"edge cap off", -1, DefaultMaxInFlightPerCaller, 0},
+		{"edge cap off", -1, config.DefaultMaxInFlightPerCaller, 0},
 		{"set explicitly", 64, 64, 64},
 		{"caller cap off", 64, -1, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := ShedConfig{MaxInFlight: tt.edge, MaxInFlightPerCaller: tt.caller}.withDefaults()
+			c := config.Config{Shed: config.ShedConfig{MaxInFlight: tt.edge, MaxInFlightPerCaller: tt.caller}}.WithDefaults().Shed
 			if c.MaxInFlightPerCaller != tt.want {
 				t.Errorf("per-caller cap = %d, want %d", c.MaxInFlightPerCaller, tt.want)
 			}
 		})
 	}
-	if got := DevConfig(0).withDefaults().Shed; got.MaxInFlightPerCaller >= got.MaxInFlight {
+	if got := config.Dev(0).WithDefaults().Shed; got.MaxInFlightPerCaller >= got.MaxInFlight {
 		t.Errorf("dev: per-caller cap %d, edge cap %d: one caller can fill the edge", got.MaxInFlightPerCaller, got.MaxInFlight)
 	}
 }

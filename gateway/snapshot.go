@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
@@ -24,7 +25,7 @@ import (
 // that other config builds (a limiter, an authenticator kind, in-flight
 // caps) joins hot reload by being a field here, set in build.
 type snapshot struct {
-	cfg       Config
+	cfg       config.Config
 	version   Version
 	auth      Authenticator
 	policy    *auth.Policy
@@ -66,7 +67,7 @@ type snapshot struct {
 // connections whose settings are unchanged, so breaker, ejection and
 // connection state survive a reload. prev is never changed. On error
 // everything new is closed again.
-func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snapshot, err error) {
+func (s *Server) build(ctx context.Context, cfg config.Config, prev *snapshot) (_ *snapshot, err error) {
 	sn := &snapshot{cfg: cfg, version: versionOf(cfg), upstreams: map[string]*upstreamConn{}}
 	sn.refs.Store(1)
 	sn.nonceSet = s.nonces.next(cfg)
@@ -138,7 +139,7 @@ func (s *Server) build(ctx context.Context, cfg Config, prev *snapshot) (_ *snap
 
 // upstreamFor returns prev's connection to up when its settings are the
 // same (retained), else dials a new one.
-func (s *Server) upstreamFor(ctx context.Context, up UpstreamConfig, prev *snapshot) (*upstreamConn, error) {
+func (s *Server) upstreamFor(ctx context.Context, up config.UpstreamConfig, prev *snapshot) (*upstreamConn, error) {
 	if prev != nil {
 		if old, ok := prev.upstreams[up.Name]; ok && sameConn(old.cfg, up) {
 			old.refs.Add(1)
@@ -166,7 +167,7 @@ func (s *Server) upstreamFor(ctx context.Context, up UpstreamConfig, prev *snaps
 // everything but Timeout (the edge's route deadline, not the chain's) is
 // equal. A changed address list is a new connection: its instances and
 // their state start afresh, and the old one drains.
-func sameConn(a, b UpstreamConfig) bool {
+func sameConn(a, b config.UpstreamConfig) bool {
 	a.Timeout, b.Timeout = 0, 0
 	a.Services, b.Services = nil, nil // what is served, not how it is dialled
 	a.Descriptors, b.Descriptors = "", ""
@@ -178,7 +179,7 @@ func sameConn(a, b UpstreamConfig) bool {
 // and /health's probe, shared by every snapshot whose upstream settings
 // are the same. refs counts those snapshots; the last to drain closes it.
 type upstreamConn struct {
-	cfg   UpstreamConfig
+	cfg   config.UpstreamConfig
 	cc    *grpc.ClientConn
 	probe *probe
 	refs  atomic.Int64

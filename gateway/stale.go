@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/etag"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/protoopt"
@@ -37,8 +38,8 @@ import (
 
 // Scopes of StaleOverride.Scope.
 const (
-	scopeCaller = "caller"
-	scopePublic = "public"
+	scopeCaller = config.ScopeCaller
+	scopePublic = config.ScopePublic
 )
 
 // staleRule is a GET route's permission to answer a kept copy.
@@ -49,7 +50,7 @@ type staleRule struct {
 
 // staleRuleOf resolves r's rule from its RPC's option and o (zero: no
 // override); nil means no stale answers on r.
-func staleRuleOf(r *route.Route, o StaleOverride) (*staleRule, error) {
+func staleRuleOf(r *route.Route, o config.StaleOverride) (*staleRule, error) {
 	var rule *staleRule
 	if r.Desc != nil {
 		if s := protoopt.Edge(r.Desc).GetStaleIfError(); s != nil {
@@ -73,7 +74,7 @@ func staleRuleOf(r *route.Route, o StaleOverride) (*staleRule, error) {
 	if r.Method != http.MethodGet {
 		return nil, fmt.Errorf("stale_if_error is for GET routes only, not %s", r.Key())
 	}
-	rule.maxStale = min(rule.maxStale, MaxStaleAge)
+	rule.maxStale = min(rule.maxStale, config.MaxStaleAge)
 	return rule, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkGetItemStale(b *testing.B) {
 		maxBytes int64
 	}{{"off", -1}, {"on", 0}} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := newHarness(b, setup{cfg: func(c *Config) { c.Stale.MaxBytes = bc.maxBytes }})
+			h := newHarness(b, setup{cfg: func(c *config.Config) { c.Stale.MaxBytes = bc.maxBytes }})
 			h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
 				return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/stale"
 )
 
@@ -32,8 +33,8 @@ func (c *staleCopies) setMax(n int64) {
 func (c *staleCopies) max() int64 { return c.ceiling.Load() }
 
 // staleMaxBytes is cfg's ceiling: its default when zero.
-func staleMaxBytes(cfg StaleConfig) int64 {
-	return cmp.Or(cfg.MaxBytes, DefaultStaleMaxBytes)
+func staleMaxBytes(cfg config.StaleConfig) int64 {
+	return cmp.Or(cfg.MaxBytes, config.DefaultStaleMaxBytes)
 }
 
 // staleShared is a snapshot's Redis tier of copies. Snapshots with the
@@ -49,7 +50,7 @@ type staleShared struct {
 // staleSharedFor returns the Redis tier of cfg: prev's when its settings
 // are the same, nil without Redis (or with stale.redis.disabled or no
 // copies at all).
-func staleSharedFor(cfg Config, prev *snapshot) (*staleShared, error) {
+func staleSharedFor(cfg config.Config, prev *snapshot) (*staleShared, error) {
 	if cfg.Redis.URL == "" || cfg.Stale.Redis.Disabled || staleMaxBytes(cfg.Stale) < 0 {
 		return nil, nil
 	}
@@ -62,7 +63,7 @@ func staleSharedFor(cfg Config, prev *snapshot) (*staleShared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway config: redis.url: %w", err)
 	}
-	timeout := cmp.Or(cfg.Stale.Redis.Timeout, DefaultStaleRedisTimeout)
+	timeout := cmp.Or(cfg.Stale.Redis.Timeout, config.DefaultStaleRedisTimeout)
 	// Tight timeouts and no retries, as for rate limits: a dead Redis
 	// costs a stale answer at most one timeout.
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout

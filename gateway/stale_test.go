@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/metrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
@@ -44,8 +45,8 @@ func staleHarness(t testing.TB, su setup) (*harness, *failSwitch) {
 	t.Helper()
 	f := &failSwitch{}
 	cfg := su.cfg
-	su.cfg = func(c *Config) {
-		c.Routes.Overrides = map[string]RouteOverride{"GET /api/orders/{id}": {StaleIfError: StaleOverride{MaxStale: time.Minute}}}
+	su.cfg = func(c *config.Config) {
+		c.Routes.Overrides = map[string]config.RouteOverride{"GET /api/orders/{id}": {StaleIfError: config.StaleOverride{MaxStale: time.Minute}}}
 		if cfg != nil {
 			cfg(c)
 		}
@@ -296,19 +297,19 @@ func TestStaleAge(t *testing.T) {
 func TestStaleConfig(t *testing.T) {
 	tests := []struct {
 		name    string
-		ov      map[string]RouteOverride
-		stale   StaleConfig
+		ov      map[string]config.RouteOverride
+		stale   config.StaleConfig
 		want    int
 		wantErr string
 	}{
-		{"off by override", map[string]RouteOverride{"GET /api/inventory/{sku}": {StaleIfError: StaleOverride{MaxStale: -1}}}, StaleConfig{}, 503, ""},
-		{"off by max_bytes", nil, StaleConfig{MaxBytes: -1}, 503, ""},
-		{"on by default", nil, StaleConfig{}, 200, ""},
-		{"write refused", map[string]RouteOverride{"POST /api/orders": {StaleIfError: StaleOverride{MaxStale: time.Minute}}}, StaleConfig{}, 0, "GET routes only"},
+		{"off by override", map[string]config.RouteOverride{"GET /api/inventory/{sku}": {StaleIfError: config.StaleOverride{MaxStale: -1}}}, config.StaleConfig{}, 503, ""},
+		{"off by max_bytes", nil, config.StaleConfig{MaxBytes: -1}, 503, ""},
+		{"on by default", nil, config.StaleConfig{}, 200, ""},
+		{"write refused", map[string]config.RouteOverride{"POST /api/orders": {StaleIfError: config.StaleOverride{MaxStale: time.Minute}}}, config.StaleConfig{}, 0, "GET routes only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := DevConfig(0)
+			cfg := config.Dev(0)
 			cfg.Routes.Overrides, cfg.Stale = tt.ov, tt.stale
 			if tt.wantErr != "" {
 				if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -316,7 +317,7 @@ func TestStaleConfig(t *testing.T) {
 				}
 				return
 			}
-			h, f := staleHarness(t, setup{cfg: func(c *Config) {
+			h, f := staleHarness(t, setup{cfg: func(c *config.Config) {
 				for k, v := range tt.ov {
 					c.Routes.Overrides[k] = v
 				}
@@ -339,7 +340,7 @@ func TestStaleRedisShared(t *testing.T) {
 		t.Skip("REDIS_URL is not set: skipping the shared copies test")
 	}
 	prefix := fmt.Sprintf("portico:test:stale:%d:", time.Now().UnixNano())
-	shared := func(c *Config) { c.Redis.URL, c.Stale.Redis.Prefix = url, prefix }
+	shared := func(c *config.Config) { c.Redis.URL, c.Stale.Redis.Prefix = url, prefix }
 	a, _ := staleHarness(t, setup{cfg: shared})
 	b, fb := staleHarness(t, setup{cfg: shared})
 	fb.set(status.Error(codes.Unavailable, "down"))
@@ -361,7 +362,7 @@ func TestStaleRedisShared(t *testing.T) {
 // TestStaleRedisDown: with Redis unreachable, copies are kept and
 // answered locally and no request fails for it.
 func TestStaleRedisDown(t *testing.T) {
-	h, f := staleHarness(t, setup{cfg: func(c *Config) { c.Redis.URL = "redis://" + closedAddr(t) + "/0" }})
+	h, f := staleHarness(t, setup{cfg: func(c *config.Config) { c.Redis.URL = "redis://" + closedAddr(t) + "/0" }})
 	if got := h.do("GET", "/api/inventory/A", aliceToken, ""); got.status != 200 {
 		t.Fatalf("GET with Redis down = %d %s, want 200", got.status, got.body)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/eventstream"
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -130,7 +131,7 @@ type streamCounts struct {
 
 // open takes a stream slot of the edge and one of p's, or returns the
 // refusal.
-func (c *streamCounts) open(p auth.Principal, cfg StreamsConfig, retryAfter int) (func(), *problem.Problem) {
+func (c *streamCounts) open(p auth.Principal, cfg config.StreamsConfig, retryAfter int) (func(), *problem.Problem) {
 	if n := c.total.Add(1); cfg.MaxOpen > 0 && n > int64(cfg.MaxOpen) {
 		c.total.Add(-1)
 		pr := problem.New(problem.CodeOverloaded, "The gateway has "+strconv.Itoa(cfg.MaxOpen)+" streams open, the most it keeps at once; retry after Retry-After.")

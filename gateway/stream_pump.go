@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/portico-gateway/portico/gateway/answered"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/eventstream"
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
@@ -28,7 +29,7 @@ type stream struct {
 	ep    *endpoint
 	fr    eventstream.Framing
 	raw   bool // google.api.HttpBody chunks, written as they are
-	cfg   StreamsConfig
+	cfg   config.StreamsConfig
 	rc    *http.ResponseController
 	start time.Time
 	buf   []byte

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -345,16 +346,16 @@ func TestStreamShutdown(t *testing.T) {
 func TestStreamCaps(t *testing.T) {
 	tests := []struct {
 		name       string
-		streams    StreamsConfig
+		streams    config.StreamsConfig
 		wantStatus int
 		wantCode   string
 	}{
-		{"per caller", StreamsConfig{MaxPerCaller: 1}, 429, "TOO_MANY_STREAMS"},
-		{"edge", StreamsConfig{MaxOpen: 1}, 503, "OVERLOADED"},
+		{"per caller", config.StreamsConfig{MaxPerCaller: 1}, 429, "TOO_MANY_STREAMS"},
+		{"edge", config.StreamsConfig{MaxOpen: 1}, 503, "OVERLOADED"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, setup{cfg: func(c *Config) { c.Streams = tt.streams }})
+			h := newHarness(t, setup{cfg: func(c *config.Config) { c.Streams = tt.streams }})
 			started := make(chan struct{}, 1)
 			h.order.watchOrder = blockAfter(started, nil)
 			h.openStream("/api/orders/ord-1:watch", aliceToken, "")
@@ -371,7 +372,7 @@ func TestStreamCaps(t *testing.T) {
 // it after write_timeout and cancel the upstream call, having taken only
 // what the sockets buffer.
 func TestStreamSlowReader(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) { c.Streams.WriteTimeout = 200 * time.Millisecond }})
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.Streams.WriteTimeout = 200 * time.Millisecond }})
 	stopped := make(chan int, 1)
 	big := &orderv1.Order{Id: "ord-1", FailureReason: strings.Repeat("x", 60<<10)}
 	h.order.watchOrder = func(r *orderv1.WatchOrderRequest, st grpc.ServerStreamingServer[orderv1.Order]) error {

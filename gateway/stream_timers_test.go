@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestStreamHeartbeatAndIdle: an SSE watch whose upstream sends one
@@ -13,7 +15,7 @@ import (
 // cancelled. The timers run beside the handler's RecvMsg (no receiving
 // goroutine), so this pins that they still fire and write.
 func TestStreamHeartbeatAndIdle(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
 		c.Streams.Heartbeat = 5 * time.Millisecond
 		c.Streams.IdleTimeout = 200 * time.Millisecond
 	}})

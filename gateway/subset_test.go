@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestSubsetOfServices: a config with only the inventory upstream starts;
@@ -11,8 +13,8 @@ import (
 // served and the routes of the services without an upstream answer 404;
 // Warnings (check-config) names each service not served.
 func TestSubsetOfServices(t *testing.T) {
-	h := newHarness(t, setup{cfg: func(c *Config) {
-		c.Upstreams = slices.DeleteFunc(c.Upstreams, func(u UpstreamConfig) bool { return u.Name != "inventory" })
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Upstreams = slices.DeleteFunc(c.Upstreams, func(u config.UpstreamConfig) bool { return u.Name != "inventory" })
 		c.Ops.ReadyRequires = []string{"inventory"}
 	}})
 	okStubs(h)
@@ -37,7 +39,7 @@ func TestSubsetOfServices(t *testing.T) {
 		t.Errorf("/health = %s, want the inventory upstream only", r.body)
 	}
 	var got []string
-	for _, w := range h.cfg.Warnings() {
+	for _, w := range Warnings(h.cfg) {
 		if strings.Contains(w, "is not served") {
 			got = append(got, w)
 		}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/internal/tlsconfig"
 	"github.com/portico-gateway/portico/internal/tlsconfig/tlstest"
@@ -23,7 +24,7 @@ import (
 func TestEdgeTLS(t *testing.T) {
 	ca := tlstest.NewCA(t, "edge")
 	cert, key := ca.Issue(t, "edge", "127.0.0.1")
-	h := newHarness(t, setup{cfg: func(c *Config) { c.TLS = TLSConfig{CertFile: cert, KeyFile: key} }})
+	h := newHarness(t, setup{cfg: func(c *config.Config) { c.TLS = config.TLSConfig{CertFile: cert, KeyFile: key} }})
 	srv, err := New(context.Background(), h.cfg, WithDialer(h.dial), WithLogger(discardLogger()))
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +86,9 @@ func TestUpstreamTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tlsUp := func(c *Config) {
+	tlsUp := func(c *config.Config) {
 		for i := range c.Upstreams {
-			c.Upstreams[i].TLS = UpstreamTLSConfig{CAFile: ca.File, CertFile: ccert, KeyFile: ckey}
+			c.Upstreams[i].TLS = config.UpstreamTLSConfig{CAFile: ca.File, CertFile: ccert, KeyFile: ckey}
 		}
 	}
 	h := newHarness(t, setup{cfg: tlsUp, srvOpts: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(srvTLS))}})
@@ -100,9 +101,9 @@ func TestUpstreamTLS(t *testing.T) {
 	if r := h.do("GET", "/health", "", ""); r.status != 200 {
 		t.Fatalf("/health over mTLS = %d %s", r.status, r.body)
 	}
-	noClientCert := newHarness(t, setup{cfg: func(c *Config) {
+	noClientCert := newHarness(t, setup{cfg: func(c *config.Config) {
 		for i := range c.Upstreams {
-			c.Upstreams[i].TLS = UpstreamTLSConfig{CAFile: ca.File}
+			c.Upstreams[i].TLS = config.UpstreamTLSConfig{CAFile: ca.File}
 		}
 	}, srvOpts: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(srvTLS))}})
 	if r := noClientCert.do("GET", "/api/inventory/keyboard-001", "demo-read-token", ""); r.status < 500 {

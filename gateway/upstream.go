@@ -1,76 +1,17 @@
 package gateway
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
 	"google.golang.org/grpc"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/inflight"
 	"github.com/portico-gateway/portico/interceptors"
 )
-
-// Chain returns the client chain's config for this upstream: Resilience,
-// plus what the upstream itself decides. A host:port list is served by a
-// resolver Portico owns (reloadable, with ejection); one gRPC target such
-// as dns:///inventory:43101 is used as is. The chain has no timeout of its
-// own: the edge's route deadline (Timeout, routes.overrides, a client's
-// Grpc-Timeout) is the one deadline of a call. Health checking is on by
-// default at the edge, watching HealthService unless
-// resilience.health_check names a service; health_check.enabled: false
-// turns it off.
-func (u UpstreamConfig) Chain() interceptors.Config {
-	c := u.Resilience
-	c.Name = u.Name
-	c.Target, c.Addresses = "", nil
-	if interceptors.HostPorts(u.Addresses) {
-		c.Addresses = slices.Clone(u.Addresses)
-	} else if len(u.Addresses) > 0 {
-		c.Target = u.Addresses[0]
-	}
-	if c.Timeout == 0 {
-		c.Timeout = interceptors.NoTimeout // the route's deadline alone
-	}
-	if c.HealthCheck.Enabled == nil {
-		c.HealthCheck.Enabled = new(true)
-		c.HealthCheck.Service = cmp.Or(c.HealthCheck.Service, u.HealthService)
-	}
-	return c
-}
-
-// validateResilience checks upstream i's resilience block: the keys the
-// upstream owns must be absent, and the chain built from it must be valid.
-// Errors name the field under upstreams[i].resilience.
-func (u UpstreamConfig) validateResilience(v *validator, p string) {
-	r := u.Resilience
-	p += ".resilience"
-	if r.Name != "" || r.Target != "" || len(r.Addresses) > 0 {
-		v.add(p, "name, target and addresses come from the upstream, not its resilience block")
-	}
-	err := u.Chain().Validate()
-	var fe *interceptors.FieldError
-	for _, e := range unjoin(err) {
-		if errors.As(e, &fe) {
-			v.add(p+"."+fe.Field, "%s", fe.Msg)
-		} else {
-			v.add(p, "%v", e)
-		}
-	}
-}
-
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	if err == nil {
-		return nil
-	}
-	return []error{err}
-}
 
 // NewUpstream builds the edge's client to one upstream: the one function
 // for that role. Its interceptors are exactly the chain of package
@@ -81,7 +22,7 @@ func unjoin(err error) []error {
 // (trace propagation is the chain's first layer and nowhere else), and its
 // connection carries DialOptions (the answered stats handler). opts come
 // after the config: logger, metrics, and for tests dial options.
-func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.Upstream, error) {
+func NewUpstream(up config.UpstreamConfig, opts ...interceptors.Option) (*interceptors.Upstream, error) {
 	all, err := upstreamOptions(up, up.Chain(), opts...)
 	if err != nil {
 		return nil, err
@@ -98,10 +39,10 @@ func NewUpstream(up UpstreamConfig, opts ...interceptors.Option) (*interceptors.
 // (up.Chain(), or Dial's variant of it), then opts, then DialOptions and
 // the upstream's TLS credentials (after the builder's plaintext default,
 // so they win).
-func upstreamOptions(up UpstreamConfig, cfg interceptors.Config, opts ...interceptors.Option) ([]interceptors.Option, error) {
+func upstreamOptions(up config.UpstreamConfig, cfg interceptors.Config, opts ...interceptors.Option) ([]interceptors.Option, error) {
 	all := append([]interceptors.Option{interceptors.WithConfig(cfg)}, opts...)
 	all = append(all, interceptors.WithDialOptions(DialOptions()...))
-	creds, err := up.TLS.dialOptions()
+	creds, err := up.TLS.DialOptions()
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: tls: %w", up.Name, err)
 	}
@@ -131,7 +72,7 @@ func NewUpstreams(opts ...interceptors.Option) *Upstreams {
 // its connection counting calls in flight per instance (an
 // inflight.Counter), and records it.
 func (s *Upstreams) Dialer() DialFunc {
-	return func(_ context.Context, up UpstreamConfig) (*grpc.ClientConn, error) {
+	return func(_ context.Context, up config.UpstreamConfig) (*grpc.ClientConn, error) {
 		calls := inflight.New()
 		opts := append(slices.Clip(s.opts), interceptors.WithDialOptions(grpc.WithStatsHandler(calls)))
 		u, err := NewUpstream(up, opts...)

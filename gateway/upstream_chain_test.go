@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/internal/traceid"
@@ -63,7 +64,7 @@ func TestEdgeChainTracesOnce(t *testing.T) {
 // Example_edgeChain prints the layers of the edge's client chain to one
 // upstream, outermost first: what NewUpstream installs, and nothing else.
 func Example_edgeChain() {
-	up := UpstreamConfig{Name: "inventory", Addresses: []string{"10.0.0.7:43101", "10.0.0.8:43101"}}
+	up := config.UpstreamConfig{Name: "inventory", Addresses: []string{"10.0.0.7:43101", "10.0.0.8:43101"}}
 	layers, err := interceptors.Layers(interceptors.WithConfig(up.Chain()),
 		interceptors.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -90,9 +91,10 @@ func TestEdgeDeadlineIsTheRoutes(t *testing.T) {
 		return &inventoryv1.Item{Sku: "kb-1"}, nil
 	}
 	cfg := h.cfg
-	cfg.Routes.Overrides = map[string]RouteOverride{
+	cfg.Routes.Overrides = map[string]config.RouteOverride{
 		"portico.inventory.v1.InventoryService/GetItem": {Timeout: 45 * time.Second, MaxTimeout: time.Minute},
 	}
+	cfg.ShutdownGrace = time.Minute // a drain must not cut the route (config.Config.Check)
 	ups := NewUpstreams(interceptors.WithLogger(slog.New(slog.DiscardHandler)))
 	defer ups.Close()
 	srv, err := New(context.Background(), cfg, WithDialer(ups.Dialer()), WithLogger(slog.New(slog.DiscardHandler)))

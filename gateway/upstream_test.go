@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors"
 )
 
@@ -50,12 +51,12 @@ func TestResilienceConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig(resilienceDoc(tt.block))
+			_, err := config.Parse(resilienceDoc(tt.block), CheckRoutes)
 			switch {
 			case tt.wantErr == "" && err != nil:
-				t.Fatalf("ParseConfig = %v, want it valid", err)
+				t.Fatalf("config.Parse = %v, want it valid", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("ParseConfig = %v, want an error containing %q", err, tt.wantErr)
+				t.Fatalf("config.Parse = %v, want an error containing %q", err, tt.wantErr)
 			}
 		})
 	}
@@ -64,30 +65,30 @@ func TestResilienceConfig(t *testing.T) {
 func TestUpstreamChain(t *testing.T) {
 	tests := []struct {
 		name string
-		up   UpstreamConfig
+		up   config.UpstreamConfig
 		want interceptors.Config
 	}{
 		{
 			"host:port list: Portico's resolver, health of the service",
-			UpstreamConfig{Name: "order", Addresses: []string{"10.0.0.1:1", "10.0.0.2:1"}, Timeout: 3 * time.Second, HealthService: "svc"},
+			config.UpstreamConfig{Name: "order", Addresses: []string{"10.0.0.1:1", "10.0.0.2:1"}, Timeout: 3 * time.Second, HealthService: "svc"},
 			interceptors.Config{Name: "order", Addresses: []string{"10.0.0.1:1", "10.0.0.2:1"}, Timeout: interceptors.NoTimeout,
 				HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true), Service: "svc"}},
 		},
 		{
 			"dns target",
-			UpstreamConfig{Name: "order", Addresses: []string{"dns:///order:43103"}},
+			config.UpstreamConfig{Name: "order", Addresses: []string{"dns:///order:43103"}},
 			interceptors.Config{Name: "order", Target: "dns:///order:43103", Timeout: interceptors.NoTimeout,
 				HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true)}},
 		},
 		{
 			"an explicit chain timeout is kept (older configs)",
-			UpstreamConfig{Name: "order", Addresses: []string{"a:1"}, Resilience: interceptors.Config{Timeout: 240 * time.Millisecond}},
+			config.UpstreamConfig{Name: "order", Addresses: []string{"a:1"}, Resilience: interceptors.Config{Timeout: 240 * time.Millisecond}},
 			interceptors.Config{Name: "order", Addresses: []string{"a:1"}, Timeout: 240 * time.Millisecond,
 				HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true)}},
 		},
 		{
 			"resilience kept, health check as configured",
-			UpstreamConfig{Name: "order", Addresses: []string{"a:1"}, HealthService: "svc", Resilience: interceptors.Config{
+			config.UpstreamConfig{Name: "order", Addresses: []string{"a:1"}, HealthService: "svc", Resilience: interceptors.Config{
 				Retry: interceptors.RetryConfig{MaxAttempts: 1}, HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true), Service: "other"}}},
 			interceptors.Config{Name: "order", Addresses: []string{"a:1"}, Timeout: interceptors.NoTimeout,
 				Retry: interceptors.RetryConfig{MaxAttempts: 1}, HealthCheck: interceptors.HealthCheckConfig{Enabled: new(true), Service: "other"}},
@@ -118,7 +119,7 @@ func TestEdgeHealthCheckSwitch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := strings.Replace(string(resilienceDoc(tt.block)), "resilience:", "health_service: portico.order.v1.OrderService, resilience:", 1)
-			c, err := ParseConfig([]byte(doc))
+			c, err := config.Parse([]byte(doc), CheckRoutes)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ import (
 // DefaultTimeout bounds a call from one service to another (all attempts
 // together) when Config.Timeout is zero; `portico order --upstream-timeout`
 // defaults to it. The REST edge applies its own route deadline instead
-// (gateway.UpstreamConfig.Timeout) and runs the chain with NoTimeout.
+// (config.UpstreamConfig.Timeout) and runs the chain with NoTimeout.
 const DefaultTimeout = time.Second
 
 // NoTimeout, as Config.Timeout, gives the chain no timeout of its own: the
@@ -155,7 +155,7 @@ type BulkheadConfig struct {
 type HealthCheckConfig struct {
 	// Enabled turns it on (true) or off (false); the upstream must serve
 	// grpc.health.v1. Absent (nil) means the default, off; the edge's
-	// default is on (gateway.UpstreamConfig.Chain).
+	// default is on (config.UpstreamConfig.Chain).
 	Enabled *bool `yaml:"enabled,omitempty"`
 	// Service is the health service name to watch; empty means the whole
 	// server.

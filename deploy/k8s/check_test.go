@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
@@ -57,11 +58,11 @@ func check(r *rendered, ports map[string]int32) []string {
 }
 
 // edgeConfig finds the edge Deployment's config ConfigMap and parses its
-// file with gateway.ParseConfig, exactly as the edge loads it.
-func (r *rendered) edgeConfig() (gateway.Config, string, error) {
+// file with config.Parse and gateway.CheckRoutes, exactly as the edge loads it.
+func (r *rendered) edgeConfig() (config.Config, string, error) {
 	d, ok := r.Deployments["edge"]
 	if !ok {
-		return gateway.Config{}, "", fmt.Errorf("no edge Deployment")
+		return config.Config{}, "", fmt.Errorf("no edge Deployment")
 	}
 	c := d.Spec.Template.Spec.Containers[0]
 	file := flagValue(c.Args, "config")
@@ -70,7 +71,7 @@ func (r *rendered) edgeConfig() (gateway.Config, string, error) {
 			continue
 		}
 		if m.SubPath != "" {
-			return gateway.Config{}, "", fmt.Errorf("edge: config mounted with subPath: a ConfigMap update would never reach the pod")
+			return config.Config{}, "", fmt.Errorf("edge: config mounted with subPath: a ConfigMap update would never reach the pod")
 		}
 		for _, v := range d.Spec.Template.Spec.Volumes {
 			if v.Name != m.Name || v.ConfigMap == nil {
@@ -78,23 +79,23 @@ func (r *rendered) edgeConfig() (gateway.Config, string, error) {
 			}
 			cm, ok := r.ConfigMaps[v.ConfigMap.Name]
 			if !ok {
-				return gateway.Config{}, "", fmt.Errorf("edge: ConfigMap %q is not in the overlay", v.ConfigMap.Name)
+				return config.Config{}, "", fmt.Errorf("edge: ConfigMap %q is not in the overlay", v.ConfigMap.Name)
 			}
 			restore := setSecretEnv(r, c)
-			cfg, err := gateway.ParseConfig([]byte(cm.Data[path.Base(file)]))
+			cfg, err := config.Parse([]byte(cm.Data[path.Base(file)]), gateway.CheckRoutes)
 			restore()
 			if err != nil {
-				return gateway.Config{}, "", fmt.Errorf("ConfigMap %s: %v", cm.Name, err)
+				return config.Config{}, "", fmt.Errorf("ConfigMap %s: %v", cm.Name, err)
 			}
 			return cfg, cm.Name, nil
 		}
 	}
-	return gateway.Config{}, "", fmt.Errorf("edge: --config %q is not in a mounted ConfigMap", file)
+	return config.Config{}, "", fmt.Errorf("edge: --config %q is not in a mounted ConfigMap", file)
 }
 
 // longestCall is the longest a request may run at the edge: every
 // upstream's timeout, every override and the cap on client deadlines.
-func longestCall(cfg gateway.Config) time.Duration {
+func longestCall(cfg config.Config) time.Duration {
 	longest := cfg.Routes.MaxTimeout
 	for _, u := range cfg.Upstreams {
 		longest = max(longest, u.Timeout)
@@ -109,7 +110,7 @@ func longestCall(cfg gateway.Config) time.Duration {
 // probes /healthz/live and /healthz/ready, and its termination grace
 // covers preStop + drain_delay + shutdown_grace, which covers the
 // longest call.
-func checkEdge(r *rendered, cfg gateway.Config, cmName string, port int32) []string {
+func checkEdge(r *rendered, cfg config.Config, cmName string, port int32) []string {
 	var bad []string
 	d := r.Deployments["edge"]
 	c := d.Spec.Template.Spec.Containers[0]
@@ -139,7 +140,7 @@ func checkEdge(r *rendered, cfg gateway.Config, cmName string, port int32) []str
 // checkService: one upstream's Deployment serves grpc.health.v1 on its
 // contract port, reached through a headless Service by the address the
 // edge config names; its grace covers preStop and the longest call.
-func checkService(r *rendered, cfg gateway.Config, u gateway.UpstreamConfig, port int32) []string {
+func checkService(r *rendered, cfg config.Config, u config.UpstreamConfig, port int32) []string {
 	d, ok := r.Deployments[u.Name]
 	if !ok {
 		return []string{fmt.Sprintf("upstream %s: no Deployment", u.Name)}
@@ -213,7 +214,7 @@ func checkServicePorts(r *rendered, name string, d *appsv1.Deployment, port int3
 // a Secret (identity.keys_env), and every service reads the same Secret
 // key as $PORTICO_IDENTITY_KEYS, so it verifies them instead of trusting
 // x-portico-* metadata (a service without keys only warns and trusts).
-func checkIdentity(r *rendered, cfg gateway.Config) []string {
+func checkIdentity(r *rendered, cfg config.Config) []string {
 	if cfg.Identity.KeysEnv == "" {
 		return []string{"edge config: identity.keys_env is empty: the edge would sign nothing and the services trust caller metadata as sent"}
 	}

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // rendered is one overlay's objects, decoded into the Kubernetes types.
@@ -108,9 +108,9 @@ func put[T any](m map[string]*T, name string) *T {
 // order on the next three ports), never copied.
 func contractPorts(t *testing.T) map[string]int32 {
 	t.Helper()
-	edge := portOf(t, gateway.DefaultListen)
+	edge := portOf(t, config.DefaultListen)
 	out := map[string]int32{"edge": int32(edge)}
-	for _, u := range gateway.DevConfig(edge).Upstreams {
+	for _, u := range config.Dev(edge).Upstreams {
 		out[u.Name] = int32(portOf(t, u.Addresses[0]))
 	}
 	return out

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // componentLabel names a pod's process; the scrape's job is
@@ -29,7 +29,7 @@ var alertRules = filepath.Join("..", "prometheus", "alerts.yaml")
 // annotations name that port, and every PodMonitor scrapes the metrics
 // port of every Deployment's pods as job portico-<component>, the jobs
 // the alert rules expect.
-func checkScrape(r *rendered, cfg gateway.Config) []string {
+func checkScrape(r *rendered, cfg config.Config) []string {
 	var bad []string
 	for _, name := range sorted(r.Deployments) {
 		d := r.Deployments[name]

@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors"
 )
@@ -317,23 +317,23 @@ func startSystems(ctx context.Context, dir, portico string, withVanguard bool) (
 // whatever the config can turn off turned off (no retries, no ejection, no
 // health checking, no in-flight cap, no rate limits); authentication,
 // routing and the breaker and bulkhead stay.
-func edgeConfig(listen, inventory, payment, order string, full bool) gateway.Config {
-	cfg := gateway.DevConfig(43100)
+func edgeConfig(listen, inventory, payment, order string, full bool) config.Config {
+	cfg := config.Dev(43100)
 	cfg.Listen = listen
 	cfg.Upstreams[0].Addresses = []string{inventory}
 	cfg.Upstreams[1].Addresses = []string{payment} // not started: only /health would use them
 	cfg.Upstreams[2].Addresses = []string{order}
 	cfg.AdminListen = "" // no admin listener: two edges run side by side
-	cfg.Shed = gateway.ShedConfig{MaxInFlight: gateway.DefaultMaxInFlight}
+	cfg.Shed = config.ShedConfig{MaxInFlight: config.DefaultMaxInFlight}
 	// Rate limits are on in production shape, each layer far above what
 	// one machine can offer, so they cost their decision and never refuse.
-	cfg.Limits = gateway.DevLimits()
-	cfg.Limits.Plans = map[string]gateway.LimitConfig{"default": {Rate: 1_000_000, Burst: 1_000_000}}
-	cfg.Limits.Groups = []gateway.LimitGroupConfig{{Name: "inventory-reads", Routes: []string{"GET /api/inventory/{sku}"},
-		Limit: gateway.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}}}
-	cfg.Limits.Global = &gateway.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
+	cfg.Limits = config.DevLimits()
+	cfg.Limits.Plans = map[string]config.LimitConfig{"default": {Rate: 1_000_000, Burst: 1_000_000}}
+	cfg.Limits.Groups = []config.LimitGroupConfig{{Name: "inventory-reads", Routes: []string{"GET /api/inventory/{sku}"},
+		Limit: config.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}}}
+	cfg.Limits.Global = &config.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
 	if !full {
-		cfg.Limits = gateway.LimitsConfig{}
+		cfg.Limits = config.LimitsConfig{}
 		off := false
 		cfg.Shed.MaxInFlight = -1
 		for i := range cfg.Upstreams {

@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/protoload"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
@@ -36,7 +36,7 @@ var builtInServices = map[string]string{
 // toDescriptors moves cfg's built-in upstreams to the descriptor path
 // (issue 23): their services loaded from the descriptor set at set
 // instead of the compiled-in handlers.
-func toDescriptors(cfg *gateway.Config, set string) {
+func toDescriptors(cfg *config.Config, set string) {
 	for i, up := range cfg.Upstreams {
 		if svc, ok := builtInServices[up.Name]; ok {
 			cfg.Upstreams[i].Services = []string{svc}

@@ -8,7 +8,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
 )
 
@@ -39,9 +39,9 @@ func serveFloor(ctx context.Context, args []string, stderr io.Writer) error {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = w.Write(body)
 		}),
-		ReadHeaderTimeout: gateway.DefaultReadHeaderTimeout,
-		ReadTimeout:       gateway.DefaultReadTimeout,
-		IdleTimeout:       gateway.DefaultIdleTimeout,
+		ReadHeaderTimeout: config.DefaultReadHeaderTimeout,
+		ReadTimeout:       config.DefaultReadTimeout,
+		IdleTimeout:       config.DefaultIdleTimeout,
 	}
 	go func() { <-ctx.Done(); _ = hs.Close() }()
 	if err := hs.Serve(lis); !errors.Is(err, http.ErrServerClosed) {

@@ -16,7 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // overloadFlags are `benchedge overload`'s settings.
@@ -253,20 +253,20 @@ func startEdgeAndInventory(ctx context.Context, portico, dir, backend string, ma
 	if err := waitTCP(ctx, addr(ports[1]), 20*time.Second); err != nil {
 		return nil, inv, "", err
 	}
-	cfg := gateway.DevConfig(ports[0])
+	cfg := config.Dev(ports[0])
 	for i, p := range ports[1:] {
 		cfg.Upstreams[i].Addresses = []string{addr(p)} // payment and order are not started: only /health uses them
 	}
 	// Long enough for the shed-only phase's held requests.
 	cfg.Upstreams[0].Timeout, cfg.Routes.MaxTimeout = 2*time.Minute, 2*time.Minute
 	cfg.ShutdownGrace = 2 * time.Minute // the config refuses a route timeout longer than the drain
-	cfg.Limits = gateway.LimitsConfig{} // the dev profile's rate limits would answer 429 long before the edge is loaded
-	cfg.Shed = gateway.ShedConfig{}
+	cfg.Limits = config.LimitsConfig{}  // the dev profile's rate limits would answer 429 long before the edge is loaded
+	cfg.Shed = config.ShedConfig{}
 	if maxInFlight != 0 {
 		// The generator is one caller at one address: the per-caller
 		// and per-client caps (a quarter of max_in_flight) would answer
 		// it 429 TOO_MANY_IN_FLIGHT long before the edge's cap is full.
-		cfg.Shed = gateway.ShedConfig{MaxInFlight: maxInFlight, MaxWait: maxWait, MaxInFlightPerCaller: -1, MaxInFlightPerClient: -1}
+		cfg.Shed = config.ShedConfig{MaxInFlight: maxInFlight, MaxWait: maxWait, MaxInFlightPerCaller: -1, MaxInFlightPerClient: -1}
 	}
 	b, err := yaml.Marshal(cfg)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
@@ -28,11 +29,11 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, args, 1); err != nil {
 		return err
 	}
-	cfg, err := gateway.LoadConfig(fs.Arg(0))
+	cfg, err := config.Load(fs.Arg(0), gateway.CheckRoutes)
 	if err != nil {
 		return err
 	}
-	for _, w := range cfg.Warnings() { // exit 0: the edge runs with these
+	for _, w := range gateway.Warnings(cfg) { // exit 0: the edge runs with these
 		fmt.Fprintf(e.stderr, "%s: warning: %s\n", fs.Arg(0), w)
 	}
 	if err := gateway.WriteSummary(e.stdout, cfg); err != nil {
@@ -47,7 +48,7 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--diff-against %s: %w", *against, err)
 	}
-	diff := gateway.Diff(base, cfg)
+	diff := config.Diff(base, cfg)
 	fmt.Fprintf(e.stdout, "\nchanges against %s (%d):\n", *against, len(diff))
 	for _, d := range diff {
 		fmt.Fprintf(e.stdout, "  %s\n", d)
@@ -61,34 +62,34 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 // loadBase reads the config to compare against: a URL's /admin/config
 // answer (or YAML), else a file. It is decoded, not validated: it runs
 // already, and its secrets may be redacted.
-func loadBase(ctx context.Context, src string) (gateway.Config, error) {
+func loadBase(ctx context.Context, src string) (config.Config, error) {
 	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
-		b, err := boundedfile.Read(src, gateway.MaxConfigBytes)
+		b, err := boundedfile.Read(src, config.MaxFileBytes)
 		if err != nil {
-			return gateway.Config{}, err
+			return config.Config{}, err
 		}
-		return gateway.DecodeConfig(b)
+		return config.Decode(b)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {
-		return gateway.Config{}, err
+		return config.Config{}, err
 	}
 	if tok := os.Getenv(adminTokenEnv); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return gateway.Config{}, err
+		return config.Config{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return gateway.Config{}, err
+		return config.Config{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return gateway.Config{}, fmt.Errorf("%s: %.200s", resp.Status, b)
+		return config.Config{}, fmt.Errorf("%s: %.200s", resp.Status, b)
 	}
 	var live struct {
 		Config json.RawMessage `json:"config"`
@@ -96,5 +97,5 @@ func loadBase(ctx context.Context, src string) (gateway.Config, error) {
 	if json.Unmarshal(b, &live) == nil && len(live.Config) > 0 {
 		b = live.Config // JSON is YAML
 	}
-	return gateway.DecodeConfig(b)
+	return config.Decode(b)
 }

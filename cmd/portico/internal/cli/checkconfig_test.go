@@ -12,7 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestCheckConfigSummaryAndDiff: check-config prints the summary, and
@@ -20,7 +20,7 @@ import (
 // change, secrets redacted.
 func TestCheckConfigSummaryAndDiff(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, c gateway.Config) string {
+	write := func(name string, c config.Config) string {
 		b, err := yaml.Marshal(c)
 		if err != nil {
 			t.Fatal(err)
@@ -31,8 +31,8 @@ func TestCheckConfigSummaryAndDiff(t *testing.T) {
 		}
 		return p
 	}
-	old := gateway.DevConfig(43100)
-	next := gateway.DevConfig(43100)
+	old := config.Dev(43100)
+	next := config.Dev(43100)
 	next.Upstreams[2].Addresses = []string{"127.0.0.1:43103", "127.0.0.1:43113"}
 	next.Auth.Tokens[3].Token = "rotated-bob-token"
 	next.Routes.MaxBodyBytes = 4096
@@ -43,7 +43,7 @@ func TestCheckConfigSummaryAndDiff(t *testing.T) {
 			http.Error(w, "no", http.StatusUnauthorized)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"version": map[string]string{"id": "x"}, "config": gateway.Redacted(old)})
+		_ = json.NewEncoder(w).Encode(map[string]any{"version": map[string]string{"id": "x"}, "config": config.Redacted(old)})
 	}))
 	defer admin.Close()
 	t.Setenv(adminTokenEnv, "demo-admin-token")
@@ -80,7 +80,7 @@ func TestCheckConfigSummaryAndDiff(t *testing.T) {
 // valid; check-config lists its routes only and warns, exit 0, that the
 // other compiled-in services are not served.
 func TestCheckConfigSubset(t *testing.T) {
-	cfg := gateway.DevConfig(43100)
+	cfg := config.Dev(43100)
 	cfg.Upstreams = cfg.Upstreams[:1]
 	cfg.Ops.ReadyRequires = nil
 	b, err := yaml.Marshal(cfg)

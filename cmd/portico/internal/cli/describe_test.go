@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -26,7 +27,7 @@ var version = regexp.MustCompile(`config version [0-9a-f]+`)
 // the table; --json prints the same rows as /admin/routes.
 func TestDescribe(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, c gateway.Config) string {
+	write := func(name string, c config.Config) string {
 		b, err := yaml.Marshal(c)
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +47,7 @@ func TestDescribe(t *testing.T) {
 		return out.String()
 	}
 
-	dev := write("dev.yaml", gateway.DevConfig(43100))
+	dev := write("dev.yaml", config.Dev(43100))
 	// the version is the config's digest: any new default changes it
 	got := version.ReplaceAllString(describe("--config", dev), "config version V")
 	golden := filepath.Join("testdata", "describe_dev.golden")
@@ -70,8 +71,8 @@ func TestDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withShipping := gateway.DevConfig(43100)
-	withShipping.Upstreams = append(withShipping.Upstreams, gateway.UpstreamConfig{Name: "shipping",
+	withShipping := config.Dev(43100)
+	withShipping.Upstreams = append(withShipping.Upstreams, config.UpstreamConfig{Name: "shipping",
 		Addresses: []string{"127.0.0.1:43150"}, Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set})
 	loaded := write("shipping.yaml", withShipping)
 	table := describe("--config", loaded)

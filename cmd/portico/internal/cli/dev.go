@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/portico-gateway/portico/cmd/portico/internal/supervisor"
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors/identity"
 	"github.com/portico-gateway/portico/internal/logging"
 )
@@ -131,7 +131,7 @@ func writeDevConfig(data string, base int, redisURL, keysPath string) (string, e
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return "", err
 	}
-	cfg := gateway.DevConfig(base)
+	cfg := config.Dev(base)
 	cfg.Redis.URL = redisURL
 	cfg.Identity.KeysFile = keysPath
 	path := filepath.Join(data, "gateway.dev.yaml")
@@ -140,8 +140,8 @@ func writeDevConfig(data string, base int, redisURL, keysPath string) (string, e
 
 // writeEdgeConfig validates cfg and writes it to path, private to the user.
 // The keys file is written relative to path's directory, where the edge
-// resolves a config's relative paths (gateway.LoadConfig).
-func writeEdgeConfig(path string, cfg gateway.Config) error {
+// resolves a config's relative paths (config.Load).
+func writeEdgeConfig(path string, cfg config.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

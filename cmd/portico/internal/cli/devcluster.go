@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/portico-gateway/portico/cmd/portico/internal/supervisor"
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/pgdb"
 )
 
@@ -151,8 +151,8 @@ func (c cluster) start(data, level string, l *slog.Logger) ([]supervisor.Child, 
 
 // edgeConfig is edge k's config: the dev profile on base+10k whose
 // upstreams list every replica, sharing the cluster's Redis.
-func (c cluster) edgeConfig(k int) gateway.Config {
-	cfg := gateway.DevConfig(c.port(k, 0))
+func (c cluster) edgeConfig(k int) config.Config {
+	cfg := config.Dev(c.port(k, 0))
 	for i := range cfg.Upstreams {
 		switch cfg.Upstreams[i].Name {
 		case "inventory":

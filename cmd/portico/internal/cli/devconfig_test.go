@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
 // TestDevConfigPathsAreRelativeToTheFile: the edge config dev writes names
@@ -31,9 +32,9 @@ func TestDevConfigPathsAreRelativeToTheFile(t *testing.T) {
 		t.Errorf("%s names the keys file as\n%s\nwant keys_file: identity.keys", cfgPath, b)
 	}
 	t.Chdir(t.TempDir())
-	cfg, err := gateway.LoadConfig(filepath.Join(root, cfgPath))
+	cfg, err := config.Load(filepath.Join(root, cfgPath), gateway.CheckRoutes)
 	if err != nil {
-		t.Fatalf("LoadConfig from another directory: %v", err)
+		t.Fatalf("config.Load from another directory: %v", err)
 	}
 	if want := filepath.Join(root, "var", "identity.keys"); cfg.Identity.KeysFile != want {
 		t.Errorf("identity.keys_file = %q, want %q", cfg.Identity.KeysFile, want)

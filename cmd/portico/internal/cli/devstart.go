@@ -56,7 +56,7 @@ func (c cluster) urls(off int) []string {
 }
 
 // demoTry is the request the ready hint suggests, with the dev profile's
-// reader token (gateway.DevConfig), public by design.
+// reader token (config.Dev), public by design.
 const demoTry = "curl -H 'Authorization: Bearer demo-read-token' %s/api/inventory"
 
 // announce waits until every process serves, then logs one "ready" record

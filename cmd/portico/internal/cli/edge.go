@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gen/openapi"
 	"github.com/portico-gateway/portico/internal/filewatch"
 	"github.com/portico-gateway/portico/internal/procmetrics"
@@ -19,7 +20,7 @@ import (
 // process and build-info collectors), the tracer provider, the chains (ups),
 // the config file it reloads and the OpenAPI document generated from the
 // protos.
-func gatewayOptions(l *slog.Logger, cfg gateway.Config, tp *telemetry.Provider, path string) ([]gateway.Option, *gateway.Upstreams, error) {
+func gatewayOptions(l *slog.Logger, cfg config.Config, tp *telemetry.Provider, path string) ([]gateway.Option, *gateway.Upstreams, error) {
 	reg := procmetrics.NewRegistry()
 	ups, err := gateway.ObservedUpstreams(l, reg, tp, cfg)
 	if err != nil {
@@ -89,7 +90,7 @@ func watchConfig(ctx context.Context, path string, srv *gateway.Server, changed 
 // pollConfig is one interval's watch of the config file.
 func pollConfig(ctx context.Context, path string, interval time.Duration, changed chan<- struct{}) {
 	if interval == 0 {
-		interval = gateway.DefaultWatchInterval
+		interval = config.DefaultWatchInterval
 	}
 	filewatch.Watch(ctx, path, interval, func() {
 		select {

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/telemetry"
 )
@@ -22,11 +23,11 @@ import (
 // edge started with watching off (negative) starts polling its file once
 // a reload sets an interval, and reports the file's next change.
 func TestWatchConfigFollowsInterval(t *testing.T) {
-	cfg := gateway.DevConfig(0)
+	cfg := config.Dev(0)
 	cfg.AdminListen = ""
 	cfg.Ops.WatchInterval = -1
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
-	write := func(c gateway.Config, note string) {
+	write := func(c config.Config, note string) {
 		t.Helper()
 		b, err := yaml.Marshal(c)
 		if err != nil {
@@ -73,7 +74,7 @@ func TestWatchConfigFollowsInterval(t *testing.T) {
 func TestFollowTelemetry(t *testing.T) {
 	t.Setenv("OTEL_TRACES_SAMPLER", "")
 	zero, one := 0.0, 1.0
-	cfg := gateway.DevConfig(0)
+	cfg := config.Dev(0)
 	cfg.AdminListen = ""
 	cfg.Telemetry.Traces.SampleRatio, cfg.Telemetry.Logs.SampleRate = &zero, &zero
 	srv, err := gateway.New(t.Context(), cfg, gateway.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))

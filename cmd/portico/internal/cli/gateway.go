@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/internal/logging"
 	"github.com/portico-gateway/portico/internal/telemetry"
 )
@@ -31,7 +32,7 @@ func runGateway(ctx context.Context, e env, args []string) error {
 	if *path == "" {
 		return &usageError{errors.New("--config FILE is required")}
 	}
-	cfg, err := gateway.LoadConfig(*path)
+	cfg, err := config.Load(*path, gateway.CheckRoutes)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/faults"
 	"github.com/portico-gateway/portico/interceptors/identity"
@@ -179,9 +180,9 @@ func startStack(t testing.TB, so stackOptions) *stack {
 		return order.Run(ctx, order.Config{Listener: ordLis, DB: filepath.Join(dir, "ord.db"), Logger: ordLog,
 			Inventory: inv.Conn(), Payment: pay.Conn(), Observe: ordObs.observe, Identity: verifier("portico.order.v1.OrderService")})
 	})
-	cfg := gateway.DevConfig(0)
+	cfg := config.Dev(0)
 	cfg.Identity.KeysEnv = "TEST_PORTICO_TRACE_KEYS"
-	cfg.Limits = gateway.LimitsConfig{} // the stack measures tracing, not rate limits (the benchmark would hit dev's)
+	cfg.Limits = config.LimitsConfig{} // the stack measures tracing, not rate limits (the benchmark would hit dev's)
 	for i, lis := range []net.Listener{invLis, payLis, ordLis} {
 		cfg.Upstreams[i].Addresses = []string{lis.Addr().String()}
 	}

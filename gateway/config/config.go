@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"time"
@@ -41,7 +41,7 @@ const (
 )
 
 // Config is the edge's one YAML document. The zero value of every optional
-// field means its documented default, and ParseConfig fills the defaults
+// field means its documented default, and Parse fills the defaults
 // in; negative durations and sizes are errors. An upstream's resilience
 // block follows interceptors.Config's rule, where a negative value turns
 // off a feature that is on by default. New sections (rate limits,
@@ -70,7 +70,7 @@ type Config struct {
 	// gets Connection: close on its next answer.
 	HTTP HTTPConfig `yaml:"http,omitempty"`
 	// Upstreams are the gRPC services behind the edge, each named as the
-	// registration list (routes.go) names it: inventory, payment, order.
+	// registration list (gateway/routes.go) names it: inventory, payment, order.
 	// A config serves any subset of them; a compiled-in service without
 	// its upstream is not served (its routes answer 404, and check-config
 	// says so). Required: at least one.
@@ -85,9 +85,9 @@ type Config struct {
 	Redis RedisConfig `yaml:"redis,omitempty"`
 	// Identity, when set, signs the principal for each upstream call.
 	Identity IdentityConfig `yaml:"identity,omitempty"`
-	// TLS, when set, terminates TLS at the edge (config_tls.go).
+	// TLS, when set, terminates TLS at the edge (tls.go).
 	TLS TLSConfig `yaml:"tls,omitempty"`
-	// AdminListen is the admin API's TCP address (admin.go): /metrics and
+	// AdminListen is the admin API's TCP address (gateway/admin.go): /metrics and
 	// /healthz/* open, everything else for the admin role. Empty means no
 	// admin listener. Reloads like listen: set by a reload it starts,
 	// changed it moves, emptied it stops.
@@ -100,21 +100,21 @@ type Config struct {
 	CORS CORSConfig `yaml:"cors,omitempty"`
 	// Telemetry configures tracing and log sampling; zero exports nothing.
 	Telemetry TelemetryConfig `yaml:"telemetry,omitempty"`
-	// Shed caps the requests in flight (load shedding, config_shed.go).
+	// Shed caps the requests in flight (load shedding, shed.go).
 	Shed ShedConfig `yaml:"shed,omitempty"`
 	// Streams bounds server-streaming routes (NDJSON, Server-Sent Events).
 	Streams StreamsConfig `yaml:"streams,omitempty"`
 	// Problems configures the problem details' type URIs
-	// (config_problems.go); absent keeps them relative ("/problems/...").
+	// (problems.go); absent keeps them relative ("/problems/...").
 	Problems ProblemsConfig `yaml:"problems,omitempty"`
 	// Stale bounds the copies kept for stale-if-error answers
-	// (config_stale.go); absent means its defaults.
+	// (stale.go); absent means its defaults.
 	Stale StaleConfig `yaml:"stale,omitempty"`
 
 	// loaded holds the descriptors of the upstreams' run-time services
-	// (services.go), read when the config is loaded or first applied; a
-	// rollback brings back the descriptors of its version.
-	loaded *loadedServices
+	// (gateway's services.go), read when the config is loaded or first
+	// applied; a rollback brings back the descriptors of its version.
+	loaded Loaded
 }
 
 // HTTPConfig holds the HTTP server's limits against slow or oversized
@@ -157,7 +157,7 @@ type HTTPConfig struct {
 
 // UpstreamConfig is one gRPC service behind the edge.
 type UpstreamConfig struct {
-	// Name identifies the upstream in routes.go, logs, metrics, /health and
+	// Name identifies the upstream in gateway/routes.go, logs, metrics, /health and
 	// the hop of a 504: 1-32 characters of [a-z0-9-], starting with a
 	// letter. Required, unique.
 	Name string `yaml:"name"`

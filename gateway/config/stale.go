@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"time"
@@ -6,7 +6,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/stale"
 )
 
-// Defaults and bounds of stale-if-error (stale.go).
+// Defaults and bounds of stale-if-error (gateway/stale.go).
 const (
 	// DefaultStaleMaxBytes bounds the copies an edge keeps in memory.
 	DefaultStaleMaxBytes = 32 << 20
@@ -64,6 +64,12 @@ type StaleOverride struct {
 	Scope string `yaml:"scope,omitempty"`
 }
 
+// Scopes of a stale copy (StaleOverride.Scope).
+const (
+	ScopeCaller = "caller"
+	ScopePublic = "public"
+)
+
 func (c StaleConfig) validate(v *validator) {
 	v.nonNegative("stale.redis.timeout", c.Redis.Timeout)
 }
@@ -72,7 +78,7 @@ func (o StaleOverride) validate(v *validator, p string) {
 	if o.MaxStale > MaxStaleAge {
 		v.add(p+".max_stale", "at most %v, got %v", MaxStaleAge, o.MaxStale)
 	}
-	if o.Scope != "" && o.Scope != scopeCaller && o.Scope != scopePublic {
+	if o.Scope != "" && o.Scope != ScopeCaller && o.Scope != ScopePublic {
 		v.add(p+".scope", `want "caller" or "public", got %q`, o.Scope)
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"crypto/sha256"
@@ -22,17 +22,17 @@ const maxSecretFileBytes = 64 << 10
 //	anything else            the secret itself, in plaintext (warns)
 //
 // env: and file: are read when the config loads (and on every reload);
-// a missing variable or file is a config error.
-type secret struct {
-	value     []byte // the secret; nil for a hash
-	hash      [sha256.Size]byte
-	plaintext bool
+// a missing variable or file is a config error. A Secret is one resolved.
+type Secret struct {
+	Value     []byte // the secret; nil for a hash
+	Hash      [sha256.Size]byte
+	Plaintext bool
 }
 
-// resolveSecret reads ref; hashOK allows "sha256:".
-func resolveSecret(ref string, hashOK bool) (secret, error) {
+// ResolveSecret reads ref; hashOK allows "sha256:".
+func ResolveSecret(ref string, hashOK bool) (Secret, error) {
 	kind, rest, _ := strings.Cut(ref, ":")
-	var s secret
+	var s Secret
 	switch kind {
 	case "sha256":
 		if !hashOK {
@@ -42,30 +42,30 @@ func resolveSecret(ref string, hashOK bool) (secret, error) {
 		if err != nil || len(b) != sha256.Size {
 			return s, errors.New("sha256: wants 64 hex digits")
 		}
-		copy(s.hash[:], b)
+		copy(s.Hash[:], b)
 		return s, nil
 	case "env":
 		v, ok := os.LookupEnv(rest)
 		if !ok || v == "" || rest == "" {
 			return s, fmt.Errorf("environment variable %q is unset or empty", rest)
 		}
-		s.value = []byte(v)
+		s.Value = []byte(v)
 	case "file":
 		v, err := readSecretFile(rest)
 		if err != nil {
 			return s, err
 		}
-		s.value = v
+		s.Value = v
 	default:
 		if ref == "" {
 			return s, errors.New("required")
 		}
-		s.value, s.plaintext = []byte(ref), true
+		s.Value, s.Plaintext = []byte(ref), true
 	}
-	if strings.ContainsAny(string(s.value), " \t\r\n") && hashOK {
+	if strings.ContainsAny(string(s.Value), " \t\r\n") && hashOK {
 		return s, errors.New("an API key must not contain whitespace")
 	}
-	s.hash = sha256.Sum256(s.value)
+	s.Hash = sha256.Sum256(s.Value)
 	return s, nil
 }
 

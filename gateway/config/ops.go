@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"fmt"
@@ -64,10 +64,10 @@ func (c Config) validateOps(v *validator) {
 	}
 }
 
-// longestTimeout is the longest route deadline the config sets: an
+// LongestTimeout is the longest route deadline the config sets: an
 // upstream's timeout or a route override's. The default shutdown grace
 // exceeds it, so a drain never cuts a request within its deadline.
-func (c Config) longestTimeout() time.Duration {
+func (c Config) LongestTimeout() time.Duration {
 	var d time.Duration
 	for _, u := range c.Upstreams {
 		d = max(d, u.Timeout)

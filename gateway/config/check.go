@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ var metadataHosts = []string{"metadata.google.internal", "metadata.goog", "metad
 
 // checkSemantics reports what is well-formed but wrong: upstream addresses
 // that are link-local or cloud metadata, route timeouts a drain would cut,
-// and breaker, retry and limit values that cannot work as meant. ParseConfig
+// and breaker, retry and limit values that cannot work as meant. Parse
 // runs it, so the gateway command, a reload and check-config agree.
 //
 // It runs beside the field checks, so a value those refuse (a negative

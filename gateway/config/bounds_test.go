@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
-// TestLoadConfigBounded: a config file over MaxConfigBytes, or a stream
+// TestLoadConfigBounded: a config file over MaxFileBytes, or a stream
 // such as /dev/urandom, is refused with an error naming the file and the
 // bound (check-config on /dev/urandom grew to 23.6 GB); a config within
 // the bound loads.
 func TestLoadConfigBounded(t *testing.T) {
-	dev, err := yaml.Marshal(DevConfig(43100))
+	dev, err := yaml.Marshal(Dev(43100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestLoadConfigBounded(t *testing.T) {
 		return p
 	}
 	// A valid config padded with a comment to just over the bound.
-	pad := append([]byte("# "), bytes.Repeat([]byte("x"), MaxConfigBytes)...)
+	pad := append([]byte("# "), bytes.Repeat([]byte("x"), MaxFileBytes)...)
 	tests := []struct {
 		name   string
 		path   string
@@ -47,16 +47,16 @@ func TestLoadConfigBounded(t *testing.T) {
 			if _, err := os.Stat(tt.path); err != nil {
 				t.Skip(err)
 			}
-			_, err := LoadConfig(tt.path)
+			_, err := Load(tt.path)
 			if !tt.tooBig {
 				if err != nil {
-					t.Fatalf("LoadConfig(%s) = %v", tt.path, err)
+					t.Fatalf("Load(%s) = %v", tt.path, err)
 				}
 				return
 			}
 			if !errors.Is(err, boundedfile.ErrTooLarge) || !strings.Contains(err.Error(), tt.path) ||
-				!strings.Contains(err.Error(), strconv.Itoa(MaxConfigBytes)) {
-				t.Fatalf("LoadConfig(%s) = %v, want a too-large error naming the file and %d", tt.path, err, MaxConfigBytes)
+				!strings.Contains(err.Error(), strconv.Itoa(MaxFileBytes)) {
+				t.Fatalf("Load(%s) = %v, want a too-large error naming the file and %d", tt.path, err, MaxFileBytes)
 			}
 		})
 	}
@@ -102,21 +102,21 @@ func TestCORSOriginsAreOrigins(t *testing.T) {
 			name = name[:40]
 		}
 		t.Run(name, func(t *testing.T) {
-			c := DevConfig(43100)
+			c := Dev(43100)
 			c.CORS.AllowedOrigins = []string{tt.origin}
 			b, err := yaml.Marshal(c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = ParseConfig(b)
+			_, err = Parse(b)
 			if tt.ok {
 				if err != nil {
-					t.Fatalf("ParseConfig(origin %.60q) = %v, want ok", tt.origin, err)
+					t.Fatalf("Parse(origin %.60q) = %v, want ok", tt.origin, err)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), "cors.allowed_origins[0]") {
-				t.Fatalf("ParseConfig(origin %.60q) = %v, want an error naming cors.allowed_origins[0]", tt.origin, err)
+				t.Fatalf("Parse(origin %.60q) = %v, want an error naming cors.allowed_origins[0]", tt.origin, err)
 			}
 			if len(err.Error()) > 1000 {
 				t.Errorf("the error is %d bytes long; it should quote the value in part", len(err.Error()))

@@ -1,9 +1,8 @@
-package gateway
+package config
 
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 
@@ -57,7 +56,7 @@ func (l leaf) show() string {
 
 // Redacted returns cfg as a YAML-shaped tree (maps, lists, scalars) with
 // every secret replaced by "[REDACTED]": what the admin API shows, and
-// what DecodeConfig reads back for a diff.
+// what Decode reads back for a diff.
 func Redacted(cfg Config) any {
 	var tree any
 	if b, err := yaml.Marshal(cfg); err == nil {
@@ -210,27 +209,4 @@ func redactQuery(raw string) string {
 		}
 	}
 	return strings.Join(parts, "&")
-}
-
-func diffCounts(diff []string) (added, removed, changed int) {
-	for _, d := range diff {
-		switch d[0] {
-		case '+':
-			added++
-		case '-':
-			removed++
-		default:
-			changed++
-		}
-	}
-	return added, removed, changed
-}
-
-// summarize bounds a diff for one log line.
-func summarize(diff []string) []string {
-	const max = 20
-	if len(diff) <= max {
-		return diff
-	}
-	return append(slices.Clone(diff[:max]), fmt.Sprintf("... and %d more", len(diff)-max))
 }

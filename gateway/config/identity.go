@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"fmt"
@@ -35,20 +35,20 @@ type IdentityConfig struct {
 // On reports whether the edge signs identities.
 func (c IdentityConfig) On() bool { return c.KeysFile != "" || c.KeysEnv != "" }
 
-// keys loads the ring the section names; nil when it names none.
-func (c IdentityConfig) keys() (*identity.Keys, error) {
+// Keys loads the ring the section names; nil when it names none.
+func (c IdentityConfig) Keys() (*identity.Keys, error) {
 	if !c.On() {
 		return nil, nil
 	}
-	text, err := c.keysText()
+	text, err := c.KeysText()
 	if err != nil {
 		return nil, err
 	}
-	return c.parse(text)
+	return c.ParseKeys(text)
 }
 
-// parse parses keys text the section named, an error naming its file.
-func (c IdentityConfig) parse(text string) (*identity.Keys, error) {
+// ParseKeys parses keys text the section named, an error naming its file.
+func (c IdentityConfig) ParseKeys(text string) (*identity.Keys, error) {
 	k, err := identity.ParseKeys(text)
 	if err != nil && c.KeysFile != "" {
 		return nil, fmt.Errorf("%s: %w", c.KeysFile, err)
@@ -56,8 +56,8 @@ func (c IdentityConfig) parse(text string) (*identity.Keys, error) {
 	return k, err
 }
 
-// keysText reads the keys text the section names; "" when it names none.
-func (c IdentityConfig) keysText() (string, error) {
+// KeysText reads the keys text the section names; "" when it names none.
+func (c IdentityConfig) KeysText() (string, error) {
 	switch {
 	case c.KeysFile != "":
 		b, err := boundedfile.Read(c.KeysFile, identity.MaxKeysFileBytes)
@@ -81,7 +81,7 @@ func (c IdentityConfig) validate(v *validator) {
 	if both {
 		return
 	}
-	if _, err := c.keys(); err != nil {
+	if _, err := c.Keys(); err != nil {
 		field := "identity.keys_file"
 		if c.KeysEnv != "" {
 			field = "identity.keys_env"

@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"strings"
@@ -29,18 +29,18 @@ func TestShedCapsBelowMinusOne(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := DevConfig(43100)
+			c := Dev(43100)
 			tt.edit(&c)
 			b, err := yaml.Marshal(c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = ParseConfig(b)
+			_, err = Parse(b)
 			switch {
 			case tt.field == "" && err != nil:
-				t.Fatalf("ParseConfig = %v, want ok", err)
+				t.Fatalf("Parse = %v, want ok", err)
 			case tt.field != "" && (err == nil || !strings.Contains(err.Error(), tt.field)):
-				t.Fatalf("ParseConfig = %v, want an error naming %s", err, tt.field)
+				t.Fatalf("Parse = %v, want an error naming %s", err, tt.field)
 			}
 		})
 	}

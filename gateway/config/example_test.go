@@ -1,14 +1,14 @@
-package gateway_test
+package config_test
 
 import (
 	"fmt"
 
-	"github.com/portico-gateway/portico/gateway"
+	"github.com/portico-gateway/portico/gateway/config"
 )
 
-// ParseConfig fills in every default and names the field of every error.
-func ExampleParseConfig() {
-	cfg, err := gateway.ParseConfig([]byte(`
+// Parse fills in every default and names the field of every error.
+func ExampleParse() {
+	cfg, err := config.Parse([]byte(`
 upstreams:
   - {name: inventory, addresses: [127.0.0.1:43101]}
   - {name: payment, addresses: [127.0.0.1:43102]}
@@ -19,7 +19,7 @@ upstreams:
 	}
 	fmt.Println(cfg.Listen, cfg.Upstreams[2].Timeout, cfg.Routes.MaxBodyBytes, cfg.Routes.MaxTimeout)
 
-	_, err = gateway.ParseConfig([]byte(`
+	_, err = config.Parse([]byte(`
 upstreams:
   - name: order
     adresses: [127.0.0.1:43103]

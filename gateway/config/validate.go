@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"errors"
@@ -13,13 +13,40 @@ import (
 	"github.com/portico-gateway/portico/interceptors"
 )
 
-// Validate reports every problem with c, each naming its field path.
-// Zero optional fields are valid (they mean the default); New validates
-// again, with the route table, that override keys select routes.
+// Validate reports every problem with c, each naming its field path: its
+// fields' forms and ranges, then the semantic checks (check.go). Zero
+// optional fields are valid (they mean the default). It is Check without
+// checks: the one validation a config gets, whether it was parsed from a
+// file or built in Go.
 func (c Config) Validate() error {
+	_, err := c.Check()
+	return err
+}
+
+// Check reports every problem with c, each naming its field path: its
+// fields' forms and ranges; then, once those pass, each of checks (the
+// gateway's route table: gateway.CheckRoutes); then the semantic checks
+// (check.go), so that one run names every mistake. Load and Parse run it
+// on the document, gateway.New and Reload on the Config they are given.
+// It returns c as the checks leave it (with what they loaded, WithLoaded).
+func (c Config) Check(checks ...Check) (Config, error) {
 	v := &validator{}
 	c.validate(v)
-	return v.err()
+	if len(v.errs) == 0 { // the checks need well-formed fields
+		for _, check := range checks {
+			next, err := check(c)
+			if err != nil {
+				v.errs = append(v.errs, errors.New(strings.TrimPrefix(err.Error(), "gateway config: ")))
+				continue
+			}
+			c = next
+		}
+	}
+	c.checkSemantics(v) // beside the field checks: every reason at once
+	if err := v.err(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
 }
 
 // validate adds to v every field of c that is out of its range or form.

@@ -1,8 +1,6 @@
-package gateway
+package config
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -15,17 +13,16 @@ import (
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
 
-// ParseConfig decodes a YAML config strictly (unknown keys, wrong types
+// Parse decodes a YAML config strictly (unknown keys, wrong types
 // and duplicate keys are errors naming the field path), fills in defaults
-// and validates the result, including what New checks against the route
-// table and the semantic checks (config_check.go), so `portico
-// check-config` catches everything short of dialing.
-func ParseConfig(data []byte) (Config, error) { return parseConfig(context.Background(), data, "") }
+// and validates the result (Check, with checks: gateway.CheckRoutes
+// checks it against the route table), so `portico check-config` catches
+// everything short of dialing.
+func Parse(data []byte, checks ...Check) (Config, error) { return parse(data, "", checks) }
 
-// parseConfig is ParseConfig for a file in dir: its relative paths name
+// parse is Parse for a file in dir: its relative paths name
 // files in dir (resolvePaths). An empty dir leaves them as written.
-// ctx reaches the loading of run-time services (services.go).
-func parseConfig(ctx context.Context, data []byte, dir string) (Config, error) {
+func parse(data []byte, dir string, checks []Check) (Config, error) {
 	var c Config
 	if err := strictyaml.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
@@ -33,51 +30,33 @@ func parseConfig(ctx context.Context, data []byte, dir string) (Config, error) {
 	if dir != "" {
 		c.resolvePaths(dir)
 	}
-	c = c.withDefaults()
-	v := &validator{}
-	c.validate(v)
-	if len(v.errs) == 0 { // the route table needs well-formed fields
-		var err error
-		if c, err = c.withServices(ctx); err != nil {
-			v.errs = append(v.errs, errors.New(strings.TrimPrefix(err.Error(), "gateway config: ")))
-		} else {
-			c.checkRoutes(v)
-		}
-	}
-	c.checkSemantics(v) // beside the field checks: every reason at once
-	if err := v.err(); err != nil {
-		return Config{}, err
-	}
-	return c, nil
+	return c.WithDefaults().Check(checks...)
 }
 
-// checkRoutes adds to v what New would refuse when it builds the route
-// table and the policy from c.
-func (c Config) checkRoutes(v *validator) {
-	table, _, err := buildRoutes(c, registrations)
-	if err == nil {
-		_, err = buildPolicy(c, table)
+// Decode decodes a config strictly and applies defaults without
+// validating it: for the side of a diff that is already running (an admin
+// API's /admin/config, whose secrets are redacted) or an older file.
+func Decode(data []byte) (Config, error) {
+	var c Config
+	if err := strictyaml.Decode(data, &c); err != nil {
+		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
-	if err != nil {
-		v.errs = append(v.errs, errors.New(strings.TrimPrefix(err.Error(), "gateway config: ")))
-	}
+	return c.WithDefaults(), nil
 }
 
-// MaxConfigBytes bounds a config file (4 MiB): LoadConfig refuses a
+// MaxFileBytes bounds a config file (4 MiB): Load refuses a
 // larger one, or a stream such as /dev/urandom, naming the file and the
 // bound.
-const MaxConfigBytes = boundedfile.DefaultLimit
+const MaxFileBytes = boundedfile.DefaultLimit
 
-// LoadConfig reads and parses the config file at path (at most
-// MaxConfigBytes).
-func LoadConfig(path string) (Config, error) { return loadConfig(context.Background(), path) }
-
-func loadConfig(ctx context.Context, path string) (Config, error) {
-	data, err := boundedfile.Read(path, MaxConfigBytes)
+// Load reads and parses the config file at path (at most
+// MaxFileBytes), as Parse does.
+func Load(path string, checks ...Check) (Config, error) {
+	data, err := boundedfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
-	c, err := parseConfig(ctx, data, filepath.Dir(path))
+	c, err := parse(data, filepath.Dir(path), checks)
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -126,7 +105,7 @@ func (c *Config) filePaths() []*string {
 	return ps
 }
 
-// DevConfig is the dev profile (portico dev): the edge on
+// Dev is the dev profile (portico dev): the edge on
 // 127.0.0.1:basePort, inventory on basePort+1, payment on +2, order on +3,
 // the four demo tokens, one demo signed app, the built-in policy and CORS
 // for http://localhost:3000:
@@ -136,7 +115,7 @@ func (c *Config) filePaths() []*string {
 //	demo-alice-token   alice          customer
 //	demo-bob-token     bob            customer
 //	app demo-app, secret demo-app-secret-0001   demo-app   customer
-func DevConfig(basePort int) Config {
+func Dev(basePort int) Config {
 	addr := func(off int) []string {
 		return []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(basePort+off))}
 	}
@@ -160,13 +139,13 @@ func DevConfig(basePort int) Config {
 		Shed:   ShedConfig{MaxInFlight: DevMaxInFlight},
 		Limits: DevLimits(),
 	}
-	return c.withDefaults()
+	return c.WithDefaults()
 }
 
-// withDefaults returns c with every zero optional field set to its
+// WithDefaults returns c with every zero optional field set to its
 // default. Overrides keep their zeros: zero there means "the route's
 // default", resolved per route in New.
-func (c Config) withDefaults() Config {
+func (c Config) WithDefaults() Config {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v
@@ -202,6 +181,6 @@ func (c Config) withDefaults() Config {
 	c.Streams = c.Streams.withDefaults()
 	// Derived, it stays within its bound: a longer timeout is the route
 	// table's error to report, not a shutdown_grace the user never wrote.
-	def(&c.ShutdownGrace, min(max(DefaultShutdownGrace, c.longestTimeout()+time.Second), MaxShutdownGrace))
+	def(&c.ShutdownGrace, min(max(DefaultShutdownGrace, c.LongestTimeout()+time.Second), MaxShutdownGrace))
 	return c
 }

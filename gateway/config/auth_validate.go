@@ -1,7 +1,6 @@
-package gateway
+package config
 
 import (
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"net"
@@ -20,8 +19,8 @@ const (
 	maxSignatureWindow = 15 * time.Minute
 )
 
-// policyRules returns the configured rules, or the built-in ones.
-func (a AuthConfig) policyRules() []auth.Rule {
+// PolicyRules returns the configured rules, or the built-in ones.
+func (a AuthConfig) PolicyRules() []auth.Rule {
 	if len(a.Policy) == 0 {
 		return auth.DefaultRules()
 	}
@@ -35,7 +34,7 @@ func (a AuthConfig) policyRules() []auth.Rule {
 // grantedRoles returns every role some rule grants.
 func (a AuthConfig) grantedRoles() []string {
 	var out []string
-	for _, r := range a.policyRules() {
+	for _, r := range a.PolicyRules() {
 		out = append(out, r.Roles...)
 	}
 	return out
@@ -91,12 +90,12 @@ func (a AuthConfig) validate(v *validator) {
 	}
 	for i, k := range a.APIKeys {
 		p := fmt.Sprintf("auth.api_keys[%d]", i)
-		if s, err := resolveSecret(k.Key, true); err != nil {
+		if s, err := ResolveSecret(k.Key, true); err != nil {
 			v.add(p+".key", "%v", err)
-		} else if prev, dup := seen[s.hash]; dup {
+		} else if prev, dup := seen[s.Hash]; dup {
 			v.add(p+".key", "repeats %s", prev)
 		} else {
-			seen[s.hash] = p + ".key"
+			seen[s.Hash] = p + ".key"
 		}
 		describe(p, k.Subject, k.Tenant, k.Plan)
 		roles(p+".roles", k.Roles)
@@ -176,9 +175,9 @@ func (s SignedAppsConfig) validate(v *validator, describe func(p, subject, tenan
 	}
 	for i, a := range s.Apps {
 		p := fmt.Sprintf("auth.signed_apps.apps[%d]", i)
-		if sec, err := resolveSecret(a.Secret, false); err != nil {
+		if sec, err := ResolveSecret(a.Secret, false); err != nil {
 			v.add(p+".secret", "%v", err)
-		} else if len(sec.value) < 16 {
+		} else if len(sec.Value) < 16 {
 			v.add(p+".secret", "at least 16 bytes")
 		}
 		if !auth.ValidAppID(a.ID) {
@@ -199,11 +198,11 @@ func validTime(v *validator, p, s string) {
 	}
 }
 
-// authWarnings are what an operator should see but may run with:
+// AuthWarnings are what an operator should see but may run with:
 // plaintext secrets outside the dev profile, a JWK Set over plain http
 // from another host, and routes no policy rule covers (denied to
 // everyone).
-func (c Config) authWarnings(routes []*route.Route) []string {
+func (c Config) AuthWarnings(routes []*route.Route) []string {
 	var out []string
 	a := c.Auth
 	if !a.AllowPlaintextSecrets {
@@ -211,12 +210,12 @@ func (c Config) authWarnings(routes []*route.Route) []string {
 			out = append(out, fmt.Sprintf("auth.tokens[%d]: a plaintext token; move it to auth.api_keys as sha256:, env: or file:", i))
 		}
 		for i, k := range a.APIKeys {
-			if s, err := resolveSecret(k.Key, true); err == nil && s.plaintext {
+			if s, err := ResolveSecret(k.Key, true); err == nil && s.Plaintext {
 				out = append(out, fmt.Sprintf("auth.api_keys[%d].key: a plaintext key; use sha256:, env: or file:", i))
 			}
 		}
 		for i, app := range a.SignedApps.Apps {
-			if s, err := resolveSecret(app.Secret, false); err == nil && s.plaintext {
+			if s, err := ResolveSecret(app.Secret, false); err == nil && s.Plaintext {
 				out = append(out, fmt.Sprintf("auth.signed_apps.apps[%d].secret: a plaintext secret; use env: or file:", i))
 			}
 		}
@@ -226,7 +225,7 @@ func (c Config) authWarnings(routes []*route.Route) []string {
 	}
 	pol := auth.DefaultPolicy(routes)
 	if len(a.Policy) > 0 {
-		pol, _ = auth.NewPolicy(a.policyRules(), routes)
+		pol, _ = auth.NewPolicy(a.PolicyRules(), routes)
 	}
 	if pol != nil {
 		for _, rt := range pol.Uncovered() {
@@ -256,30 +255,4 @@ func hasSpace(s string) bool {
 		}
 	}
 	return false
-}
-
-// Warnings returns what `portico check-config` prints and the edge logs
-// at startup without refusing the config: plaintext secrets outside the
-// dev profile, a JWK Set fetched over plain http from another host, and
-// generated routes no policy rule covers, and the compiled-in services
-// the config has no upstream for (their routes answer 404).
-func (c Config) Warnings() []string {
-	c, err := c.withServices(context.Background())
-	if err != nil {
-		return nil
-	}
-	table, _, err := buildRoutes(c, registrations)
-	if err != nil {
-		return nil
-	}
-	return append(c.authWarnings(table.Routes()), c.unservedWarnings(registrations)...)
-}
-
-// unservedWarnings names each compiled-in service without its upstream.
-func (c Config) unservedWarnings(regs []registration) []string {
-	var out []string
-	for _, reg := range unserved(c, regs) {
-		out = append(out, fmt.Sprintf("upstreams: %s is not served (no upstream named %q): its routes answer 404", reg.service, reg.upstream))
-	}
-	return out
 }

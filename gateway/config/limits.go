@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"fmt"
@@ -124,16 +124,18 @@ type LimitsRedisConfig struct {
 	Prefix string `yaml:"prefix,omitempty"`
 }
 
-// enabled reports whether any limit applies.
-func (l LimitsConfig) enabled() bool {
+// Enabled reports whether any limit applies.
+func (l LimitsConfig) Enabled() bool {
 	return len(l.Plans) > 0 || len(l.Groups) > 0 || l.Global != nil || l.FailedAuth != nil
 }
 
-func (c LimitConfig) limit() ratelimit.Limit {
+// Limit is the quota as package ratelimit takes it.
+func (c LimitConfig) Limit() ratelimit.Limit {
 	return ratelimit.Limit{Rate: c.Rate, Period: c.Period, Burst: c.Burst}
 }
 
-func (b *BanConfig) policy() ratelimit.BanPolicy {
+// Policy is the ban policy as package ratelimit takes it; none for nil.
+func (b *BanConfig) Policy() ratelimit.BanPolicy {
 	if b == nil {
 		return ratelimit.BanPolicy{}
 	}
@@ -142,6 +144,9 @@ func (b *BanConfig) policy() ratelimit.BanPolicy {
 
 var outages = map[string]ratelimit.Outage{"": ratelimit.OutageLocal, "local": ratelimit.OutageLocal,
 	"open": ratelimit.OutageOpen, "closed": ratelimit.OutageClosed}
+
+// OutageMode is Outage as package ratelimit takes it.
+func (r LimitsRedisConfig) OutageMode() ratelimit.Outage { return outages[r.Outage] }
 
 func (l LimitsConfig) validate(v *validator) {
 	names := make([]string, 0, len(l.Plans))
@@ -195,7 +200,7 @@ func (l LimitsConfig) validate(v *validator) {
 	if l.Bans != nil {
 		if b := l.Bans; b.Threshold <= 0 || b.Window <= 0 || b.Duration <= 0 {
 			v.add("limits.bans", "threshold, window and duration must all be positive")
-		} else if err := b.policy().Validate(); err != nil {
+		} else if err := b.Policy().Validate(); err != nil {
 			v.add("limits.bans", "%v", err)
 		}
 	}
@@ -223,7 +228,7 @@ func (c LimitConfig) validate(v *validator, path string) {
 	if len(v.errs) > n {
 		return
 	}
-	if err := c.limit().Validate(); err != nil {
+	if err := c.Limit().Validate(); err != nil {
 		v.add(path, "%v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"os"
@@ -36,9 +36,9 @@ func TestLoadConfigResolvesRelativePaths(t *testing.T) {
 			if err := os.WriteFile(path, []byte(ups+"identity:\n  keys_file: "+tt.keysFile+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := LoadConfig(path)
+			cfg, err := Load(path)
 			if err != nil {
-				t.Fatalf("LoadConfig = %v", err)
+				t.Fatalf("Load = %v", err)
 			}
 			if cfg.Identity.KeysFile != tt.want {
 				t.Errorf("identity.keys_file = %q, want %q", cfg.Identity.KeysFile, tt.want)

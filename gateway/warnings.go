@@ -1,0 +1,61 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/portico-gateway/portico/gateway/config"
+)
+
+// Warnings returns what `portico check-config` prints and the edge logs
+// at startup without refusing the config: plaintext secrets outside the
+// dev profile, a JWK Set fetched over plain http from another host, and
+// generated routes no policy rule covers, and the compiled-in services
+// the config has no upstream for (their routes answer 404).
+func Warnings(c config.Config) []string {
+	c, err := withServices(context.Background(), c)
+	if err != nil {
+		return nil
+	}
+	table, _, err := buildRoutes(c, registrations)
+	if err != nil {
+		return nil
+	}
+	return append(c.AuthWarnings(table.Routes()), unservedWarnings(c, registrations)...)
+}
+
+// unservedWarnings names each compiled-in service without its upstream.
+func unservedWarnings(c config.Config, regs []registration) []string {
+	var out []string
+	for _, reg := range unserved(c, regs) {
+		out = append(out, fmt.Sprintf("upstreams: %s is not served (no upstream named %q): its routes answer 404", reg.service, reg.upstream))
+	}
+	return out
+}
+
+// CheckRoutes is the config.Check of the edge: what New would refuse when
+// it builds the route table and the policy from c, with the run-time
+// services' descriptors loaded (kept in c, so New does not load them
+// again). Pass it to config.Load and config.Parse; New and Reload run it
+// too (config.Config.Check).
+func CheckRoutes(c config.Config) (config.Config, error) {
+	return routeCheck(context.Background(), registrations)(c)
+}
+
+// routeCheck is CheckRoutes against regs, with ctx bounding the loading of
+// run-time services (server reflection): New's and Reload's.
+func routeCheck(ctx context.Context, regs []registration) config.Check {
+	return func(c config.Config) (config.Config, error) { return checkRoutesOf(ctx, c, regs) }
+}
+
+func checkRoutesOf(ctx context.Context, c config.Config, regs []registration) (config.Config, error) {
+	c, err := withServices(ctx, c)
+	if err != nil {
+		return c, err
+	}
+	table, _, err := buildRoutes(c, regs)
+	if err == nil {
+		_, err = buildPolicy(c, table)
+	}
+	return c, err
+}
