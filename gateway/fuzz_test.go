@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/portico-gateway/portico/gateway/deadline"
+	"github.com/portico-gateway/portico/gateway/timeout"
 )
 
 // FuzzAPIRequest drives whole requests through the edge in front of
@@ -77,6 +77,6 @@ func clientDeadline(s *Server, req *http.Request) bool {
 	if rt == nil {
 		return false
 	}
-	d, err := deadline.ParseTimeout(req.Header.Get("Grpc-Timeout"))
+	d, err := timeout.ParseTimeout(req.Header.Get("Grpc-Timeout"))
 	return err == nil && d < sn.endpoints[rt].timeout
 }

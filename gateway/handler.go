@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/logging"
 )
@@ -146,7 +146,7 @@ func (s *Server) finish(w *responseWriter, r *http.Request, ex *exchange) {
 	if ex.inFlight != nil {
 		ex.inFlight.Dec()
 	}
-	a := metrics.Answer{Route: ex.route, Method: r.Method, Upstream: ex.upstream, Status: status, Code: ex.code, Duration: d}
+	a := edgemetrics.Answer{Route: ex.route, Method: r.Method, Upstream: ex.upstream, Status: status, Code: ex.code, Duration: d}
 	if sc := ex.span.SpanContext(); sc.IsSampled() {
 		a.TraceID = sc.TraceID().String()
 	}

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/portico-gateway/portico/gateway/config"
-	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors"
@@ -88,11 +88,11 @@ func BenchmarkAccessLog(b *testing.B) {
 // BenchmarkMetricsRequest: a route's success through the series Init
 // bound, and an answer Init did not bind (a 404) by label lookup.
 func BenchmarkMetricsRequest(b *testing.B) {
-	m, err := metrics.New(prometheus.NewRegistry())
+	m, err := edgemetrics.New(prometheus.NewRegistry())
 	if err != nil {
 		b.Fatal(err)
 	}
-	m.Init([]metrics.Route{{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory"}}, nil)
+	m.Init([]edgemetrics.Route{{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory"}}, nil)
 	for _, bc := range []struct {
 		name   string
 		status int
@@ -101,7 +101,7 @@ func BenchmarkMetricsRequest(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				m.Request(metrics.Answer{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory",
+				m.Request(edgemetrics.Answer{Route: "/api/inventory/{sku}", Method: http.MethodGet, Upstream: "inventory",
 					Status: bc.status, Code: bc.code, Duration: 1200 * time.Microsecond})
 			}
 		})

@@ -15,9 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/portico-gateway/portico/gateway/answered"
-	"github.com/portico-gateway/portico/gateway/deadline"
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gateway/timeout"
 	chaindeadline "github.com/portico-gateway/portico/interceptors/deadline"
 	"github.com/portico-gateway/portico/internal/callmeta"
 )
@@ -128,7 +128,7 @@ func routeTimeout(r *http.Request, ep *endpoint) (d time.Duration, own bool, _ *
 	if len(vs) == 1 {
 		v = vs[0]
 	}
-	d, _, err := deadline.Choose(v, ep.timeout, ep.maxTimeout)
+	d, _, err := timeout.Choose(v, ep.timeout, ep.maxTimeout)
 	if err != nil {
 		return 0, false, problem.New(problem.CodeInvalidTimeout,
 			"Grpc-Timeout must be 1-8 digits and a unit of H, M, S, m, u or n, such as 500m.")

@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/portico-gateway/portico/gateway/config"
-	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/shed"
 	"github.com/portico-gateway/portico/gateway/trend"
@@ -32,7 +32,7 @@ type Server struct {
 	o         options
 	log       *slog.Logger
 	registry  *prometheus.Registry
-	metrics   *metrics.Metrics
+	metrics   *edgemetrics.Metrics
 	reloads   *reloadMetrics
 	shedTotal *prometheus.CounterVec // portico_gateway_shed_total, for every snapshot's shedder
 	tracer    trace.Tracer
@@ -130,7 +130,7 @@ func (s *Server) setup() error {
 	if s.registry == nil {
 		s.registry = procmetrics.NewRegistry()
 	}
-	if s.metrics, err = metrics.New(s.registry); err != nil {
+	if s.metrics, err = edgemetrics.New(s.registry); err != nil {
 		return fmt.Errorf("gateway: metrics: %w", err)
 	}
 	if s.reloads, err = newReloadMetrics(s.registry); err != nil {
@@ -167,10 +167,10 @@ func (s *Server) setup() error {
 }
 
 // knownRoutes lists every route eps serves, for the metrics' zero series.
-func knownRoutes(eps map[*route.Route]*endpoint) []metrics.Route {
-	out := make([]metrics.Route, 0, len(eps))
+func knownRoutes(eps map[*route.Route]*endpoint) []edgemetrics.Route {
+	out := make([]edgemetrics.Route, 0, len(eps))
 	for rt := range eps {
-		out = append(out, metrics.Route{Route: rt.Template, Method: rt.Method, Upstream: rt.Upstream})
+		out = append(out, edgemetrics.Route{Route: rt.Template, Method: rt.Method, Upstream: rt.Upstream})
 	}
 	return out
 }

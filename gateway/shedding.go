@@ -11,11 +11,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/portico-gateway/portico/gateway/config"
-	"github.com/portico-gateway/portico/gateway/deadline"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/route/selector"
 	"github.com/portico-gateway/portico/gateway/shed"
+	"github.com/portico-gateway/portico/gateway/timeout"
 	"github.com/portico-gateway/portico/internal/traceid"
 )
 
@@ -221,7 +221,7 @@ func (sh *shedder) acquire(r *http.Request, lim *shed.Limiter) bool {
 	}
 	wait := sh.wait
 	if v := r.Header.Get("Grpc-Timeout"); v != "" {
-		if d, err := deadline.ParseTimeout(v); err == nil {
+		if d, err := timeout.ParseTimeout(v); err == nil {
 			wait = min(wait, d)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/portico-gateway/portico/gateway/config"
-	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
@@ -246,7 +246,7 @@ func TestStaleScope(t *testing.T) {
 // jump to the call's deadline while the call waits on the network.)
 func TestStaleAge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m, err := metrics.New(prometheus.NewRegistry())
+		m, err := edgemetrics.New(prometheus.NewRegistry())
 		if err != nil {
 			t.Fatal(err)
 		}

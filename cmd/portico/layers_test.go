@@ -163,3 +163,31 @@ func TestLayerTable(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageNamesUnique: no two of the module's non-main packages share a
+// name, so an import never needs renaming to tell two apart and a name
+// says which concept it is (gateway/timeout beside interceptors/deadline,
+// gateway/edgemetrics beside interceptors/metrics). Generated packages
+// (gen/) follow the proto layout and are left out.
+func TestPackageNamesUnique(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cmd := exec.Command("go", "list", "-f", `{{.Name}} {{.ImportPath}}`, "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	seen := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, path, _ := strings.Cut(line, " ")
+		if name == "main" || strings.Contains(path, "/gen/") {
+			continue
+		}
+		if prev, dup := seen[name]; dup {
+			t.Errorf("package name %q is used by %s and %s", name, prev, path)
+		}
+		seen[name] = path
+	}
+}

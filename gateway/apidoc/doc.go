@@ -20,6 +20,6 @@
 //   - headers: Idempotency-Key (request) and Idempotent-Replayed where the
 //     edge requires the key, Location on creates, Retry-After on 429 and 503,
 //     X-Trace-Id on every response, Grpc-Timeout (request) with the pattern
-//     package deadline accepts;
+//     package timeout (gateway/timeout) accepts;
 //   - bearer security on every operation, info with the license.
 package apidoc

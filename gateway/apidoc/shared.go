@@ -195,7 +195,7 @@ func sharedParameters() openapi3.ParametersMap {
 	}
 }
 
-// GrpcTimeoutPattern is what package deadline accepts: 1-8 digits with at
+// GrpcTimeoutPattern is what package timeout (gateway/timeout) accepts: 1-8 digits with at
 // least one non-zero digit, then a unit. Written without lookahead (Go's
 // regexp has none): k leading zeros, a non-zero digit, at most 7-k more.
 var GrpcTimeoutPattern = func() string {

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/portico-gateway/portico/gateway/deadline"
+	"github.com/portico-gateway/portico/gateway/timeout"
 )
 
 func TestSummary(t *testing.T) {
@@ -34,7 +34,7 @@ func TestGrpcTimeoutPattern(t *testing.T) {
 		"", "1", "H", "0H", "00000000H", "0m", "1H", "500m", "99999999H", "00000001n", "0000001n",
 		"123456789S", "000000000S", "1h", "1s", "-1S", "+1S", "1.5S", " 1S", "1S ", "10x", "1 S", "07u", "100000000M",
 	} {
-		_, err := deadline.ParseTimeout(in)
+		_, err := timeout.ParseTimeout(in)
 		if re.MatchString(in) != (err == nil) {
 			t.Errorf("%q: pattern matches %v, parser error %v", in, re.MatchString(in), err)
 		}
@@ -47,7 +47,7 @@ func FuzzGrpcTimeoutPattern(f *testing.F) {
 	}
 	re := regexp.MustCompile(GrpcTimeoutPattern)
 	f.Fuzz(func(t *testing.T, in string) {
-		_, err := deadline.ParseTimeout(in)
+		_, err := timeout.ParseTimeout(in)
 		if re.MatchString(in) != (err == nil) {
 			t.Errorf("%q: pattern matches %v, parser error %v", in, re.MatchString(in), err)
 		}

@@ -8,7 +8,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// The series read (gateway/metrics).
+// The series read (gateway/edgemetrics).
 const (
 	requestsName = "portico_gateway_requests_total"
 	durationName = "portico_gateway_request_duration_seconds"

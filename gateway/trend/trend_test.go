@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
-	"github.com/portico-gateway/portico/gateway/metrics"
+	"github.com/portico-gateway/portico/gateway/edgemetrics"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -49,12 +49,12 @@ func TestRing(t *testing.T) {
 // edge records answers into the edge's real metrics.
 type edge struct {
 	reg *prometheus.Registry
-	m   *metrics.Metrics
+	m   *edgemetrics.Metrics
 }
 
 func newEdge(t *testing.T) edge {
 	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
+	m, err := edgemetrics.New(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func newEdge(t *testing.T) edge {
 
 func (e edge) answer(n int, upstream string, status int, d time.Duration) {
 	for range n {
-		e.m.Request(metrics.Answer{Route: "/api/x", Method: "GET", Upstream: upstream, Status: status, Duration: d})
+		e.m.Request(edgemetrics.Answer{Route: "/api/x", Method: "GET", Upstream: upstream, Status: status, Duration: d})
 	}
 }
 

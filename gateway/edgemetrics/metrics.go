@@ -1,4 +1,4 @@
-package metrics
+package edgemetrics
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-// Package metrics defines the edge's own Prometheus metrics:
+// Package edgemetrics defines the edge's own Prometheus metrics:
 //
 //	portico_gateway_requests_total{route,method,upstream,code,problem}        counter
 //	portico_gateway_request_duration_seconds{route,method,upstream,code}      histogram, trace exemplars
@@ -19,4 +19,4 @@
 // route the edge serves, so they show 0, not "No data", before the first
 // event: the one place a new edge series gets its zero. Metrics is safe for
 // concurrent use.
-package metrics
+package edgemetrics

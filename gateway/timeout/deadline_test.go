@@ -1,4 +1,4 @@
-package deadline
+package timeout
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-// Package deadline decides how long the edge waits for an upstream.
+// Package timeout decides how long the edge waits for an upstream.
 //
 // Every route has a deadline: the route's configured timeout, or the
 // client's Grpc-Timeout header clamped to the route's maximum. The header
@@ -11,4 +11,4 @@
 // unit - is ErrMalformed, which the edge answers with 400 INVALID_TIMEOUT
 // rather than silently using its default. Deadlines only shrink: the edge
 // never waits longer than the route maximum whatever the client asks.
-package deadline
+package timeout
