@@ -19,7 +19,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
 	"github.com/portico-gateway/portico/gateway/route"
-	"github.com/portico-gateway/portico/gateway/route/selector"
 )
 
 // Layer names, as the 429's layer member and the RateLimit policies say
@@ -83,21 +82,17 @@ func newLimiter(cfg config.Config, routes []*route.Route, log *slog.Logger, now 
 		l.plans[name] = p.Limit()
 		l.planQuotas[name] = ratelimit.Quota{Limit: p.Limit()}.Prepare()
 	}
+	selected, err := groupRoutes("limits.groups", lc.Groups, limitGroupParts, routes)
+	if err != nil {
+		return nil, err
+	}
+	lgs := make([]limitGroup, len(lc.Groups))
 	for i, g := range lc.Groups {
-		lg := limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.Limit()}
-		lg.quota = ratelimit.Quota{Key: lg.key, Limit: lg.limit}.Prepare()
-		for j, key := range g.Routes {
-			selected, err := selector.Resolve(key, routes)
-			if err != nil {
-				return nil, fmt.Errorf("gateway config: limits.groups[%d].routes[%d]: %q: %w", i, j, key, err)
-			}
-			for _, r := range selected {
-				if prev, dup := l.groups[r]; dup && prev.name != g.Name {
-					return nil, fmt.Errorf("gateway config: limits.groups: %q and %q both hold %s", prev.name, g.Name, r.Key())
-				}
-				l.groups[r] = lg
-			}
-		}
+		lgs[i] = limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.Limit()}
+		lgs[i].quota = ratelimit.Quota{Key: lgs[i].key, Limit: lgs[i].limit}.Prepare()
+	}
+	for r, i := range selected {
+		l.groups[r] = lgs[i]
 	}
 	if lc.Global != nil {
 		g := lc.Global.Limit()

@@ -66,16 +66,12 @@ func joinKeys(keys []string) string {
 
 // shedSelects is what a shed group's route selects.
 func shedSelects(key string, routes []*route.Route) string {
-	table, err := route.NewTable(routes)
+	selected, err := groupRoutes("shed.groups", []config.ShedGroupConfig{{Name: "g", Routes: []string{key}}}, shedGroupParts, routes)
 	if err != nil {
-		panic(err)
-	}
-	sh := &shedder{table: table, groups: map[*route.Route]*shedScope{}}
-	if err := sh.assign("shed.groups[0]", config.ShedGroupConfig{Name: "g", Routes: []string{key}}, &shedScope{name: "g"}); err != nil {
 		return "error"
 	}
 	var keys []string
-	for r := range sh.groups {
+	for r := range selected {
 		keys = append(keys, r.Key())
 	}
 	return joinKeys(keys)

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/gateway/route"
-	"github.com/portico-gateway/portico/gateway/route/selector"
 	"github.com/portico-gateway/portico/gateway/shed"
 	"github.com/portico-gateway/portico/gateway/timeout"
 	"github.com/portico-gateway/portico/internal/traceid"
@@ -135,34 +133,20 @@ func newShedder(cfg config.ShedConfig, typeBase string, table *route.Table, tota
 		}
 		sh.edge = sh.edgeScope.lim
 	}
+	selected, err := groupRoutes("shed.groups", cfg.Groups, shedGroupParts, table.Routes())
+	if err != nil {
+		return nil, err
+	}
+	scopes := make([]*shedScope, len(cfg.Groups))
 	for i, gc := range cfg.Groups {
-		g, err := scope(gc.Name, gc.MaxInFlight)
-		if err != nil {
+		if scopes[i], err = scope(gc.Name, gc.MaxInFlight); err != nil {
 			return nil, err
 		}
-		if err := sh.assign(fmt.Sprintf("shed.groups[%d]", i), gc, g); err != nil {
-			return nil, err
-		}
+	}
+	for rt, i := range selected {
+		sh.groups[rt] = scopes[i]
 	}
 	return sh, nil
-}
-
-// assign maps every route gc selects to g; a route in two groups is an
-// error.
-func (sh *shedder) assign(path string, gc config.ShedGroupConfig, g *shedScope) error {
-	for j, key := range gc.Routes {
-		selected, err := selector.Resolve(key, sh.table.Routes())
-		if err != nil {
-			return fmt.Errorf("gateway config: %s.routes[%d]: %q: %w", path, j, key, err)
-		}
-		for _, rt := range selected {
-			if prev, dup := sh.groups[rt]; dup && prev != g {
-				return fmt.Errorf("gateway config: %s: %s is in group %q already", path, rt.Key(), prev.name)
-			}
-			sh.groups[rt] = g
-		}
-	}
-	return nil
 }
 
 // full is the cheap refusal of an overload: the scope (the edge's cap, or

@@ -34,7 +34,8 @@ func unservedWarnings(c config.Config, regs []registration) []string {
 }
 
 // CheckRoutes is the config.Check of the edge: what New would refuse when
-// it builds the route table and the policy from c, with the run-time
+// it builds from the route table (routes.overrides, the policy, the limit
+// and shed groups' selectors) from c, with the run-time
 // services' descriptors loaded (kept in c, so New does not load them
 // again). Pass it to config.Load and config.Parse; New and Reload run it
 // too (config.Config.Check).
@@ -54,8 +55,11 @@ func checkRoutesOf(ctx context.Context, c config.Config, regs []registration) (c
 		return c, err
 	}
 	table, _, err := buildRoutes(c, regs)
-	if err == nil {
-		_, err = buildPolicy(c, table)
+	if err != nil {
+		return c, err
 	}
-	return c, err
+	if _, err = buildPolicy(c, table); err != nil {
+		return c, err
+	}
+	return c, checkGroups(c, table.Routes())
 }
