@@ -44,38 +44,73 @@ func Decode(data []byte) (Config, error) {
 	return c.WithDefaults(), nil
 }
 
+// DecodeFile is Decode for the config file at path (at most
+// MaxFileBytes): its relative file paths resolved as Load resolves them,
+// so it compares with a loaded config path for path.
+func DecodeFile(path string) (Config, error) {
+	data, err := boundedfile.Read(path, MaxFileBytes)
+	if err != nil {
+		return Config{}, fmt.Errorf("gateway config: %w", err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return Config{}, fmt.Errorf("gateway config: %w", err)
+	}
+	var c Config
+	if err := strictyaml.Decode(data, &c); err != nil {
+		return Config{}, fmt.Errorf("%s: gateway config: %w", path, err)
+	}
+	c.resolvePaths(dir)
+	return c.WithDefaults(), nil
+}
+
 // MaxFileBytes bounds a config file (4 MiB): Load refuses a
 // larger one, or a stream such as /dev/urandom, naming the file and the
 // bound.
 const MaxFileBytes = boundedfile.DefaultLimit
 
 // Load reads and parses the config file at path (at most
-// MaxFileBytes), as Parse does.
+// MaxFileBytes), as Parse does, with its relative file paths resolved
+// against the file's absolute directory (resolvePaths): the same file
+// loads to the same Config, and so the same version, however path is
+// spelled (gateway.dev.yaml, ./dev/gateway.dev.yaml or absolute).
 func Load(path string, checks ...Check) (Config, error) {
 	data, err := boundedfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("gateway config: %w", err)
 	}
-	c, err := parse(data, filepath.Dir(path), checks)
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: gateway config: %w", path, err)
+	}
+	c, err := parse(data, dir, checks)
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
 
-// resolvePaths makes every relative file path in c relative to dir, the
-// config file's directory, as Prometheus and Caddy read theirs: a config
-// names its neighbours the same way from whatever directory the edge
-// starts in. Absolute paths are kept.
+// resolvePaths makes every relative file path in c relative to dir (the
+// config file's directory, absolute), as Prometheus and Caddy read
+// theirs: a config names its neighbours the same way from whatever
+// directory the edge starts in. Every path comes out cleaned and, dir
+// being absolute, absolute: errors name the file opened, and the
+// config's version does not depend on how its path was spelled.
 func (c *Config) resolvePaths(dir string) {
+	resolve := func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(dir, p)
+	}
 	for _, p := range c.filePaths() {
-		if *p != "" && !filepath.IsAbs(*p) {
-			*p = filepath.Join(dir, *p)
+		if *p != "" {
+			*p = resolve(*p)
 		}
 	}
 	for _, r := range c.secretRefs() {
-		if f, ok := strings.CutPrefix(*r, "file:"); ok && f != "" && !filepath.IsAbs(f) {
-			*r = "file:" + filepath.Join(dir, f)
+		if f, ok := strings.CutPrefix(*r, "file:"); ok && f != "" {
+			*r = "file:" + resolve(f)
 		}
 	}
 }

@@ -27,7 +27,8 @@ func TestLoadConfigResolvesRelativePaths(t *testing.T) {
 	}{
 		{"relative to the file", "keys/identity.keys", keys},
 		{"dot-relative", "./keys/identity.keys", keys},
-		{"absolute kept", keys, keys},
+		{"parent-relative, cleaned", "../conf/keys/./identity.keys", keys},
+		{"absolute kept, cleaned", filepath.Join(dir, "keys") + "/../keys/identity.keys", keys},
 	}
 	t.Chdir(t.TempDir()) // anywhere but the config's directory
 	for _, tt := range tests {
@@ -45,6 +46,27 @@ func TestLoadConfigResolvesRelativePaths(t *testing.T) {
 			}
 		})
 	}
+	// However the file's own path is spelled, its paths come out the
+	// same: absolute, cleaned.
+	t.Run("spellings of the file's path", func(t *testing.T) {
+		path := filepath.Join(dir, "edge.yaml")
+		if err := os.WriteFile(path, []byte(ups+"identity:\n  keys_file: ../conf/keys/identity.keys\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		parent := filepath.Dir(dir)
+		for _, sp := range []struct{ cwd, path string }{{dir, "edge.yaml"}, {parent, "./conf/edge.yaml"}, {parent, "conf/../conf/edge.yaml"}, {"/", path}} {
+			t.Chdir(sp.cwd)
+			for name, load := range map[string]func(string) (Config, error){"Load": func(p string) (Config, error) { return Load(p) }, "DecodeFile": DecodeFile} {
+				cfg, err := load(sp.path)
+				if err != nil {
+					t.Fatalf("%s(%s) in %s = %v", name, sp.path, sp.cwd, err)
+				}
+				if cfg.Identity.KeysFile != keys {
+					t.Errorf("%s(%s) in %s: identity.keys_file = %q, want %q", name, sp.path, sp.cwd, cfg.Identity.KeysFile, keys)
+				}
+			}
+		}
+	})
 	t.Run("every file field", func(t *testing.T) {
 		c := Config{Upstreams: []UpstreamConfig{{Name: "a"}}}
 		for _, p := range c.filePaths() {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/portico-gateway/portico/gateway"
 	"github.com/portico-gateway/portico/gateway/config"
-	"github.com/portico-gateway/portico/internal/boundedfile"
 )
 
 // adminTokenEnv names the environment variable whose bearer token
@@ -64,11 +63,7 @@ func runCheckConfig(ctx context.Context, e env, args []string) error {
 // already, and its secrets may be redacted.
 func loadBase(ctx context.Context, src string) (config.Config, error) {
 	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
-		b, err := boundedfile.Read(src, config.MaxFileBytes)
-		if err != nil {
-			return config.Config{}, err
-		}
-		return config.Decode(b)
+		return config.DecodeFile(src)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
