@@ -110,3 +110,20 @@ func TestUpstreamTLS(t *testing.T) {
 		t.Fatalf("GET without a client certificate = %d, want a 5xx", r.status)
 	}
 }
+
+// TestUpstreamServerNameTurnsTLSOn: an upstream whose tls section sets
+// only server_name is dialled over TLS (system CAs), never in plaintext:
+// a plaintext upstream cannot answer it.
+func TestUpstreamServerNameTurnsTLSOn(t *testing.T) {
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		for i := range c.Upstreams {
+			c.Upstreams[i].TLS = config.UpstreamTLSConfig{ServerName: "inventory.internal"}
+		}
+	}})
+	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+		return &inventoryv1.Item{Sku: "keyboard-001"}, nil
+	}
+	if r := h.do("GET", "/api/inventory/keyboard-001", "demo-read-token", ""); r.status < 500 {
+		t.Fatalf("GET of a plaintext upstream with tls.server_name set = %d %s, want a 5xx (TLS on)", r.status, r.body)
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"strconv"
+	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -29,10 +30,11 @@ type TLSConfig struct {
 }
 
 // UpstreamTLSConfig dials one upstream over TLS (or mTLS). Empty means
-// plaintext gRPC, as before.
+// plaintext gRPC, as before. Any field set turns TLS on. The name each
+// certificate is checked against is ServerName's.
 type UpstreamTLSConfig struct {
-	// Enabled turns TLS on with the system's CAs; setting CAFile or a
-	// client pair turns it on too.
+	// Enabled turns TLS on with the system's CAs; setting any other
+	// field (CAFile, the client pair, ServerName) turns it on too.
 	Enabled bool `yaml:"enabled,omitempty"`
 	// CAFile holds the PEM CAs that sign the upstream's certificate.
 	// Empty means the system roots.
@@ -42,8 +44,12 @@ type UpstreamTLSConfig struct {
 	// they change.
 	CertFile string `yaml:"cert_file,omitempty"`
 	KeyFile  string `yaml:"key_file,omitempty"`
-	// ServerName is the name checked in the upstream's certificate. Empty
-	// means the host dialled.
+	// ServerName, when set, is the name checked in the certificate of
+	// every instance of the upstream, and turns TLS on (a name to check
+	// only means something over TLS). Empty means the host dialled: with
+	// an address list each instance's certificate is checked against its
+	// own host, so an instance dialled by IP needs an IP SAN; a dns:///
+	// target keeps its DNS name.
 	ServerName string `yaml:"server_name,omitempty"`
 }
 
@@ -60,9 +66,33 @@ func (c TLSConfig) validate(v *validator) {
 	}
 }
 
-// On reports whether the upstream is dialled over TLS.
+// On reports whether the upstream is dialled over TLS: Enabled, or any
+// other field set. A lone server_name turns it on too, as ca_file does:
+// it says the upstream speaks TLS, and dialling it in plaintext would
+// send the edge's calls (identity assertions included) in the clear
+// while the config reads as TLS.
 func (c UpstreamTLSConfig) On() bool {
-	return c.Enabled || c.CAFile != "" || c.CertFile != "" || c.KeyFile != ""
+	return c.Enabled || c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" || c.ServerName != ""
+}
+
+// Summary says how the upstream is dialled: "tls off", or "tls on" with
+// the CA file (else the system CAs), the client pair and the server
+// name, for check-config's summary and describe.
+func (c UpstreamTLSConfig) Summary() string {
+	if !c.On() {
+		return "tls off"
+	}
+	parts := []string{"system CAs"}
+	if c.CAFile != "" {
+		parts[0] = "ca " + c.CAFile
+	}
+	if c.CertFile != "" {
+		parts = append(parts, "client cert "+c.CertFile)
+	}
+	if c.ServerName != "" {
+		parts = append(parts, "server_name "+c.ServerName)
+	}
+	return "tls on (" + strings.Join(parts, ", ") + ")"
 }
 
 // DialOptions returns the transport credentials for the upstream, none
