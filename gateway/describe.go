@@ -20,7 +20,8 @@ import (
 )
 
 // RouteInfo is one route as a config makes the edge serve it: what the
-// admin API's /admin/routes lists and check-config prints.
+// admin API's /admin/routes lists and check-config and describe print
+// (writeRoutes).
 type RouteInfo struct {
 	Method         string   `json:"method"`
 	Path           string   `json:"path"`
@@ -33,8 +34,8 @@ type RouteInfo struct {
 	IdempotencyKey bool     `json:"idempotencyKey,omitempty"`
 	// LimitGroup is the limits.groups entry whose quota the route shares,
 	// "" for none; ShedGroup the shed.groups entry capping it.
-	LimitGroup string `json:"limitGroup,omitempty"`
-	ShedGroup  string `json:"shedGroup,omitempty"`
+	LimitGroup string `json:"limitGroup"`
+	ShedGroup  string `json:"shedGroup"`
 	// MaxDuration and IdleTimeout bound a server-streaming route's
 	// stream instead of Timeout; "" on unary routes.
 	MaxDuration string `json:"maxDuration,omitempty"`
@@ -94,8 +95,9 @@ func groupOf[G any](r *route.Route, groups []G, part func(G) (string, []string))
 }
 
 // WriteSummary prints what cfg (valid, defaults applied) makes the edge
-// do: version, listeners, shutdown, limits, upstreams with their chains,
-// auth and every route with its upstream, timeout, limits and policy.
+// do: version, listeners, shutdown, limits, upstreams with their chains
+// and TLS, auth, then the route table as describe prints it
+// (writeRoutes).
 func WriteSummary(w io.Writer, cfg config.Config) error {
 	routes, err := Routes(cfg)
 	if err != nil {
@@ -113,16 +115,16 @@ func WriteSummary(w io.Writer, cfg config.Config) error {
 	p("\nupstreams (%d):", len(cfg.Upstreams))
 	for _, u := range cfg.Upstreams {
 		c := u.Chain()
-		p("  %s\t[%s]\ttimeout %v\tretry %d attempts\tbreaker %d failures / %v cool-down\tbulkhead %d in flight",
+		p("  %s\t[%s]\ttimeout %v\tretry %d attempts\tbreaker %d failures / %v cool-down\tbulkhead %d in flight\t%s",
 			u.Name, strings.Join(u.Addresses, ", "), u.Timeout, cmp.Or(c.Retry.MaxAttempts, retry.DefaultMaxAttempts),
 			cmp.Or(c.Breaker.ConsecutiveFailures, breaker.DefaultConsecutiveFailures), cmp.Or(c.Breaker.CoolDown, breaker.DefaultCoolDown),
-			cmp.Or(c.Bulkhead.MaxInFlight, bulkhead.DefaultMax))
+			cmp.Or(c.Bulkhead.MaxInFlight, bulkhead.DefaultMax), u.TLS.Summary())
 	}
 	p("\nroutes (%d):", len(routes))
-	for _, r := range routes {
-		p("  %s %s\t%s\ttimeout %s\tmax %s\tbody %d\troles %s\tlimit group %s", r.Method, r.Path, r.Upstream, r.Timeout, r.MaxTimeout, r.MaxBodyBytes, strings.Join(r.Roles, ","), cmp.Or(r.LimitGroup, "-"))
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	return tw.Flush()
+	return writeRoutes(w, routes)
 }
 
 // authSummary names every kind of credential a accepts (legacy tokens,

@@ -68,3 +68,19 @@ func TestSummaryNamesEveryCredential(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryUpstreamTLS: check-config's summary says per upstream
+// whether it is dialled over TLS; a lone server_name turns it on.
+func TestSummaryUpstreamTLS(t *testing.T) {
+	cfg := config.Dev(0)
+	cfg.Upstreams[2].TLS.ServerName = "order.internal"
+	var b strings.Builder
+	if err := WriteSummary(&b, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"tls on (system CAs, server_name order.internal)", "tls off"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

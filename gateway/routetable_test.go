@@ -30,7 +30,7 @@ func TestDescribeLoadedServices(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
 	writeConfig(t, path, cfg)
 
-	table, err := Describe(path)
+	table, err := Describe(path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +75,76 @@ func TestDescribeLoadedServices(t *testing.T) {
 	}
 	for _, want := range []string{
 		"ROUTE", "LIMIT GROUP", "acme.shipping.v1.ShippingService/CreateShipment",
-		"upstream tracking: acme.tracking.v1.TrackingService by server reflection, resolved when the edge starts",
+		"upstream tracking: acme.tracking.v1.TrackingService by server reflection, resolved when the edge starts (describe --reflect dials it to list them)",
+		"UPSTREAM", "inventory  127.0.0.1:1", "  off\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestDescribeReflect: describe leaves an upstream using server
+// reflection undialled and names it; with reflect it dials it, as the
+// edge does at start, and lists its routes, with the version the edge
+// reports.
+func TestDescribeReflect(t *testing.T) {
+	h := newHarness(t, setup{})
+	cfg := config.Dev(0)
+	for i := range cfg.Upstreams {
+		cfg.Upstreams[i].Addresses = h.cfg.Upstreams[i].Addresses
+	}
+	cfg.Upstreams[0].Services, cfg.Upstreams[0].Reflection = []string{"portico.inventory.v1.InventoryService"}, true
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	writeConfig(t, path, cfg)
+	has := func(tb RouteTable, key string) bool {
+		return slices.ContainsFunc(tb.Routes, func(r RouteInfo) bool { return r.Method+" "+r.Path == key })
+	}
+
+	deferred, err := Describe(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(deferred, "GET /api/inventory/{sku}") || len(deferred.Resolved) != 1 || deferred.Version != "" {
+		t.Errorf("without reflect: %d routes, resolved %+v, version %q; want no inventory route, inventory resolved at start, no version",
+			len(deferred.Routes), deferred.Resolved, deferred.Version)
+	}
+	reflected, err := Describe(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(reflected, "GET /api/inventory/{sku}") || len(reflected.Resolved) != 0 || reflected.Version == "" {
+		t.Errorf("with reflect: %d routes, resolved %+v, version %q; want the inventory routes and a version",
+			len(reflected.Routes), reflected.Resolved, reflected.Version)
+	}
+	loaded, err := config.Load(path, CheckRoutes) // what check-config and the edge load
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := versionOf(loaded).ID; v != reflected.Version {
+		t.Errorf("describe --reflect version %s, the edge's %s", reflected.Version, v)
+	}
+}
+
+// TestDescribeUpstreamTLS: the table names each upstream's TLS, on for a
+// lone server_name.
+func TestDescribeUpstreamTLS(t *testing.T) {
+	cfg := config.Dev(0)
+	cfg.Upstreams[2].TLS.ServerName = "order.internal"
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	writeConfig(t, path, cfg)
+	table, err := Describe(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := table.Upstreams[2]; !u.TLS || u.ServerName != "order.internal" || table.Upstreams[0].TLS {
+		t.Errorf("upstreams = %+v, want order on TLS with server_name order.internal, inventory off", table.Upstreams)
+	}
+	var b strings.Builder
+	if err := table.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "on (system CAs, server_name order.internal)") {
+		t.Errorf("table lacks order's TLS:\n%s", b.String())
 	}
 }

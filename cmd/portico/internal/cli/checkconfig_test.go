@@ -63,7 +63,8 @@ func TestCheckConfigSummaryAndDiff(t *testing.T) {
 			if code := Main([]string{"check-config", "--diff-against", against, nextPath}, &out, &errb); code != 0 {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}
-			for _, want := range []string{"version ", "upstreams (3):", "routes (18):", "POST /api/orders", "roles admin,customer",
+			for _, want := range []string{"version ", "upstreams (3):", "routes (18):", "POST /api/orders", "admin,customer",
+				"tls off", "stream 1h0m0s, idle 5m0s", "portico.order.v1.OrderService/CreateOrder",
 				"changes against " + against + " " + tt.want} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())

@@ -9,7 +9,7 @@
 //	portico inventory|payment [--listen A] [--db P] [--admin-listen A]
 //	portico order [--listen A] [--db P] [--admin-listen A] [--inventory A] [--payment A]
 //	portico check-config [--diff-against U] FILE validate, summarize and diff a gateway config
-//	portico describe --config FILE [--json]      the route table a gateway config serves
+//	portico describe [--json] [--reflect] FILE    the route table a gateway config serves
 //	portico identity --keys F --service S --subject U [--role R]  an identity assertion for grpcurl
 //	portico version                              module version, commit, Go version (also --version, -v)
 //	portico completion bash|zsh|fish             a shell completion script
@@ -61,7 +61,7 @@ func commands() []command {
 		{"order", "[--listen ADDR] [--db PATH] [--admin-listen ADDR] [--inventory ADDR] [--payment ADDR]", "run the order service", runOrder},
 		{"migrate", "--to URL [--data DIR] [--only SERVICE]", "copy the services' SQLite databases into PostgreSQL (idempotent)", runMigrate},
 		{"check-config", "[--diff-against URL_OR_FILE] FILE", "validate a gateway config file, summarize it and diff it", runCheckConfig},
-		{"describe", "--config FILE [--json]", "list the route table a gateway config serves: route, RPC, upstream, roles, limit group, timeout", runDescribe},
+		{"describe", "[--json] [--reflect] FILE", "list the route table a gateway config serves: route, RPC, upstream, roles, limit and shed groups, timeout; upstreams with TLS", runDescribe},
 		{"identity", "--keys FILE --service SVC --subject S [--role R]", "print an identity assertion for calling a service directly", runIdentity},
 		{"version", "", "print the module version, commit and Go version (also portico --version)", runVersion},
 		{"completion", "bash|zsh|fish", "print a shell completion script, e.g. source <(portico completion bash)", runCompletion},
@@ -242,16 +242,21 @@ func (lf *logFlags) output(e env, textDefault bool) (io.Writer, error) {
 // parseFlags parses args into fs and allows want positional arguments,
 // turning --help into a *helpRequest and any mistake into a *usageError.
 func parseFlags(fs *flag.FlagSet, args []string, want int) error {
+	return parseFlagsRange(fs, args, want, want)
+}
+
+// parseFlagsRange is parseFlags for least to most arguments.
+func parseFlagsRange(fs *flag.FlagSet, args []string, least, most int) error {
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return &helpRequest{fs}
 	} else if err != nil {
 		return &usageError{withFlagHint(err, fs)}
 	}
-	if fs.NArg() > want {
-		return &usageError{fmt.Errorf("unexpected argument %q", fs.Arg(want))}
+	if fs.NArg() > most {
+		return &usageError{fmt.Errorf("unexpected argument %q", fs.Arg(most))}
 	}
-	if fs.NArg() < want {
-		return &usageError{fmt.Errorf("want %d argument(s), got %d", want, fs.NArg())}
+	if fs.NArg() < least {
+		return &usageError{fmt.Errorf("want %d argument(s), got %d", least, fs.NArg())}
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 var version = regexp.MustCompile(`config version [0-9a-f]+`)
 
-// TestDescribe: `portico describe --config FILE` prints the route table
+// TestDescribe: `portico describe --config FILE` (or FILE) prints the route table
 // of the dev config (golden: every built-in route with its RPC, upstream,
 // roles, limit group and timeout) and of a config adding a service
 // loaded from a descriptor set (examples/shipping's), whose routes join
@@ -67,6 +67,15 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("describe on the dev config:\n%s\nwant (%s; -update rewrites it):\n%s", got, golden, want)
 	}
 
+	// check-config prints the same route table (one printer).
+	var checked, errb bytes.Buffer
+	if code := Main([]string{"check-config", dev}, &checked, &errb); code != 0 {
+		t.Fatalf("check-config: exit %d: %s", code, errb.String())
+	}
+	if routes, _, _ := strings.Cut(got, "\n\n"); !strings.Contains(checked.String(), routes) {
+		t.Errorf("check-config's route table is not describe's:\n%s\nwant within it:\n%s", checked.String(), routes)
+	}
+
 	set, err := filepath.Abs("../../../../examples/shipping/shipping.binpb")
 	if err != nil {
 		t.Fatal(err)
@@ -86,8 +95,22 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("describe with shipping lacks %q:\n%s", line, table)
 		}
 	}
-	if n := strings.Count(table, "\n") - strings.Count(got, "\n"); n != 5 {
-		t.Errorf("describe with shipping has %d more lines than the dev config's, want 5 (shipping's routes)", n)
+	if n := strings.Count(table, "\n") - strings.Count(got, "\n"); n != 6 {
+		t.Errorf("describe with shipping has %d more lines than the dev config's, want 6 (shipping's routes and upstream)", n)
+	}
+	if positional := describe(loaded); positional != table { // FILE as the argument, as check-config takes it
+		t.Errorf("describe FILE differs from describe --config FILE:\n%s", positional)
+	}
+	var raw struct {
+		Routes []map[string]any `json:"routes"`
+	}
+	if err := json.Unmarshal([]byte(describe("--json", loaded)), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"limitGroup", "shedGroup", "rpc", "timeout"} {
+		if _, ok := raw.Routes[0][field]; !ok {
+			t.Errorf("--json: a route lacks %q: %v", field, raw.Routes[0])
+		}
 	}
 	var rows gateway.RouteTable
 	if err := json.Unmarshal([]byte(describe("--config", loaded, "--json")), &rows); err != nil {

@@ -22,7 +22,7 @@ func TestHelp(t *testing.T) {
 		{"help gateway", []string{"help", "gateway"}, 0, []string{"usage: portico gateway --config FILE", "--config FILE", "--log-level"}, []string{"  -config", "check-config"}, ""},
 		{"gateway --help", []string{"gateway", "--help"}, 0, []string{"usage: portico gateway", "--config FILE"}, nil, ""},
 		{"check-config --help", []string{"check-config", "--help"}, 0, []string{"usage: portico check-config [--diff-against URL_OR_FILE] FILE"}, nil, ""},
-		{"help describe", []string{"help", "describe"}, 0, []string{"usage: portico describe --config FILE [--json]", "--config FILE", "--json"}, nil, ""},
+		{"help describe", []string{"help", "describe"}, 0, []string{"usage: portico describe [--json] [--reflect] FILE", "--config FILE", "--json", "--reflect"}, nil, ""},
 		{"help order", []string{"help", "order"}, 0, []string{"--inventory", "--upstream-timeout"}, nil, ""},
 		{"help dev", []string{"help", "dev"}, 0, []string{"--base-port N", "--replicas N", "base+10k", "--postgres URL"}, nil, ""},
 		{"help help", []string{"help", "help"}, 0, []string{"usage: portico <command>"}, nil, ""},
@@ -38,7 +38,9 @@ func TestHelp(t *testing.T) {
 		{"help two args", []string{"help", "gateway", "order"}, 2, nil, nil, "one command"},
 		{"bad flag points to help", []string{"gateway", "--nope"}, 2, nil, nil, "portico help gateway"},
 		{"check-config two files", []string{"check-config", "a", "b"}, 2, nil, nil, `unexpected argument "b"`},
-		{"describe without a config", []string{"describe"}, 2, nil, nil, "--config FILE is required"},
+		{"describe without a config", []string{"describe"}, 2, nil, nil, "want the gateway config FILE (as the argument, or --config FILE)"},
+		{"describe two files", []string{"describe", "a", "b"}, 2, nil, nil, `unexpected argument "b"`},
+		{"describe a file twice", []string{"describe", "--config", "a", "b"}, 2, nil, nil, "give the config FILE once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
