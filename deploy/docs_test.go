@@ -118,3 +118,29 @@ func errorCodesTable() string {
 func TestOnboardingCodes(t *testing.T) {
 	checkBlock(t, onboardingPage, "error-codes", errorCodesTable())
 }
+
+// selectorGrammar is how every config field holding route selectors
+// describes them, pointing at package gateway/route/selector's doc.
+const selectorGrammar = `A selector is "[METHOD ]TARGET" (package gateway/route/selector): TARGET is "*" (every route), a path template ("/api/orders/{id}"), a route group ("/api/orders/**": that template and every one below it), an RPC ("portico.order.v1.OrderService/GetOrder", also with a leading "/" or a "." before the method) or a service ("portico.order.v1.OrderService/*"); METHOD narrows it to that method.`
+
+// TestSelectorFieldsSayOneThing: the four fields that hold route selectors
+// describe the grammar in the same words (they once gave three versions,
+// the overrides' without "*", "/**" or "Service/*").
+func TestSelectorFieldsSayOneThing(t *testing.T) {
+	rows, _, err := configReference("..", reflect.TypeFor[config.Config](), reflect.ValueOf(edgeDefaults(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"routes.overrides": true, "limits.groups[].routes": true, "shed.groups[].routes": true, "auth.policy[].allow": true}
+	for _, r := range rows {
+		if want[r.key] {
+			delete(want, r.key)
+			if !strings.Contains(r.doc, selectorGrammar) {
+				t.Errorf("%s's doc does not give the selector grammar in the shared words:\n%s", r.key, r.doc)
+			}
+		}
+	}
+	for k := range want {
+		t.Errorf("no reference row for %s", k)
+	}
+}

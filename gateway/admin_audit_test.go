@@ -3,6 +3,8 @@ package gateway
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -76,5 +78,110 @@ func TestAdminAccessLines(t *testing.T) {
 		if strings.Contains(h.logs.String(), tok) {
 			t.Errorf("the logs show token %s", tok)
 		}
+	}
+}
+
+// duplicateKeys returns the keys that a JSON object line repeats at its
+// top level (json.Unmarshal keeps the last and says nothing).
+func duplicateKeys(t *testing.T, line string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", line)
+	}
+	seen, dups := map[string]bool{}, []string(nil)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		k := tok.(string)
+		if seen[k] {
+			dups = append(dups, k)
+		}
+		seen[k] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+	}
+	return dups
+}
+
+// TestAuditLineMatchesAdmin: each "config audit" line has unique keys (it
+// had two "time"s), and /admin/audit carries every fact the line has,
+// under the admin API's names ("err" is "error" there).
+func TestAuditLineMatchesAdmin(t *testing.T) {
+	h, admin := consoleHarness(t)
+	next := h.cfg
+	next.Routes.MaxBodyBytes = 2048
+	if _, err := h.srv.Reload(t.Context(), next, SourceSignal); err != nil {
+		t.Fatal(err)
+	}
+	next.Routes.MaxBodyBytes = -1
+	if _, err := h.srv.Reload(t.Context(), next, SourceSignal); err == nil {
+		t.Fatal("a negative max_body_bytes was applied")
+	}
+	var raw []string
+	for _, l := range strings.Split(strings.TrimSpace(h.logs.String()), "\n") {
+		if strings.Contains(l, `"msg":"config audit"`) {
+			raw = append(raw, l)
+		}
+	}
+	lines := h.logs.lines(t, "config audit")
+	_, body := consoleGet(t, admin, "/admin/audit", adminToken)
+	var audit struct{ Audit []map[string]any }
+	if err := json.Unmarshal([]byte(body), &audit); err != nil || len(audit.Audit) != 2 || len(lines) != 2 || len(raw) != 2 {
+		t.Fatalf("/admin/audit = %s (%v), log lines %v, want 2 of each", body, err, lines)
+	}
+	for i, line := range lines {
+		if d := duplicateKeys(t, raw[i]); d != nil {
+			t.Errorf("config audit line repeats %v: %s", d, raw[i])
+		}
+		entry := audit.Audit[len(lines)-1-i] // newest first
+		for k, v := range line {
+			switch k {
+			case "time", "level", "msg", "service", "diff": // the record's own and the logger's; diff is bounded in the log
+				continue
+			case "err":
+				k = "error"
+			}
+			if v == "" {
+				continue // omitted when empty
+			}
+			if got, ok := entry[k]; !ok || got != v {
+				t.Errorf("record %d: /admin/audit %s = %v, log line has %v", i, k, got, v)
+			}
+		}
+	}
+	if got := audit.Audit[1]["changed"]; got != float64(1) {
+		t.Errorf("applied record changed = %v, want 1", got)
+	}
+}
+
+// TestAdminOpenAPIAuditEntry: the fragment's AuditEntry names exactly the
+// members an audit record's JSON has.
+func TestAdminOpenAPIAuditEntry(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct{ Properties map[string]any }
+		}
+	}
+	if err := json.Unmarshal(adminOpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for k := range doc.Components.Schemas["AuditEntry"].Properties {
+		got = append(got, k)
+	}
+	var want []string
+	for f := range reflect.TypeFor[AuditEntry]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		want = append(want, name)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("AuditEntry schema properties = %v, want %v", got, want)
 	}
 }

@@ -95,7 +95,10 @@ type BanPolicyInfo struct {
 
 // ShedInfo is load shedding: the settings and each in-flight cap.
 type ShedInfo struct {
-	MaxWait    string          `json:"maxWait"`
+	MaxWait string `json:"maxWait"`
+	// MaxQueue is the effective bound on waiters per cap: shed.max_queue
+	// (default 64) while MaxWait is positive, and 0 (nobody waits) when
+	// max_wait is 0, its default, or max_queue is -1.
 	MaxQueue   int             `json:"maxQueue"`
 	RetryAfter string          `json:"retryAfter"`
 	Scopes     []ShedScopeInfo `json:"scopes"` // the edge's cap first, then route groups by name
@@ -191,7 +194,7 @@ func (sh *shedder) info() ShedInfo {
 	}
 	out.MaxWait, out.RetryAfter = sh.wait.String(), (time.Duration(sh.retryAfter) * time.Second).String()
 	for _, sc := range sh.scopes() {
-		out.MaxQueue = sc.queue
+		out.MaxQueue = max(sc.queue, 0) // -1 is "nobody waits"
 		var m dto.Metric
 		_ = sc.shed.Write(&m)
 		out.Scopes = append(out.Scopes, ShedScopeInfo{Name: sc.name, MaxInFlight: sc.lim.Max(), InFlight: sc.lim.InFlight(),

@@ -274,3 +274,30 @@ func BenchmarkGetItemChain(b *testing.B) {
 	handler := srv.Handler()
 	benchGetItem(b, handler, http.StatusOK)
 }
+
+// TestAdminLimitsMaxQueue: maxQueue is the bound the edge applies: the
+// default 64 once requests may wait, 0 while nobody waits (max_wait 0, the
+// default, or max_queue -1).
+func TestAdminLimitsMaxQueue(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		shed  config.ShedConfig
+		queue int
+	}{
+		{"defaults", config.ShedConfig{}, 0},
+		{"max_wait", config.ShedConfig{MaxWait: time.Second}, config.DefaultShedQueue},
+		{"max_queue", config.ShedConfig{MaxWait: time.Second, MaxQueue: 10}, 10},
+		{"max_queue -1", config.ShedConfig{MaxWait: time.Second, MaxQueue: -1}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := limitHarness(t, config.LimitsConfig{}, func(c *config.Config) { c.Shed = tt.shed })
+			admin := httptest.NewServer(h.srv.AdminHandler())
+			t.Cleanup(admin.Close)
+			var got LimitsInfo
+			adminGet(t, admin, "/admin/limits", &got)
+			if got.Shedding.MaxQueue != tt.queue {
+				t.Errorf("maxQueue = %d, want %d", got.Shedding.MaxQueue, tt.queue)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -81,10 +82,20 @@ func buildPolicy(cfg config.Config, table *route.Table) (*auth.Policy, error) {
 		return auth.DefaultPolicy(table.Routes()), nil
 	}
 	pol, err := auth.NewPolicy(cfg.Auth.PolicyRules(), table.Routes())
-	if err != nil {
-		return nil, errors.New("gateway config: auth.policy: " + err.Error())
+	if err == nil {
+		return pol, nil
 	}
-	return pol, nil
+	// Each fault reads "auth.policy[i].allow[j]: ...", as the config's
+	// other sections' do.
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = fmt.Errorf("auth.%w", e)
+	}
+	return nil, fmt.Errorf("gateway config: %w", errors.Join(out...))
 }
 
 // maxBodyOf is the largest body any route accepts: what a signed request's

@@ -80,6 +80,10 @@ func TestNewRejects(t *testing.T) {
 			c.Upstreams = append(c.Upstreams, config.UpstreamConfig{Name: "extra", Addresses: []string{"a:1"}})
 		}, `"extra" serves no registered service`},
 		{"invalid config", func(c *config.Config) { c.Upstreams[0].Name = "" }, "upstreams[0].name"},
+		{"policy selector selects no route", func(c *config.Config) {
+			c.Auth.Policy = []config.PolicyRuleConfig{{Roles: []string{"admin", "customer"}, Allow: []string{"*"}},
+				{Roles: []string{"reader"}, Allow: []string{"GET *", "GET /api/nothing"}}}
+		}, "gateway config: auth.policy[1].allow[1]: \"GET /api/nothing\": selects no route"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

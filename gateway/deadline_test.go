@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,5 +56,23 @@ func TestRouteDeadline(t *testing.T) {
 				t.Errorf("upstream deadline in %v, want %v..%v", d, tt.min, tt.max)
 			}
 		})
+	}
+}
+
+// TestZeroTimeoutDetail: a zero Grpc-Timeout is refused saying zero is not
+// allowed (the wire format's shape it has); a malformed one says the shape.
+func TestZeroTimeoutDetail(t *testing.T) {
+	h := newHarness(t, setup{})
+	okStubs(h)
+	for _, tt := range []struct{ header, want string }{
+		{"0S", "must not be zero"},
+		{"000m", "must not be zero"},
+		{"1s", "must be 1-8 digits and a unit"},
+	} {
+		r := h.do("GET", "/api/orders/ord-1", adminToken, "", "Grpc-Timeout: "+tt.header)
+		body := r.json(t)
+		if detail, _ := body["detail"].(string); r.status != 400 || body["code"] != "INVALID_TIMEOUT" || !strings.Contains(detail, tt.want) {
+			t.Errorf("Grpc-Timeout %s = %d %v, want 400 INVALID_TIMEOUT saying %q", tt.header, r.status, body, tt.want)
+		}
 	}
 }

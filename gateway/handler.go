@@ -158,10 +158,12 @@ func (s *Server) finish(w *responseWriter, r *http.Request, ex *exchange) {
 // logAccess writes the one access line of a request. It never logs
 // headers, so tokens and cookies cannot leak into logs. A 5xx is an ERROR,
 // except a 504 under the client's own shorter Grpc-Timeout: like a 4xx
-// (499 for a client that hung up), that is the client's outcome, a WARN.
+// (499 for a client that hung up), that is the client's outcome, a WARN;
+// and except a probe's 503 (probeDown), an INFO like its 200.
 func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Duration) {
 	level := slog.LevelInfo
 	switch {
+	case probeDown(ex.route, status):
 	case status == http.StatusGatewayTimeout && ex.byClient:
 		level = slog.LevelWarn
 	case status >= 500:
@@ -210,6 +212,19 @@ func (s *Server) logAccess(r *http.Request, ex *exchange, status int, d time.Dur
 	rec := slog.NewRecord(now, level, "request", 0)
 	rec.AddAttrs(attrs...)
 	_ = s.log.Handler().Handle(r.Context(), rec)
+}
+
+// probeDown reports a health probe's 503 (/health, /healthz/ready): the
+// probe answering correctly that an upstream or the edge is not ready, not
+// the edge failing a request. Logged at ERROR, every probe of every
+// orchestrator during an outage was one ERROR line, burying the errors of
+// the calls that did fail (and the breaker's state change lines, which
+// report the outage once). At INFO it is one more line like the probe's
+// 200s, sampled with them (telemetry.logs.sample_rate), and its metric
+// (portico_gateway_requests_total{code="503"}) is unchanged. A probe's
+// 500 (a panic) stays an ERROR.
+func probeDown(route string, status int) bool {
+	return status == http.StatusServiceUnavailable && (route == "/health" || route == "/healthz/ready")
 }
 
 // clientAddr is the client's IP address (the connection's peer; a

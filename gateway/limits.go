@@ -382,14 +382,20 @@ func layerText(layer string) string {
 
 // writeLimitHeaders sets the quota headers: RateLimit-Policy and RateLimit
 // per draft-ietf-httpapi-ratelimit-headers-10 (one list member per layer,
-// named by its layer; q and w are the Rate and Period in seconds, r what is
-// left, t the seconds until it is full again, or until a request fits for
-// the refusing layer), and X-RateLimit-Limit / -Remaining of the refusing
+// named by its layer; q is the bucket's capacity, its burst, and w its
+// Period in seconds, r what is left, t the seconds until it is full again,
+// or until a request fits for the refusing layer), and X-RateLimit-Limit /
+// -Remaining of the refusing
 // layer, or of the layer with the least left. X-RateLimit-Limit is the
 // capacity Remaining counts down from, the bucket's burst (capacity), as
 // GitHub, Kong and Envoy's rate limit service mean these headers: a fresh
 // caller reads Limit N and Remaining N-1, never Remaining above Limit.
 func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
+	// q is the capacity, not the Rate: the draft's r is the remaining
+	// quota units of q, and a token bucket's burst is the most a client
+	// can use at once, so with burst above rate a q of the rate read
+	// "q=50" beside "r=99". The refill, Rate per Period, is the admin
+	// API's and the docs'.
 	// The four values are appended to one stack buffer and become one
 	// string, sliced in four: no fmt on the request path (%q is
 	// strconv.Quote).
@@ -402,7 +408,7 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 			b = append(b, ", "...)
 		}
 		b = strconv.AppendQuote(b, lr.layers[i])
-		b = strconv.AppendInt(append(b, ";q="...), int64(res.Limit.Rate), 10)
+		b = strconv.AppendInt(append(b, ";q="...), int64(capacity(res.Limit)), 10)
 		b = strconv.AppendInt(append(b, ";w="...), int64(ceilSeconds(res.Limit.Period)), 10)
 		if res.Remaining < d.Results[tightest].Remaining {
 			tightest = i

@@ -579,7 +579,7 @@ func fmtLimitHeaders(lr *limitRequest, d *ratelimit.Decision) http.Header {
 			policy.WriteString(", ")
 			state.WriteString(", ")
 		}
-		fmt.Fprintf(&policy, "%q;q=%d;w=%d", lr.layers[i], res.Limit.Rate, ceilSeconds(res.Limit.Period))
+		fmt.Fprintf(&policy, "%q;q=%d;w=%d", lr.layers[i], capacity(res.Limit), ceilSeconds(res.Limit.Period))
 		fmt.Fprintf(&state, "%q;r=%d;t=%d", lr.layers[i], res.Remaining, t)
 		if res.Remaining < d.Results[tightest].Remaining {
 			tightest = i
@@ -651,5 +651,25 @@ func TestLimiterRefusedKeepsNoReference(t *testing.T) {
 	}
 	if err := l1.redis.Ping(context.Background()).Err(); !errors.Is(err, redis.ErrClosed) {
 		t.Errorf("after the only limiter closed, its Redis client answers %v, want %v", err, redis.ErrClosed)
+	}
+}
+
+// TestRateLimitPolicyQuota: with burst above rate, RateLimit-Policy's q is
+// the burst, so RateLimit's r never exceeds it, on 200s and on the 429.
+func TestRateLimitPolicyQuota(t *testing.T) {
+	h, _ := limitHarness(t, config.LimitsConfig{
+		Plans:       map[string]config.LimitConfig{"default": {Rate: 2, Burst: 4, Period: time.Minute}},
+		DefaultPlan: "default",
+	})
+	for i := range 5 {
+		r := h.do("GET", "/api/inventory/a", readerToken, "")
+		want := 200
+		if i == 4 {
+			want = 429
+		}
+		policy, state := r.header.Get("RateLimit-Policy"), r.header.Get("RateLimit")
+		if r.status != want || policy != `"caller";q=4;w=60` || !strings.HasPrefix(state, fmt.Sprintf(`"caller";r=%d;`, max(3-i, 0))) {
+			t.Errorf("request %d = %d, RateLimit-Policy %q, RateLimit %q; want %d, q=4, r=%d", i+1, r.status, policy, state, want, max(3-i, 0))
+		}
 	}
 }

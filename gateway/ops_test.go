@@ -620,3 +620,31 @@ func TestAPIAnswersAreNotStored(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeDownIsInfo: a readiness probe's or /health's 503 during an
+// outage is an INFO access line like its 200, not an ERROR per probe; an
+// API call the outage fails is still an ERROR.
+func TestProbeDownIsInfo(t *testing.T) {
+	h := newHarness(t, setup{down: []string{"inventory"}, cfg: func(c *config.Config) { c.Ops.ReadyRequires = []string{"inventory"} }})
+	h.srv.serving.Store(true)
+	waitState(t, h.srv.snap.Load().upstreams["inventory"].cc, connectivity.TransientFailure)
+	for _, path := range []string{"/healthz/ready", "/health"} {
+		if r := h.do("GET", path, "", ""); r.status != 503 {
+			t.Fatalf("%s with inventory down = %d %s, want 503", path, r.status, r.body)
+		}
+	}
+	if r := h.do("GET", "/api/inventory/a", readerToken, ""); r.status < 500 {
+		t.Fatalf("GET /api/inventory/a with inventory down = %d, want a 5xx", r.status)
+	}
+	h.logs.WaitFor(t.Context(), 10*time.Second, func(string) bool { return len(h.logs.lines(t, "request")) >= 3 })
+	levels := map[string]any{}
+	for _, l := range h.logs.lines(t, "request") {
+		levels[l["path"].(string)] = l["level"]
+	}
+	want := map[string]any{"/healthz/ready": "INFO", "/health": "INFO", "/api/inventory/a": "ERROR"}
+	for path, level := range want {
+		if levels[path] != level {
+			t.Errorf("access line of %s at %v, want %s (all: %v)", path, levels[path], level, levels)
+		}
+	}
+}

@@ -207,9 +207,16 @@ type AuditEntry struct {
 	// By is the subject of the admin API caller who asked for the change
 	// (POST /admin/reload, /admin/rollback); empty for a signal, the file
 	// watch or a call from Go.
-	By    string   `json:"by,omitempty"`
-	Diff  []string `json:"diff,omitempty"`
-	Error string   `json:"error,omitempty"`
+	By string `json:"by,omitempty"`
+	// Added, Removed and Changed count Diff's lines by kind, as the log
+	// line does.
+	Added   int      `json:"added"`
+	Removed int      `json:"removed"`
+	Changed int      `json:"changed"`
+	Diff    []string `json:"diff,omitempty"`
+	// Error is the log line's "err": the admin API names error fields
+	// "error" (as /admin/limits' bans do), the logs "err".
+	Error string `json:"error,omitempty"`
 }
 
 // Audit returns the latest audit records, newest first.
@@ -219,15 +226,18 @@ func (s *Server) Audit() []AuditEntry { return s.history.auditLog() }
 // API. The caller's subject comes from ctx: an admin API request's.
 func (s *Server) audit(ctx context.Context, level slog.Level, event string, v Version, prev string, diff []string, err error) {
 	e := AuditEntry{Event: event, Version: v.ID, Previous: prev, Time: v.Applied, Source: v.Source, By: actor(ctx), Diff: diff}
+	e.Added, e.Removed, e.Changed = diffCounts(diff)
 	if err != nil {
 		e.Error = err.Error()
 	}
 	s.history.addAudit(e)
-	added, removed, changed := diffCounts(diff)
-	attrs := []any{"event", event, "version", v.ID, "previous", prev, "time", v.Applied.Format(time.RFC3339Nano),
-		"source", v.Source, "by", e.By, "added", added, "removed", removed, "changed", changed, "diff", summarize(diff)}
+	// No "time" attribute: slog stamps the record's own, and a second
+	// "time" key made the JSON line ambiguous. v.Applied is taken just
+	// before this call, so the stamp stands for it.
+	attrs := []any{"event", event, "version", v.ID, "previous", prev,
+		"source", v.Source, "by", e.By, "added", e.Added, "removed", e.Removed, "changed", e.Changed, "diff", summarize(diff)}
 	if err != nil {
-		attrs = append(attrs, "err", err.Error())
+		attrs = append(attrs, "err", e.Error)
 	}
 	s.log.Log(context.Background(), level, "config audit", attrs...)
 }

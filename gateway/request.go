@@ -129,6 +129,10 @@ func routeTimeout(r *http.Request, ep *endpoint) (d time.Duration, own bool, _ *
 		v = vs[0]
 	}
 	d, _, err := timeout.Choose(v, ep.timeout, ep.maxTimeout)
+	if errors.Is(err, timeout.ErrZero) {
+		return 0, false, problem.New(problem.CodeInvalidTimeout,
+			"Grpc-Timeout must not be zero: send a positive timeout, such as 500m, or none for the route's default.")
+	}
 	if err != nil {
 		return 0, false, problem.New(problem.CodeInvalidTimeout,
 			"Grpc-Timeout must be 1-8 digits and a unit of H, M, S, m, u or n, such as 500m.")

@@ -32,6 +32,19 @@ type BreakerState struct {
 	Instance string         `json:"instance,omitempty"`
 	State    string         `json:"state"`
 	Counts   breaker.Counts `json:"counts"`
+	// LastTrip is the last time the breaker opened from closed, with the
+	// counts that tripped it; nil if it never has. Counts restart in
+	// every state, so an open or half-open breaker's are zeros: this says
+	// why it is not closed.
+	LastTrip *breaker.Trip `json:"lastTrip,omitempty"`
+}
+
+func breakerState(b *breaker.Breaker, instance string) BreakerState {
+	bs := BreakerState{Name: b.Name(), Instance: instance, State: b.State().String(), Counts: b.Counts()}
+	if t, ok := b.LastTrip(); ok {
+		bs.LastTrip = &t
+	}
+	return bs
 }
 
 // tracker keeps what State reads: the breakers a chain made and its calls
@@ -64,13 +77,12 @@ func (u *Upstream) State() State {
 	bs := append([]*breaker.Breaker(nil), u.tracker.breakers...)
 	u.tracker.mu.Unlock()
 	for _, b := range bs {
-		st.Breakers = append(st.Breakers, BreakerState{Name: b.Name(), State: b.State().String(), Counts: b.Counts()})
+		st.Breakers = append(st.Breakers, breakerState(b, ""))
 	}
 	if u.tracker.instances != nil {
 		prefix := u.name + "@"
 		for _, b := range u.tracker.instances.Breakers() {
-			st.Breakers = append(st.Breakers, BreakerState{Name: b.Name(), Instance: strings.TrimPrefix(b.Name(), prefix),
-				State: b.State().String(), Counts: b.Counts()})
+			st.Breakers = append(st.Breakers, breakerState(b, strings.TrimPrefix(b.Name(), prefix)))
 		}
 	}
 	return st

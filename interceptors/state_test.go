@@ -10,6 +10,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors"
+	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
 )
 
@@ -57,5 +58,12 @@ func TestUpstreamState(t *testing.T) {
 	st := up.State()
 	if st.InFlight != 0 || len(st.Breakers) != 1 || st.Breakers[0].Name != "inventory" || st.Breakers[0].State != "open" {
 		t.Fatalf("State() after two failures = %+v, want nothing in flight and the breaker open", st)
+	}
+	// The open breaker's counts restart at zero; its last trip keeps the
+	// closed window that opened it: the held call's success, two failures.
+	b := st.Breakers[0]
+	want := breaker.Counts{Requests: 3, TotalSuccesses: 1, TotalFailures: 2, ConsecutiveFailures: 2}
+	if b.Counts != (breaker.Counts{}) || b.LastTrip == nil || b.LastTrip.Counts != want || b.LastTrip.At.IsZero() {
+		t.Errorf("open breaker = %+v (last trip %+v), want zero counts and a last trip with %+v", b, b.LastTrip, want)
 	}
 }

@@ -80,9 +80,9 @@ func addShared(doc *openapi3.T) {
 		"RetryAfter":          header("Seconds to wait before retrying.", "integer"),
 		"WWWAuthenticate":     header(`The challenge: Bearer realm="portico".`, "string"),
 		"Location":            header("Path of the created resource.", "string"),
-		"RateLimitPolicy":     header(`The rate limits that apply, per draft-ietf-httpapi-ratelimit-headers-10: one member per layer ("caller", a route group, "global"), q requests per w seconds, e.g. "caller";q=12;w=1. Sent when the gateway has rate limits.`, "string"),
+		"RateLimitPolicy":     header(`The rate limits that apply, per draft-ietf-httpapi-ratelimit-headers-10: one member per layer ("caller", a route group, "global"), q requests at once (the layer's burst, what RateLimit's r counts down from) in a window of w seconds, e.g. "caller";q=12;w=1. Sent when the gateway has rate limits.`, "string"),
 		"RateLimit":           header(`What is left of each rate limit, per draft-ietf-httpapi-ratelimit-headers-10: r requests remaining, t seconds until full again (on a 429, until a request fits), e.g. "caller";r=11;t=1.`, "string"),
-		"XRateLimitLimit":     header("The rate limit closest to running out (on a 429, the one that refused): its capacity, the requests X-RateLimit-Remaining counts down from (its burst; RateLimit-Policy gives its rate).", "integer"),
+		"XRateLimitLimit":     header("The rate limit closest to running out (on a 429, the one that refused): its capacity, the requests X-RateLimit-Remaining counts down from (its burst, as RateLimit-Policy's q).", "integer"),
 		"XRateLimitRemaining": header("Requests that limit admits right now; 0 on a 429.", "integer"),
 		"PreferenceApplied": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
 			Description: "respond-async on a 202: the preference was applied (RFC 7240).",

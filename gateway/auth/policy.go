@@ -48,7 +48,7 @@ type Policy struct {
 }
 
 // NewPolicy resolves rules against routes; a selector that selects no
-// route is an error.
+// route is an error. Its error joins one *RuleError per fault.
 func NewPolicy(rules []Rule, routes []*route.Route) (*Policy, error) {
 	return newPolicy(rules, routes, true)
 }
@@ -65,27 +65,27 @@ func newPolicy(rules []Rule, routes []*route.Route, strict bool) (*Policy, error
 	var errs []error
 	for i, r := range rules {
 		if len(r.Roles) == 0 {
-			errs = append(errs, fmt.Errorf("rule %d: at least one role is required", i))
+			errs = append(errs, ruleErr(i, "roles", errors.New("at least one role is required")))
 		}
-		for _, role := range r.Roles {
+		for j, role := range r.Roles {
 			if !ValidRole(role) {
-				errs = append(errs, fmt.Errorf("rule %d: role %q: want 1-32 of [a-z0-9_-] starting with a letter", i, role))
+				errs = append(errs, ruleErr(i, fmt.Sprintf("roles[%d]", j), fmt.Errorf("role %q: want 1-32 of [a-z0-9_-] starting with a letter", role)))
 			} else if role == RoleService {
-				errs = append(errs, fmt.Errorf("rule %d: %s", i, errReservedRole))
+				errs = append(errs, ruleErr(i, fmt.Sprintf("roles[%d]", j), errReservedRole))
 			}
 		}
 		if len(r.Allow) == 0 {
-			errs = append(errs, fmt.Errorf("rule %d: allow needs at least one selector", i))
+			errs = append(errs, ruleErr(i, "allow", errors.New("at least one selector is required")))
 		}
-		for _, text := range r.Allow {
+		for j, text := range r.Allow {
 			sel, err := ParseAllow(text)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("rule %d: %q: %w", i, text, err))
+				errs = append(errs, ruleErr(i, fmt.Sprintf("allow[%d]", j), fmt.Errorf("%q: %w", text, err)))
 				continue
 			}
 			selected := sel.Select(routes)
 			if len(selected) == 0 && strict {
-				errs = append(errs, fmt.Errorf("rule %d: %q: %w", i, text, selector.ErrNoRoute))
+				errs = append(errs, ruleErr(i, fmt.Sprintf("allow[%d]", j), fmt.Errorf("%q: %w", text, selector.ErrNoRoute)))
 			}
 			for _, rt := range selected {
 				for _, role := range r.Roles {
@@ -97,13 +97,32 @@ func newPolicy(rules []Rule, routes []*route.Route, strict bool) (*Policy, error
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("auth: policy: %w", err)
+		return nil, err
 	}
 	for _, rs := range p.roles {
 		slices.Sort(rs)
 	}
 	return p, nil
 }
+
+// RuleError is a fault of one rule given to NewPolicy. Its text names
+// the field as a config path below the policy list, "policy[0].allow[1]:
+// ...", so the config (auth.policy) reads it as its other sections' errors.
+type RuleError struct {
+	Rule  int    // the rule's index
+	Field string // "roles", "roles[1]", "allow" or "allow[0]"
+	Err   error
+}
+
+func ruleErr(rule int, field string, err error) error {
+	return &RuleError{Rule: rule, Field: field, Err: err}
+}
+
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("policy[%d].%s: %v", e.Rule, e.Field, e.Err)
+}
+
+func (e *RuleError) Unwrap() error { return e.Err }
 
 // Allowed reports whether p may call rt.
 func (pol *Policy) Allowed(p Principal, rt *route.Route) bool {

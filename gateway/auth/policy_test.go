@@ -1,11 +1,13 @@
 package auth_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/route"
+	"github.com/portico-gateway/portico/gateway/route/selector"
 )
 
 var routes = []*route.Route{
@@ -103,5 +105,26 @@ func TestPolicy(t *testing.T) {
 	}
 	if _, err := auth.NewPolicy([]auth.Rule{{Roles: []string{auth.RoleService}, Allow: []string{"*"}}}, routes); err == nil {
 		t.Error("a rule granting the reserved role service: nil error")
+	}
+}
+
+// TestPolicyErrorPaths: each fault of NewPolicy is a *RuleError naming
+// its rule and field as a config path ("policy[1].allow[1]"), not a rule
+// number behind a stuttered prefix.
+func TestPolicyErrorPaths(t *testing.T) {
+	_, err := auth.NewPolicy([]auth.Rule{
+		{Roles: []string{"reader"}, Allow: []string{"GET /api/orders"}},
+		{Roles: []string{"ops", auth.RoleService}, Allow: []string{"*", "GET /api/nothing"}},
+		{Roles: []string{"ops"}},
+	}, routes)
+	want := `policy[1].roles[1]: role "service" is reserved for Portico's services calling one another; the edge never grants it` + "\n" +
+		`policy[1].allow[1]: "GET /api/nothing": selects no route` + "\n" +
+		`policy[2].allow: at least one selector is required`
+	if err == nil || err.Error() != want {
+		t.Fatalf("NewPolicy() = %v\nwant %s", err, want)
+	}
+	var re *auth.RuleError
+	if !errors.As(err, &re) || re.Rule != 1 || re.Field != "roles[1]" || !errors.Is(err, selector.ErrNoRoute) {
+		t.Errorf("NewPolicy() error = %#v, want *RuleError of rule 1 and selector.ErrNoRoute", re)
 	}
 }

@@ -152,16 +152,19 @@ type AppConfig struct {
 	NotAfter string `yaml:"not_after,omitempty"`
 }
 
-// PolicyRuleConfig grants roles the routes Allow selects. A selector is
-// "[METHOD ]TARGET", TARGET one of "*", a path template
-// ("/api/orders/{id}"), a route group ("/api/orders/**": the template and
-// everything below it), an RPC ("portico.order.v1.OrderService/GetOrder")
-// or a service ("portico.order.v1.OrderService/*"). A GET route serves
-// HEAD too.
+// PolicyRuleConfig grants roles the routes Allow selects.
 type PolicyRuleConfig struct {
 	// Roles are the roles the rule grants; required, each a known role.
 	Roles []string `yaml:"roles"`
-	// Allow are the selectors of the routes granted; required. A route no
-	// rule selects is refused to everyone (403).
+	// Allow are the selectors of the routes granted. A selector is
+	// "[METHOD ]TARGET" (package gateway/route/selector): TARGET is "*"
+	// (every route), a path template ("/api/orders/{id}"), a route group
+	// ("/api/orders/**": that template and every one below it), an RPC
+	// ("portico.order.v1.OrderService/GetOrder", also with a leading "/"
+	// or a "." before the method) or a service
+	// ("portico.order.v1.OrderService/*"); METHOD narrows it to that
+	// method. HEAD is not a METHOD here: a GET route serves HEAD too.
+	// Required; each must select a route. A route no rule selects is
+	// refused to everyone (403).
 	Allow []string `yaml:"allow"`
 }

@@ -221,12 +221,15 @@ type RoutesConfig struct {
 	// Zero means DefaultMaxTimeout. Every route's timeout must not exceed
 	// its maximum.
 	MaxTimeout time.Duration `yaml:"max_timeout,omitempty"`
-	// Overrides change the limits of single routes. A key selects routes
-	// as "METHOD /path/template" ("POST /api/orders"), "/path/template"
-	// (every method) or the RPC's full name
-	// ("portico.order.v1.OrderService/CreateOrder", a leading "/" or a "."
-	// before the method are accepted too). A key that selects no route,
-	// and two keys selecting one route, are errors.
+	// Overrides change the limits of the routes each key selects. A
+	// selector is "[METHOD ]TARGET" (package gateway/route/selector):
+	// TARGET is "*" (every route), a path template ("/api/orders/{id}"), a
+	// route group ("/api/orders/**": that template and every one below
+	// it), an RPC ("portico.order.v1.OrderService/GetOrder", also with a
+	// leading "/" or a "." before the method) or a service
+	// ("portico.order.v1.OrderService/*"); METHOD narrows it to that
+	// method. A key that selects no route, and two keys selecting one
+	// route, are errors.
 	Overrides map[string]RouteOverride `yaml:"overrides,omitempty"`
 }
 

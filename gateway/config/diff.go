@@ -13,7 +13,8 @@ import (
 // line per leaf field in YAML paths, sorted: "+ path: value" added,
 // "- path: value" removed, "~ path: old -> new" changed. List entries with
 // a name are keyed by it (upstreams[inventory].timeout). Secrets (tokens,
-// keys, passwords, credentials and query values in URLs) are never shown: a changed one
+// keys, passwords, credentials and query values in URLs; not the paths of
+// files or the names of variables that hold them) are never shown: a changed one
 // reads "~ path: [REDACTED] -> [REDACTED]", and a side already redacted
 // (an admin API's /admin/config) is not compared.
 func Diff(a, b Config) []string {
@@ -120,8 +121,13 @@ func flatten(path string, v any, out map[string]leaf) {
 			flatten(path+"["+key+"]", e, out)
 		}
 	default:
-		s := fmt.Sprint(v)
-		out[path] = leaf{s, secretField(path) || redactURL(s) != s}
+		// Only a string holds a secret: a number or a flag under a
+		// secret-sounding name (auth.max_token_bytes) is shown.
+		s, isString := v.(string)
+		if !isString {
+			s = fmt.Sprint(v)
+		}
+		out[path] = leaf{s, isString && secretField(path) || redactURL(s) != s}
 	}
 }
 
@@ -150,8 +156,19 @@ func scalars(v []any) bool {
 // contains one of them.
 var secretWords = []string{"token", "secret", "password", "passwd", "key", "credential"}
 
+// referenceSuffixes mark a field that names where a secret is kept, which
+// is not itself a secret: a file's path (identity.keys_file,
+// tls.key_file) or an environment variable's name (identity.keys_env).
+// Shown, they tell an operator which file or variable the edge reads.
+var referenceSuffixes = []string{"_file", "_env"}
+
 func secretField(path string) bool {
 	last := strings.ToLower(path[strings.LastIndexAny(path, ".]")+1:])
+	for _, s := range referenceSuffixes {
+		if strings.HasSuffix(last, s) {
+			return false
+		}
+	}
 	for _, w := range secretWords {
 		if strings.Contains(last, w) {
 			return true

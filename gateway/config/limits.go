@@ -78,8 +78,14 @@ type LimitGroupConfig struct {
 	// Name names the group in responses (the layer) and keys: 1-32 of
 	// [a-z0-9-], starting with a letter; unique.
 	Name string `yaml:"name"`
-	// Routes select the group's routes, as routes.overrides keys do:
-	// "POST /api/orders", "/api/inventory/{sku}" or an RPC name.
+	// Routes are the selectors of the group's routes. A selector is
+	// "[METHOD ]TARGET" (package gateway/route/selector): TARGET is "*"
+	// (every route), a path template ("/api/orders/{id}"), a route group
+	// ("/api/orders/**": that template and every one below it), an RPC
+	// ("portico.order.v1.OrderService/GetOrder", also with a leading "/"
+	// or a "." before the method) or a service
+	// ("portico.order.v1.OrderService/*"); METHOD narrows it to that
+	// method. Required; each must select a route.
 	Routes []string `yaml:"routes"`
 	// Limit is the group's quota, shared by all its callers.
 	Limit LimitConfig `yaml:"limit"`

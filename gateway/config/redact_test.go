@@ -1,6 +1,11 @@
 package config
 
-import "testing"
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestRedactURL: a URL keeps its scheme, host, path and query keys; the
 // password of its userinfo and every query value become REDACTED.
@@ -39,6 +44,55 @@ func TestPlainRemoteHTTP(t *testing.T) {
 	} {
 		if got := plainRemoteHTTP(tt.url); got != tt.want {
 			t.Errorf("plainRemoteHTTP(%q) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+}
+
+// TestRedactedSecretsOnly: /admin/config and the audit diff hide secret
+// values (a token, a key) but show where secrets are kept (a file's path,
+// a variable's name) and numbers under secret-sounding names.
+func TestRedactedSecretsOnly(t *testing.T) {
+	a := Config{}
+	a.Identity.KeysFile = "/etc/portico/identity.keys"
+	a.TLS.KeyFile = "/etc/portico/tls.key"
+	a.Auth.Tokens = []TokenConfig{{Token: "plain-token-value-1", Subject: "alice"}}
+	a.Auth.MaxTokenBytes = 4096
+	b := a
+	b.Identity.KeysFile = "/etc/portico/identity2.keys"
+	b.Auth.Tokens = []TokenConfig{{Token: "plain-token-value-2", Subject: "alice"}}
+	b.Auth.MaxTokenBytes = 8192
+
+	shown, err := json.Marshal(Redacted(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"keys_file":"/etc/portico/identity.keys"`, `"key_file":"/etc/portico/tls.key"`, `"token":"[REDACTED]"`, `"max_token_bytes":4096`} {
+		if !strings.Contains(string(shown), want) {
+			t.Errorf("Redacted lacks %s: %s", want, shown)
+		}
+	}
+	if strings.Contains(string(shown), "plain-token-value") {
+		t.Errorf("Redacted shows a token: %s", shown)
+	}
+	want := []string{
+		"~ auth.max_token_bytes: 4096 -> 8192",
+		"~ auth.tokens[0].token: [REDACTED] -> [REDACTED]",
+		"~ identity.keys_file: /etc/portico/identity.keys -> /etc/portico/identity2.keys",
+	}
+	if got := Diff(a, b); !slices.Equal(got, want) {
+		t.Errorf("Diff = %q, want %q", got, want)
+	}
+}
+
+// TestSecretField: which last path elements hold a secret value.
+func TestSecretField(t *testing.T) {
+	for path, want := range map[string]bool{
+		"auth.tokens[0].token": true, "auth.api_keys[0].key": true, "auth.apps[0].secret": true,
+		"redis.password": true, "identity.keys_file": false, "identity.keys_env": false,
+		"tls.key_file": false, "upstreams[a].tls.key_file": false, "auth.jwt.jwks_file": false,
+	} {
+		if got := secretField(path); got != want {
+			t.Errorf("secretField(%q) = %v, want %v", path, got, want)
 		}
 	}
 }

@@ -88,9 +88,14 @@ type ShedGroupConfig struct {
 	// Name labels the group in metrics and logs: 1-32 characters of
 	// [a-z0-9-], starting with a letter. Required, unique.
 	Name string `yaml:"name"`
-	// Routes select the group's routes as routes.overrides keys do:
-	// "METHOD /path/template", "/path/template" or an RPC's full name.
-	// Required; each must select a route.
+	// Routes are the selectors of the group's routes. A selector is
+	// "[METHOD ]TARGET" (package gateway/route/selector): TARGET is "*"
+	// (every route), a path template ("/api/orders/{id}"), a route group
+	// ("/api/orders/**": that template and every one below it), an RPC
+	// ("portico.order.v1.OrderService/GetOrder", also with a leading "/"
+	// or a "." before the method) or a service
+	// ("portico.order.v1.OrderService/*"); METHOD narrows it to that
+	// method. Required; each must select a route.
 	Routes []string `yaml:"routes"`
 	// MaxInFlight caps the group's concurrent requests. Required,
 	// positive.

@@ -8,6 +8,17 @@ import (
 // ErrMalformed: a Grpc-Timeout value outside the wire format.
 var ErrMalformed = errors.New("deadline: malformed Grpc-Timeout: want 1-8 digits and a unit of H, M, S, m, u or n, e.g. 500m")
 
+// ErrZero: a Grpc-Timeout of zero ("0S", "000m"), which has the wire
+// format's shape but no time in it. It is also ErrMalformed (errors.Is),
+// so callers that only check for a bad header need not know it; a caller
+// that explains the refusal can say what was wrong.
+var ErrZero error = zeroError{}
+
+type zeroError struct{}
+
+func (zeroError) Error() string        { return "deadline: Grpc-Timeout is zero: want a positive timeout" }
+func (zeroError) Is(target error) bool { return target == ErrMalformed }
+
 // maxDigits is the gRPC wire format's limit on the value's digits.
 const maxDigits = 8
 
@@ -29,7 +40,7 @@ func ParseTimeout(v string) (time.Duration, error) {
 		n = n*10 + int64(c-'0')
 	}
 	if n == 0 {
-		return 0, ErrMalformed
+		return 0, ErrZero
 	}
 	// 99999999H overflows time.Duration; anything that long is "forever"
 	// and gets clamped by Choose anyway.

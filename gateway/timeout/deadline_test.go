@@ -95,3 +95,17 @@ func FuzzParseTimeout(f *testing.F) {
 		}
 	})
 }
+
+// TestParseTimeoutZero: a zero value is ErrZero, which is also
+// ErrMalformed; other malformed values are not ErrZero.
+func TestParseTimeoutZero(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		zero bool
+	}{{"0S", true}, {"00000000m", true}, {"0n", true}, {"1s", false}, {"-0S", false}, {"123456789S", false}} {
+		_, err := ParseTimeout(tt.in)
+		if !errors.Is(err, ErrMalformed) || errors.Is(err, ErrZero) != tt.zero {
+			t.Errorf("ParseTimeout(%q) = %v, want ErrMalformed, ErrZero %v", tt.in, err, tt.zero)
+		}
+	}
+}

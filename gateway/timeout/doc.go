@@ -7,8 +7,9 @@
 //
 //	H hours   M minutes   S seconds   m milliseconds   u microseconds   n nanoseconds
 //
-// Anything else - signs, spaces, a ninth digit, zero, an unknown or missing
-// unit - is ErrMalformed, which the edge answers with 400 INVALID_TIMEOUT
-// rather than silently using its default. Deadlines only shrink: the edge
+// Anything else - signs, spaces, a ninth digit, an unknown or missing
+// unit - is ErrMalformed, and zero ("0S") is ErrZero, which is also
+// ErrMalformed; the edge answers both with 400 INVALID_TIMEOUT, its detail
+// saying which, rather than silently using its default. Deadlines only shrink: the edge
 // never waits longer than the route maximum whatever the client asks.
 package timeout

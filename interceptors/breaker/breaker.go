@@ -69,6 +69,19 @@ type Breaker struct {
 	lastFail   time.Time // consecutive failures further apart than Window do not add up
 	start      time.Time // start of the current generation
 	buckets    []bucket
+	trip       Trip // the last time the breaker left closed
+}
+
+// Trip is the last time a breaker opened from closed: when, the counts of
+// the closed window that tripped it, and when it last opened since (a
+// half-open probe that failed opens it again). Counts restart at zero in
+// every state, so while an upstream stays down the open and half-open
+// breaker's own Counts are zeros; the trip keeps what explains it. Its
+// zero value: the breaker never opened.
+type Trip struct {
+	At         time.Time `json:"at"`
+	Counts     Counts    `json:"counts"`
+	LastOpened time.Time `json:"lastOpened"`
 }
 
 type bucket struct {
@@ -104,6 +117,14 @@ func (b *Breaker) Counts() Counts {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.counts(b.epoch(time.Now()))
+}
+
+// LastTrip returns the last time the breaker opened from closed, and
+// false if it never has.
+func (b *Breaker) LastTrip() (Trip, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.trip, !b.trip.At.IsZero()
 }
 
 // Ticket is an admitted call; hand it back to Done.
@@ -279,6 +300,12 @@ type transition struct {
 // returned transition is announced by notify once it is released.
 func (b *Breaker) setState(to State, now time.Time) *transition {
 	from := b.state
+	if to == StateOpen {
+		if from == StateClosed {
+			b.trip = Trip{At: now, Counts: b.counts(b.epoch(now))}
+		}
+		b.trip.LastOpened = now
+	}
 	b.state = to
 	b.generation++
 	b.start = now

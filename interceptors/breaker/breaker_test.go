@@ -335,3 +335,33 @@ func TestSettingsValidate(t *testing.T) {
 		t.Errorf("New(zero Settings) = %v, want the defaults to work", err)
 	}
 }
+
+// TestLastTrip: a breaker that left closed keeps when and the closed
+// window's counts, through half-open (whose own counts are zeros) and a
+// failed probe (which only moves LastOpened); one that never opened has
+// none.
+func TestLastTrip(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := newBreaker(t, breaker.Settings{})
+		if _, ok := b.LastTrip(); ok {
+			t.Fatal("LastTrip() of a new breaker reports a trip")
+		}
+		_ = call(t, b, nil)
+		_ = call(t, b, unavailable)
+		_ = call(t, b, unavailable)
+		tripped := time.Now()
+		want := breaker.Trip{At: tripped, LastOpened: tripped, Counts: breaker.Counts{Requests: 3, TotalSuccesses: 1, TotalFailures: 2, ConsecutiveFailures: 2}}
+		time.Sleep(breaker.DefaultCoolDown)
+		if got := b.State(); got != breaker.StateHalfOpen || b.Counts() != (breaker.Counts{}) {
+			t.Fatalf("after the cool-down: %v %+v, want half-open with zero counts", got, b.Counts())
+		}
+		if got, ok := b.LastTrip(); !ok || got != want {
+			t.Errorf("LastTrip() half-open = %+v %v, want %+v", got, ok, want)
+		}
+		_ = call(t, b, unavailable)
+		want.LastOpened = time.Now()
+		if got, _ := b.LastTrip(); got != want || !want.LastOpened.After(tripped) {
+			t.Errorf("LastTrip() after a failed probe = %+v, want %+v", got, want)
+		}
+	})
+}

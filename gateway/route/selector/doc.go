@@ -4,13 +4,14 @@
 //
 // A selector is "[METHOD ]TARGET". TARGET is one of
 //
-//   - every route
-//     /api/orders/{id}       the route with this path template
-//     /api/orders/**         a route group: the template /api/orders and
-//     every template below it (under /api only)
-//     pkg.Service/Method     the routes of one RPC (also written
-//     pkg.Service.Method)
-//     pkg.Service/*          the routes of every RPC of a service
+//	TARGET                 selects
+//	*                      every route
+//	/api/orders/{id}       the route with this path template
+//	/api/orders/**         a route group: the template /api/orders and
+//	                       every template below it (under /api only)
+//	pkg.Service/Method     the routes of one RPC (also written
+//	                       pkg.Service.Method)
+//	pkg.Service/*          the routes of every RPC of a service
 //
 // METHOD (GET, POST, or a custom method's name) is written in upper case
 // and narrows the selection to routes of that method; HEAD selects GET
