@@ -113,3 +113,36 @@ func TestDefaultRulesSelectOnlyBuiltIn(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminOnlyWarning: without auth.policy, check-config warns about a
+// loaded service the built-in policy leaves to admin; not with a policy,
+// nor for a built-in service moved to the descriptor path.
+func TestAdminOnlyWarning(t *testing.T) {
+	set := rogueSet(t, "/api/rogue/{name}", "POST /api/rogue")
+	tests := []struct {
+		name string
+		edit func(*config.Config)
+		want bool
+	}{
+		{"built-in policy", withRogue(set), true},
+		{"auth.policy set", func(c *config.Config) {
+			withRogue(set)(c)
+			c.Auth.Policy = []config.PolicyRuleConfig{{Roles: []string{"admin"}, Allow: []string{"*"}}, {Roles: []string{"customer", "reader"}, Allow: []string{rogueService + "/*"}}}
+		}, false},
+		{"built-in services on descriptors", func(c *config.Config) { toDescriptors(t, c, false) }, false},
+	}
+	const want = "auth.policy: none, so the built-in policy grants the 2 routes of acme.rogue.v1.RogueService (upstream rogue) to admin only"
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseWith(t, t.TempDir(), tt.edit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := Warnings(c)
+			got := slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, want) })
+			if got != tt.want || !tt.want && slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, "to admin only") }) {
+				t.Errorf("Warnings = %q, want the admin-only warning %v", ws, tt.want)
+			}
+		})
+	}
+}
