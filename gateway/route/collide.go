@@ -58,6 +58,20 @@ func (r *Route) label() string {
 	return fmt.Sprintf("%s (%s @ %s)", r.Key(), strings.TrimPrefix(r.RPC, "/"), r.Upstream)
 }
 
+// parsedRoute is a route with what collide compares, computed once.
+type parsedRoute struct {
+	*Route
+	segs           []segment
+	verb           string
+	shape, service string
+	ok             bool // the template parses
+}
+
+func parse(r *Route) parsedRoute {
+	segs, verb, err := r.parsed()
+	return parsedRoute{Route: r, segs: segs, verb: verb, shape: shape(segs, verb), service: r.service(), ok: err == nil}
+}
+
 // collide returns why one table cannot hold both later and earlier, nil
 // when it can. Two routes of one method collide when they have the same
 // shape (Shape), and, when their RPCs belong to different services, when
@@ -65,22 +79,17 @@ func (r *Route) label() string {
 // from the other (a service's routes may overlap each other, like GetOrder
 // /api/orders/{id} and WatchOrder /api/orders/{id}:watch, by design; one
 // service never takes another's).
-func collide(later, earlier *Route) error {
-	if later.Method != earlier.Method {
+func collide(later, earlier parsedRoute) error {
+	if later.Method != earlier.Method || !later.ok || !earlier.ok {
 		return nil
 	}
-	ls, lv, err1 := later.parsed()
-	es, ev, err2 := earlier.parsed()
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	if shape(ls, lv) == shape(es, ev) {
+	if later.shape == earlier.shape {
 		return fmt.Errorf("route: %s and %s are the same route (a variable's name does not matter): a route is bound once", later.label(), earlier.label())
 	}
-	if later.service() == earlier.service() {
+	if later.service == earlier.service {
 		return nil
 	}
-	if p, ok := witness(ls, lv, es, ev); ok {
+	if p, ok := witness(later.segs, later.verb, earlier.segs, earlier.verb); ok {
 		return fmt.Errorf("route: %s overlaps %s, a route of another service: both match %s %s, which the later one would take", later.label(), earlier.label(), later.Method, p)
 	}
 	return nil
@@ -93,6 +102,9 @@ func collide(later, earlier *Route) error {
 // "x", the last one with the templates' verbs; each candidate is checked
 // by the matcher itself, so a path returned is a true witness.
 func witness(as []segment, av string, bs []segment, bv string) (string, bool) {
+	if disjoint(as, bs) {
+		return "", false
+	}
 	for n := 1; n <= max(len(as), len(bs))+1; n++ {
 		comps := make([]string, n)
 		ok := true
@@ -116,6 +128,22 @@ func witness(as []segment, av string, bs []segment, bv string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// disjoint reports whether two literals at one index before either's
+// "**" differ (/api/orders/... and /api/shipments/...): then no path
+// matches both, the common case, decided without building paths.
+func disjoint(as, bs []segment) bool {
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		a, b := as[i], bs[i]
+		if a.kind == multi || b.kind == multi {
+			return false
+		}
+		if a.kind == literal && b.kind == literal && a.lit != b.lit {
+			return true
+		}
+	}
+	return false
 }
 
 // cmpOr returns the first non-empty string.

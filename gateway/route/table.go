@@ -18,9 +18,11 @@ type Table struct {
 // of different services that both match some path (see collide).
 func NewTable(routes []*Route) (*Table, error) {
 	var errs []error
+	ps := make([]parsedRoute, len(routes))
 	for i, r := range routes {
-		for _, earlier := range routes[:i] {
-			if err := collide(r, earlier); err != nil {
+		ps[i] = parse(r)
+		for _, earlier := range ps[:i] {
+			if err := collide(ps[i], earlier); err != nil {
 				errs = append(errs, err)
 			}
 		}
