@@ -75,8 +75,9 @@ func withRogue(set string) func(*config.Config) {
 // TestLoadedRoutesGuarded: a loaded service's binding that collides with
 // a built-in route by shape (whatever its variables are called), would take
 // paths of another service's route, or lies outside /api (never served;
-// the paths there are the edge's own) is a config error naming both RPCs
-// or the reason; "" wants the binding accepted.
+// the paths there are the edge's own), or leaves an earlier binding of its
+// own service no path (rules split on "|") is a config error naming both
+// RPCs or the reason; "" wants the bindings accepted.
 func TestLoadedRoutesGuarded(t *testing.T) {
 	const rogue = "(acme.rogue.v1.RogueService/M0 @ rogue)"
 	tests := []struct {
@@ -102,13 +103,16 @@ func TestLoadedRoutesGuarded(t *testing.T) {
 		{"/apiary/{name}", "is outside /api"},
 		{"/api:probe", "is outside /api"},
 		{"/{path=**}", "is outside /api"},
+		{"/api/rogue/{name}|/api/rogue/{path=**}", "GET /api/rogue/{name} " + rogue + " is never served: GET /api/rogue/{path=**} (acme.rogue.v1.RogueService/M1 @ rogue), bound after it"},
+		{"/api/rogue/{name}:watch|/api/rogue/{name}", "is never served"},
+		{"/api/rogue/{name}|/api/rogue/{name}:watch", ""},
 		{"/api/orders/{order_id}/shipment", ""},
 		{"/api/rogue/{name}", ""},
 		{"DELETE /api/orders/{name}", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
-			_, err := parseWith(t, t.TempDir(), withRogue(rogueSet(t, tt.rule)))
+			_, err := parseWith(t, t.TempDir(), withRogue(rogueSet(t, strings.Split(tt.rule, "|")...)))
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("config.Load = %v, want nil", err)

@@ -87,6 +87,9 @@ func collide(later, earlier parsedRoute) error {
 		return fmt.Errorf("route: %s and %s are the same route (a variable's name does not matter): a route is bound once", later.label(), earlier.label())
 	}
 	if later.service == earlier.service {
+		if covers(later, earlier) {
+			return fmt.Errorf("route: %s is never served: %s, bound after it, matches every path it matches", earlier.label(), later.label())
+		}
 		return nil
 	}
 	if p, ok := witness(later.segs, later.verb, earlier.segs, earlier.verb); ok {
@@ -128,6 +131,43 @@ func witness(as []segment, av string, bs []segment, bv string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// covers reports whether every path earlier matches, later matches too,
+// so that later, which the table tries first, leaves earlier nothing. It
+// checks earlier's most general paths, of every length it can take up to
+// one more than the longer template: its literals where it has them, and
+// elsewhere a value no literal equals (and no verb ends), its verb
+// after the last. later's matcher depends on a wildcard's value only
+// through those, so matching all of them is matching every path.
+func covers(later, earlier parsedRoute) bool {
+	const general = "\x00"
+	tried := false
+	for n := 1; n <= max(len(later.segs), len(earlier.segs))+1; n++ {
+		comps := make([]string, n)
+		ok := true
+		for i := range comps {
+			s, in := at(earlier.segs, n, i)
+			if ok = in; !ok {
+				break
+			}
+			comps[i] = cmpOr(s.lit, general)
+		}
+		if !ok {
+			continue
+		}
+		if earlier.verb != "" {
+			comps[n-1] += ":" + earlier.verb
+		}
+		if !matchVerb(earlier.segs, earlier.verb, comps) {
+			continue
+		}
+		tried = true
+		if !matchVerb(later.segs, later.verb, comps) {
+			return false
+		}
+	}
+	return tried
 }
 
 // disjoint reports whether two literals at one index before either's

@@ -23,7 +23,9 @@
 // shape (Shape: the template with its variables' names dropped, so
 // /api/orders/{name} is /api/orders/{id}), or, for RPCs of different
 // services, one method and some path both match (one service never takes
-// another's paths; a service's own routes may overlap, as its proto says).
+// another's paths); a service's own routes may overlap, as its proto says,
+// unless a later one matches every path of an earlier one, which would
+// then be listed but never served.
 //
 // A Table is immutable after NewTable and safe for concurrent use.
 package route

@@ -147,8 +147,9 @@ func TestNewTableRejectsDuplicates(t *testing.T) {
 // (GetOrder GET /api/orders/{id}, WatchOrder GET /api/orders/{id}:watch,
 // ExportOrders GET /api/orders:export, CancelOrder POST
 // /api/orders/{id}:cancel, ...) is refused when it has the shape of one of
-// them, whatever its variables are called, or, from another service, when
-// some path matches both; "" wants it accepted.
+// them, whatever its variables are called, from another service when
+// some path matches both, and from the same service when it leaves an
+// earlier route no path; "" wants it accepted.
 func TestNewTableCollisions(t *testing.T) {
 	ord, err := FromService(orderv1.File_portico_order_v1_order_proto.Services().ByName("OrderService"), "order")
 	if err != nil {
@@ -173,7 +174,9 @@ func TestNewTableCollisions(t *testing.T) {
 		{"GET", "/api/*/{id}", other, "overlaps GET /api/orders/{id}"},
 		{"GET", "/api/orders/{id}:track", other, "both match GET /api/orders/x:track"},
 		{"GET", "/api/orders/{id=**}:watch", other, "both match GET /api/orders/x:watch"},
-		{"GET", "/api/orders/{name=**}", same, ""}, // one service's routes may overlap
+		{"GET", "/api/orders/{name=**}", same, "GET /api/orders/{id} (portico.order.v1.OrderService/GetOrder @ order) is never served: GET /api/orders/{name=**} (portico.order.v1.OrderService/X @ extra), bound after it, matches every path it matches"},
+		{"GET", "/api/orders/{name}/{rest=**}", same, "is never served"}, // "**" takes no component too
+		{"GET", "/api/orders/{id}:track", same, ""},                      // one service's routes may overlap
 		{"GET", "/api/orders/{order_id}/shipment", other, ""},
 		{"GET", "/api/orders/{order_id}/items/{n}", other, ""},
 		{"DELETE", "/api/orders/{name}", other, ""},
