@@ -124,7 +124,7 @@ func TestLoadedServicesConfigErrors(t *testing.T) {
 		{"bad name", extra([]string{"Shipping Service"}, set, false), []string{"upstreams[3].services[0]", "full name"}},
 		{"reflection down", extra([]string{"acme.X"}, "", true), []string{"upstreams[3] (extra)", "server reflection"}},
 		{"route bound twice", extra([]string{builtInServices["inventory"]}, set, false), []string{
-			"GET /api/inventory/{sku} is bound by both /portico.inventory.v1.InventoryService/GetItem and /portico.inventory.v1.InventoryService/GetItem"}},
+			"GET /api/inventory/{sku} (portico.inventory.v1.InventoryService/GetItem @ extra) and GET /api/inventory/{sku} (portico.inventory.v1.InventoryService/GetItem @ inventory) are the same route"}},
 	}
 	old := reflectionLimits
 	reflectionLimits.Timeout = 2 * time.Second // a closed port fails at once; bound it anyway

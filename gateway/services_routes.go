@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -39,6 +40,9 @@ func loadedRoutes(cfg config.Config) ([]*route.Route, error) {
 		}
 		for _, sd := range sds {
 			rs, err := route.FromService(sd, up.Name)
+			if err == nil {
+				err = underAPI(rs)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("gateway config: upstreams[%d] (%s): service %s: %w", i, up.Name, sd.FullName(), err)
 			}
@@ -46,6 +50,21 @@ func loadedRoutes(cfg config.Config) ([]*route.Route, error) {
 		}
 	}
 	return all, nil
+}
+
+// underAPI refuses a binding whose template is not /api or below it: the
+// edge serves REST routes under /api only (serveHTTP), and the paths
+// outside it are its own (/health, /healthz/*, /metrics, /openapi.json,
+// /problems/*, /docs), so such a route would never be served, yet would
+// be listed by describe and /admin/routes as if it were. "/api:verb" is
+// outside too (its path is not "/api" nor below "/api/").
+func underAPI(rs []*route.Route) error {
+	for _, r := range rs {
+		if r.Pattern != "/api" && !strings.HasPrefix(r.Pattern, "/api/") {
+			return fmt.Errorf("%s (%s) is outside /api: the edge serves REST routes under /api only, the paths outside it are its own (/health, /metrics, /openapi.json, /problems, /docs)", r.Key(), r.RPC[1:])
+		}
+	}
+	return nil
 }
 
 // registerLoaded serves sn's routes of run-time services on its mux,

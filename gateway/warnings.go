@@ -3,8 +3,12 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/config"
+	"github.com/portico-gateway/portico/gateway/route"
 )
 
 // Warnings returns what `portico check-config` prints and the edge logs
@@ -21,7 +25,41 @@ func Warnings(c config.Config) []string {
 	if err != nil {
 		return nil
 	}
-	return append(c.AuthWarnings(table.Routes()), unservedWarnings(c, registrations)...)
+	out := append(c.AuthWarnings(table.Routes()), unservedWarnings(c, registrations)...)
+	return append(out, adminOnlyWarnings(c, table.Routes())...)
+}
+
+// adminOnlyWarnings names each loaded service whose routes the built-in
+// policy (no auth.policy) grants admin only: it grants the other roles
+// the built-in services' RPCs, so a service added at run time answers 403
+// to every caller but admin until auth.policy grants it. Deliberate (an
+// order reader must not read shipments by inheriting a path prefix), but
+// a surprise to the team that added the service, hence the warning.
+func adminOnlyWarnings(c config.Config, routes []*route.Route) []string {
+	if len(c.Auth.Policy) > 0 {
+		return nil
+	}
+	pol := auth.DefaultPolicy(routes)
+	var out []string
+	for _, up := range c.Upstreams {
+		if !up.Dynamic() {
+			continue
+		}
+		for _, svc := range up.Services {
+			n, adminOnly := 0, true
+			for _, r := range routes {
+				if r.Upstream == up.Name && strings.HasPrefix(r.RPC, "/"+svc+"/") {
+					n++
+					adminOnly = adminOnly && slices.Equal(pol.Roles(r), []string{auth.RoleAdmin})
+				}
+			}
+			if n > 0 && adminOnly {
+				out = append(out, fmt.Sprintf("auth.policy: none, so the built-in policy grants the %d routes of %s (upstream %s) to admin only; "+
+					"to let other roles call them, set auth.policy: the built-in rules (docs/security.md) plus rules for %s/...", n, svc, up.Name, svc))
+			}
+		}
+	}
+	return out
 }
 
 // unservedWarnings names each compiled-in service without its upstream.

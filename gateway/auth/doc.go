@@ -29,7 +29,9 @@
 // Authorization (Policy) grants roles routes, by path template, route
 // group, RPC or service (Rule); a route no rule covers is denied to
 // everyone. DefaultRules are the built-in roles admin, reader and
-// customer. Per-resource decisions stay in the services, which receive
+// customer; apart from admin's "*" they name the built-in services' RPCs,
+// so a service loaded at run time is admin's only until auth.policy
+// grants it. Per-resource decisions stay in the services, which receive
 // the principal as gRPC metadata.
 //
 // # Stream tickets

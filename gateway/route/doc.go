@@ -19,5 +19,13 @@
 // nothing matches, Match returns the methods that would match the path, for
 // a 405's Allow header.
 //
+// NewTable refuses routes that collide, naming both: the same method and
+// shape (Shape: the template with its variables' names dropped, so
+// /api/orders/{name} is /api/orders/{id}), or, for RPCs of different
+// services, one method and some path both match (one service never takes
+// another's paths); a service's own routes may overlap, as its proto says,
+// unless a later one matches every path of an earlier one, which would
+// then be listed but never served.
+//
 // A Table is immutable after NewTable and safe for concurrent use.
 package route

@@ -143,6 +143,82 @@ func TestNewTableRejectsDuplicates(t *testing.T) {
 	}
 }
 
+// TestNewTableCollisions: a route added beside the order service's
+// (GetOrder GET /api/orders/{id}, WatchOrder GET /api/orders/{id}:watch,
+// ExportOrders GET /api/orders:export, CancelOrder POST
+// /api/orders/{id}:cancel, ...) is refused when it has the shape of one of
+// them, whatever its variables are called, from another service when
+// some path matches both, and from the same service when it leaves an
+// earlier route no path; "" wants it accepted.
+func TestNewTableCollisions(t *testing.T) {
+	ord, err := FromService(orderv1.File_portico_order_v1_order_proto.Services().ByName("OrderService"), "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const other, same = "/acme.shipping.v1.ShippingService/X", "/portico.order.v1.OrderService/X"
+	tests := []struct {
+		method, pattern, rpc string
+		want                 string // a part of the error, "" for none
+	}{
+		{"GET", "/api/orders/{name}", other, "GET /api/orders/{name} (acme.shipping.v1.ShippingService/X @ extra) and GET /api/orders/{id} (portico.order.v1.OrderService/GetOrder @ order) are the same route"},
+		{"GET", "/api/orders/{name}", same, "are the same route"},
+		{"GET", "/api/orders/{id}", other, "are the same route"},
+		{"GET", "/api/orders/{name=*}", other, "are the same route"},
+		{"GET", "/api/orders/*", other, "are the same route"},
+		{"GET", "/api/orders/{name}:watch", same, "WatchOrder @ order) are the same route"},
+		{"POST", "/api/orders/{order}:cancel", other, "CancelOrder @ order) are the same route"},
+		{"GET", "/api/orders:export", other, "ExportOrders @ order) are the same route"},
+		{"GET", "/api/orders/{name=**}", other, "overlaps GET /api/orders/{id} (portico.order.v1.OrderService/GetOrder @ order), a route of another service: both match GET /api/orders/x"},
+		{"GET", "/api/{name=**}", other, "overlaps GET /api/orders"},
+		{"GET", "/api/{name=orders/*}", other, "are the same route"},
+		{"GET", "/api/*/{id}", other, "overlaps GET /api/orders/{id}"},
+		{"GET", "/api/orders/{id}:track", other, "both match GET /api/orders/x:track"},
+		{"GET", "/api/orders/{id=**}:watch", other, "both match GET /api/orders/x:watch"},
+		{"GET", "/api/orders/{name=**}", same, "GET /api/orders/{id} (portico.order.v1.OrderService/GetOrder @ order) is never served: GET /api/orders/{name=**} (portico.order.v1.OrderService/X @ extra), bound after it, matches every path it matches"},
+		{"GET", "/api/orders/{name}/{rest=**}", same, "is never served"}, // "**" takes no component too
+		{"GET", "/api/orders/{id}:track", same, ""},                      // one service's routes may overlap
+		{"GET", "/api/orders/{order_id}/shipment", other, ""},
+		{"GET", "/api/orders/{order_id}/items/{n}", other, ""},
+		{"DELETE", "/api/orders/{name}", other, ""},
+		{"PUT", "/api/orders/{name=**}", other, ""},
+		{"GET", "/api/shipments/{id}", other, ""},
+		{"GET", "/api/shipments:export", other, ""},
+		{"GET", "/api/orderz/{id}", other, ""},
+		{"POST", "/api/orders/{id}:ship", other, ""},
+		{"POST", "/api/orders:cancel", other, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.pattern+" "+tt.rpc, func(t *testing.T) {
+			r := &Route{Method: tt.method, Pattern: tt.pattern, RPC: tt.rpc, Upstream: "extra"}
+			_, err := NewTable(append(slices.Clone(ord), r))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("NewTable = %v, want nil", err)
+			case tt.want != "" && err == nil:
+				t.Fatalf("NewTable = nil, want an error with %q", tt.want)
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Fatalf("NewTable = %v, want %q in it", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestShape: the shape drops variable names and keeps what they match.
+func TestShape(t *testing.T) {
+	for pattern, want := range map[string]string{
+		"/api/orders/{id}":               "/api/orders/*",
+		"/api/orders/{id=*}:cancel":      "/api/orders/*:cancel",
+		"/api/{name=shelves/*}/books/**": "/api/shelves/*/books/**",
+		"/api/files/{path=**}":           "/api/files/**",
+		"/api/inventory/{item.sku}":      "/api/inventory/*",
+		"/api/orders:export":             "/api/orders:export",
+	} {
+		if got := (&Route{Pattern: pattern}).Shape(); got != want {
+			t.Errorf("Shape(%s) = %s, want %s", pattern, got, want)
+		}
+	}
+}
+
 func BenchmarkMatch(b *testing.B) {
 	tb := table(b)
 	b.ReportAllocs()

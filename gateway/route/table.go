@@ -1,7 +1,7 @@
 package route
 
 import (
-	"fmt"
+	"errors"
 	"net/http"
 	"sort"
 	"strings"
@@ -12,15 +12,23 @@ type Table struct {
 	routes []*Route
 }
 
-// NewTable returns a table of routes in registration order; two routes with
-// the same method and pattern are an error.
+// NewTable returns a table of routes in registration order. Two routes
+// that collide are an error naming both: the same method and the same
+// shape (the same template whatever its variables are called), or routes
+// of different services that both match some path (see collide).
 func NewTable(routes []*Route) (*Table, error) {
-	seen := map[string]string{}
-	for _, r := range routes {
-		if rpc, dup := seen[r.Key()]; dup {
-			return nil, fmt.Errorf("route: %s is bound by both %s and %s", r.Key(), rpc, r.RPC)
+	var errs []error
+	ps := make([]parsedRoute, len(routes))
+	for i, r := range routes {
+		ps[i] = parse(r)
+		for _, earlier := range ps[:i] {
+			if err := collide(ps[i], earlier); err != nil {
+				errs = append(errs, err)
+			}
 		}
-		seen[r.Key()] = r.RPC
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return &Table{routes: append([]*Route(nil), routes...)}, nil
 }
@@ -84,19 +92,22 @@ func (t *Table) find(method string, comps []string) *Route {
 	return nil
 }
 
-func (r *Route) matches(comps []string) bool {
-	if r.verb == "" {
-		return match(r.segs, comps)
+func (r *Route) matches(comps []string) bool { return matchVerb(r.segs, r.verb, comps) }
+
+// matchVerb reports whether comps match segs and verb.
+func matchVerb(segs []segment, verb string, comps []string) bool {
+	if verb == "" {
+		return match(segs, comps)
 	}
 	last := comps[len(comps)-1]
-	idx := len(last) - len(r.verb) - 1
-	if idx <= 0 || !strings.HasSuffix(last, ":"+r.verb) {
+	idx := len(last) - len(verb) - 1
+	if idx <= 0 || !strings.HasSuffix(last, ":"+verb) {
 		return false
 	}
 	var buf [16]string
 	c := append(buf[:0], comps...)
 	c[len(c)-1] = last[:idx]
-	return match(r.segs, c)
+	return match(segs, c)
 }
 
 // Values returns the values of r's path variables in the unescaped URL

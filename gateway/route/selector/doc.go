@@ -22,9 +22,16 @@
 // ("GET /v1/things") is read both ways: it selects the routes of that RPC
 // and the routes with that template. Before this package the two grammars
 // it replaced read such a selector differently (routes.overrides as a
-// template after a METHOD, auth.policy as an RPC); a route table rarely
-// holds both (a loaded proto may declare templates outside /api, which the
-// edge never serves), and where it does the selector selects both.
+// template after a METHOD, auth.policy as an RPC); the edge's route table
+// holds no template outside /api (it refuses a loaded binding there, which
+// it would never serve), so there it is an RPC, and a table built
+// otherwise that holds both has the selector select both.
+//
+// A template or group selects by path, the routes of every service bound
+// there; an RPC or service selector selects that service's routes only,
+// which is why the built-in policy (auth.DefaultRules) names RPCs. A group
+// "/api/orders/**" is the template /api/orders and the templates below
+// /api/orders/, not a custom verb on the collection ("/api/orders:export").
 //
 // Parse reads a selector; Selector.Select applies it to a route table;
 // Resolve does both and refuses a selector that selects no route. A
