@@ -1,0 +1,108 @@
+package canned
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"strconv"
+)
+
+// headers is what net/http writes between a canned answer's status line
+// and its body (net/http server.go: errorHeaders).
+const headers = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+// teBody is the body of net/http's answer to an unsupported
+// Transfer-Encoding; every other canned answer repeats its status line.
+const teBody = "Unsupported transfer encoding"
+
+// MaxLen bounds the length of a canned answer: net/http's longest
+// ("400 Bad Request: missing required Host header" twice, and headers)
+// is under 200 bytes.
+const MaxLen = 256
+
+// Answer is one canned answer net/http was about to write.
+type Answer struct {
+	// Status is its HTTP status: 400, 431, 501 or 505.
+	Status int
+	// Text is net/http's reason after the status text, "" when it gave
+	// none: "missing required Host header", "malformed Host header",
+	// "invalid header name", "invalid header value", "unsupported
+	// protocol version", "Unsupported transfer encoding".
+	Text string
+}
+
+// Parse reports whether b is exactly one canned answer, and which.
+func Parse(b []byte) (Answer, bool) {
+	if len(b) > MaxLen || !bytes.HasPrefix(b, []byte("HTTP/1.1 ")) {
+		return Answer{}, false
+	}
+	line, body, ok := bytes.Cut(b[len("HTTP/1.1 "):], []byte(headers))
+	if !ok || len(line) < 4 || line[3] != ' ' {
+		return Answer{}, false
+	}
+	status, err := strconv.Atoi(string(line[:3]))
+	if err != nil || status < 400 || status > 599 {
+		return Answer{}, false
+	}
+	want := line
+	if status == 501 {
+		want = []byte(teBody)
+	}
+	if !bytes.Equal(body, want) {
+		return Answer{}, false
+	}
+	a := Answer{Status: status}
+	if _, text, ok := bytes.Cut(line, []byte(": ")); ok {
+		a.Text = string(text)
+	}
+	if status == 501 {
+		a.Text = teBody
+	}
+	return a, true
+}
+
+// Conn is a net.Conn whose canned answers are replaced by what Rewrite
+// returns for them.
+type Conn struct {
+	net.Conn
+	// Rewrite returns the bytes to write instead of a; it runs on the
+	// goroutine that writes (net/http's for the connection).
+	Rewrite func(a Answer) []byte
+}
+
+// Write writes b, or Rewrite's answer in its place when b is a canned
+// answer. It reports len(b) written when the replacement was.
+func (c *Conn) Write(b []byte) (int, error) {
+	if len(b) <= MaxLen {
+		if a, ok := Parse(b); ok {
+			if _, err := c.Conn.Write(c.Rewrite(a)); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
+	}
+	return c.Conn.Write(b)
+}
+
+// CloseWrite half-closes the connection when the wrapped one can, as
+// net/http does after its 431 (closeWriteAndWait) so the client reads the
+// answer before the reset.
+func (c *Conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// ReadFrom keeps the wrapped connection's io.ReaderFrom (sendfile on a
+// TCP connection) for bodies net/http copies from a file; only bodies
+// arrive this way, never a canned answer.
+func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(writerOnly{c.Conn}, r)
+}
+
+// writerOnly hides a writer's ReadFrom, so io.Copy does not call back.
+type writerOnly struct{ io.Writer }

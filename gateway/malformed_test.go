@@ -1,0 +1,176 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/portico-gateway/portico/internal/logging"
+)
+
+// serveLogged runs h's edge with Serve on a free port, logging to logs and
+// counting in reg, and returns its address; the test's cleanup stops it.
+func serveLogged(t *testing.T, h *harness, logs *syncBuffer, reg *prometheus.Registry) string {
+	t.Helper()
+	cfg := h.cfg
+	cfg.ShutdownGrace = 5 * time.Second
+	srv, err := New(context.Background(), cfg, WithDialer(h.dial),
+		WithLogger(logging.New(logs, "gateway", slog.LevelDebug)), WithRegistry(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, lis) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve() = %v", err)
+		}
+	})
+	return lis.Addr().String()
+}
+
+// unmatched is the edge's requests_total count for route "unmatched",
+// status and problem code.
+func unmatched(t *testing.T, reg *prometheus.Registry, status int, code string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, mf := range mfs {
+		if mf.GetName() != "portico_gateway_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			if l["route"] == "unmatched" && l["code"] == strconv.Itoa(status) && l["problem"] == code {
+				n += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
+}
+
+// rawAnswer writes request on a new connection and reads everything until
+// the edge closes it: one answer, and whether it said Connection: close.
+func rawAnswer(t *testing.T, addr, request string) (response, bool) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(c, request) // a 431 may come (and the reset) before all of it is sent
+	raw, err := io.ReadAll(c)
+	if err != nil && len(raw) == 0 {
+		t.Fatalf("reading the answer to %.40q: %v", request, err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(string(raw))), nil)
+	if err != nil {
+		t.Fatalf("answer to %.40q: %v: %q", request, err, raw)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("body: %v", err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}, resp.Close
+}
+
+// TestMalformedRequests: every request net/http refuses before a handler
+// runs is answered with the edge's problem (not net/http's text/plain),
+// an X-Trace-Id and Connection: close, counted under route "unmatched"
+// and logged as an access line.
+func TestMalformedRequests(t *testing.T) {
+	h := newHarness(t, setup{})
+	logs, reg := &syncBuffer{}, prometheus.NewRegistry()
+	addr := serveLogged(t, h, logs, reg)
+	const end = "Connection: close\r\n\r\n"
+	for _, tc := range []struct {
+		name, request string
+		status        int
+		code          string
+	}{
+		{"bad escape in the target", "GET /api/payments/%zz HTTP/1.1\r\nHost: edge\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"transfer coding gzip", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nTransfer-Encoding: gzip\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"transfer coding gzip, chunked", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nTransfer-Encoding: gzip, chunked\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"HTTP/9.9", "GET /healthz/live HTTP/9.9\r\nHost: edge\r\n" + end, 505, "HTTP_VERSION_NOT_SUPPORTED"},
+		{"header name with a space", "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nBad Name: x\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"control character in a value", "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nX-A: a\x01b\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"no Host", "GET /healthz/live HTTP/1.1\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"two Host headers", "GET /healthz/live HTTP/1.1\r\nHost: a\r\nHost: b\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"malformed Host", "GET /healthz/live HTTP/1.1\r\nHost: a b\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"Content-Length abc", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Length: abc\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"headers beyond net/http's read limit", "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nX-Pad: " +
+			strings.Repeat("p", headerReadLimit(h.cfg.HTTP.MaxHeaderBytes)+4096+1024) + "\r\n" + end, 431, "REQUEST_HEADER_FIELDS_TOO_LARGE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := unmatched(t, reg, tc.status, tc.code)
+			r, closes := rawAnswer(t, addr, tc.request)
+			checkProblem(t, r, tc.status, tc.code)
+			if !closes {
+				t.Error("no Connection: close, or the connection stayed open")
+			}
+			if got := unmatched(t, reg, tc.status, tc.code); got != before+1 {
+				t.Errorf("requests_total{route=unmatched,code=%d,problem=%s} = %v, want %v", tc.status, tc.code, got, before+1)
+			}
+			found := false
+			for _, l := range logs.lines(t, "request") {
+				if l["traceId"] == r.header.Get("X-Trace-Id") {
+					found = l["status"] == float64(tc.status) && l["code"] == tc.code && l["route"] == "unmatched"
+				}
+			}
+			if !found {
+				t.Errorf("no access line with status %d, code %s and the answer's trace id", tc.status, tc.code)
+			}
+		})
+	}
+}
+
+// TestMalformedKeepAlive: a malformed request after a served one on the
+// same connection is the problem too, and the first answer is untouched.
+func TestMalformedKeepAlive(t *testing.T) {
+	h := newHarness(t, setup{})
+	addr := serveLogged(t, h, &syncBuffer{}, prometheus.NewRegistry())
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(c, "GET /healthz/live HTTP/1.1\r\nHost: edge\r\n\r\nGET /%zz HTTP/1.1\r\nHost: edge\r\n\r\n")
+	br := bufio.NewReader(c)
+	for i, want := range []int{200, 400} {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("answer %d = %d %s, want %d", i, resp.StatusCode, b, want)
+		}
+		if want == 400 {
+			checkProblem(t, response{status: resp.StatusCode, header: resp.Header, body: b}, 400, "MALFORMED_REQUEST")
+		}
+	}
+}
