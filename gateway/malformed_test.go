@@ -113,6 +113,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"bad escape in the target", "GET /api/payments/%zz HTTP/1.1\r\nHost: edge\r\n" + end, 400, "MALFORMED_REQUEST"},
 		{"transfer coding gzip", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nTransfer-Encoding: gzip\r\n" + end, 400, "MALFORMED_REQUEST"},
 		{"transfer coding gzip, chunked", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nTransfer-Encoding: gzip, chunked\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"cleartext HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, "HTTP_VERSION_NOT_SUPPORTED"},
 		{"HTTP/9.9", "GET /healthz/live HTTP/9.9\r\nHost: edge\r\n" + end, 505, "HTTP_VERSION_NOT_SUPPORTED"},
 		{"header name with a space", "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nBad Name: x\r\n" + end, 400, "MALFORMED_REQUEST"},
 		{"control character in a value", "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nX-A: a\x01b\r\n" + end, 400, "MALFORMED_REQUEST"},

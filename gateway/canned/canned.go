@@ -36,10 +36,12 @@ func Parse(b []byte) (Answer, bool) {
 	if len(b) > MaxLen || !bytes.HasPrefix(b, []byte("HTTP/1.1 ")) {
 		return Answer{}, false
 	}
-	line, body, ok := bytes.Cut(b[len("HTTP/1.1 "):], []byte(headers))
-	if !ok || len(line) < 4 || line[3] != ' ' {
+	rest := b[len("HTTP/1.1 "):]
+	i := bytes.IndexByte(rest, '\r') // the status line's end: the headers must follow at once
+	if i < 4 || rest[3] != ' ' || !bytes.HasPrefix(rest[i:], []byte(headers)) {
 		return Answer{}, false
 	}
+	line, body := rest[:i], rest[i+len(headers):]
 	status, err := strconv.Atoi(string(line[:3]))
 	if err != nil || status < 400 || status > 599 {
 		return Answer{}, false
