@@ -19,7 +19,7 @@ import (
 
 // serveLogged runs h's edge with Serve on a free port, logging to logs and
 // counting in reg, and returns its address; the test's cleanup stops it.
-func serveLogged(t *testing.T, h *harness, logs *syncBuffer, reg *prometheus.Registry) string {
+func serveLogged(t testing.TB, h *harness, logs *syncBuffer, reg *prometheus.Registry) string {
 	t.Helper()
 	cfg := h.cfg
 	cfg.ShutdownGrace = 5 * time.Second
@@ -174,4 +174,51 @@ func TestMalformedKeepAlive(t *testing.T) {
 			checkProblem(t, response{status: resp.StatusCode, header: resp.Header, body: b}, 400, "MALFORMED_REQUEST")
 		}
 	}
+}
+
+// FuzzRawRequest feeds arbitrary bytes to the edge's real listener: every
+// answer must be a parseable HTTP/1.1 response, and every one of 400 and
+// above application/problem+json with an X-Trace-Id. net/http's empty 417
+// to an unknown Expect is the one known exception (docs/errors.md).
+func FuzzRawRequest(f *testing.F) {
+	for _, s := range []string{
+		"GET /healthz/live HTTP/1.1\r\nHost: edge\r\n\r\n",
+		"GET /api/payments/%zz HTTP/1.1\r\nHost: edge\r\n\r\n",
+		"POST /api/orders HTTP/1.1\r\nHost: edge\r\nTransfer-Encoding: gzip\r\n\r\n",
+		"GET / HTTP/9.9\r\nHost: edge\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	h := newHarness(f, setup{})
+	addr := serveLogged(f, h, &syncBuffer{}, prometheus.NewRegistry())
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		_, _ = c.Write(in)
+		_ = c.(*net.TCPConn).CloseWrite() // the request ends here
+		raw, _ := io.ReadAll(c)
+		br := bufio.NewReader(strings.NewReader(string(raw)))
+		for br.Buffered() > 0 || len(raw) > 0 {
+			raw = nil
+			if _, err := br.Peek(1); err != nil {
+				return
+			}
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("unparseable answer to %q: %v", in, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode >= 400 && resp.StatusCode != http.StatusExpectationFailed &&
+				(resp.Header.Get("Content-Type") != "application/problem+json" || resp.Header.Get("X-Trace-Id") == "") {
+				t.Fatalf("answer to %q: %d %s %q", in, resp.StatusCode, resp.Header, b)
+			}
+		}
+	})
 }
