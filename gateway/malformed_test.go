@@ -41,6 +41,17 @@ func serveLogged(t testing.TB, h *harness, logs *syncBuffer, reg *prometheus.Reg
 			t.Errorf("Serve() = %v", err)
 		}
 	})
+	// The first answer means Serve set its listeners up (admin_listen too).
+	c, err := net.DialTimeout("tcp", lis.Addr().String(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(c, "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nConnection: close\r\n\r\n")
+	if _, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil {
+		t.Fatal(err)
+	}
 	return lis.Addr().String()
 }
 
@@ -221,4 +232,29 @@ func FuzzRawRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMalformedAdmin: the admin listener shares the fronts' code, so what
+// net/http refuses there is the problem too, logged but not counted in
+// the API's requests_total (no admin answer is).
+func TestMalformedAdmin(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.cfg.AdminListen = closedAddr(t)
+	logs, reg := &syncBuffer{}, prometheus.NewRegistry()
+	serveLogged(t, h, logs, reg)
+	r, closes := rawAnswer(t, h.cfg.AdminListen, "GET /admin/%zz HTTP/1.1\r\nHost: edge\r\n\r\n")
+	checkProblem(t, r, 400, "MALFORMED_REQUEST")
+	if !closes {
+		t.Error("no Connection: close")
+	}
+	if n := unmatched(t, reg, 400, "MALFORMED_REQUEST"); n != 0 {
+		t.Errorf("requests_total{route=unmatched} = %v for an admin answer, want 0", n)
+	}
+	found := false
+	for _, l := range logs.lines(t, "request") {
+		found = found || l["traceId"] == r.header.Get("X-Trace-Id")
+	}
+	if !found {
+		t.Error("no access line with the answer's trace id")
+	}
 }
