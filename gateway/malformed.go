@@ -41,9 +41,8 @@ func (s *Server) wrapMalformed(c net.Conn, admin bool) net.Conn {
 	if _, ok := c.(*tls.Conn); ok {
 		return c
 	}
-	remote := c.RemoteAddr()
 	return &canned.Conn{Conn: c, Rewrite: func(a canned.Answer) []byte {
-		return s.answerMalformed(a, admin, remote)
+		return s.answerMalformed(a, admin, c.RemoteAddr().String())
 	}}
 }
 
@@ -72,8 +71,9 @@ func malformedProblem(a canned.Answer) *problem.Problem {
 }
 
 // answerMalformed returns the answer for a (its problem, a new trace id,
-// Connection: close), and counts and logs it.
-func (s *Server) answerMalformed(a canned.Answer, admin bool, remote net.Addr) []byte {
+// Connection: close), and counts and logs it; remote is the client's
+// address.
+func (s *Server) answerMalformed(a canned.Answer, admin bool, remote string) []byte {
 	p := malformedProblem(a)
 	p.TraceID = traceid.New()
 	p.Rebase(s.snap.Load().cfg.Problems.TypeBase)
@@ -100,11 +100,8 @@ func (s *Server) answerMalformed(a canned.Answer, admin bool, remote net.Addr) [
 
 // logMalformed writes the access line of a request net/http could not
 // read: no method, path or duration are known; error is net/http's reason.
-func (s *Server) logMalformed(a canned.Answer, p *problem.Problem, remote net.Addr) {
-	r := &http.Request{URL: &url.URL{}, Header: http.Header{}}
-	if remote != nil {
-		r.RemoteAddr = remote.String()
-	}
+func (s *Server) logMalformed(a canned.Answer, p *problem.Problem, remote string) {
+	r := &http.Request{URL: &url.URL{}, Header: http.Header{}, RemoteAddr: remote}
 	r = r.WithContext(traceid.NewContext(context.Background(), p.TraceID))
 	ex := &exchange{route: "unmatched", code: p.Code, traceID: p.TraceID,
 		logErr: "net/http refused the request: " + strconv.Itoa(a.Status) + " " + a.Text}

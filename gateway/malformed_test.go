@@ -148,7 +148,7 @@ func TestMalformedRequests(t *testing.T) {
 			found := false
 			for _, l := range logs.lines(t, "request") {
 				if l["traceId"] == r.header.Get("X-Trace-Id") {
-					found = l["status"] == float64(tc.status) && l["code"] == tc.code && l["route"] == "unmatched"
+					found = l["status"] == float64(tc.status) && l["code"] == tc.code && l["route"] == "unmatched" && l["client"] == "127.0.0.1"
 				}
 			}
 			if !found {

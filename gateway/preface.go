@@ -19,7 +19,7 @@ func (s *Server) refusePreface(h http.Handler, admin bool) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		answer := s.answerMalformed(canned.Answer{Status: http.StatusHTTPVersionNotSupported}, admin, nil)
+		answer := s.answerMalformed(canned.Answer{Status: http.StatusHTTPVersionNotSupported}, admin, r.RemoteAddr)
 		c, _, err := http.NewResponseController(w).Hijack()
 		if err != nil { // not net/http's HTTP/1 writer (a test's recorder)
 			w.Header().Set("Connection", "close")
