@@ -20,7 +20,8 @@ import (
 // loop answers in plain text on the connection and closes it. The fronts
 // hand every cleartext connection over wrapped (wrapMalformed), so those
 // answers become the edge's problems instead: a Malformed request (400),
-// Request headers too large (431) or HTTP version not supported (505),
+// Request headers too large (431), HTTP version not supported (505) or,
+// for an Expect other than 100-continue, Expectation not supported (417),
 // with an X-Trace-Id and Connection: close, counted under route
 // "unmatched" (the API's; the admin API's are logged only, as all its
 // answers) and logged as an access line with method and path empty.
@@ -53,6 +54,8 @@ func malformedProblem(a canned.Answer) *problem.Problem {
 		return problem.New(problem.CodeHeadersTooLarge, "The request line and headers are larger than the gateway reads.")
 	case http.StatusHTTPVersionNotSupported:
 		return problem.New(problem.CodeHTTPVersionNotSupported, "The request's HTTP version is not served; send HTTP/1.1.")
+	case http.StatusExpectationFailed:
+		return problem.New(problem.CodeExpectationFailed, "The gateway meets no expectation but 100-continue (RFC 9110 section 10.1.1).")
 	case http.StatusNotImplemented:
 		return problem.New(problem.CodeMalformedRequest, "The Transfer-Encoding is not chunked alone, so the body's length cannot be read (RFC 9112 section 6.3).")
 	}
@@ -90,7 +93,9 @@ func (s *Server) answerMalformed(a canned.Answer, admin bool, remote string) []b
 	b.WriteString("HTTP/1.1 " + strconv.Itoa(p.Status) + " " + http.StatusText(p.Status) + "\r\n")
 	_ = h.Write(&b)
 	b.WriteString("\r\n")
-	b.Write(body)
+	if !a.Head {
+		b.Write(body)
+	}
 	if !admin {
 		s.metrics.Request(edgemetrics.Answer{Route: "unmatched", Status: p.Status, Code: p.Code})
 	}

@@ -96,7 +96,11 @@ func rawAnswer(t *testing.T, addr, request string) (response, bool) {
 	if err != nil && len(raw) == 0 {
 		t.Fatalf("reading the answer to %.40q: %v", request, err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(string(raw))), nil)
+	var req *http.Request
+	if strings.HasPrefix(request, "HEAD ") {
+		req = &http.Request{Method: http.MethodHead}
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(string(raw))), req)
 	if err != nil {
 		t.Fatalf("answer to %.40q: %v: %q", request, err, raw)
 	}
@@ -131,6 +135,8 @@ func TestMalformedRequests(t *testing.T) {
 		{"no Host", "GET /healthz/live HTTP/1.1\r\n" + end, 400, "MALFORMED_REQUEST"},
 		{"two Host headers", "GET /healthz/live HTTP/1.1\r\nHost: a\r\nHost: b\r\n" + end, 400, "MALFORMED_REQUEST"},
 		{"malformed Host", "GET /healthz/live HTTP/1.1\r\nHost: a b\r\n" + end, 400, "MALFORMED_REQUEST"},
+		{"Expect other than 100-continue", "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nExpect: foo\r\n" + end, 417, "EXPECTATION_FAILED"},
+		{"Expect on HTTP/1.0", "GET /healthz/live HTTP/1.0\r\nExpect: foo\r\n" + end, 417, "EXPECTATION_FAILED"},
 		{"Content-Length abc", "POST /api/orders HTTP/1.1\r\nHost: edge\r\nContent-Length: abc\r\n" + end, 400, "MALFORMED_REQUEST"},
 		{"headers beyond net/http's read limit", "GET /healthz/live HTTP/1.1\r\nHost: edge\r\nX-Pad: " +
 			strings.Repeat("p", headerReadLimit(h.cfg.HTTP.MaxHeaderBytes)+4096+1024) + "\r\n" + end, 431, "REQUEST_HEADER_FIELDS_TOO_LARGE"},
@@ -155,6 +161,17 @@ func TestMalformedRequests(t *testing.T) {
 				t.Errorf("no access line with status %d, code %s and the answer's trace id", tc.status, tc.code)
 			}
 		})
+	}
+}
+
+// TestMalformedHead: the 417 to a HEAD has the problem's headers and no
+// body (RFC 9110 section 9.3.2).
+func TestMalformedHead(t *testing.T) {
+	h := newHarness(t, setup{})
+	addr := serveLogged(t, h, &syncBuffer{}, prometheus.NewRegistry())
+	r, closes := rawAnswer(t, addr, "HEAD /healthz/live HTTP/1.1\r\nHost: edge\r\nExpect: foo\r\n\r\n")
+	if r.status != 417 || r.header.Get("Content-Type") != "application/problem+json" || r.header.Get("X-Trace-Id") == "" || len(r.body) != 0 || !closes {
+		t.Errorf("HEAD with Expect: foo = %d %v %q (closes %v); want 417, a problem's headers, no body, Connection: close", r.status, r.header, r.body, closes)
 	}
 }
 
@@ -226,8 +243,7 @@ func FuzzRawRequest(f *testing.F) {
 			}
 			b, _ := io.ReadAll(resp.Body)
 			_ = resp.Body.Close()
-			if resp.StatusCode >= 400 && resp.StatusCode != http.StatusExpectationFailed &&
-				(resp.Header.Get("Content-Type") != "application/problem+json" || resp.Header.Get("X-Trace-Id") == "") {
+			if resp.StatusCode >= 400 && (resp.Header.Get("Content-Type") != "application/problem+json" || resp.Header.Get("X-Trace-Id") == "") {
 				t.Fatalf("answer to %q: %d %s %q", in, resp.StatusCode, resp.Header, b)
 			}
 		}

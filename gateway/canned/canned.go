@@ -22,18 +22,28 @@ const MaxLen = 256
 
 // Answer is one canned answer net/http was about to write.
 type Answer struct {
-	// Status is its HTTP status: 400, 431, 501 or 505.
+	// Status is its HTTP status: 400, 417, 431, 501 or 505.
 	Status int
 	// Text is net/http's reason after the status text, "" when it gave
 	// none: "missing required Host header", "malformed Host header",
 	// "invalid header name", "invalid header value", "unsupported
-	// protocol version", "Unsupported transfer encoding".
+	// protocol version", "Unsupported transfer encoding", "unsupported
+	// expectation" (417).
 	Text string
+	// Head is set when net/http's answer shows the request was a HEAD:
+	// the replacement must have no body (RFC 9110 section 9.3.2).
+	Head bool
 }
 
 // Parse reports whether b is exactly one canned answer, and which.
 func Parse(b []byte) (Answer, bool) {
-	if len(b) > MaxLen || !bytes.HasPrefix(b, []byte("HTTP/1.1 ")) {
+	if len(b) > MaxLen {
+		return Answer{}, false
+	}
+	if ok, head := isExpectationFailed(b); ok {
+		return Answer{Status: 417, Text: expectText, Head: head}, true
+	}
+	if !bytes.HasPrefix(b, []byte("HTTP/1.1 ")) {
 		return Answer{}, false
 	}
 	rest := b[len("HTTP/1.1 "):]
@@ -61,6 +71,35 @@ func Parse(b []byte) (Answer, bool) {
 		a.Text = teBody
 	}
 	return a, true
+}
+
+// expectText is the Text of the 417 Answer.
+const expectText = "unsupported expectation"
+
+// isExpectationFailed reports whether b is net/http's answer to an Expect
+// other than 100-continue (server.go, sendExpectationFailed): written
+// through its response writer, with no handler, so only Connection and
+// Date, and Content-Length: 0 but to a HEAD:
+//
+//	HTTP/1.x 417 Expectation Failed\r\nConnection: close\r\nDate: <IMF-fixdate>\r\n[Content-Length: 0\r\n]\r\n
+//
+// isHead is set for the form without Content-Length, net/http's to a HEAD.
+func isExpectationFailed(b []byte) (ok, isHead bool) {
+	const (
+		head = " 417 Expectation Failed\r\nConnection: close\r\nDate: "
+		date = len("Mon, 02 Jan 2006 15:04:05 GMT")
+	)
+	if !bytes.HasPrefix(b, []byte("HTTP/1.")) || len(b) < len("HTTP/1.x")+len(head)+date ||
+		!bytes.HasPrefix(b[len("HTTP/1.x"):], []byte(head)) {
+		return false, false
+	}
+	switch string(b[len("HTTP/1.x")+len(head)+date:]) {
+	case "\r\nContent-Length: 0\r\n\r\n":
+		return true, false
+	case "\r\n\r\n":
+		return true, true
+	}
+	return false, false
 }
 
 // Conn is a net.Conn whose canned answers are replaced by what Rewrite

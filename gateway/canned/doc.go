@@ -10,7 +10,9 @@
 //
 //	HTTP/1.1 <status line>\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n<body>
 //
-// with one fmt.Fprintf, so one Write call. Conn wraps a connection and
+// with one fmt.Fprintf, so one Write call. Its empty 417 to an Expect other
+// than 100-continue goes through its response writer but without a
+// handler, as one write too, and is recognised by its exact form as well. Conn wraps a connection and
 // checks each Write against exactly those forms (Parse): the whole write
 // must be one, its body the one net/http pairs with its status line. A
 // match is replaced by what the Rewrite hook returns; anything else goes

@@ -60,6 +60,7 @@ const (
 	// Requests net/http could not read (package gateway/canned).
 	CodeMalformedRequest        = reasons.MalformedRequest
 	CodeHTTPVersionNotSupported = reasons.HTTPVersionNotSupported
+	CodeExpectationFailed       = reasons.ExpectationFailed
 )
 
 // StatusClientClosedRequest is the de-facto status (nginx's) for a request

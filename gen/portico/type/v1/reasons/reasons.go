@@ -319,4 +319,10 @@ const (
 	// edge: a request line with an HTTP version other than 1.0 and 1.1, or
 	// the cleartext HTTP/2 preface: net/http's plain-text 505, rewritten.
 	HTTPVersionNotSupported = "HTTP_VERSION_NOT_SUPPORTED"
+
+	// ExpectationFailed is REASON_EXPECTATION_FAILED.
+	//
+	// edge: an Expect header other than 100-continue: net/http's empty 417,
+	// rewritten (package gateway/canned).
+	ExpectationFailed = "EXPECTATION_FAILED"
 )
