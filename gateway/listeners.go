@@ -19,7 +19,9 @@ import (
 //
 //   - each address is a front: its net.Listener and one accept loop, which
 //     hands each connection (TLS per the config live at that moment,
-//     config_tls.go) to the front's current generation;
+//     config_tls.go; a cleartext one wrapped so that net/http's own
+//     plain-text answers become problems, malformed.go) to the front's
+//     current generation;
 //   - a generation is one http.Server with one config's http section (the
 //     read, header and idle timeouts and the header limit), serving the
 //     connections handed to it;
@@ -228,7 +230,7 @@ func (s *Server) accept(ls *listeners, f *front) {
 		if !f.admin {
 			c = s.wrapTLS(c)
 		}
-		f.hand(c)
+		f.hand(s.wrapMalformed(c, f.admin)) // malformed.go
 	}
 }
 

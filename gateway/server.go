@@ -113,8 +113,8 @@ func New(ctx context.Context, cfg config.Config, opts ...Option) (*Server, error
 		return nil, err
 	}
 	s.commit(sn, sourceStart)
-	s.handler = refusePreface(http.HandlerFunc(s.serveHTTP))
-	s.adminHandler = refusePreface(s.AdminHandler())
+	s.handler = s.refusePreface(http.HandlerFunc(s.serveHTTP), false)
+	s.adminHandler = s.refusePreface(s.AdminHandler(), true)
 	return s, nil
 }
 

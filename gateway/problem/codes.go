@@ -56,6 +56,11 @@ const (
 	CodeNotAcceptable   = reasons.NotAcceptable
 	CodeTooManyStreams  = reasons.TooManyStreams
 	CodeStreamReconnect = reasons.StreamReconnect
+
+	// Requests net/http could not read (package gateway/canned).
+	CodeMalformedRequest        = reasons.MalformedRequest
+	CodeHTTPVersionNotSupported = reasons.HTTPVersionNotSupported
+	CodeExpectationFailed       = reasons.ExpectationFailed
 )
 
 // StatusClientClosedRequest is the de-facto status (nginx's) for a request

@@ -180,6 +180,17 @@ const (
 	Reason_REASON_NOT_ACCEPTABLE                  Reason = 130
 	Reason_REASON_TOO_MANY_STREAMS                Reason = 131
 	Reason_REASON_STREAM_RECONNECT                Reason = 132
+	// edge: net/http could not read the request (request line, target,
+	// header syntax, Host, Content-Length, Transfer-Encoding); package
+	// gateway/canned turns its plain-text 400 (and its 501 for a transfer
+	// coding) into this problem.
+	Reason_REASON_MALFORMED_REQUEST Reason = 133
+	// edge: a request line with an HTTP version other than 1.0 and 1.1, or
+	// the cleartext HTTP/2 preface: net/http's plain-text 505, rewritten.
+	Reason_REASON_HTTP_VERSION_NOT_SUPPORTED Reason = 134
+	// edge: an Expect header other than 100-continue: net/http's empty 417,
+	// rewritten (package gateway/canned).
+	Reason_REASON_EXPECTATION_FAILED Reason = 135
 )
 
 // Enum value maps for Reason.
@@ -253,6 +264,9 @@ var (
 		130: "REASON_NOT_ACCEPTABLE",
 		131: "REASON_TOO_MANY_STREAMS",
 		132: "REASON_STREAM_RECONNECT",
+		133: "REASON_MALFORMED_REQUEST",
+		134: "REASON_HTTP_VERSION_NOT_SUPPORTED",
+		135: "REASON_EXPECTATION_FAILED",
 	}
 	Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":                     0,
@@ -323,6 +337,9 @@ var (
 		"REASON_NOT_ACCEPTABLE":                  130,
 		"REASON_TOO_MANY_STREAMS":                131,
 		"REASON_STREAM_RECONNECT":                132,
+		"REASON_MALFORMED_REQUEST":               133,
+		"REASON_HTTP_VERSION_NOT_SUPPORTED":      134,
+		"REASON_EXPECTATION_FAILED":              135,
 	}
 )
 
@@ -424,7 +441,7 @@ var File_portico_type_v1_reason_proto protoreflect.FileDescriptor
 
 const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\x9az\n" +
+	"\x1cportico/type/v1/reason.proto\x12\x0fportico.type.v1\x1a google/protobuf/descriptor.proto*\xe6\x83\x01\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\xd2\x01\n" +
 	"\x15REASON_ITEM_NOT_FOUND\x10\x01\x1a\xb6\x01\xea\xe0\x18\tNOT_FOUND\xfa\xe0\x18\xa4\x01No inventory item has the SKU (in the path, or in an order line: the order is then stored FAILED). Check the SKU against GET /api/inventory. Do not retry unchanged.\x12\xb8\x01\n" +
@@ -495,7 +512,10 @@ const file_portico_type_v1_reason_proto_rawDesc = "" +
 	"\x11REASON_CLOCK_SKEW\x10\x81\x01\x1a\xba\x02\xf0\xe0\x18\x91\x03\xfa\xe0\x18\x90\x02A signed request's X-Timestamp is too far (300 seconds unless configured) from the gateway's clock; the detail gives the gateway's time. Synchronise the client's clock (NTP), then retry signed again with a current timestamp and a new nonce; retrying unchanged fails again.\x82\xe1\x18\x1cTimestamp outside the window\x12\x94\x02\n" +
 	"\x15REASON_NOT_ACCEPTABLE\x10\x82\x01\x1a\xf7\x01\xf0\xe0\x18\x96\x03\xfa\xe0\x18\xdb\x01The Accept header names no media type the operation can answer with. A streaming operation answers application/x-ndjson (the default) or text/event-stream; send one of them, or */*, or no Accept. Do not retry unchanged.\x82\xe1\x18\x0eNot acceptable\x12\xea\x01\n" +
 	"\x17REASON_TOO_MANY_STREAMS\x10\x83\x01\x1a\xcb\x01\xf0\xe0\x18\xad\x03\xfa\xe0\x18\xa8\x01This caller already has as many streams open as the gateway allows one caller (streams.max_per_caller). Close a stream you no longer read, then retry after Retry-After.\x82\xe1\x18\x15Too many open streams\x12\xd8\x02\n" +
-	"\x17REASON_STREAM_RECONNECT\x10\x84\x01\x1a\xb9\x02\xf0\xe0\x18\xf7\x03\xfa\xe0\x18\x94\x02The gateway ended the stream: it is shutting down, the stream reached its longest duration, or the upstream sent nothing for too long. Nothing is wrong with the request: retry, opening the stream again after Retry-After (another gateway instance answers while this one stops).\x82\xe1\x18\x17Stream ended; reconnect:@\n" +
+	"\x17REASON_STREAM_RECONNECT\x10\x84\x01\x1a\xb9\x02\xf0\xe0\x18\xf7\x03\xfa\xe0\x18\x94\x02The gateway ended the stream: it is shutting down, the stream reached its longest duration, or the upstream sent nothing for too long. Nothing is wrong with the request: retry, opening the stream again after Retry-After (another gateway instance answers while this one stops).\x82\xe1\x18\x17Stream ended; reconnect\x12\xf4\x03\n" +
+	"\x18REASON_MALFORMED_REQUEST\x10\x85\x01\x1a\xd4\x03\xf0\xe0\x18\x90\x03\xfa\xe0\x18\xb5\x03The request is not well-formed HTTP/1.1 (RFC 9112): a malformed request line or target (a bad percent-escape), a header with a malformed name or a control character in its value, no Host header or more than one, a Content-Length that is not a number, or a Transfer-Encoding other than chunked alone. The gateway closes the connection after this answer. Fix the client, or whatever sits between it and the gateway. Do not retry unchanged.\x82\xe1\x18\x11Malformed request\x12\x83\x03\n" +
+	"!REASON_HTTP_VERSION_NOT_SUPPORTED\x10\x86\x01\x1a\xda\x02\xf0\xe0\x18\xf9\x03\xfa\xe0\x18\xb2\x02The request names an HTTP version the gateway does not serve. It serves HTTP/1.1 and HTTP/1.0, and HTTP/2 over TLS only (negotiated with ALPN h2; no cleartext HTTP/2). Send HTTP/1.1, or HTTP/2 over TLS; retrying with the same version fails the same way. The gateway closes the connection after this answer.\x82\xe1\x18\x1aHTTP version not supported\x12\xcc\x02\n" +
+	"\x19REASON_EXPECTATION_FAILED\x10\x87\x01\x1a\xab\x02\xf0\xe0\x18\xa1\x03\xfa\xe0\x18\x84\x02The request's Expect header asks for something other than 100-continue, the only expectation the gateway meets (RFC 9110 section 10.1.1). Drop the header or send Expect: 100-continue. Do not retry unchanged. The gateway closes the connection after this answer.\x82\xe1\x18\x19Expectation not supported:@\n" +
 	"\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\x8d\x8c\x03 \x01(\tR\bgrpcCode:D\n" +
 	"\vhttp_status\x12!.google.protobuf.EnumValueOptions\x18\x8e\x8c\x03 \x01(\x05R\n" +
 	"httpStatus:5\n" +

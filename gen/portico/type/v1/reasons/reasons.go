@@ -305,4 +305,24 @@ const (
 
 	// StreamReconnect is REASON_STREAM_RECONNECT.
 	StreamReconnect = "STREAM_RECONNECT"
+
+	// MalformedRequest is REASON_MALFORMED_REQUEST.
+	//
+	// edge: net/http could not read the request (request line, target,
+	// header syntax, Host, Content-Length, Transfer-Encoding); package
+	// gateway/canned turns its plain-text 400 (and its 501 for a transfer
+	// coding) into this problem.
+	MalformedRequest = "MALFORMED_REQUEST"
+
+	// HTTPVersionNotSupported is REASON_HTTP_VERSION_NOT_SUPPORTED.
+	//
+	// edge: a request line with an HTTP version other than 1.0 and 1.1, or
+	// the cleartext HTTP/2 preface: net/http's plain-text 505, rewritten.
+	HTTPVersionNotSupported = "HTTP_VERSION_NOT_SUPPORTED"
+
+	// ExpectationFailed is REASON_EXPECTATION_FAILED.
+	//
+	// edge: an Expect header other than 100-continue: net/http's empty 417,
+	// rewritten (package gateway/canned).
+	ExpectationFailed = "EXPECTATION_FAILED"
 )
