@@ -200,6 +200,16 @@ func TestOpenAPIFollowsLoadedServices(t *testing.T) {
 			t.Errorf("POST /api/shipments lacks %s: %s", want, out)
 		}
 	}
+	list, _ := json.Marshal(paths["/api/shipments"].(map[string]any)["get"].(map[string]any)["responses"].(map[string]any)["200"])
+	if !strings.Contains(string(list), `"type":"array"`) {
+		t.Errorf("GET /api/shipments (response_body: shipments) is not documented as the array the edge sends: %s", list)
+	}
+	get, _ := json.Marshal(paths["/api/shipments/{id}"].(map[string]any)["get"])
+	for _, want := range []string{`"operationId":"getShipment"`, "Roles (built-in policy;"} { // the dev config has no auth.policy
+		if !strings.Contains(string(get), want) {
+			t.Errorf("GET /api/shipments/{id} lacks %s: %s", want, get)
+		}
+	}
 	schemas, _ := json.Marshal(doc["components"].(map[string]any)["schemas"])
 	if !strings.Contains(string(schemas), `"maxLength"`) && !strings.Contains(string(schemas), `"pattern"`) && !strings.Contains(string(schemas), `"minLength"`) {
 		t.Errorf("no buf.validate constraint in the schemas")

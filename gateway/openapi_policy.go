@@ -15,10 +15,11 @@ import (
 const rolesExtension = "x-portico-roles"
 
 // builtinRolesNote starts the sentence package apidoc ends each
-// operation's description with; policyNote replaces it.
+// operation's description with (its own paragraph, or the whole
+// description when the RPC has no comment); policyNote replaces it.
 const (
-	builtinRolesNote = "\n\nRoles (built-in policy;"
-	policyRolesNote  = "\n\nRoles (this deployment's `auth.policy`): "
+	builtinRolesNote = "Roles (built-in policy;"
+	policyRolesNote  = "Roles (this deployment's `auth.policy`): "
 )
 
 // documentPolicy returns doc with each operation's x-portico-roles and the

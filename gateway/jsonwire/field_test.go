@@ -8,8 +8,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 )
 
 // TestResponseBody checks that a response_body answer is written as the
