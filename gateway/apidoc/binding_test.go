@@ -49,8 +49,8 @@ func shipping(t *testing.T, sourceInfo bool) map[string]any {
 // field's schema (an array for ListShipments, the whole response's
 // schema gone), the main binding keeps the plain operationId and an
 // additional one adds its path's words, every binding is tagged by its
-// service, and a description without a comment does not start with a
-// blank line.
+// service, and without comments (reflection) every operation still has a
+// summary and no description starts with a blank line.
 func TestBindings(t *testing.T) {
 	for _, sourceInfo := range []bool{true, false} {
 		doc := shipping(t, sourceInfo)
@@ -78,6 +78,9 @@ func TestBindings(t *testing.T) {
 			}
 			for m, op := range item.(map[string]any) {
 				desc, _ := at(op, "description").(string)
+				if at(op, "summary") == "" || at(op, "summary") == nil {
+					t.Errorf("%s %s (source info %v): no summary", m, p, sourceInfo)
+				}
 				if strings.HasPrefix(desc, "\n") || (sourceInfo && !strings.Contains(desc, "\n\nRoles (built-in policy;")) {
 					t.Errorf("%s %s (source info %v): description %q", m, p, sourceInfo, desc)
 				}

@@ -42,6 +42,9 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 	if op.Summary == "" {
 		op.Summary = summary(op.Description)
 	}
+	if op.Summary == "" {
+		op.Summary = nameSummary(string(md.Name()))
+	}
 	tagPath := path
 	if main != nil {
 		_, tagPath = pattern(main)
