@@ -129,16 +129,23 @@ generate:
 	$(call openapi_embed,gen)
 	$(call openapi_finish,gen)
 
-## check-generated: fail when gen/ is stale
+## check-generated: fail when gen/ is stale, or examples/shipping's gen/
+## and shipping.binpb (its go:generate commands)
 check-generated:
 	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
 	$(BUF) generate -o $$tmp && \
 	$(call openapi_embed,$$tmp/gen) && \
 	$(call openapi_finish,$$tmp/gen) && \
 	diff -r gen $$tmp/gen > /dev/null || { echo "gen/ is stale: run 'make generate' and commit"; diff -r gen $$tmp/gen | head -20; exit 1; }
+	@cd examples/shipping && tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	$(GO) tool -modfile=../../tools/go.mod buf build --path proto/acme -o $$tmp/shipping.binpb && \
+	$(GO) tool -modfile=../../tools/go.mod buf generate -o $$tmp && \
+	cmp -s shipping.binpb $$tmp/shipping.binpb && diff -r gen $$tmp/gen > /dev/null || \
+	{ echo "examples/shipping's gen/ or shipping.binpb is stale: run 'go generate' in examples/shipping and commit"; exit 1; }
 
-## lint-openapi: lint the served documents (gen/openapi/openapi.json and the
-## admin API's gateway/admin_openapi.json) with
+## lint-openapi: lint the served documents (gen/openapi/openapi.json, the
+## admin API's gateway/admin_openapi.json, and /openapi.json with
+## examples/shipping loaded, as TestOpenAPIFollowsLoadedServices serves it) with
 ## Redocly (recommended rules) and Spectral (spectral:oas, .spectral.yaml);
 ## both must report 0 errors and 0 warnings (needs npx)
 lint-openapi:
@@ -146,6 +153,10 @@ lint-openapi:
 	npx --yes --prefer-offline @stoplight/spectral-cli@$(SPECTRAL_VERSION) lint --fail-severity=warn --ruleset .spectral.yaml gen/openapi/openapi.json
 	npx --yes --prefer-offline @redocly/cli@2.77.0 lint --format=stylish gateway/admin_openapi.json
 	npx --yes --prefer-offline @stoplight/spectral-cli@$(SPECTRAL_VERSION) lint --fail-severity=warn --ruleset .spectral.yaml gateway/admin_openapi.json
+	@d=$$(mktemp -d) && trap 'rm -rf $$d' EXIT && \
+	PORTICO_OPENAPI_OUT=$$d/loaded.json $(GO) test -count=1 -run '^TestOpenAPIFollowsLoadedServices$$' ./gateway > /dev/null && \
+	npx --yes --prefer-offline @redocly/cli@2.77.0 lint --format=stylish $$d/loaded.json && \
+	npx --yes --prefer-offline @stoplight/spectral-cli@$(SPECTRAL_VERSION) lint --fail-severity=warn --ruleset .spectral.yaml $$d/loaded.json
 
 ## bench: benchmarks with allocation counts
 bench:

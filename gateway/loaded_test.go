@@ -200,9 +200,68 @@ func TestOpenAPIFollowsLoadedServices(t *testing.T) {
 			t.Errorf("POST /api/shipments lacks %s: %s", want, out)
 		}
 	}
+	list, _ := json.Marshal(paths["/api/shipments"].(map[string]any)["get"].(map[string]any)["responses"].(map[string]any)["200"])
+	if !strings.Contains(string(list), `"type":"array"`) {
+		t.Errorf("GET /api/shipments (response_body: shipments) is not documented as the array the edge sends: %s", list)
+	}
+	get, _ := json.Marshal(paths["/api/shipments/{id}"].(map[string]any)["get"])
+	for _, want := range []string{`"operationId":"getShipment"`, "Roles (built-in policy;"} { // the dev config has no auth.policy
+		if !strings.Contains(string(get), want) {
+			t.Errorf("GET /api/shipments/{id} lacks %s: %s", want, get)
+		}
+	}
+	loadedRoles(t, h, paths, "Roles (built-in policy;") // the dev config has no auth.policy
 	schemas, _ := json.Marshal(doc["components"].(map[string]any)["schemas"])
 	if !strings.Contains(string(schemas), `"maxLength"`) && !strings.Contains(string(schemas), `"pattern"`) && !strings.Contains(string(schemas), `"minLength"`) {
 		t.Errorf("no buf.validate constraint in the schemas")
+	}
+}
+
+// TestOpenAPILoadedStatesPolicy: with an auth.policy, a loaded service's
+// operations, its additional binding's too, state the configured roles.
+func TestOpenAPILoadedStatesPolicy(t *testing.T) {
+	set, err := filepath.Abs(filepath.Join("..", "examples", "shipping", "shipping.binpb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Upstreams = append(c.Upstreams, config.UpstreamConfig{Name: "shipping", Addresses: []string{"127.0.0.1:1"},
+			Services: []string{"acme.shipping.v1.ShippingService"}, Descriptors: set})
+		c.Auth.Policy = []config.PolicyRuleConfig{
+			{Roles: []string{"admin"}, Allow: []string{"/api/**"}},
+			{Roles: []string{"reader", "customer"}, Allow: []string{"GET /api/inventory/**"}},
+			{Roles: []string{"shipper"}, Allow: []string{"acme.shipping.v1.ShippingService/GetShipment"}},
+		}
+	}})
+	var doc map[string]any
+	if err := json.Unmarshal(h.do("GET", "/openapi.json", "", "").body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	loadedRoles(t, h, doc["paths"].(map[string]any), "Roles (this deployment's `auth.policy`): ")
+}
+
+// loadedRoles checks that each operation of the shipping routes states
+// the roles the edge applies (x-portico-roles) and says whose they are
+// (note, in the description).
+func loadedRoles(t *testing.T, h *harness, paths map[string]any, note string) {
+	t.Helper()
+	sn := h.srv.snap.Load()
+	for _, rt := range sn.table.Routes() {
+		if rt.Upstream != "shipping" {
+			continue
+		}
+		var op map[string]any // the document names variables by their JSON names
+		for p, item := range paths {
+			if pathVars.ReplaceAllString(p, "{}") == pathVars.ReplaceAllString(rt.Template, "{}") {
+				op, _ = item.(map[string]any)[strings.ToLower(rt.Method)].(map[string]any)
+			}
+		}
+		got, _ := json.Marshal(op["x-portico-roles"])
+		want, _ := json.Marshal(sn.policy.Roles(rt))
+		desc, _ := op["description"].(string)
+		if string(got) != string(want) || !strings.Contains(desc, note) {
+			t.Errorf("%s %s: x-portico-roles %s, description %q; want %s and %q", rt.Method, rt.Template, got, desc, want, note)
+		}
 	}
 }
 

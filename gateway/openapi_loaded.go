@@ -23,8 +23,10 @@ import (
 // generate runs them), merged into doc: such an operation replaces the
 // one doc has for the same method and path (a built-in service moved to
 // the descriptor path is documented from its descriptors), components
-// and tags doc lacks are added, and the roles are pol's. It is what
-// /openapi.json serves, so the document follows reloads.
+// and tags doc lacks are added, and the roles are pol's, the deployment's
+// auth.policy (nil: none, so the operations keep the built-in policy's
+// roles, as the built-in ones do). It is what /openapi.json serves, so the
+// document follows reloads.
 func documentLoaded(doc []byte, sds []protoreflect.ServiceDescriptor, routes []*route.Route, loaded map[string]bool, pol *auth.Policy) ([]byte, error) {
 	files, paths, err := registryOf(sds)
 	if err != nil {
@@ -75,7 +77,10 @@ func documentLoaded(doc []byte, sds []protoreflect.ServiceDescriptor, routes []*
 	if err := enc.Encode(base); err != nil {
 		return nil, err
 	}
-	d := documentPolicy(out.Bytes(), pol, routes)
+	d := out.Bytes()
+	if pol != nil {
+		d = documentPolicy(d, pol, routes)
+	}
 	if d == nil {
 		return nil, fmt.Errorf("the merged document does not read back")
 	}

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/transcode"
@@ -127,7 +128,11 @@ func (s *Server) documentLoaded(cfg config.Config, sn *snapshot) {
 	if base == nil {
 		base = s.openAPI
 	}
-	d, err := documentLoaded(base, sds, sn.table.Routes(), loaded, sn.policy)
+	var pol *auth.Policy // the built-in policy's roles, as apidoc states them
+	if len(cfg.Auth.Policy) > 0 {
+		pol = sn.policy
+	}
+	d, err := documentLoaded(base, sds, sn.table.Routes(), loaded, pol)
 	if err != nil {
 		s.log.Warn("/openapi.json does not document the services loaded at run time", "error", err)
 		return

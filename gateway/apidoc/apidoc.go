@@ -73,7 +73,8 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	if err := schemas(doc, files); err != nil {
 		return nil, err
 	}
-	if err := paths(doc, files); err != nil {
+	cut, err := paths(doc, files)
+	if err != nil {
 		return nil, err
 	}
 	ownTags(doc, files)
@@ -81,6 +82,7 @@ func Build(generated []byte, files *protoregistry.Files, o Options) ([]byte, err
 	pathlessBodies(doc)
 	examples(doc)
 	roles(doc, files)
+	dropUnused(doc, cut)
 	streamTickets(doc) // the edge's own operation, after those of the RPCs
 	renames := listPages(doc)
 	raw, err := doc.MarshalJSON()
@@ -202,8 +204,10 @@ func fullName(md protoreflect.MethodDescriptor) string {
 var dotted = regexp.MustCompile(`\{([A-Za-z0-9_]+\.)+([A-Za-z0-9_]+)\}`)
 
 // paths renames dotted path variables ({item.sku} -> {sku}), merging the
-// path items that then coincide, and finishes every operation.
-func paths(doc *openapi3.T, files *protoregistry.Files) error {
+// path items that then coincide, and finishes every operation. It returns
+// the schemas response_body made unused in some operation.
+func paths(doc *openapi3.T, files *protoregistry.Files) ([]string, error) {
+	var cuts []string
 	out := openapi3.NewPaths()
 	keys := doc.Paths.InMatchingOrder()
 	sort.Strings(keys)
@@ -212,10 +216,14 @@ func paths(doc *openapi3.T, files *protoregistry.Files) error {
 		item := doc.Paths.Value(p)
 		target := dotted.ReplaceAllString(p, "{$2}")
 		for method, op := range item.Operations() {
-			if err := operation(op, files, method, p); err != nil {
-				return fmt.Errorf("apidoc: %s %s: %w", method, p, err)
+			cut, err := operation(op, files, method, p, doc.Components.Schemas)
+			if err != nil {
+				return nil, fmt.Errorf("apidoc: %s %s: %w", method, p, err)
 			}
-			if ids[op.OperationID] { // an additional binding of an RPC: named by its path too
+			if cut != "" {
+				cuts = append(cuts, cut)
+			}
+			if ids[op.OperationID] { // two bindings still named alike: the later by its path too
 				op.OperationID += pathWords(target)
 			}
 			ids[op.OperationID] = true
@@ -234,7 +242,7 @@ func paths(doc *openapi3.T, files *protoregistry.Files) error {
 		}
 	}
 	doc.Paths = out
-	return nil
+	return cuts, nil
 }
 
 // pathWords spells a path template as the words of an operationId:

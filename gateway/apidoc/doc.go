@@ -4,9 +4,14 @@
 //
 // On top of the generated paths and schemas it adds what the edge does:
 //
-//   - clean names: operationIds are the lowerCamel RPC names (createOrder),
-//     schemas keep the message name (Order), paths use the plain variable
-//     name ({sku}, not {item.sku});
+//   - clean names: operationIds are the lowerCamel RPC names (createOrder;
+//     an additional binding's adds its path's words), schemas keep the
+//     message name (Order), paths use the plain variable name ({sku}, not
+//     {item.sku}); every binding of an RPC carries the tag of its main
+//     binding's path (Tags), or its service's name;
+//   - a binding with response_body answers that field, and its success
+//     response says so (the field's schema; protoc-gen-openapi describes
+//     the whole message);
 //   - summary and description: the RPC's (portico.api.v1.edge) option
 //     (package protoopt), else the comment's first sentence and the comment;
 //   - the protovalidate rules and field_behavior as JSON Schema (package

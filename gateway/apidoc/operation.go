@@ -18,14 +18,21 @@ import (
 )
 
 // operation finishes one generated operation: names, texts, parameters
-// with their rules, responses, headers and security.
-func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path string) error {
+// with their rules, responses, headers and security. An additional
+// binding's operationId is the RPC's plus its path's words, and every
+// binding is tagged as its RPC's main binding is. It returns the name of
+// the response schema a response_body made unused there (responseBody).
+func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path string, schemas openapi3.Schemas) (string, error) {
 	md, err := method(files, op.OperationID)
 	if err != nil {
-		return err
+		return "", err
 	}
 	edge := protoopt.Edge(md)
+	rule, main := binding(md, verb, path)
 	op.OperationID = lowerCamel(string(md.Name()))
+	if rule != main {
+		op.OperationID += pathWords(dotted.ReplaceAllString(path, "{$2}"))
+	}
 	desc := clean(op.Description)
 	if d := edge.GetDescription(); d != "" {
 		desc = d
@@ -35,7 +42,14 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 	if op.Summary == "" {
 		op.Summary = summary(op.Description)
 	}
-	op.Tags = []string{tagOf(path)}
+	if op.Summary == "" {
+		op.Summary = nameSummary(string(md.Name()))
+	}
+	tagPath := path
+	if main != nil {
+		_, tagPath = pattern(main)
+	}
+	op.Tags = []string{tagOf(tagPath)}
 	if op.Tags[0] == "" { // a service loaded at run time: its own resource
 		op.Tags[0] = string(md.Parent().Name())
 	}
@@ -62,6 +76,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + paramPrefer})
 	}
 	op.Responses = responses(op.Responses, edge)
+	cut := responseBody(op, md, rule.GetResponseBody(), schemas)
 	if md.IsStreamingServer() {
 		streamResponse(op, md)
 	}
@@ -74,7 +89,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 			op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
 		}
 	}
-	return nil
+	return cut, nil
 }
 
 // responses keeps the generated success body under 200, or 201 when the

@@ -34,7 +34,11 @@ func security(op *openapi3.Operation, method, path, rpc string) {
 	if len(roles) > 0 {
 		who = strings.Join(roles, ", ")
 	}
-	op.Description += "\n\nRoles (built-in policy; a deployment's `auth.policy` may grant others): " + who + "."
+	note := "Roles (built-in policy; a deployment's `auth.policy` may grant others): " + who + "."
+	if op.Description != "" { // a paragraph of its own after the RPC's text
+		note = "\n\n" + note
+	}
+	op.Description += note
 }
 
 // securitySchemes are the document's schemes: a bearer credential (an API

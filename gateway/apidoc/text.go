@@ -37,3 +37,18 @@ func lowerCamel(s string) string {
 	r[0] = unicode.ToLower(r[0])
 	return string(r)
 }
+
+// nameSummary spells an RPC name as a summary, for an RPC without a
+// comment or option summary (descriptors read by server reflection have
+// no comments): ListShipments -> "List shipments".
+func nameSummary(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && unicode.IsUpper(r) {
+			b.WriteByte(' ')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -24,6 +24,9 @@ func TestSummary(t *testing.T) {
 	if got := lowerCamel("CreateOrder"); got != "createOrder" {
 		t.Errorf("lowerCamel = %q", got)
 	}
+	if got := nameSummary("ListShipments"); got != "List shipments" {
+		t.Errorf("nameSummary = %q", got)
+	}
 }
 
 // TestGrpcTimeoutPattern: the documented pattern admits exactly what the

@@ -24,7 +24,10 @@
 // Out: Marshaler writes a message in one pass, as protojson does with
 // EmitUnpopulated (stable shapes: zero quantities, empty lists; lowerCamel
 // names; 64-bit integers as strings), well-known types by protojson itself
-// (compacted, so the output is stable).
+// (compacted, so the output is stable). A route's response_body answer
+// (one field of the response: a Field on dynamic messages, or the enum or
+// slice a generated wrapper hands over) is written as that member is
+// written inside its message, so both paths send the same bytes.
 //
 // Enum values travel without their type prefix: buf's ENUM_VALUE_PREFIX
 // rule makes every value of Order.Status start with STATUS_, which is noise

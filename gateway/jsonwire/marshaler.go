@@ -28,10 +28,19 @@ func NewMarshaler() *Marshaler {
 	}}
 }
 
-// Marshal encodes v.
+// Marshal encodes v: a message, a Field (a response_body answer on
+// dynamic messages) or what a generated response_body wrapper hands over
+// (an enum, a slice of messages or enums) in the encoding's form (short
+// enum names); anything else as JSONPb does.
 func (m *Marshaler) Marshal(v any) ([]byte, error) {
-	if msg, ok := v.(proto.Message); ok {
-		return appendMessage(nil, msg.ProtoReflect())
+	switch x := v.(type) {
+	case proto.Message:
+		return appendMessage(nil, x.ProtoReflect())
+	case Field:
+		return appendField(nil, x)
+	}
+	if b, ok, err := appendGenerated(nil, v); ok {
+		return b, err
 	}
 	return m.JSONPb.Marshal(v)
 }

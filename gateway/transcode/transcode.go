@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
+	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/interceptors/retry"
 )
@@ -212,7 +213,9 @@ func setMask(in *dynamicpb.Message, fd protoreflect.FieldDescriptor, fm *fieldma
 }
 
 // responseBody answers one field of the response (response_body), as the
-// generated response_Xxx wrapper does.
+// generated response_Xxx wrapper does; the value is a jsonwire.Field, so
+// the edge's marshaler writes it as the member is written inside the
+// message (short enum names, 64-bit integers as strings).
 type responseBody struct {
 	proto.Message
 	fd protoreflect.FieldDescriptor
@@ -220,19 +223,5 @@ type responseBody struct {
 
 // XXX_ResponseBody is what runtime.ForwardResponseMessage marshals.
 func (rb responseBody) XXX_ResponseBody() any {
-	v := rb.ProtoReflect().Get(rb.fd)
-	switch {
-	case rb.fd.IsList() && rb.fd.Message() != nil:
-		l := v.List()
-		out := make([]proto.Message, l.Len())
-		for i := range out {
-			out[i] = l.Get(i).Message().Interface()
-		}
-		return out
-	case rb.fd.IsList() || rb.fd.IsMap():
-		return v.Interface()
-	case rb.fd.Message() != nil:
-		return v.Message().Interface()
-	}
-	return v.Interface()
+	return jsonwire.Field{Message: rb.ProtoReflect(), Desc: rb.fd}
 }

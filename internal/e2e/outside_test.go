@@ -31,8 +31,10 @@ func buildShipping(t *testing.T) (bin, dir string) {
 // TestOutsideServiceByReload: the example shipping service, started as a
 // process, joins a running edge by a reload (SIGHUP), first from its
 // descriptor set and then by server reflection, and is served through
-// REST with the edge's behaviour: 201 + Location from its edge option, a
-// GET and its additional binding, a custom verb, a 400 naming the bad
+// REST with the edge's behaviour: 201 + Location and a required
+// Idempotency-Key whose retry replays, from its edge option, a GET and its
+// additional binding, a list answered by response_body with short enum
+// names, a custom verb, a 400 naming the bad
 // field, 404 for a route it does not declare, and once it is killed 502
 // problems, then 503 with Retry-After when the breaker opens.
 func TestOutsideServiceByReload(t *testing.T) {
@@ -82,16 +84,40 @@ func TestOutsideServiceByReload(t *testing.T) {
 		t.Errorf("the reload's audit does not list the added routes:\n%s", e.proc.Output())
 	}
 
-	created := call(t, "POST", e.url+"/api/shipments", "demo-admin-token", `{"orderId":"ord-1","postalCode":"12345"}`)
+	const shipment = `{"orderId":"ord-1","postalCode":"12345"}`
+	if r := call(t, "POST", e.url+"/api/shipments", "demo-admin-token", shipment); r.status != 400 {
+		t.Fatalf("POST /api/shipments without Idempotency-Key = %d %s, want 400 (idempotency_key: true)", r.status, r.body)
+	}
+	created := call(t, "POST", e.url+"/api/shipments", "demo-admin-token", shipment, "Idempotency-Key: ship-1")
 	if created.status != 201 || created.header.Get("Location") != "/api/shipments/shp-1" || !strings.Contains(string(created.body), `"state":"BOOKED"`) {
 		t.Fatalf("POST /api/shipments = %d Location %q %s", created.status, created.header.Get("Location"), created.body)
+	}
+	// A retry with the same key replays the first answer; the key with
+	// another body is 422, another key for the same order 409.
+	again := call(t, "POST", e.url+"/api/shipments", "demo-admin-token", shipment, "Idempotency-Key: ship-1")
+	if again.status != 201 || again.header.Get("Location") != "/api/shipments/shp-1" || again.header.Get("Idempotent-Replayed") != "true" || string(again.body) != string(created.body) {
+		t.Errorf("retry with the same Idempotency-Key = %d Location %q Idempotent-Replayed %q %s, want the first answer replayed: %s",
+			again.status, again.header.Get("Location"), again.header.Get("Idempotent-Replayed"), again.body, created.body)
+	}
+	for _, tt := range []struct {
+		key, body string
+		status    int
+	}{
+		{"ship-1", `{"orderId":"ord-1","postalCode":"54321"}`, 422},
+		{"ship-2", shipment, 409},
+	} {
+		r := call(t, "POST", e.url+"/api/shipments", "demo-admin-token", tt.body, "Idempotency-Key: "+tt.key)
+		if r.status != tt.status {
+			t.Errorf("POST %s with Idempotency-Key %s = %d %s, want %d", tt.body, tt.key, r.status, r.body, tt.status)
+		}
+		checkProblem(t, r, "/api/shipments")
 	}
 	for _, path := range []string{"/api/shipments/shp-1", "/api/orders/ord-1/shipment"} {
 		if r := call(t, "GET", e.url+path, "demo-admin-token", ""); r.status != 200 || !strings.Contains(string(r.body), `"id":"shp-1"`) {
 			t.Errorf("GET %s = %d %s", path, r.status, r.body)
 		}
 	}
-	bad := call(t, "POST", e.url+"/api/shipments", "demo-admin-token", `{"orderId":"ord-2","postalCode":"abc"}`)
+	bad := call(t, "POST", e.url+"/api/shipments", "demo-admin-token", `{"orderId":"ord-2","postalCode":"abc"}`, "Idempotency-Key: ship-3")
 	if bad.status != 400 || !strings.Contains(string(bad.body), `"field":"postalCode"`) {
 		t.Errorf("bad postal code = %d %s, want 400 naming postalCode", bad.status, bad.body)
 	}
@@ -105,7 +131,8 @@ func TestOutsideServiceByReload(t *testing.T) {
 	if dispatched.status != 200 || !strings.Contains(string(dispatched.body), `"state":"DISPATCHED"`) {
 		t.Fatalf("dispatch (by reflection) = %d %s", dispatched.status, dispatched.body)
 	}
-	if r := call(t, "GET", e.url+"/api/shipments", "demo-admin-token", ""); r.status != 200 || !strings.HasPrefix(string(r.body), `[{"id":"shp-1"`) {
+	// response_body: the list itself, its enums as short as in the other answers
+	if r := call(t, "GET", e.url+"/api/shipments", "demo-admin-token", ""); r.status != 200 || !strings.HasPrefix(string(r.body), `[{"id":"shp-1"`) || !strings.Contains(string(r.body), `"state":"DISPATCHED"`) {
 		t.Errorf("GET /api/shipments (response_body: shipments) = %d %s", r.status, r.body)
 	}
 

@@ -435,9 +435,10 @@ const file_acme_shipping_v1_shipping_proto_rawDesc = "" +
 	"\tshipments\x18\x01 \x03(\v2\x1a.acme.shipping.v1.ShipmentR\tshipments\"L\n" +
 	"\x17DispatchShipmentRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12!\n" +
-	"\acarrier\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\acarrier2\xdd\x04\n" +
-	"\x0fShippingService\x12\x94\x01\n" +
-	"\x0eCreateShipment\x12'.acme.shipping.v1.CreateShipmentRequest\x1a\x1a.acme.shipping.v1.Shipment\"=\xf2\xbb\x18\x19\x12\x13/api/shipments/{id}\"\x02\x99\x03\x82\xd3\xe4\x93\x02\x1a:\bshipment\"\x0e/api/shipments\x12\x9a\x01\n" +
+	"\acarrier\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\acarrier2\xf4\x04\n" +
+	"\x0fShippingService\x12\xab\x01\n" +
+	"\x0eCreateShipment\x12'.acme.shipping.v1.CreateShipmentRequest\x1a\x1a.acme.shipping.v1.Shipment\"T\xf2\xbb\x180\n" +
+	"\x11Create a shipment\x12\x13/api/shipments/{id}\x18\x01\"\x04\x99\x03\xa6\x03\x82\xd3\xe4\x93\x02\x1a:\bshipment\"\x0e/api/shipments\x12\x9a\x01\n" +
 	"\vGetShipment\x12$.acme.shipping.v1.GetShipmentRequest\x1a\x1a.acme.shipping.v1.Shipment\"I\xf2\xbb\x18\x04\"\x02\x94\x03\x82\xd3\xe4\x93\x028Z!\x12\x1f/api/orders/{order_id}/shipment\x12\x13/api/shipments/{id}\x90\x02\x01\x12\x86\x01\n" +
 	"\rListShipments\x12&.acme.shipping.v1.ListShipmentsRequest\x1a'.acme.shipping.v1.ListShipmentsResponse\"$\x82\xd3\xe4\x93\x02\x1bb\tshipments\x12\x0e/api/shipments\x90\x02\x01\x12\x8c\x01\n" +
 	"\x10DispatchShipment\x12).acme.shipping.v1.DispatchShipmentRequest\x1a\x1a.acme.shipping.v1.Shipment\"1\xf2\xbb\x18\x06\"\x04\x94\x03\x99\x03\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/shipments/{id}:dispatchB\xbd\x01\n" +

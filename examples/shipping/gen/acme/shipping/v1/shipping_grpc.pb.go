@@ -32,7 +32,12 @@ const (
 // ShippingService is an example outside service: Portico is not built
 // with it, and serves it from its descriptors after a reload.
 type ShippingServiceClient interface {
-	// CreateShipment books a shipment for an order.
+	// CreateShipment books a shipment for an order. A retry with the same
+	// idempotency key (gRPC metadata "idempotency-key") and request answers
+	// the shipment booked by the first call, with the response header
+	// "x-portico-replayed: true"; the same key with another request is
+	// FAILED_PRECONDITION IDEMPOTENCY_KEY_REUSED. A second shipment for one
+	// order is ALREADY_EXISTS.
 	CreateShipment(ctx context.Context, in *CreateShipmentRequest, opts ...grpc.CallOption) (*Shipment, error)
 	// GetShipment returns one shipment, by its id or by its order's.
 	GetShipment(ctx context.Context, in *GetShipmentRequest, opts ...grpc.CallOption) (*Shipment, error)
@@ -98,7 +103,12 @@ func (c *shippingServiceClient) DispatchShipment(ctx context.Context, in *Dispat
 // ShippingService is an example outside service: Portico is not built
 // with it, and serves it from its descriptors after a reload.
 type ShippingServiceServer interface {
-	// CreateShipment books a shipment for an order.
+	// CreateShipment books a shipment for an order. A retry with the same
+	// idempotency key (gRPC metadata "idempotency-key") and request answers
+	// the shipment booked by the first call, with the response header
+	// "x-portico-replayed: true"; the same key with another request is
+	// FAILED_PRECONDITION IDEMPOTENCY_KEY_REUSED. A second shipment for one
+	// order is ALREADY_EXISTS.
 	CreateShipment(context.Context, *CreateShipmentRequest) (*Shipment, error)
 	// GetShipment returns one shipment, by its id or by its order's.
 	GetShipment(context.Context, *GetShipmentRequest) (*Shipment, error)

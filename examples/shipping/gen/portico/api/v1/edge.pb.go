@@ -101,7 +101,19 @@ type Edge struct {
 	Errors []int32 `protobuf:"varint,4,rep,packed,name=errors,proto3" json:"errors,omitempty"`
 	// stale_if_error lets the edge answer the last good copy of a GET when
 	// the upstream fails (RFC 5861). Unset: never.
-	StaleIfError  *StaleIfError `protobuf:"bytes,5,opt,name=stale_if_error,json=staleIfError,proto3" json:"stale_if_error,omitempty"`
+	StaleIfError *StaleIfError `protobuf:"bytes,5,opt,name=stale_if_error,json=staleIfError,proto3" json:"stale_if_error,omitempty"`
+	// respond_async: the RPC honours RFC 7240's "Prefer: respond-async". The
+	// edge parses the Prefer header (400 when malformed or too long),
+	// forwards the preference as metadata "prefer: respond-async", and when
+	// the service answers with the metadata "preference-applied:
+	// respond-async" it answers 202 Accepted with Location and
+	// Preference-Applied instead of 201.
+	RespondAsync bool `protobuf:"varint,10,opt,name=respond_async,json=respondAsync,proto3" json:"respond_async,omitempty"`
+	// description replaces the RPC's comment as the operation's description
+	// in the OpenAPI document, for an RPC whose comment speaks in gRPC terms
+	// (status names, metadata, proto field names) where a REST client reads
+	// HTTP statuses, headers and JSON names. Empty: the RPC's comment.
+	Description   string `protobuf:"bytes,20,opt,name=description,proto3" json:"description,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -169,6 +181,20 @@ func (x *Edge) GetStaleIfError() *StaleIfError {
 		return x.StaleIfError
 	}
 	return nil
+}
+
+func (x *Edge) GetRespondAsync() bool {
+	if x != nil {
+		return x.RespondAsync
+	}
+	return false
+}
+
+func (x *Edge) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
 }
 
 // StaleIfError is a GET route's permission to serve a stale copy.
@@ -249,13 +275,16 @@ var File_portico_api_v1_edge_proto protoreflect.FileDescriptor
 
 const file_portico_api_v1_edge_proto_rawDesc = "" +
 	"\n" +
-	"\x19portico/api/v1/edge.proto\x12\x0eportico.api.v1\x1a google/protobuf/descriptor.proto\x1a\x1egoogle/protobuf/duration.proto\"\xc1\x01\n" +
+	"\x19portico/api/v1/edge.proto\x12\x0eportico.api.v1\x1a google/protobuf/descriptor.proto\x1a\x1egoogle/protobuf/duration.proto\"\x88\x02\n" +
 	"\x04Edge\x12\x18\n" +
 	"\asummary\x18\x01 \x01(\tR\asummary\x12\x1a\n" +
 	"\blocation\x18\x02 \x01(\tR\blocation\x12'\n" +
 	"\x0fidempotency_key\x18\x03 \x01(\bR\x0eidempotencyKey\x12\x16\n" +
 	"\x06errors\x18\x04 \x03(\x05R\x06errors\x12B\n" +
-	"\x0estale_if_error\x18\x05 \x01(\v2\x1c.portico.api.v1.StaleIfErrorR\fstaleIfError\"\xc4\x01\n" +
+	"\x0estale_if_error\x18\x05 \x01(\v2\x1c.portico.api.v1.StaleIfErrorR\fstaleIfError\x12#\n" +
+	"\rrespond_async\x18\n" +
+	" \x01(\bR\frespondAsync\x12 \n" +
+	"\vdescription\x18\x14 \x01(\tR\vdescription\"\xc4\x01\n" +
 	"\fStaleIfError\x126\n" +
 	"\tmax_stale\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\bmaxStale\x128\n" +
 	"\x05scope\x18\x02 \x01(\x0e2\".portico.api.v1.StaleIfError.ScopeR\x05scope\"B\n" +
