@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -61,7 +62,8 @@ func reasonNames() map[string]bool {
 type spelling struct{ pos, name string }
 
 // spellings returns the string literals equal to one of names in the Go
-// files under root, skipping gen/, testdata/, outsideCode, hidden
+// files under root, skipping gen/, testdata/, outsideCode, other modules
+// (examples/shipping is a service team's code, not Portico's), hidden
 // directories and _test.go files, in walk order.
 func spellings(t *testing.T, root string, names map[string]bool) []spelling {
 	t.Helper()
@@ -73,7 +75,7 @@ func spellings(t *testing.T, root string, names map[string]bool) []spelling {
 		if d.IsDir() {
 			rel, _ := filepath.Rel(root, path)
 			if path != root && (d.Name() == "gen" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") ||
-				slices.Contains(outsideCode, filepath.ToSlash(rel))) {
+				slices.Contains(outsideCode, filepath.ToSlash(rel)) || isModule(path)) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -100,4 +102,10 @@ func spellings(t *testing.T, root string, names map[string]bool) []spelling {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// isModule reports whether dir holds a go.mod: a module of its own.
+func isModule(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
 }
