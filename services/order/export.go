@@ -107,7 +107,7 @@ func ndjsonRows(recs []*Record) []byte {
 			obj[col] = row[i]
 		}
 		obj["lineCount"] = len(r.Order.GetLines()) // an int32: a JSON number
-		line, _ := json.Marshal(obj) // strings and numbers always encode
+		line, _ := json.Marshal(obj)               // strings and numbers always encode
 		b.Write(line)
 		b.WriteByte('\n')
 	}
