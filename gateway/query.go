@@ -78,13 +78,20 @@ func checkParam(ep *endpoint, key string, vs []string) (changed bool, detail str
 				vs[i], changed = p, true
 			}
 		}
+		want := "want " + jsonwire.Describe(fd)
 		if ed := fd.Enum(); ed != nil {
+			// The documented values only, as written (case matters, as in
+			// a body): not the zero value that stands for unset.
+			want = "want one of " + strings.Join(jsonwire.RequestNames(ed), ", ") + " (as written, in upper case)"
 			if p, ok := jsonwire.Prefix(ed); ok && ed.Values().ByName(protoreflect.Name(p+v)) != nil {
 				vs[i], changed = p+v, true
 			}
+			if jsonwire.Unspecified(ed, vs[i]) {
+				return false, want
+			}
 		}
 		if err := runtime.PopulateFieldFromPath(jsonwire.NewMessage(ep.Input), strings.Join(path, "."), vs[i]); err != nil {
-			return false, "want " + jsonwire.Describe(fd)
+			return false, want
 		}
 	}
 	return changed, ""

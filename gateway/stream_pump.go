@@ -180,6 +180,9 @@ func (st *stream) ended(ctx context.Context, err error) {
 
 // send writes one message; false when the stream must end.
 func (st *stream) send(m proto.Message) bool {
+	if !st.started && st.raw && !st.acceptable(m.(*httpbody.HttpBody).GetContentType()) {
+		return false
+	}
 	if !st.started {
 		h := st.w.Header()
 		h.Set("Content-Type", st.fr.ContentType())
@@ -205,6 +208,23 @@ func (st *stream) send(m proto.Message) bool {
 	st.messages++
 	st.s.streamMetrics.messages.WithLabelValues(st.ep.Template).Inc()
 	return st.write(frame)
+}
+
+// acceptable reports whether Accept allows a raw stream's content type ct,
+// which the edge learns from the first chunk; if not, the answer is 406
+// and the upstream call is cancelled. The edge never rewrites a request by
+// Accept: the operation's own parameters (an export's format) choose what
+// it sends, and Accept only refuses what the client cannot take, as a
+// watch's negotiation does.
+func (st *stream) acceptable(ct string) bool {
+	if eventstream.Accepts(st.r.Header.Values("Accept"), ct) {
+		return true
+	}
+	st.end = endError
+	st.terminal(problem.New(problem.CodeNotAcceptable, "This request streams "+ct+
+		" and Accept does not allow it; the operation's query parameters choose what it streams (an export: format=NDJSON for "+
+		eventstream.MediaNDJSON+", format=CSV for text/csv)."))
+	return false
 }
 
 // write sends b and flushes it within write_timeout; false (and the end

@@ -271,6 +271,74 @@ func TestStreamExportRaw(t *testing.T) {
 	}
 }
 
+// TestStreamExportAccept checks that an export honours Accept as a watch
+// does: 406 for a type it does not send; its format parameter, not
+// Accept, chooses what it sends.
+func TestStreamExportAccept(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.exportOrders = func(r *orderv1.ExportOrdersRequest, st grpc.ServerStreamingServer[httpbody.HttpBody]) error {
+		ct := "application/x-ndjson"
+		if r.GetFormat() == orderv1.ExportOrdersRequest_FORMAT_CSV {
+			ct = "text/csv; charset=utf-8"
+		}
+		return st.Send(&httpbody.HttpBody{ContentType: ct, Data: []byte("x\n")})
+	}
+	tests := []struct {
+		query, accept string
+		status        int
+	}{
+		{"", "", 200},
+		{"", "*/*", 200},
+		{"", "application/x-ndjson", 200},
+		{"", "text/csv", 406},
+		{"", "text/event-stream", 406},
+		{"", "application/json", 406},
+		{"", "application/json, */*;q=0.1", 200},
+		{"?format=CSV", "text/csv", 200},
+		{"?format=CSV", "text/*", 200},
+		{"?format=CSV", "application/x-ndjson", 406},
+		{"?format=CSV", "text/csv;q=0, */*", 406},
+	}
+	for _, tt := range tests {
+		var hdr []string
+		if tt.accept != "" {
+			hdr = []string{"Accept: " + tt.accept}
+		}
+		resp := h.do("GET", "/api/orders:export"+tt.query, aliceToken, "", hdr...)
+		var p struct{ Code string }
+		_ = json.Unmarshal(resp.body, &p)
+		if resp.status != tt.status || tt.status == 406 && p.Code != "NOT_ACCEPTABLE" {
+			t.Errorf("GET :export%s Accept %q = %d %s, want %d", tt.query, tt.accept, resp.status, resp.body, tt.status)
+		}
+	}
+}
+
+// TestStreamExportFormat checks the export's format parameter: the
+// documented values only, and a 400 that lists them.
+func TestStreamExportFormat(t *testing.T) {
+	h := newHarness(t, setup{})
+	h.order.exportOrders = func(r *orderv1.ExportOrdersRequest, st grpc.ServerStreamingServer[httpbody.HttpBody]) error {
+		return st.Send(&httpbody.HttpBody{ContentType: "text/csv; charset=utf-8", Data: []byte("x\n")})
+	}
+	for _, tt := range []struct {
+		format string
+		status int
+	}{{"CSV", 200}, {"NDJSON", 200}, {"csv", 400}, {"UNSPECIFIED", 400}, {"FORMAT_UNSPECIFIED", 400}, {"XML", 400}} {
+		resp := h.do("GET", "/api/orders:export?format="+tt.format, aliceToken, "")
+		var p struct {
+			Detail string
+			Errors []struct{ Field, Detail string }
+		}
+		_ = json.Unmarshal(resp.body, &p)
+		if resp.status != tt.status {
+			t.Errorf("format=%s = %d %s, want %d", tt.format, resp.status, resp.body, tt.status)
+		}
+		if tt.status == 400 && (len(p.Errors) != 1 || p.Errors[0].Field != "format" || !strings.Contains(p.Detail, "want one of NDJSON, CSV ")) {
+			t.Errorf("format=%s: %s, want errors[] naming format and the detail listing NDJSON, CSV only", tt.format, resp.body)
+		}
+	}
+}
+
 // TestStreamClientDisconnect hangs up mid-stream and waits for the order
 // service's stream context to end; the time it took is logged (see
 // BenchmarkStreamDisconnect for the distribution), not asserted.

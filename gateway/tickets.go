@@ -3,14 +3,21 @@ package gateway
 import (
 	"crypto/rand"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
 	"github.com/portico-gateway/portico/gateway/auth"
+	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/interceptors/identity"
 )
 
@@ -78,7 +85,9 @@ type ticketAnswer struct {
 }
 
 // serveTicket answers POST /api/stream-tickets for the authenticated
-// caller p: 400 for a body that names no path, 404 when no streaming
+// caller p: the body is read by the rules of every JSON body (readBody:
+// 413, 415, 400 with errors[] naming the field), then 400 for a path
+// that is not one, 404 when no streaming
 // route is at the path, 403 when p may not open it.
 func (s *Server) serveTicket(w *responseWriter, r *http.Request, p auth.Principal) {
 	sn := w.ex.snap
@@ -88,31 +97,83 @@ func (s *Server) serveTicket(w *responseWriter, r *http.Request, p auth.Principa
 		s.writeProblem(w, r, pr)
 		return
 	}
-	var req ticketRequest
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxTicketRequest+1))
-	if err != nil || len(body) > maxTicketRequest || json.Unmarshal(body, &req) != nil || !strings.HasPrefix(req.Path, "/api/") {
-		s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument, `Send {"path": "/api/..."}: the stream to open, without a query.`))
+	u, pr := s.ticketPath(w, r)
+	if pr != nil {
+		s.writeProblem(w, r, pr)
 		return
 	}
-	u, err := url.Parse(req.Path)
-	if err != nil || u.RawQuery != "" || u.Fragment != "" || u.EscapedPath() != req.Path {
-		s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument, "The path must be an escaped path without a query."))
-		return
-	}
+	path := u.EscapedPath() // the path as sent: ticketPath checked they agree
 	rt, _ := sn.table.Match(http.MethodGet, u.Path)
 	if rt == nil || !sn.endpoints[rt].Stream {
-		s.writeProblem(w, r, problem.New(problem.CodeRouteNotFound, "No stream is at "+req.Path+"; a ticket opens a stream (GET ...:watch, GET ...:export)."))
+		s.writeProblem(w, r, problem.New(problem.CodeRouteNotFound, "No stream is at "+path+"; a ticket opens a stream (GET ...:watch, GET ...:export)."))
 		return
 	}
 	if !sn.policy.Allowed(p, rt) {
 		s.refuseAuth(w, r, forbidden(p, &http.Request{Method: http.MethodGet, URL: u}, sn.policy.Roles(rt)))
 		return
 	}
-	tk, exp, err := sn.tickets.Load().Issue(p, req.Path)
+	tk, exp, err := sn.tickets.Load().Issue(p, path)
 	if err != nil {
 		s.writeProblem(w, r, problem.New(problem.CodeInternal, "The gateway could not issue a ticket."))
 		return
 	}
 	writeJSON(w, http.StatusOK, ticketAnswer{Ticket: tk, ExpireTime: exp.UTC().Format(time.RFC3339),
-		URL: req.Path + "?" + auth.TicketParam + "=" + url.QueryEscape(tk)})
+		URL: path + "?" + auth.TicketParam + "=" + url.QueryEscape(tk)})
+}
+
+// ticketRequestDescriptor describes ticketRequest as a message, so that
+// its body is read and explained by the edge's one JSON reader (readBody,
+// jsonwire.Check): unknown fields, wrong types and bad JSON are the same
+// problems, with the same errors[] pointers, as on any other body.
+var ticketRequestDescriptor = sync.OnceValue(func() protoreflect.MessageDescriptor {
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("portico/edge/stream_tickets.proto"), Package: proto.String("portico.edge"),
+		Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("StreamTicketRequest"),
+			Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("path"), JsonName: proto.String("path"), Number: proto.Int32(1),
+				Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+				Type:  descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(),
+			}},
+		}},
+	}, nil)
+	if err != nil {
+		panic("gateway: the stream ticket request descriptor: " + err.Error()) // a constant: a test builds it
+	}
+	return fd.Messages().Get(0)
+})
+
+// ticketEndpoint is the endpoint readBody reads a ticket request as.
+var ticketEndpoint = sync.OnceValue(func() *endpoint {
+	return &endpoint{Route: &route.Route{Input: ticketRequestDescriptor(), Body: "*"}, maxBody: maxTicketRequest}
+})
+
+// ticketPath reads the body of POST /api/stream-tickets and returns its
+// path, or the problem with it: the body's problems as on any JSON body,
+// then 400 naming path (#/path) when it is missing or is not an escaped
+// path under /api/ without a query or fragment.
+func (s *Server) ticketPath(w *responseWriter, r *http.Request) (*url.URL, *problem.Problem) {
+	data, p := readBody(w, r, ticketEndpoint())
+	if p != nil {
+		return nil, p
+	}
+	if len(data) == 0 {
+		return nil, memberProblem("path", "required: the stream to open, such as /api/orders/ord-1:watch")
+	}
+	if _, err := jsonwire.Check(ticketRequestDescriptor(), data); err != nil {
+		return nil, bodyProblem(err)
+	}
+	var req ticketRequest
+	if err := json.Unmarshal(data, &req); err != nil { // Check accepted it: cannot fail
+		return nil, bodyProblem(err)
+	}
+	if req.Path == "" {
+		return nil, memberProblem("path", "required: the stream to open, such as /api/orders/ord-1:watch")
+	}
+	u, err := url.Parse(req.Path)
+	if err != nil || !strings.HasPrefix(req.Path, "/api/") || u.RawQuery != "" || u.Fragment != "" || u.EscapedPath() != req.Path {
+		return nil, memberProblem("path", "must be an escaped path under /api/ without a query, such as /api/orders/ord-1:watch")
+	}
+	return u, nil
 }

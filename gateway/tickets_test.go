@@ -90,3 +90,45 @@ func TestStreamTicketRefusals(t *testing.T) {
 		t.Errorf("GET %s after the refusals = %d %s, want 200", valid, resp.status, resp.body)
 	}
 }
+
+// TestStreamTicketBody checks that POST /api/stream-tickets reads its body
+// by the rules of every other JSON body: 413, 415, and 400 whose errors[]
+// names the field.
+func TestStreamTicketBody(t *testing.T) {
+	h := newHarness(t, setup{})
+	big := `{"path":"/api/orders/ord-1:watch","x":"` + strings.Repeat("a", 2<<20) + `"}`
+	tests := []struct {
+		name, body string
+		header     []string
+		status     int
+		code       string
+		pointer    string // errors[0].pointer, "" for no errors[]
+	}{
+		{"unknown field", `{"path":"/api/orders/ord-1:watch","ttl":600}`, nil, 400, "INVALID_ARGUMENT", "#/ttl"},
+		{"text/plain", `{"path":"/api/orders/ord-1:watch"}`, []string{"Content-Type: text/plain"}, 415, "UNSUPPORTED_MEDIA_TYPE", ""},
+		{"no content type", `{"path":"/api/orders/ord-1:watch"}`, []string{"Content-Type: "}, 415, "UNSUPPORTED_MEDIA_TYPE", ""},
+		{"2 MB", big, nil, 413, "CONTENT_TOO_LARGE", ""},
+		{"bad JSON", `{"path":`, nil, 400, "INVALID_JSON", ""},
+		{"empty object", `{}`, nil, 400, "INVALID_ARGUMENT", "#/path"},
+		{"number", `{"path":5}`, nil, 400, "INVALID_ARGUMENT", "#/path"},
+		{"outside /api", `{"path":"/admin/x:watch"}`, nil, 400, "INVALID_ARGUMENT", "#/path"},
+		{"absolute URL", `{"path":"https://edge.example/api/orders/ord-1:watch"}`, nil, 400, "INVALID_ARGUMENT", "#/path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := h.do("POST", TicketsPath, aliceToken, tt.body, tt.header...)
+			var p struct {
+				Code   string
+				Errors []struct{ Field, Pointer string }
+			}
+			_ = json.Unmarshal(resp.body, &p)
+			ptr := ""
+			if len(p.Errors) > 0 {
+				ptr = p.Errors[0].Pointer
+			}
+			if resp.status != tt.status || p.Code != tt.code || ptr != tt.pointer {
+				t.Errorf("POST %s = %d %.300s, want %d %s errors[0].pointer %q", tt.body[:min(len(tt.body), 60)], resp.status, resp.body, tt.status, tt.code, tt.pointer)
+			}
+		})
+	}
+}

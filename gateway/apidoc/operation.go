@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/portico-gateway/portico/gateway/apidoc/rules"
+	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/protoopt"
 	apiv1 "github.com/portico-gateway/portico/gen/portico/api/v1"
 )
@@ -63,6 +64,7 @@ func operation(op *openapi3.Operation, files *protoregistry.Files, verb, path st
 			rules.Field(fd, p.Value.Schema.Value)
 			p.Value.Required = p.Value.Required || rules.Required(fd)
 			shortEnum(fd, p.Value.Schema.Value)
+			requestEnum(fd, p.Value.Schema.Value)
 			mask(md, fd, p.Value.Schema.Value)
 		}
 	}
@@ -183,4 +185,17 @@ func mask(md protoreflect.MethodDescriptor, fd protoreflect.FieldDescriptor, s *
 	s.Description = strings.TrimSpace(s.Description + "\n\nThe members to set, by their JSON names, comma-separated: " +
 		strings.Join(rules.Settable(target.Message()), ", ") +
 		". A member named is set whole from the body (one named but absent from the body is cleared); without updateMask, the members the body holds are set.")
+}
+
+// requestEnum leaves out of a parameter's enum the zero value that stands
+// for unset (FORMAT_UNSPECIFIED): the edge refuses it in a query.
+func requestEnum(fd protoreflect.FieldDescriptor, s *openapi3.Schema) {
+	ed := fd.Enum()
+	if ed == nil || fd.IsList() || len(s.Enum) == 0 {
+		return
+	}
+	s.Enum = s.Enum[:0]
+	for _, n := range jsonwire.RequestNames(ed) {
+		s.Enum = append(s.Enum, n)
+	}
 }

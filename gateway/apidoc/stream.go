@@ -28,8 +28,9 @@ func streamResponse(op *openapi3.Operation, md protoreflect.MethodDescriptor) {
 	if ok == nil || ok.Value == nil {
 		return
 	}
+	op.Responses.Set(strconv.Itoa(http.StatusNotAcceptable), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(http.StatusNotAcceptable)})
 	if md.Output().FullName() == "google.api.HttpBody" {
-		ok.Value.Description = openapi3.Ptr("OK: the export, written as it is read (no Content-Length). A failure after the first bytes cuts the connection, so a truncated export never looks complete: a CSV or NDJSON export always ends with a newline.")
+		ok.Value.Description = openapi3.Ptr("OK: the export, written as it is read (no Content-Length), in the media type its parameters choose (format=CSV: text/csv); Accept does not choose it, and an Accept that does not allow it is 406. NDJSON: one object per order, keys as the CSV columns, every value a string (totalMinor, an int64, too) but lineCount, the order's number of lines. A failure after the first bytes cuts the connection, so a truncated export never looks complete: a CSV or NDJSON export always ends with a newline.")
 		ok.Value.Content = openapi3.Content{
 			mediaNDJSON: &openapi3.MediaType{Schema: openapi3.NewStringSchema().NewRef(), Example: exExportNDJSON},
 			mediaCSV:    &openapi3.MediaType{Schema: openapi3.NewStringSchema().NewRef(), Example: exExportCSV},
@@ -50,7 +51,6 @@ func streamResponse(op *openapi3.Operation, md protoreflect.MethodDescriptor) {
 		mediaNDJSON: &openapi3.MediaType{Schema: line.NewRef(), Example: map[string]any{"result": exOrder}},
 		mediaSSE:    &openapi3.MediaType{Schema: events.NewRef(), Example: exSSE()},
 	}
-	op.Responses.Set(strconv.Itoa(http.StatusNotAcceptable), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(http.StatusNotAcceptable)})
 }
 
 // exSSE is a watch as SSE: PENDING, then CONFIRMED, then the end.
@@ -61,6 +61,6 @@ func exSSE() string {
 }
 
 const (
-	exExportCSV    = "id,customer,status,totalMinor,currency,lines,paymentMethod,failureReason,createTime,updateTime\nord-6f1c2a9e,alice,CONFIRMED,4999,USD,1,pm_card_ok,,2026-12-01T09:30:00Z,2026-12-01T09:30:00Z\n"
-	exExportNDJSON = `{"createTime":"2026-12-01T09:30:00Z","currency":"USD","customer":"alice","failureReason":"","id":"ord-6f1c2a9e","lines":1,"paymentMethod":"pm_card_ok","status":"CONFIRMED","totalMinor":4999,"updateTime":"2026-12-01T09:30:00Z"}` + "\n"
+	exExportCSV    = "id,customer,status,totalMinor,currency,lineCount,paymentMethod,failureReason,createTime,updateTime\nord-6f1c2a9e,alice,CONFIRMED,4999,USD,1,pm_card_ok,,2026-12-01T09:30:00Z,2026-12-01T09:30:00Z\n"
+	exExportNDJSON = `{"createTime":"2026-12-01T09:30:00Z","currency":"USD","customer":"alice","failureReason":"","id":"ord-6f1c2a9e","lineCount":1,"paymentMethod":"pm_card_ok","status":"CONFIRMED","totalMinor":"4999","updateTime":"2026-12-01T09:30:00Z"}` + "\n"
 )

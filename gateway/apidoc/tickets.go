@@ -29,6 +29,7 @@ func streamTickets(doc *openapi3.T) {
 	c.SecuritySchemes[schemeTicket] = ticketScheme()
 	c.Schemas["StreamTicketRequest"] = openapi3.NewSchemaRef("", &openapi3.Schema{
 		Type: &openapi3.Types{"object"}, Description: "The stream a ticket is for.", Required: []string{"path"},
+		AdditionalProperties: openapi3.AdditionalProperties{Has: new(false)}, // unknown fields are 400, as on every body
 		Properties: openapi3.Schemas{"path": openapi3.NewSchemaRef("", &openapi3.Schema{
 			Type: &openapi3.Types{"string"}, Pattern: "^/api/[^?#]*$", MaxLength: openapi3.Ptr(uint64(2048)),
 			Description: "The path of a streaming operation, escaped as it will be requested, without a query.",
@@ -68,7 +69,7 @@ func streamTickets(doc *openapi3.T) {
 	}
 	op.Responses.Delete("default")
 	for _, s := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
-		http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusTooManyRequests, http.StatusServiceUnavailable} {
 		op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: "#/components/responses/" + responseName(s)})
 	}
 	doc.Paths.Set(auth.TicketsPath, &openapi3.PathItem{Post: op})

@@ -139,6 +139,34 @@ func Negotiate(accept []string) (_ Framing, ok bool) {
 	return NDJSON, true
 }
 
+// Accepts reports whether the Accept values allow the content type ct (a
+// raw stream's, such as an export's text/csv; charset=utf-8): its media
+// type matched by the most specific range, whose quality is not 0 (RFC
+// 9110 section 12.5.1). No Accept header, or one with no valid range,
+// allows anything; ranges past the first 32 are ignored.
+func Accepts(accept []string, ct string) bool {
+	typ, _, _ := strings.Cut(ct, ";")
+	typ = strings.ToLower(strings.TrimSpace(typ))
+	q, spec := -1, 0
+	n, seen := 0, false
+	for _, v := range accept {
+		for r := range strings.SplitSeq(v, ",") {
+			if n++; n > maxRanges {
+				break
+			}
+			mt, rq, valid := parseRange(r)
+			if !valid {
+				continue
+			}
+			seen = true
+			if sp, hit := matches(mt, typ); hit && (sp > spec || sp == spec && q < 0) {
+				q, spec = rq, sp
+			}
+		}
+	}
+	return !seen || q > 0
+}
+
 // matches reports whether the media range mt covers typ, and how
 // specifically: 3 exact, 2 type/*, 1 */*.
 func matches(mt, typ string) (int, bool) {

@@ -85,3 +85,24 @@ func upperSnake(s string) string {
 }
 
 func isLowerOrDigit(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// Unspecified reports whether the value named name (in full) is ed's zero
+// value named *UNSPECIFIED (AIP-126): what an unset field reads as, never
+// a value a request names.
+func Unspecified(ed protoreflect.EnumDescriptor, name string) bool {
+	v := ed.Values().ByName(protoreflect.Name(name))
+	return v != nil && v.Number() == 0 && strings.HasSuffix(name, "UNSPECIFIED")
+}
+
+// RequestNames lists the values a request may name: EnumNames without the
+// Unspecified zero value.
+func RequestNames(ed protoreflect.EnumDescriptor) []string {
+	var out []string
+	vals := ed.Values()
+	for i := 0; i < vals.Len(); i++ {
+		if n := string(vals.Get(i).Name()); !Unspecified(ed, n) {
+			out = append(out, Short(ed, n))
+		}
+	}
+	return out
+}

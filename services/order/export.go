@@ -26,8 +26,11 @@ const (
 )
 
 // exportColumns are the export's fields, in CSV column order; NDJSON lines
-// use the same names as keys.
-var exportColumns = []string{"id", "customer", "status", "totalMinor", "currency", "lines", "paymentMethod", "failureReason", "createTime", "updateTime"}
+// use the same names as keys, every value a string (the API's JSON rules:
+// totalMinor is an int64, so a string of digits) but lineCount, a number.
+// lineCount is how many lines the order has, not the lines themselves.
+// docs/api.md ("Exports") and the OpenAPI examples describe the row.
+var exportColumns = []string{"id", "customer", "status", "totalMinor", "currency", "lineCount", "paymentMethod", "failureReason", "createTime", "updateTime"}
 
 // ExportOrders implements orderv1.OrderServiceServer: the caller's orders
 // (every customer's for a role that sees all), newest first, one chunk per
@@ -103,9 +106,8 @@ func ndjsonRows(recs []*Record) []byte {
 		for i, col := range exportColumns {
 			obj[col] = row[i]
 		}
-		obj["totalMinor"] = r.Order.GetTotal().GetAmountMinor()
-		obj["lines"] = len(r.Order.GetLines())
-		line, _ := json.Marshal(obj) // strings and numbers always encode
+		obj["lineCount"] = len(r.Order.GetLines()) // an int32: a JSON number
+		line, _ := json.Marshal(obj)               // strings and numbers always encode
 		b.Write(line)
 		b.WriteByte('\n')
 	}

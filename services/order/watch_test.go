@@ -133,6 +133,13 @@ func TestExportOrders(t *testing.T) {
 				if err := json.Unmarshal([]byte(l), &row); err != nil || row["customer"] != "alice" {
 					t.Fatalf("line %q: %v, customer %v; want alice's", l, err, row["customer"])
 				}
+				// The API's JSON rules: an int64 is a string; a count is named as one.
+				if _, ok := row["totalMinor"].(string); !ok {
+					t.Fatalf("line %q: totalMinor is %T, want a string (an int64)", l, row["totalMinor"])
+				}
+				if _, ok := row["lineCount"].(float64); !ok || row["lines"] != nil {
+					t.Fatalf("line %q: want lineCount a number and no lines", l)
+				}
 			}
 			return len(lines)
 		}},
