@@ -21,7 +21,8 @@ const edgeGCPercent = 400
 const cgroupMemoryMax = "/sys/fs/cgroup/memory.max"
 
 // gcDefaults sets a process's garbage collector defaults: GOGC
-// edgeGCPercent unless GOGC is set, and unless GOMEMLIMIT is set, a soft
+// edgeGCPercent unless GOGC is set (then tuned down toward 100 as the live
+// heap grows past 16 MiB, gctune.go), and unless GOMEMLIMIT is set, a soft
 // memory limit of 90% of the cgroup's memory limit (when there is one), so
 // that the larger heap goal makes the collector work harder near the
 // container's limit instead of taking the process past it. It returns
@@ -30,6 +31,7 @@ func gcDefaults(getenv func(string) string, memoryMaxFile string) (gcPercent int
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(edgeGCPercent)
 		gcPercent = edgeGCPercent
+		tuneGC(edgeGCPercent) // gctune.go: less as the live heap grows
 	}
 	if getenv("GOMEMLIMIT") == "" {
 		if max, ok := cgroupLimit(memoryMaxFile); ok {
