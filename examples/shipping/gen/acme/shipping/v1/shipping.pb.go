@@ -411,31 +411,31 @@ var File_acme_shipping_v1_shipping_proto protoreflect.FileDescriptor
 
 const file_acme_shipping_v1_shipping_proto_rawDesc = "" +
 	"\n" +
-	"\x1facme/shipping/v1/shipping.proto\x12\x10acme.shipping.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19portico/api/v1/edge.proto\"\x8c\x02\n" +
-	"\bShipment\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\"\n" +
-	"\border_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\aorderId\x122\n" +
+	"\x1facme/shipping/v1/shipping.proto\x12\x10acme.shipping.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19portico/api/v1/edge.proto\"\xa0\x02\n" +
+	"\bShipment\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12$\n" +
+	"\border_id\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\aorderId\x122\n" +
 	"\vpostal_code\x18\x03 \x01(\tB\x11\xbaH\x0er\f2\n" +
 	"^[0-9]{5}$R\n" +
 	"postalCode\x126\n" +
-	"\x05state\x18\x04 \x01(\x0e2 .acme.shipping.v1.Shipment.StateR\x05state\x12\x18\n" +
-	"\acarrier\x18\x05 \x01(\tR\acarrier\"F\n" +
+	"\x05state\x18\x04 \x01(\x0e2 .acme.shipping.v1.Shipment.StateR\x05state\x12!\n" +
+	"\acarrier\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18@R\acarrier\"F\n" +
 	"\x05State\x12\x15\n" +
 	"\x11STATE_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fSTATE_BOOKED\x10\x01\x12\x14\n" +
 	"\x10STATE_DISPATCHED\x10\x02\"W\n" +
 	"\x15CreateShipmentRequest\x12>\n" +
-	"\bshipment\x18\x01 \x01(\v2\x1a.acme.shipping.v1.ShipmentB\x06\xbaH\x03\xc8\x01\x01R\bshipment\"?\n" +
-	"\x12GetShipmentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
-	"\border_id\x18\x02 \x01(\tR\aorderId\">\n" +
+	"\bshipment\x18\x01 \x01(\v2\x1a.acme.shipping.v1.ShipmentB\x06\xbaH\x03\xc8\x01\x01R\bshipment\"Q\n" +
+	"\x12GetShipmentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\"\n" +
+	"\border_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\aorderId\">\n" +
 	"\x14ListShipmentsRequest\x12&\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x00R\bpageSize\"Q\n" +
 	"\x15ListShipmentsResponse\x128\n" +
-	"\tshipments\x18\x01 \x03(\v2\x1a.acme.shipping.v1.ShipmentR\tshipments\"L\n" +
-	"\x17DispatchShipmentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12!\n" +
-	"\acarrier\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\acarrier2\xf4\x04\n" +
+	"\tshipments\x18\x01 \x03(\v2\x1a.acme.shipping.v1.ShipmentR\tshipments\"Y\n" +
+	"\x17DispatchShipmentRequest\x12\x19\n" +
+	"\x02id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x02id\x12#\n" +
+	"\acarrier\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\acarrier2\xf4\x04\n" +
 	"\x0fShippingService\x12\xab\x01\n" +
 	"\x0eCreateShipment\x12'.acme.shipping.v1.CreateShipmentRequest\x1a\x1a.acme.shipping.v1.Shipment\"T\xf2\xbb\x180\n" +
 	"\x11Create a shipment\x12\x13/api/shipments/{id}\x18\x01\"\x04\x99\x03\xa6\x03\x82\xd3\xe4\x93\x02\x1a:\bshipment\"\x0e/api/shipments\x12\x9a\x01\n" +
