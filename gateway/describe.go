@@ -13,7 +13,6 @@ import (
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/route"
-	"github.com/portico-gateway/portico/gateway/route/selector"
 	"github.com/portico-gateway/portico/interceptors/breaker"
 	"github.com/portico-gateway/portico/interceptors/bulkhead"
 	"github.com/portico-gateway/portico/interceptors/retry"
@@ -62,14 +61,15 @@ func Routes(cfg config.Config) ([]RouteInfo, error) {
 
 func routeInfos(cfg config.Config, routes []*route.Route, eps map[*route.Route]*endpoint, policy *auth.Policy) []RouteInfo {
 	out := make([]RouteInfo, 0, len(routes))
+	limitGroups := groupNames(cfg.Limits.Groups, limitGroupParts, routes)
+	shedGroups := groupNames(cfg.Shed.Groups, shedGroupParts, routes)
 	for _, r := range routes {
 		ep := eps[r]
 		ri := RouteInfo{
 			Method: ep.Method, Path: ep.Pattern, RPC: ep.RPC, Upstream: ep.Upstream,
 			Timeout: ep.timeout.String(), MaxTimeout: ep.maxTimeout.String(), MaxBodyBytes: ep.maxBody,
 			Roles: policy.Roles(r), IdempotencyKey: ep.idempotencyKey,
-			LimitGroup: groupOf(r, cfg.Limits.Groups, func(g config.LimitGroupConfig) (string, []string) { return g.Name, g.Routes }),
-			ShedGroup:  groupOf(r, cfg.Shed.Groups, func(g config.ShedGroupConfig) (string, []string) { return g.Name, g.Routes }),
+			LimitGroup: limitGroups[r], ShedGroup: shedGroups[r],
 		}
 		if r.Stream {
 			ri.MaxDuration, ri.IdleTimeout = ep.maxDuration.String(), ep.idleTimeout.String()
@@ -77,21 +77,6 @@ func routeInfos(cfg config.Config, routes []*route.Route, eps map[*route.Route]*
 		out = append(out, ri)
 	}
 	return out
-}
-
-// groupOf names the group of groups (limits.groups or shed.groups, whose
-// name and route selectors part returns) that selects r, "" for none: a
-// route is in one group at most (the config is valid).
-func groupOf[G any](r *route.Route, groups []G, part func(G) (string, []string)) string {
-	for _, g := range groups {
-		name, keys := part(g)
-		for _, key := range keys {
-			if sel, err := selector.Parse(key); err == nil && sel.Selects(r) {
-				return name
-			}
-		}
-	}
-	return ""
 }
 
 // WriteSummary prints what cfg (valid, defaults applied) makes the edge

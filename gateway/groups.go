@@ -35,6 +35,18 @@ func groupRoutes[G any](list string, groups []G, part func(G) (string, []string)
 	return out, nil
 }
 
+// groupNames is groupRoutes as names: the name of the group that selects
+// each route (describe's and /admin/routes' limit and shed group). A
+// config groupRoutes refuses names none: New has refused it already.
+func groupNames[G any](groups []G, part func(G) (string, []string), routes []*route.Route) map[*route.Route]string {
+	idx, _ := groupRoutes("", groups, part, routes)
+	out := make(map[*route.Route]string, len(idx))
+	for r, i := range idx {
+		out[r], _ = part(groups[i])
+	}
+	return out
+}
+
 func limitGroupParts(g config.LimitGroupConfig) (string, []string) { return g.Name, g.Routes }
 
 func shedGroupParts(g config.ShedGroupConfig) (string, []string) { return g.Name, g.Routes }
