@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -126,7 +127,13 @@ func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 	if w.status != http.StatusOK || c.large || c.served || ex.staleAccept.NoStore {
 		return
 	}
-	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), ETag: w.Header().Get("ETag"), Body: c.body}
+	body := c.body
+	if cap(body)-len(body) > len(body)/8 {
+		// append's doubling left up to half the array unused (the answer
+		// came in several writes); a copy keeps only what Size counts.
+		body = bytes.Clone(body)
+	}
+	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), ETag: w.Header().Get("ETag"), Body: body}
 	if s.copies.lru.Put(c.key, cp) && ex.snap.staleShared != nil {
 		ex.snap.staleShared.shared.Offer(c.key, cp, c.rule.maxStale)
 	}

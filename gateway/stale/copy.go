@@ -23,15 +23,20 @@ type Copy struct {
 }
 
 // Size is what c costs a cache besides its key: body and header bytes,
-// plus the fixed bookkeeping of an entry.
+// the body's rounding up to the allocator's size class (at most an
+// eighth), plus the fixed bookkeeping of an entry. It is meant to count
+// at least the heap an LRU entry keeps (TestSizeMatchesHeap holds it to
+// that), so stale.max_bytes bounds memory, not just bodies.
 func (c Copy) Size() int64 {
-	return int64(len(c.Body)+len(c.ContentType)+len(c.ETag)) + entryOverhead
+	return int64(len(c.Body)+len(c.Body)/8+len(c.ContentType)+len(c.ETag)) + entryOverhead
 }
 
-// entryOverhead approximates an LRU entry's fixed cost (list element,
-// map slot, times and slice headers), so a flood of empty answers is
-// bounded too.
-const entryOverhead = 128
+// entryOverhead is an LRU entry's fixed cost: the entry (112 B), its list
+// element (48 B), its map slot at the map's fullest growth (up to about
+// 80 B) and the small headers' size classes. Measured: 20,000 copies with
+// empty bodies keep 294 B of heap each; with 200 B bodies 511 B; with
+// 1,500 B bodies 1,934 B.
+const entryOverhead = 256
 
 // Key names a copy: a SHA-256 of its parts, so a key is 32 bytes whatever
 // the request, and the parts (a subject, a query) are not readable in
