@@ -10,6 +10,9 @@
 //
 // A child that exits is logged and NOT restarted, and the supervisor logs
 // that decision ("child not restarted"): failure behaviour stays visible.
+// SIGUSR1 to the supervisor starts every exited child again, with its
+// arguments and environment, on request (a person who killed inventory to
+// watch the others react, and now wants it back).
 // When the context ends, every child gets SIGTERM, then SIGKILL after
 // StopGrace. On Linux, children also get SIGKILL if the supervisor
 // itself dies (the parent-death signal), so no orphan keeps a port.
@@ -24,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -133,8 +137,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	hup := make(chan os.Signal, 1) // before any child starts: a HUP never kills us
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
 	out := &lockedWriter{w: s.Out}
-	exited := make(chan *proc, len(s.Children)) // each child exits once: never blocks
+	// Each running child exits once, and a child is started again only
+	// after its exit was received: the channel never blocks.
+	exited := make(chan *proc, len(s.Children))
 	var running []*proc
 	for _, c := range s.Children {
 		p, err := s.start(c, out, exited)
@@ -154,9 +163,12 @@ func (s *Supervisor) Run(ctx context.Context) error {
 			return nil
 		case <-hup:
 			s.forward(running, syscall.SIGHUP)
+		case <-usr1:
+			gone.Exits = s.restart(running, gone.Exits, out, exited)
 		case <-ready:
 			ready = nil
 		case p := <-exited:
+			p.received = true
 			gone.Exits = append(gone.Exits, p.exit())
 			if ready != nil || len(gone.Exits) == len(running) {
 				stopReady()
@@ -164,9 +176,28 @@ func (s *Supervisor) Run(ctx context.Context) error {
 				gone.Start = ready != nil
 				return &gone
 			}
-			s.Logger.Info("child not restarted", "child", p.name)
+			s.Logger.Info("child not restarted", "child", p.name, "restart", fmt.Sprintf("kill -USR1 %d", os.Getpid()))
 		}
 	}
+}
+
+// restart starts again, in place in running, every child whose exit was
+// received, and returns exits without theirs. A child that cannot start
+// stays down, logged.
+func (s *Supervisor) restart(running []*proc, exits []Exit, out *lockedWriter, exited chan<- *proc) []Exit {
+	for i, p := range running {
+		if !p.received {
+			continue
+		}
+		np, err := s.start(s.Children[i], out, exited)
+		if err != nil {
+			s.Logger.Warn("child not restarted", "child", p.name, "err", err)
+			continue
+		}
+		running[i] = np
+		exits = slices.DeleteFunc(exits, func(x Exit) bool { return x.Name == p.name })
+	}
+	return exits
 }
 
 // awaitReady runs Ready, if set; the channel closes when it returns (never,
@@ -202,6 +233,8 @@ type proc struct {
 	done   chan struct{}
 	status string  // after done
 	stderr *tagger // its last line says why a portico command failed
+	// received: Run has received its exit (only Run's goroutine touches it).
+	received bool
 }
 
 func (p *proc) exit() Exit {

@@ -367,3 +367,28 @@ func TestRunEndsWhenNoChildIsLeft(t *testing.T) {
 		})
 	}
 }
+
+// TestSIGUSR1RestartsExitedChildren: SIGUSR1 to the supervisor starts the
+// exited child again (it runs a second time, and its second exit is
+// handled like the first), and leaves the running one alone.
+func TestSIGUSR1RestartsExitedChildren(t *testing.T) {
+	r := startAll(t, 5*time.Second, nil, "polite", "crash")
+	waitFor(t, r.out, "the running child", func(o string) bool { return strings.Contains(o, "plain text") })
+	if !waitFor(t, r.log, "the decision not to restart", func(o string) bool { return strings.Contains(o, "child not restarted") }) {
+		return
+	}
+	if !strings.Contains(r.log.String(), fmt.Sprintf(`"restart":"kill -USR1 %d"`, os.Getpid())) {
+		t.Errorf("the log does not say how to restart: %s", r.log.String())
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, r.log, "the second exit handled", func(o string) bool { return strings.Count(o, "child not restarted") == 2 })
+	r.stop(t)
+	if n := strings.Count(r.out.String(), "crashing"); n != 2 {
+		t.Errorf("the crashed child ran %d times, want 2", n)
+	}
+	if n := strings.Count(r.out.String(), "plain text"); n != 1 {
+		t.Errorf("the running child ran %d times, want 1 (never restarted)", n)
+	}
+}
