@@ -264,7 +264,7 @@ func TestDevTextLog(t *testing.T) {
 		t.Fatalf("no pasteable try line; output:\n%s", dev.Output())
 	}
 	out := dev.Output()
-	ready := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} INFO  dev +ready edges=http://` + regexp.QuoteMeta(testproc.Addr(base)) + ` health=\S+/health openapi=\S+/openapi.json$`)
+	ready := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} INFO  dev +ready edges=http://` + regexp.QuoteMeta(testproc.Addr(base)) + ` health=\S+/health openapi=\S+/openapi.json docs=\S+/docs console=http://` + regexp.QuoteMeta(testproc.Addr(base+4)) + `/$`)
 	if n := len(ready.FindAllString(out, -1)); n != 1 {
 		t.Errorf("%d ready lines, want 1", n)
 	}

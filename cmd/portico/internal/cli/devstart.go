@@ -68,7 +68,8 @@ func (c cluster) announce(ctx context.Context, l *slog.Logger, hint io.Writer) e
 		return err
 	}
 	edge := c.urls(0)[0]
-	l.Info("ready", "edges", strings.Join(c.urls(0), ","), "health", edge+"/health", "openapi", edge+"/openapi.json")
+	l.Info("ready", "edges", strings.Join(c.urls(0), ","), "health", edge+"/health", "openapi", edge+"/openapi.json",
+		"docs", edge+"/docs", "console", c.urls(4)[0]+"/")
 	fmt.Fprintf(hint, "try: "+demoTry+"\n", edge)
 	return nil
 }
