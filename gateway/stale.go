@@ -24,7 +24,9 @@ import (
 // circuit open or overloaded, 504 timeout) and the copy is younger than
 // the route's max_stale, the edge answers the copy with Age (RFC 9111
 // section 5.1) and Cache-Status (RFC 9211) instead of the problem. Any
-// other answer (4xx, 500, an older copy, none) is the usual problem.
+// other answer (4xx, 500, an older copy, none) is the usual problem. A
+// HEAD runs the GET route: it is answered a copy as the GET would be
+// (headers, no body) but never keeps one.
 //
 // The key holds everything the answer's authorisation and content
 // depended on. The edge forwards nothing of a request but its path,
@@ -89,6 +91,9 @@ type staleCapture struct {
 	// served: the answer is a copy (serveStale), never kept again as
 	// new, which would reset its Age.
 	served bool
+	// head: a HEAD, which runs the GET route and may be answered its copy
+	// but never keeps one (only a GET's whole body is kept).
+	head bool
 }
 
 // staleKey is the key of r's answers for caller p under rule.
@@ -100,18 +105,21 @@ func staleKey(ep *endpoint, r *http.Request, p auth.Principal) stale.Key {
 }
 
 // startCapture prepares the keeping of r's answer, when its route keeps
-// copies; it sets ex.stale, which handleError also reads.
+// copies; it sets ex.stale, which handleError also reads. A HEAD (the
+// route table gives it the GET route) reads copies as its GET would but
+// keeps none.
 func (s *Server) startCapture(ex *exchange, r *http.Request) {
-	if ex.ep.stale == nil || r.Method != http.MethodGet || s.copies.max() <= 0 {
+	head := r.Method == http.MethodHead
+	if ex.ep.stale == nil || (r.Method != http.MethodGet && !head) || s.copies.max() <= 0 {
 		return
 	}
-	ex.stale = &staleCapture{key: staleKey(ex.ep, r, ex.principal), rule: ex.ep.stale, limit: s.copies.max() / 4}
+	ex.stale = &staleCapture{key: staleKey(ex.ep, r, ex.principal), rule: ex.ep.stale, limit: s.copies.max() / 4, head: head}
 	ex.staleAccept = stale.ParseAccept(r.Header)
 }
 
 // record appends b, part of a 200 answer's body, to the capture.
 func (c *staleCapture) record(b []byte) {
-	if c.large {
+	if c.large || c.head {
 		return
 	}
 	if int64(len(c.body)+len(b)) > c.limit {
@@ -124,7 +132,7 @@ func (c *staleCapture) record(b []byte) {
 // keepCopy keeps the answer just written, when it was a whole 200.
 func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 	c := ex.stale
-	if w.status != http.StatusOK || c.large || c.served || ex.staleAccept.NoStore {
+	if w.status != http.StatusOK || c.large || c.served || c.head || ex.staleAccept.NoStore {
 		return
 	}
 	body := c.body
