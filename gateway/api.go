@@ -85,7 +85,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	defer cancel()
-	s.startCapture(ex, r)
+	s.startCapture(ex, r, fwd.URL.RawQuery)
 	sn.mux.ServeHTTP(w, fwd)
 	if ex.stale != nil {
 		s.keepCopy(w, ex)

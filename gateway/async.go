@@ -13,8 +13,10 @@ import (
 
 // respondAsync reads the Prefer header (RFC 7240) of a route that honours
 // respond-async and reports whether the client asked for it. Unknown
-// preferences are ignored; a header that does not follow the grammar or
-// passes prefer's bounds is a 400. Other routes never read Prefer.
+// preferences are ignored, and so is a respond-async with a value
+// ("respond-async=false": RFC 7240 defines none, prefer.Flag); a header
+// that does not follow the grammar or passes prefer's bounds is a 400.
+// Other routes never read Prefer.
 func respondAsync(r *http.Request, ep *endpoint) (bool, *problem.Problem) {
 	if !ep.respondAsync {
 		return false, nil
@@ -25,7 +27,7 @@ func respondAsync(r *http.Request, ep *endpoint) (bool, *problem.Problem) {
 			"Prefer must follow RFC 7240 (preferences separated by commas, parameters by semicolons), in at most "+
 				strconv.Itoa(prefer.MaxBytes)+" bytes and "+strconv.Itoa(prefer.MaxPreferences)+" preferences.")
 	}
-	return ps.Has(prefer.RespondAsync), nil
+	return ps.Flag(prefer.RespondAsync), nil
 }
 
 // asyncApplied reports whether the upstream's response header metadata says

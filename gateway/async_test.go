@@ -18,7 +18,8 @@ import (
 // metadata; when the service applies it the edge answers 202 with Location
 // and Preference-Applied, otherwise what the service answered (201, 503).
 // A malformed or oversized Prefer is a 400 before any call; unknown
-// preferences are ignored.
+// preferences are ignored, and so is a respond-async carrying a value
+// (RFC 7240 defines none: "respond-async=false" must not be applied).
 func TestRespondAsync(t *testing.T) {
 	h := newHarness(t, setup{})
 	h.order.createOrder = func(ctx context.Context, _ *orderv1.CreateOrderRequest) (*orderv1.Order, error) {
@@ -32,25 +33,33 @@ func TestRespondAsync(t *testing.T) {
 		return nil, rpcerr.WithRetryInfo(rpcerr.Fail("order.portico.dev", typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable"), 1e9)
 	}
 	tests := []struct {
-		name, prefer    string
+		name            string
+		prefer          []string // Prefer field lines
 		wantStatus      int
 		wantApplied     string
 		wantLocation    string
 		wantOrderStatus string
 	}{
-		{"respond-async", "respond-async", 202, "respond-async", "/api/orders/ord-async", "ACCEPTED"},
-		{"in a list with params", "wait=10, Respond-Async; x=\"a,b\"", 202, "respond-async", "/api/orders/ord-async", "ACCEPTED"},
-		{"no preference", "", 503, "", "", ""},
-		{"unknown only", "return=minimal", 503, "", "", ""},
-		{"malformed", `"respond-async"`, 400, "", "", ""},
-		{"too many", strings.Repeat("a,", prefer.MaxPreferences) + "respond-async", 400, "", "", ""},
-		{"too long", "respond-async; p=" + strings.Repeat("x", prefer.MaxBytes), 400, "", "", ""},
+		{"respond-async", []string{"respond-async"}, 202, "respond-async", "/api/orders/ord-async", "ACCEPTED"},
+		{"in a list with params", []string{"wait=10, Respond-Async; x=\"a,b\""}, 202, "respond-async", "/api/orders/ord-async", "ACCEPTED"},
+		{"on a second line", []string{"wait=10", "respond-async"}, 202, "respond-async", "/api/orders/ord-async", "ACCEPTED"},
+		{"empty quoted value", []string{`respond-async=""`}, 202, "respond-async", "/api/orders/ord-async", "ACCEPTED"},
+		{"no preference", nil, 503, "", "", ""},
+		{"unknown only", []string{"return=minimal"}, 503, "", "", ""},
+		{"valued false", []string{"respond-async=false"}, 503, "", "", ""},
+		{"valued true", []string{"respond-async=true"}, 503, "", "", ""},
+		{"valued quoted", []string{`respond-async="yes"`}, 503, "", "", ""},
+		{"valued first", []string{"respond-async=false, respond-async"}, 503, "", "", ""},
+		{"valued first over lines", []string{"respond-async=0", "respond-async"}, 503, "", "", ""},
+		{"malformed", []string{`"respond-async"`}, 400, "", "", ""},
+		{"too many", []string{strings.Repeat("a,", prefer.MaxPreferences) + "respond-async"}, 400, "", "", ""},
+		{"too long", []string{"respond-async; p=" + strings.Repeat("x", prefer.MaxBytes)}, 400, "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hdr := []string{"Idempotency-Key: k-" + strings.ReplaceAll(tt.name, " ", "-")}
-			if tt.prefer != "" {
-				hdr = append(hdr, "Prefer: "+tt.prefer)
+			for _, l := range tt.prefer {
+				hdr = append(hdr, "Prefer: "+l)
 			}
 			r := h.do("POST", "/api/orders", aliceToken, orderBody, hdr...)
 			if r.status != tt.wantStatus {

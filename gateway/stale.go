@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/etag"
@@ -24,14 +26,17 @@ import (
 // circuit open or overloaded, 504 timeout) and the copy is younger than
 // the route's max_stale, the edge answers the copy with Age (RFC 9111
 // section 5.1) and Cache-Status (RFC 9211) instead of the problem. Any
-// other answer (4xx, 500, an older copy, none) is the usual problem.
+// other answer (4xx, 500, an older copy, none) is the usual problem. A
+// HEAD runs the GET route: it is answered a copy as the GET would be
+// (headers, no body) but never keeps one.
 //
 // The key holds everything the answer's authorisation and content
-// depended on. The edge forwards nothing of a request but its path,
-// query and body (a GET has none) and the caller's identity (subject and
-// the one role the policy granted, setPrincipal), so the key is the
-// route, the path and query as sent, the granted role and, for a
-// per-caller route, the tenant and subject. A copy is served only after
+// depended on. The edge forwards nothing of a request but the message
+// bound from its path, query and body (a GET has none) and the caller's
+// identity (subject and the one role the policy granted, setPrincipal),
+// so the key is the route, that message marshalled deterministically
+// (staleKey), the granted role and, for a per-caller route, the tenant
+// and subject. A copy is served only after
 // the request passed authentication and the policy like any other, so
 // it never reaches a caller the route refuses; a public route's copy
 // goes to callers holding the same granted role, which is all the
@@ -89,29 +94,55 @@ type staleCapture struct {
 	// served: the answer is a copy (serveStale), never kept again as
 	// new, which would reset its Age.
 	served bool
+	// head: a HEAD, which runs the GET route and may be answered its copy
+	// but never keeps one (only a GET's whole body is kept).
+	head bool
 }
 
-// staleKey is the key of r's answers for caller p under rule.
-func staleKey(ep *endpoint, r *http.Request, p auth.Principal) stale.Key {
-	if ep.stale.public {
-		return stale.NewKey(scopePublic, ep.Key(), r.URL.EscapedPath(), r.URL.RawQuery, p.Role)
+// staleKey is the key of the answers to msg, the request message the
+// upstream gets, for caller p: the route, msg marshalled
+// deterministically, the granted role and, on a per-caller route, the
+// tenant and subject. Keying by the message, not the URL, makes every
+// spelling of one request (an escaped path byte, the query's order, an
+// empty or zero parameter) one copy: a client cannot multiply the copies
+// by respelling a URL, nor miss the copy another spelling kept.
+func staleKey(ep *endpoint, msg proto.Message, p auth.Principal) (stale.Key, error) {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		return stale.Key{}, err
 	}
-	return stale.NewKey(scopeCaller, ep.Key(), r.URL.EscapedPath(), r.URL.RawQuery, p.Role, p.Tenant, p.Subject)
+	if ep.stale.public {
+		return stale.NewKey(scopePublic, ep.Key(), string(b), p.Role), nil
+	}
+	return stale.NewKey(scopeCaller, ep.Key(), string(b), p.Role, p.Tenant, p.Subject), nil
 }
 
 // startCapture prepares the keeping of r's answer, when its route keeps
-// copies; it sets ex.stale, which handleError also reads.
-func (s *Server) startCapture(ex *exchange, r *http.Request) {
-	if ex.ep.stale == nil || r.Method != http.MethodGet || s.copies.max() <= 0 {
+// copies; it sets ex.stale, which handleError also reads. query is r's
+// query as forwarded (checkQuery). The key is worked out here, before the
+// upstream call, from the message the call sends (bindRequest binds it
+// as grpc-gateway will). A HEAD (the route table gives it the GET route)
+// reads copies as its GET would but keeps none.
+func (s *Server) startCapture(ex *exchange, r *http.Request, query string) {
+	head := r.Method == http.MethodHead
+	if ex.ep.stale == nil || (r.Method != http.MethodGet && !head) || s.copies.max() <= 0 {
 		return
 	}
-	ex.stale = &staleCapture{key: staleKey(ex.ep, r, ex.principal), rule: ex.ep.stale, limit: s.copies.max() / 4}
+	msg, ok := bindRequest(ex.ep, r.URL.Path, query)
+	if !ok {
+		return // grpc-gateway answers it 400, never a copy
+	}
+	key, err := staleKey(ex.ep, msg, ex.principal)
+	if err != nil {
+		return // a message that does not marshal never reaches the upstream
+	}
+	ex.stale = &staleCapture{key: key, rule: ex.ep.stale, limit: s.copies.max() / 4, head: head}
 	ex.staleAccept = stale.ParseAccept(r.Header)
 }
 
 // record appends b, part of a 200 answer's body, to the capture.
 func (c *staleCapture) record(b []byte) {
-	if c.large {
+	if c.large || c.head {
 		return
 	}
 	if int64(len(c.body)+len(b)) > c.limit {
@@ -124,7 +155,7 @@ func (c *staleCapture) record(b []byte) {
 // keepCopy keeps the answer just written, when it was a whole 200.
 func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 	c := ex.stale
-	if w.status != http.StatusOK || c.large || c.served || ex.staleAccept.NoStore {
+	if w.status != http.StatusOK || c.large || c.served || c.head || ex.staleAccept.NoStore {
 		return
 	}
 	body := c.body

@@ -253,13 +253,13 @@ func TestStaleAge(t *testing.T) {
 		s := &Server{copies: newStaleCopies(), metrics: m}
 		s.copies.setMax(1 << 20)
 		rule := &staleRule{maxStale: 5 * time.Minute, public: true}
-		ep := &endpoint{Route: &route.Route{Method: "GET", Pattern: "/api/inventory/{sku}"}, stale: rule}
+		ep := &endpoint{Route: inventoryRoute(t, "GET /api/inventory/{sku}"), stale: rule}
 		exchangeFor := func() (*exchange, *httptest.ResponseRecorder, *http.Request) {
 			r := httptest.NewRequest("GET", "/api/inventory/A", nil)
 			rec := httptest.NewRecorder()
 			ex := &exchange{snap: &snapshot{}, ep: ep, route: "/api/inventory/{sku}"}
 			ex.rw = responseWriter{ResponseWriter: rec, ex: ex}
-			s.startCapture(ex, r)
+			s.startCapture(ex, r, "")
 			return ex, rec, r
 		}
 		ex, _, _ := exchangeFor()
@@ -290,6 +290,22 @@ func TestStaleAge(t *testing.T) {
 			}
 		}
 	})
+}
+
+// inventoryRoute is the inventory service's route key ("METHOD PATTERN").
+func inventoryRoute(t testing.TB, key string) *route.Route {
+	t.Helper()
+	rs, err := route.FromService(inventoryv1.File_portico_inventory_v1_inventory_proto.Services().Get(0), "inventory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Key() == key {
+			return r
+		}
+	}
+	t.Fatalf("the inventory service has no route %s", key)
+	return nil
 }
 
 // TestStaleConfig: overrides turn copies off, change max_stale, and are

@@ -95,31 +95,42 @@ var _ = httpbody.HttpBody{} // the chunk type of raw streams, linked in
 // streamRequest binds the path variables and the query into the RPC's
 // request message, as grpc-gateway's generated handlers do.
 func streamRequest(r *http.Request, ep *endpoint) (proto.Message, *problem.Problem) {
-	bad := problem.New(problem.CodeInvalidArgument, "The request does not fit the operation's parameters.")
 	query, p := checkQuery(ep, r.URL.RawQuery)
 	if p != nil {
 		return nil, p
 	}
-	msg := jsonwire.NewMessage(ep.Input)
-	vals, ok := ep.Values(r.URL.Path)
+	msg, ok := bindRequest(ep, r.URL.Path, query)
 	if !ok {
-		return nil, bad
+		return nil, problem.New(problem.CodeInvalidArgument, "The request does not fit the operation's parameters.")
+	}
+	return msg, nil
+}
+
+// bindRequest builds ep's request message from the unescaped URL path's
+// variables and query (as checkQuery forwards it), the way grpc-gateway's
+// generated handlers bind a request without a body; ok is false when they
+// do not fit the message.
+func bindRequest(ep *endpoint, path, query string) (_ proto.Message, ok bool) {
+	msg := jsonwire.NewMessage(ep.Input)
+	vals, ok := ep.Values(path)
+	if !ok {
+		return nil, false
 	}
 	var seqs [][]string
 	for i, v := range ep.Vars {
 		if err := runtime.PopulateFieldFromPath(msg, v, vals[i]); err != nil {
-			return nil, bad
+			return nil, false
 		}
 		seqs = append(seqs, []string{v})
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return nil, bad
+		return nil, false
 	}
 	if err := runtime.PopulateQueryParameters(msg, q, utilities.NewDoubleArray(seqs)); err != nil {
-		return nil, bad
+		return nil, false
 	}
-	return msg, nil
+	return msg, true
 }
 
 // streamCounts are the streams open at the edge, in all and per caller;

@@ -184,7 +184,7 @@ func sharedParameters() openapi3.ParametersMap {
 		}},
 		paramPrefer: {Value: &openapi3.Parameter{
 			Name: "Prefer", In: "header",
-			Description: "RFC 7240 preferences, comma-separated, at most 1024 bytes and 16 preferences (else 400). respond-async: when the work cannot be finished now (an order while inventory is unreachable) accept it for later and answer 202 with Location instead of 503. Unknown preferences are ignored.",
+			Description: "RFC 7240 preferences, comma-separated, at most 1024 bytes and 16 preferences (else 400). respond-async: when the work cannot be finished now (an order while inventory is unreachable) accept it for later and answer 202 with Location instead of 503; it takes no value (respond-async=false, or any value, is not applied). Unknown preferences are ignored.",
 			Schema:      openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, MaxLength: &maxPrefer}),
 		}},
 		paramIdempotencyKey: {Value: &openapi3.Parameter{

@@ -11,6 +11,10 @@
 // lines and MaxPreferences list elements, else ErrTooLong; a value that does
 // not follow the grammar is ErrMalformed. Both mean a 400 at the edge.
 //
+// Flag, not Has, says whether a preference defined without a value (such
+// as respond-async) applies: sent with a value ("respond-async=false") it
+// does not.
+//
 // Over gRPC the preference travels as the metadata MetadataKey ("prefer"),
 // and a service that applied it answers the header metadata AppliedKey
 // ("preference-applied"), both holding RespondAsync. Everything here is

@@ -62,6 +62,21 @@ func (ps Preferences) Has(name string) bool {
 	return false
 }
 
+// Flag reports whether the preference name (lower case), one defined
+// without a value such as respond-async, was sent without one. A value
+// ("respond-async=false") makes it another preference, not applied: RFC
+// 7240 defines no value for it, and applying "=false" would do the
+// opposite of what its sender meant. An empty value (`=""`) is no value
+// (RFC 7240 section 2). Parameters do not matter.
+func (ps Preferences) Flag(name string) bool {
+	for _, p := range ps {
+		if p.Name == name {
+			return p.Value == ""
+		}
+	}
+	return false
+}
+
 // Parse reads the Prefer field lines of one request (nil or empty: no
 // preferences).
 func Parse(lines []string) (Preferences, error) {

@@ -64,6 +64,44 @@ func TestHas(t *testing.T) {
 	}
 }
 
+// TestFlag: a preference defined without a value (respond-async, RFC
+// 7240 section 4.1) counts only as sent bare; "=value" sends something
+// else (an empty quoted value is no value, section 2), and of a repeated
+// preference the first counts.
+func TestFlag(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  bool
+	}{
+		{"bare", []string{"respond-async"}, true},
+		{"any case", []string{"RESPOND-ASYNC"}, true},
+		{"with params", []string{"respond-async; x=1"}, true},
+		{"in a list", []string{"wait=5, respond-async"}, true},
+		{"on a second line", []string{"wait=5", "respond-async"}, true},
+		{"empty quoted value", []string{`respond-async=""`}, true},
+		{"absent", []string{"wait=5"}, false},
+		{"none", nil, false},
+		{"false", []string{"respond-async=false"}, false},
+		{"true", []string{"respond-async=true"}, false},
+		{"quoted value", []string{`respond-async="1"`}, false},
+		{"valued first", []string{"respond-async=false, respond-async"}, false},
+		{"valued first over lines", []string{"respond-async=0", "respond-async"}, false},
+		{"bare first", []string{"respond-async, respond-async=false"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, err := Parse(tt.lines)
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tt.lines, err)
+			}
+			if got := ps.Flag(RespondAsync); got != tt.want {
+				t.Errorf("Parse(%q).Flag(respond-async) = %v, want %v", tt.lines, got, tt.want)
+			}
+		})
+	}
+}
+
 // FuzzParse: Parse never panics, stays within its bounds, and every name
 // it returns is a lower-case token.
 func FuzzParse(f *testing.F) {

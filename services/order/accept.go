@@ -18,7 +18,9 @@ import (
 // prefersAsync reports whether the call's "prefer" metadata (RFC 7240
 // syntax, package prefer) asks for respond-async. Malformed or oversized
 // preferences are recorded in v (INVALID_ARGUMENT, as the edge answers
-// them with 400); unknown preferences are ignored.
+// them with 400); unknown preferences are ignored, and so is a
+// respond-async with a value ("respond-async=false", prefer.Flag), as the
+// edge does.
 func prefersAsync(ctx context.Context, v *rpcerr.Violations) bool {
 	md, _ := metadata.FromIncomingContext(ctx)
 	ps, err := prefer.Parse(md.Get(prefer.MetadataKey))
@@ -27,7 +29,7 @@ func prefersAsync(ctx context.Context, v *rpcerr.Violations) bool {
 			prefer.MaxBytes, prefer.MaxPreferences))
 		return false
 	}
-	return ps.Has(prefer.RespondAsync)
+	return ps.Flag(prefer.RespondAsync)
 }
 
 // applied answers the response header "preference-applied: respond-async".

@@ -339,3 +339,48 @@ func TestCancelAccepted(t *testing.T) {
 		t.Errorf("CreatePayment called %d times, want 0", n)
 	}
 }
+
+// TestRespondAsyncValue: respond-async is applied only when sent without
+// a value (RFC 7240 defines none; an empty quoted one is none), as the
+// edge reads it: "respond-async=false" and the like get the plain
+// refusal, nothing kept.
+func TestRespondAsyncValue(t *testing.T) {
+	tests := []struct {
+		name   string
+		prefer []string // prefer metadata values
+		want   bool     // applied: ACCEPTED
+	}{
+		{"bare", []string{"respond-async"}, true},
+		{"empty quoted value", []string{`respond-async=""`}, true},
+		{"second value", []string{"wait=5", "respond-async"}, true},
+		{"false", []string{"respond-async=false"}, false},
+		{"true", []string{"respond-async=true"}, false},
+		{"valued first", []string{"respond-async=false, respond-async"}, false},
+		{"valued first over values", []string{"respond-async=0", "respond-async"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			killInventory(h)
+			ctx := alice(t, "k")
+			for _, v := range tt.prefer {
+				ctx = metadata.AppendToOutgoingContext(ctx, prefer.MetadataKey, v)
+			}
+			var hdr metadata.MD
+			o, err := h.client.CreateOrder(ctx, orderReq("pm_card_ok", "keyboard-001", 1), grpc.Header(&hdr))
+			applied := len(hdr.Get(prefer.AppliedKey)) > 0
+			if tt.want {
+				if err != nil || o.GetStatus() != orderv1.Order_STATUS_ACCEPTED || !applied {
+					t.Fatalf("CreateOrder preferring %q = %v, applied %v, %v; want ACCEPTED, applied", tt.prefer, o.GetStatus(), applied, err)
+				}
+				return
+			}
+			if status.Code(err) != codes.Unavailable || applied {
+				t.Fatalf("CreateOrder preferring %q = %v, applied %v; want UNAVAILABLE, not applied", tt.prefer, err, applied)
+			}
+			if n := len(h.stored()); n != 0 {
+				t.Errorf("%d orders stored after a refusal, want 0", n)
+			}
+		})
+	}
+}
