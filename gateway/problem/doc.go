@@ -73,7 +73,9 @@
 // problems carry the upstream's message as detail; 5xx problems carry a
 // detail written by the edge, because upstream messages for those codes are
 // grpc-go internals (dial errors, addresses) or server bugs. The caller logs
-// the real message.
+// the real message. A 503 whose ErrorInfo metadata has limit "customer"
+// (the order service refusing to keep one more of the caller's orders
+// waiting, --max-accepted-per-customer) says so in its detail.
 //
 // Retry-After (and retryAfter) comes from google.rpc.RetryInfo, rounded up to
 // whole seconds with a minimum of 1; for CIRCUIT_OPEN without RetryInfo from

@@ -168,6 +168,12 @@ func unavailable(p *Problem, d details, f Facts) {
 		// A live upstream said why: something behind it is down (the order
 		// service's INVENTORY_UNAVAILABLE). Name that, not the upstream.
 		p.Detail = fmt.Sprintf("The %s service is up but a service it depends on is unavailable (%s).", f.Upstream, d.reason)
+		if d.meta["limit"] == "customer" {
+			// It would have kept the request waiting for that service
+			// (the order service's Prefer: respond-async) but for the
+			// caller's own share of the bound.
+			p.Detail += " Your requests already waiting for it are at their limit."
+		}
 		p.RetryAfter = retryAfter(d)
 	default:
 		p.Detail = fmt.Sprintf("The %s service is temporarily unavailable.", f.Upstream)

@@ -198,3 +198,28 @@ func TestDeliberateUnavailableNamesTheDependency(t *testing.T) {
 		t.Errorf("detail = %q, want it to blame a dependency of order", p.Detail)
 	}
 }
+
+// TestUnavailableCustomerLimit: a deliberate UNAVAILABLE whose ErrorInfo
+// metadata has limit "customer" says the caller's waiting requests are at
+// their limit; without it the detail does not.
+func TestUnavailableCustomerLimit(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		meta []string
+		want bool
+	}{
+		{"customer limit", []string{"limit", "customer"}, true},
+		{"no limit", nil, false},
+		{"another limit", []string{"limit", "total"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := FromStatus(st(codes.Unavailable, info("INVENTORY_UNAVAILABLE", tt.meta...)), Facts{Upstream: "order", Trailer: true})
+			if p.Status != 503 || p.Code != "INVENTORY_UNAVAILABLE" || p.RetryAfter < 1 {
+				t.Fatalf("FromStatus = %d %s (Retry-After %d), want 503 INVENTORY_UNAVAILABLE with Retry-After", p.Status, p.Code, p.RetryAfter)
+			}
+			if got := strings.Contains(p.Detail, "at their limit"); got != tt.want {
+				t.Errorf("detail = %q; names the limit: %v, want %v", p.Detail, got, tt.want)
+			}
+		})
+	}
+}

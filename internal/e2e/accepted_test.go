@@ -81,3 +81,30 @@ func reconciled(out, id string) bool {
 	}
 	return false
 }
+
+// TestAcceptedPerCustomerFlag: portico order --max-accepted-per-customer 1
+// with inventory killed: alice's first POST with Prefer: respond-async is
+// 202, her second 503 INVENTORY_UNAVAILABLE without Preference-Applied and
+// a detail naming her limit; bob's is still 202.
+func TestAcceptedPerCustomerFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real processes")
+	}
+	c := startCluster(t, "--max-accepted-per-customer", "1")
+	e := startEdge(t, c, "", nil)
+	c.inv.Kill()
+	async := "Prefer: respond-async"
+	if r := call(t, "POST", e.url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: a1", async); r.status != 202 {
+		t.Fatalf("alice's first POST = %d %s, want 202", r.status, r.body)
+	}
+	r := call(t, "POST", e.url+"/api/orders", "demo-alice-token", orderBody, "Idempotency-Key: a2", async)
+	detail, _ := r.problem["detail"].(string)
+	if r.status != 503 || r.code() != "INVENTORY_UNAVAILABLE" || r.header.Get("Preference-Applied") != "" ||
+		!strings.Contains(detail, "at their limit") {
+		t.Fatalf("alice's second POST = %d %s (Preference-Applied %q), want 503 INVENTORY_UNAVAILABLE naming her limit, not applied",
+			r.status, r.body, r.header.Get("Preference-Applied"))
+	}
+	if r := call(t, "POST", e.url+"/api/orders", "demo-bob-token", orderBody, "Idempotency-Key: b1", async); r.status != 202 {
+		t.Fatalf("bob's POST = %d %s, want 202", r.status, r.body)
+	}
+}

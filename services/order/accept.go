@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/prefer"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 )
@@ -38,30 +39,37 @@ func applied(ctx context.Context) {
 }
 
 // accept stores rec, a PENDING order whose ReserveStock found inventory
-// unavailable, as ACCEPTED for the reconciler, and answers it. false (the
-// caller withdraws the order, 503 as without the preference) when
-// accepting is off, the bound is reached or the store fails.
-func (s *Service) accept(ctx context.Context, rec *Record) (*orderv1.Order, bool) {
+// unavailable, as ACCEPTED for the reconciler, and answers it. A nil order
+// (the caller withdraws the order, 503 as without the preference) when
+// accepting is off, a bound is reached or the store fails; refusal is then
+// the 503 to answer.
+func (s *Service) accept(ctx context.Context, rec *Record) (_ *orderv1.Order, refusal error) {
 	id := rec.Order.GetId()
-	if s.maxAccepted <= 0 {
-		return nil, false
+	if s.maxAccepted <= 0 || s.maxPerCustomer <= 0 {
+		return nil, errInventoryDown
 	}
 	now := time.Now()
 	pctx, cancel := persistContext(ctx)
 	defer cancel()
-	err := s.store.Accept(pctx, id, now, s.maxAccepted)
+	err := s.store.Accept(pctx, id, now, AcceptBounds{Total: s.maxAccepted, PerCustomer: s.maxPerCustomer})
 	switch {
 	case errors.Is(err, ErrFull):
 		s.log.WarnContext(ctx, "accepted orders at their bound; order withdrawn", "orderId", id, "maxAccepted", s.maxAccepted)
-		return nil, false
+		return nil, errInventoryDown
+	case errors.Is(err, ErrCustomerFull):
+		s.log.WarnContext(ctx, "customer's accepted orders at their bound; order withdrawn", "orderId", id,
+			"customer", rec.Order.GetCustomer(), "maxAcceptedPerCustomer", s.maxPerCustomer)
+		return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, fmt.Sprintf(
+			"inventory is unavailable and %d of your orders already wait for it, the most allowed; no order was created",
+			s.maxPerCustomer), MetaLimit, LimitCustomer)
 	case err != nil:
 		s.log.ErrorContext(ctx, "accept order", "orderId", id, "err", err.Error())
-		return nil, false
+		return nil, errInventoryDown
 	}
 	s.log.InfoContext(ctx, "inventory unavailable; order accepted for later", "orderId", id)
 	applied(ctx)
 	next := rec.clone()
 	next.Order.Status = orderv1.Order_STATUS_ACCEPTED
 	next.Order.UpdateTime = timestamppb.New(now)
-	return next.order(), true
+	return next.order(), nil
 }

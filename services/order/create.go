@@ -90,8 +90,10 @@ func (s *Service) run(ctx context.Context, rec *Record, async bool) (*orderv1.Or
 	// order is withdrawn and the key freed. Any reservation that did land
 	// is released by its TTL, or found again by order id when the
 	// reconciler runs an accepted order.
+	refusal := errInventoryDown
 	if async {
-		if o, ok := s.accept(ctx, rec); ok {
+		var o *orderv1.Order
+		if o, refusal = s.accept(ctx, rec); o != nil {
 			return o, nil
 		}
 	}
@@ -105,7 +107,7 @@ func (s *Service) run(ctx context.Context, rec *Record, async bool) (*orderv1.Or
 	}
 	s.changes.notify(id)
 	s.log.WarnContext(ctx, "inventory unavailable; order withdrawn", "orderId", id)
-	return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
+	return nil, refusal
 }
 
 // answer is CreateOrder's reply for a stored order: FAILED orders become
@@ -133,7 +135,7 @@ func (s *Service) replay(ctx context.Context, prev *Record, hash []byte, async b
 	rec, err := s.awaitSettled(ctx, prev)
 	if errors.Is(err, ErrNotFound) {
 		// The first call withdrew it: inventory was unreachable.
-		return nil, unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
+		return nil, errInventoryDown
 	}
 	if err != nil {
 		return nil, s.storeErr(ctx, "replay", err, "orderId", id)

@@ -32,7 +32,11 @@
 // holds respond-async: instead of being withdrawn it is stored ACCEPTED,
 // nothing reserved or charged, and CreateOrder answers it with the header
 // "preference-applied: respond-async", while fewer than WithMaxAccepted
-// (default 1000) wait. Reconcile runs the saga for ACCEPTED orders in
+// (default 1000) wait, and fewer than WithMaxAcceptedPerCustomer (default
+// 20) of the same customer's, so one customer cannot fill the first bound
+// (Store.Accept checks both in the transaction of its write; past the
+// second the UNAVAILABLE carries ErrorInfo metadata limit=customer).
+// Reconcile runs the saga for ACCEPTED orders in
 // arrival order, stopping at the first inventory still refuses; a run that
 // learns anything stores the order PENDING, and from there it is an
 // ordinary PENDING order. Status writes are compare-and-set on ACCEPTED

@@ -92,7 +92,16 @@ const (
 	// MetaPaymentStatus is the status of a payment CreatePayment returned
 	// that is neither CAPTURED nor DECLINED (e.g. REFUNDED).
 	MetaPaymentStatus = "paymentStatus"
+	// MetaLimit, on INVENTORY_UNAVAILABLE to a caller preferring
+	// respond-async, names the bound that kept the order from waiting:
+	// LimitCustomer (WithMaxAcceptedPerCustomer). Absent for the other
+	// refusals, the global bound's included.
+	MetaLimit = "limit"
 )
+
+// LimitCustomer is MetaLimit's value when the customer's orders waiting
+// ACCEPTED are at WithMaxAcceptedPerCustomer.
+const LimitCustomer = "customer"
 
 // ReplayedHeader is the response header CreateOrder sets to "true" when it
 // answers from an earlier call with the same idempotency key
@@ -105,9 +114,14 @@ const retryAfter = time.Second
 
 // unavailable is reason r (INVENTORY_UNAVAILABLE, PAYMENT_UNAVAILABLE) with
 // RetryInfo.
-func unavailable(r typev1.Reason, msg string) error {
-	return rpcerr.WithRetryInfo(rpcerr.Fail(Domain, r, msg), retryAfter)
+// md is ErrorInfo metadata, key and value pairs.
+func unavailable(r typev1.Reason, msg string, md ...string) error {
+	return rpcerr.WithRetryInfo(rpcerr.Fail(Domain, r, msg, md...), retryAfter)
 }
+
+// errInventoryDown is CreateOrder's answer when inventory could not be
+// reached and the order was withdrawn.
+var errInventoryDown = unavailable(typev1.Reason_REASON_INVENTORY_UNAVAILABLE, "inventory is unavailable; no order was created")
 
 // orderNotFound is NOT_FOUND for id, which load has checked against its rules,
 // so the message echoes at most 64 safe characters.

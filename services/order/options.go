@@ -38,6 +38,10 @@ const (
 	// inventory) at once; past it CreateOrder answers UNAVAILABLE as
 	// without the preference.
 	DefaultMaxAccepted = 1000
+	// DefaultMaxAcceptedPerCustomer bounds one customer's orders ACCEPTED
+	// at once, so one customer cannot fill DefaultMaxAccepted and lock
+	// everyone else out.
+	DefaultMaxAcceptedPerCustomer = 20
 )
 
 type settings struct {
@@ -52,6 +56,7 @@ type settings struct {
 	pages            *pagetoken.Codec    // ListOrders page tokens
 	watchPoll        time.Duration       // WatchOrder's store poll: WithWatchPoll
 	maxAccepted      int                 // WithMaxAccepted; 0: none
+	maxPerCustomer   int                 // WithMaxAcceptedPerCustomer; 0: none
 }
 
 func defaultSettings() settings {
@@ -65,6 +70,7 @@ func defaultSettings() settings {
 		pages:            pagetoken.NewRandom(pageList),
 		watchPoll:        DefaultWatchPoll,
 		maxAccepted:      DefaultMaxAccepted,
+		maxPerCustomer:   DefaultMaxAcceptedPerCustomer,
 	}
 }
 
@@ -163,6 +169,22 @@ func WithMaxAccepted(n int) Option {
 			return errors.New("order: negative WithMaxAccepted")
 		}
 		s.maxAccepted = n
+		return nil
+	}
+}
+
+// WithMaxAcceptedPerCustomer bounds the orders of one customer stored
+// ACCEPTED at once, across every replica of a shared store, within
+// WithMaxAccepted: past it that customer's CreateOrder withdraws the order
+// and answers UNAVAILABLE as without the preference, while other customers'
+// orders are still accepted. 0 accepts none; negative is an error.
+// Default: DefaultMaxAcceptedPerCustomer.
+func WithMaxAcceptedPerCustomer(n int) Option {
+	return func(s *settings) error {
+		if n < 0 {
+			return errors.New("order: negative WithMaxAcceptedPerCustomer")
+		}
+		s.maxPerCustomer = n
 		return nil
 	}
 }

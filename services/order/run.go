@@ -82,6 +82,11 @@ type Config struct {
 	// (WithMaxAccepted), across the replicas of a shared database. 0 means
 	// DefaultMaxAccepted (1000); negative means none are accepted.
 	MaxAccepted int
+	// MaxAcceptedPerCustomer bounds one customer's orders among them
+	// (WithMaxAcceptedPerCustomer), so one customer cannot fill
+	// MaxAccepted. 0 means DefaultMaxAcceptedPerCustomer (20); negative
+	// means none are accepted.
+	MaxAcceptedPerCustomer int
 }
 
 func (c *Config) validate() error {
@@ -109,6 +114,9 @@ func (c *Config) validate() error {
 	if c.MaxAccepted == 0 {
 		c.MaxAccepted = DefaultMaxAccepted
 	}
+	if c.MaxAcceptedPerCustomer == 0 {
+		c.MaxAcceptedPerCustomer = DefaultMaxAcceptedPerCustomer
+	}
 	return nil
 }
 
@@ -128,7 +136,8 @@ func Run(ctx context.Context, cfg Config) error {
 		paymentv1.NewPaymentServiceClient(cfg.Payment),
 		WithLogger(cfg.Logger), WithReconcileAfter(cfg.ReconcileAfter),
 		WithTelemetry(cfg.Observe.Tracing, registerer(cfg.Observe.Registry)),
-		WithPageTokenSecret(cfg.PageTokenSecret), WithMaxAccepted(max(cfg.MaxAccepted, 0)))
+		WithPageTokenSecret(cfg.PageTokenSecret), WithMaxAccepted(max(cfg.MaxAccepted, 0)),
+		WithMaxAcceptedPerCustomer(max(cfg.MaxAcceptedPerCustomer, 0)))
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,12 @@ var (
 	ErrNotFound = errors.New("order: not found")
 	// ErrConflict: the order is no longer in the status the write expected.
 	ErrConflict = errors.New("order: status changed concurrently")
-	// ErrFull: as many orders are ACCEPTED as the bound allows (Accept).
+	// ErrFull: as many orders are ACCEPTED as AcceptBounds.Total allows
+	// (Accept).
 	ErrFull = errors.New("order: too many accepted orders waiting")
+	// ErrCustomerFull: the order's customer has as many orders ACCEPTED as
+	// AcceptBounds.PerCustomer allows (Accept).
+	ErrCustomerFull = errors.New("order: too many accepted orders of the customer waiting")
 )
 
 // Store persists orders and their idempotency records. The service owns
@@ -49,13 +53,40 @@ type Store interface {
 	// createdBefore, oldest first.
 	Pending(ctx context.Context, createdBefore time.Time, limit int) ([]*Record, error)
 	// Accept moves PENDING order id to ACCEPTED, with update time now, if
-	// fewer than limit orders are ACCEPTED: the check and the write are
-	// one step, so concurrent calls never pass the bound. ErrFull when
-	// limit are; ErrConflict when the order is gone or not PENDING.
-	Accept(ctx context.Context, id string, now time.Time, limit int) error
+	// b admits it (AcceptBounds.Check, given the orders ACCEPTED in all and
+	// those of the order's customer): the counts and the write are one
+	// transaction, so concurrent calls never pass either bound. ErrFull or
+	// ErrCustomerFull when b refuses; ErrConflict when the order is gone or
+	// not PENDING.
+	Accept(ctx context.Context, id string, now time.Time, b AcceptBounds) error
 	// Accepted returns up to limit ACCEPTED orders, oldest first (create
 	// time, then id): the order they arrived in.
 	Accepted(ctx context.Context, limit int) ([]*Record, error)
+}
+
+// AcceptBounds are the bounds Store.Accept holds the orders waiting
+// ACCEPTED to.
+type AcceptBounds struct {
+	// Total is the most orders ACCEPTED at once, all customers together.
+	// 0 or negative admits none.
+	Total int
+	// PerCustomer is the most orders of one customer ACCEPTED at once, so
+	// one customer cannot take all of Total. 0 or negative admits none.
+	PerCustomer int
+}
+
+// Check says whether one more order may be ACCEPTED when total orders are
+// ACCEPTED, mine of them its customer's: nil, ErrFull when Total is
+// reached (checked first: it is nobody's own doing) or ErrCustomerFull when
+// PerCustomer is.
+func (b AcceptBounds) Check(total, mine int) error {
+	switch {
+	case total >= b.Total:
+		return ErrFull
+	case mine >= b.PerCustomer:
+		return ErrCustomerFull
+	}
+	return nil
 }
 
 // Record is one stored order: what the API shows plus what only the service

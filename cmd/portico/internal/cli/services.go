@@ -186,7 +186,7 @@ func runPayment(ctx context.Context, e env, args []string) error {
 func runOrder(ctx context.Context, e env, args []string) error {
 	var invAddr, payAddr, upstreamCA string
 	var timeout, every, after, lease time.Duration
-	var maxAccepted int
+	var maxAccepted, maxPerCustomer int
 	s, err := parseService(ctx, e, "order", defaultOrder, args, func(fs *flagSet) {
 		fs.StringVar(&invAddr, "inventory", defaultInventory, "inventory service `ADDR`: host:port, a comma-separated list of instances, or dns:///name:port")
 		fs.StringVar(&payAddr, "payment", defaultPayment, "payment service `ADDR`, same forms as --inventory")
@@ -195,6 +195,7 @@ func runOrder(ctx context.Context, e env, args []string) error {
 		fs.DurationVar(&every, "reconcile-interval", order.DefaultReconcileInterval, "how often the reconciler drives PENDING orders")
 		fs.DurationVar(&after, "reconcile-after", order.DefaultReconcileAfter, "how old a PENDING order must be before the reconciler drives it")
 		fs.IntVar(&maxAccepted, "max-accepted", order.DefaultMaxAccepted, "how many orders may wait ACCEPTED for inventory at once (callers that send Prefer: respond-async while inventory is down); past it such orders are refused 503 as without the preference. 0 accepts none")
+		fs.IntVar(&maxPerCustomer, "max-accepted-per-customer", order.DefaultMaxAcceptedPerCustomer, "how many of those orders one customer may have waiting at once, so one customer cannot fill --max-accepted; past it that customer's are refused 503 as without the preference, others' still accepted. 0 accepts none")
 		fs.DurationVar(&lease, "lease-ttl", order.DefaultLeaseTTL, "PostgreSQL only: how long this replica holds a PENDING order without renewing; a dead replica's orders pass to another within this plus --reconcile-interval")
 	})
 	if err != nil {
@@ -238,11 +239,13 @@ func runOrder(ctx context.Context, e env, args []string) error {
 		Listen: s.listen, DB: s.db, Logger: s.logger, Faults: s.faults, Observe: s.observe, Identity: v, TrustMetadata: v == nil, PageTokenSecret: s.keys.pageSecret(), TLS: s.tls, Shutdown: s.drain,
 		Inventory: inv.Conn(), Payment: pay.Conn(),
 		ReconcileInterval: every, ReconcileAfter: after, LeaseTTL: lease, MaxAccepted: maxAcceptedConfig(maxAccepted),
+		MaxAcceptedPerCustomer: maxAcceptedConfig(maxPerCustomer),
 	})
 }
 
-// maxAcceptedConfig turns --max-accepted into order.Config.MaxAccepted,
-// where 0 means the default and negative means none.
+// maxAcceptedConfig turns --max-accepted (or --max-accepted-per-customer)
+// into order.Config.MaxAccepted (MaxAcceptedPerCustomer), where 0 means the
+// default and negative means none: the flags' 0, and anything below, is none.
 func maxAcceptedConfig(flag int) int {
 	if flag <= 0 {
 		return -1

@@ -64,8 +64,10 @@ type OrderServiceClient interface {
 	// Prefer, as the edge forwards it) gets, instead of that UNAVAILABLE, the
 	// order stored ACCEPTED (nothing reserved or charged) with the response
 	// header "preference-applied: respond-async", while fewer than the order
-	// service's --max-accepted orders wait; past that bound it is UNAVAILABLE
-	// as without the preference. A timeout still answers PENDING.
+	// service's --max-accepted orders wait and fewer than its
+	// --max-accepted-per-customer of the caller's; past either bound it is
+	// UNAVAILABLE as without the preference (past the caller's, ErrorInfo
+	// metadata "limit" is "customer"). A timeout still answers PENDING.
 	CreateOrder(ctx context.Context, in *CreateOrderRequest, opts ...grpc.CallOption) (*Order, error)
 	// GetOrder returns one of the caller's orders.
 	GetOrder(ctx context.Context, in *GetOrderRequest, opts ...grpc.CallOption) (*Order, error)
@@ -214,8 +216,10 @@ type OrderServiceServer interface {
 	// Prefer, as the edge forwards it) gets, instead of that UNAVAILABLE, the
 	// order stored ACCEPTED (nothing reserved or charged) with the response
 	// header "preference-applied: respond-async", while fewer than the order
-	// service's --max-accepted orders wait; past that bound it is UNAVAILABLE
-	// as without the preference. A timeout still answers PENDING.
+	// service's --max-accepted orders wait and fewer than its
+	// --max-accepted-per-customer of the caller's; past either bound it is
+	// UNAVAILABLE as without the preference (past the caller's, ErrorInfo
+	// metadata "limit" is "customer"). A timeout still answers PENDING.
 	CreateOrder(context.Context, *CreateOrderRequest) (*Order, error)
 	// GetOrder returns one of the caller's orders.
 	GetOrder(context.Context, *GetOrderRequest) (*Order, error)
