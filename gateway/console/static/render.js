@@ -55,7 +55,7 @@ export function compared(offset) {
   const off = offsetSeconds(offset);
   if (off === 86400) return 'same minutes, previous day';
   if (off === 3600) return 'same minutes, previous hour';
-  return 'no earlier line yet (the edge has run under an hour)';
+  return 'none yet (the edge has run under an hour)';
 }
 
 function upstreamCard(u, t, offset, trips, win) {

@@ -23,7 +23,7 @@ export default async function (ctx) {
   // The trend labels say what they compare: the last 15 minutes against
   // the same minutes an hour earlier, which a fresh process has not got.
   await inv.locator('figcaption', { hasText: 'rate, last 15 min' }).waitFor();
-  await inv.locator('.legend', { hasText: 'grey: no earlier line yet (the edge has run under an hour)' }).waitFor();
+  await inv.locator('.legend', { hasText: 'grey: none yet (the edge has run under an hour)' }).waitFor();
   await page.locator('#trend-span', { hasText: '15 min' }).waitFor();
   await ctx.shot('signed-in');
 
