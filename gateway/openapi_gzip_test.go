@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,6 +107,11 @@ func checkOpenAPIEncodings(t *testing.T, h *harness, doc []byte) string {
 	}
 	if r := h.do("GET", "/openapi.json", "", "", "Accept-Encoding: gzip", `If-None-Match: W/"0000"`); r.status != 200 {
 		t.Errorf("If-None-Match of another tag = %d, want 200", r.status)
+	}
+	// CORS' Vary: Origin stays beside it (the dev config allows this origin).
+	r := h.do("GET", "/openapi.json", "", "", "Accept-Encoding: gzip", "Origin: http://localhost:3000")
+	if vary := r.header.Values("Vary"); !slices.Contains(vary, "Origin") || !slices.Contains(vary, "Accept-Encoding") {
+		t.Errorf("cross-origin GET: Vary %q, want Origin and Accept-Encoding", vary)
 	}
 	return etag
 }

@@ -22,7 +22,7 @@ func (f *File) Serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", f.CacheControl)
 	h.Set("ETag", f.ETag)
-	h.Set("Vary", "Accept-Encoding")
+	h.Add("Vary", "Accept-Encoding") // Add: CORS' Vary: Origin, set before, stays
 	if etagMatches(r.Header.Values("If-None-Match"), f.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
