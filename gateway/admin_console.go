@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/console"
@@ -37,19 +39,37 @@ func (s *Server) trafficRoutes() map[string]adminRoute {
 }
 
 func (s *Server) adminTraffic(w http.ResponseWriter, r *http.Request, _ *snapshot) {
-	span := trafficSpan
-	if m := r.URL.Query().Get("minutes"); m != "" {
-		n, err := strconv.Atoi(m)
-		if err != nil || n < 1 || n > maxTrafficMinutes {
-			if len(m) > 16 {
-				m = m[:16] + "..."
-			}
-			s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument, "minutes must be a whole number from 1 to "+strconv.Itoa(maxTrafficMinutes)+", not "+strconv.Quote(m)+"."))
-			return
-		}
-		span = time.Duration(n) * time.Minute
+	span, bad := trafficMinutes(r.URL.Query())
+	if bad != "" {
+		s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument, bad))
+		return
 	}
 	writeJSON(w, http.StatusOK, s.trend.View(time.Now(), span))
+}
+
+// trafficMinutes reads ?minutes=: absent means trafficSpan; present, it
+// must be given once and be a whole number from 1 to maxTrafficMinutes in
+// plain digits. An empty or repeated value is refused rather than read as
+// the default or as its first value: the caller meant something. bad is
+// the problem's detail when the value is refused.
+func trafficMinutes(q url.Values) (span time.Duration, bad string) {
+	vs, given := q["minutes"]
+	if !given {
+		return trafficSpan, ""
+	}
+	want := "minutes must be given once, as a whole number from 1 to " + strconv.Itoa(maxTrafficMinutes)
+	if len(vs) != 1 {
+		return 0, want + "; it was given " + strconv.Itoa(len(vs)) + " times."
+	}
+	m := vs[0]
+	n, err := strconv.Atoi(m)
+	if err != nil || n < 1 || n > maxTrafficMinutes || strings.TrimLeft(m, "0123456789") != "" {
+		if len(m) > 16 {
+			m = m[:16] + "..."
+		}
+		return 0, want + ", not " + strconv.Quote(m) + "."
+	}
+	return time.Duration(n) * time.Minute, ""
 }
 
 // newTrend is the Recorder of the edge's registry; Serve runs it.

@@ -165,6 +165,57 @@ func TestAdminTraffic(t *testing.T) {
 	t.Errorf("/admin/traffic = %s, want inventory's traffic", body)
 }
 
+// TestAdminTrafficMinutes: ?minutes= absent is the default span; given,
+// it must be one whole number from 1 to 60, else a 400 problem naming
+// the parameter (an empty or repeated value is not read as the default or
+// as its first value).
+func TestAdminTrafficMinutes(t *testing.T) {
+	_, admin := consoleHarness(t)
+	for _, tc := range []struct {
+		name, query string
+		want        int
+	}{
+		{"absent", "", http.StatusOK},
+		{"one", "?minutes=1", http.StatusOK},
+		{"most", "?minutes=60", http.StatusOK},
+		{"leading zero", "?minutes=015", http.StatusOK},
+		{"empty", "?minutes=", http.StatusBadRequest},
+		{"bare", "?minutes", http.StatusBadRequest},
+		{"repeated", "?minutes=5&minutes=10", http.StatusBadRequest},
+		{"repeated same", "?minutes=5&minutes=5", http.StatusBadRequest},
+		{"repeated empty", "?minutes=5&minutes=", http.StatusBadRequest},
+		{"not a number", "?minutes=five", http.StatusBadRequest},
+		{"fraction", "?minutes=1.5", http.StatusBadRequest},
+		{"plus sign", "?minutes=%2B5", http.StatusBadRequest},
+		{"space", "?minutes=%205", http.StatusBadRequest},
+		{"negative", "?minutes=-5", http.StatusBadRequest},
+		{"zero", "?minutes=0", http.StatusBadRequest},
+		{"too large", "?minutes=61", http.StatusBadRequest},
+		{"overflows int", "?minutes=" + strings.Repeat("9", 40), http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := consoleGet(t, admin, "/admin/traffic"+tc.query, adminToken)
+			if resp.StatusCode != tc.want {
+				t.Fatalf("GET /admin/traffic%s = %d %s, want %d", tc.query, resp.StatusCode, body, tc.want)
+			}
+			if tc.want == http.StatusOK {
+				return
+			}
+			var p struct {
+				Status       int
+				Code, Detail string
+			}
+			if err := json.Unmarshal([]byte(body), &p); err != nil || resp.Header.Get("Content-Type") != "application/problem+json" ||
+				p.Status != http.StatusBadRequest || !strings.Contains(p.Detail, "minutes must be given once") {
+				t.Errorf("GET /admin/traffic%s = %s %s, want a 400 problem about minutes", tc.query, resp.Header.Get("Content-Type"), body)
+			}
+			if len(body) > 1000 {
+				t.Errorf("GET /admin/traffic%s: a %d-byte problem echoes too much", tc.query, len(body))
+			}
+		})
+	}
+}
+
 // TestConsoleKeepsTokensOutOfLogs: signing in (with a good token, a
 // reader's and a wrong one) and every data endpoint the console polls log
 // no token.

@@ -89,14 +89,15 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": health.Up})
 }
 
+// serveOpenAPI serves the document as built for the snapshot (roles under
+// its auth.policy, its loaded services) or the built-in one: gzip to a
+// client that accepts it, a weak ETag and If-None-Match (apiref.File).
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
-	doc := s.openAPI
-	if d := s.snapFor(r).openAPI; d != nil {
-		doc = d // roles under this config's auth.policy
+	doc := s.openAPIServed
+	if d := s.snapFor(r).openAPIServed; d != nil {
+		doc = d
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(doc)
+	doc.Serve(w, r)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +95,45 @@ func checkDocsHeaders(t *testing.T, r response, cache string) {
 	}
 	if r.header.Get("ETag") == "" || r.header.Get("X-Trace-Id") == "" {
 		t.Errorf("ETag %q, X-Trace-Id %q: want both", r.header.Get("ETag"), r.header.Get("X-Trace-Id"))
+	}
+}
+
+// TestDocsAssetsGzip: the page's largest files, Swagger UI's bundle and
+// stylesheet, go to a client that accepts gzip as the bytes compressed
+// once (embedded .gz, apiref.File.Gzip), not compressed per request, with
+// Content-Length; both encodings carry Vary: Accept-Encoding and one weak
+// ETag, which revalidates either.
+func TestDocsAssetsGzip(t *testing.T) {
+	h := newHarness(t, allDown)
+	for _, name := range []string{"swagger-ui-bundle.js", "swagger-ui.css", "init.js", "docs.css"} {
+		t.Run(name, func(t *testing.T) {
+			f, ok := apiref.Lookup(name)
+			if !ok {
+				t.Fatalf("apiref has no %s", name)
+			}
+			gz := h.do("GET", "/docs/"+name, "", "", "Accept-Encoding: gzip, deflate, br, zstd")
+			plain := h.do("GET", "/docs/"+name, "", "", "Accept-Encoding: identity")
+			if gz.status != 200 || gz.header.Get("Content-Encoding") != "gzip" || !bytes.Equal(gz.body, f.Gzip) ||
+				gz.header.Get("Content-Length") != strconv.Itoa(len(f.Gzip)) {
+				t.Errorf("gzip: %d, Content-Encoding %q, Content-Length %q, %d bytes, want 200 with the %d precompressed bytes",
+					gz.status, gz.header.Get("Content-Encoding"), gz.header.Get("Content-Length"), len(gz.body), len(f.Gzip))
+			}
+			if plain.status != 200 || plain.header.Get("Content-Encoding") != "" || len(plain.body) != f.Size {
+				t.Errorf("identity: %d, Content-Encoding %q, %d bytes, want 200 with %d", plain.status, plain.header.Get("Content-Encoding"), len(plain.body), f.Size)
+			}
+			etag := gz.header.Get("ETag")
+			for _, r := range []response{gz, plain} {
+				if r.header.Get("Vary") != "Accept-Encoding" || r.header.Get("ETag") != etag || !strings.HasPrefix(etag, `W/"`) {
+					t.Errorf("Vary %q, ETag %q (gzip answer's %q), want Vary: Accept-Encoding and one weak tag", r.header.Get("Vary"), r.header.Get("ETag"), etag)
+				}
+			}
+			for _, enc := range []string{"gzip", "identity"} {
+				if r := h.do("GET", "/docs/"+name, "", "", "Accept-Encoding: "+enc, "If-None-Match: "+etag); r.status != 304 || r.header.Get("Vary") != "Accept-Encoding" {
+					t.Errorf("If-None-Match with %s = %d, Vary %q, want 304 with Vary", enc, r.status, r.header.Get("Vary"))
+				}
+			}
+			t.Logf("/docs/%s: %d bytes, %d gzip-compressed", name, f.Size, len(f.Gzip))
+		})
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/portico-gateway/portico/gateway/apiref"
 	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/route"
@@ -37,8 +38,11 @@ type Server struct {
 	shedTotal *prometheus.CounterVec // portico_gateway_shed_total, for every snapshot's shedder
 	tracer    trace.Tracer
 	openAPI   []byte
-	ops       map[string]http.HandlerFunc
-	problems  problemPages
+	// openAPIServed is openAPI as /openapi.json serves it (gzip and
+	// identity, ETag): what a snapshot without its own document serves.
+	openAPIServed *apiref.File
+	ops           map[string]http.HandlerFunc
+	problems      problemPages
 	// nonces is the signed requests' nonce store, kept across reloads.
 	nonces nonces
 	// ticketKey signs stream tickets when the config has no identity
@@ -156,6 +160,9 @@ func (s *Server) setup() error {
 	s.tracer = tp.TracerProvider().Tracer(telemetry.Scope)
 	if s.openAPI = s.o.openAPI; s.openAPI == nil {
 		s.openAPI = genopenapi.JSON
+	}
+	if s.openAPIServed, err = apiref.Document(s.openAPI); err != nil {
+		return fmt.Errorf("gateway: /openapi.json: %w", err)
 	}
 	s.history = newHistory()
 	s.trend = s.newTrend()

@@ -11,6 +11,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 
+	"github.com/portico-gateway/portico/gateway/apiref"
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/config"
 	"github.com/portico-gateway/portico/gateway/health"
@@ -45,6 +46,9 @@ type snapshot struct {
 	// set: Server.openAPI with each operation's roles under this policy
 	// (documentPolicy). nil means Server.openAPI as is.
 	openAPI []byte
+	// openAPIServed is openAPI as /openapi.json serves it, compressed
+	// once when the snapshot is built; nil when openAPI is.
+	openAPIServed *apiref.File
 	// nonces is the signed requests' nonce store, from nonceSet: the
 	// stores of Server.nonces this snapshot holds until it drains.
 	nonces   auth.NonceStore
@@ -85,6 +89,11 @@ func (s *Server) build(ctx context.Context, cfg config.Config, prev *snapshot) (
 		return nil, err
 	}
 	s.documentLoaded(cfg, sn)
+	if sn.openAPI != nil {
+		if sn.openAPIServed, err = apiref.Document(sn.openAPI); err != nil {
+			return nil, fmt.Errorf("gateway: /openapi.json: %w", err)
+		}
+	}
 	if sn.identity, err = s.signerFor(cfg, prev); err != nil {
 		return nil, fmt.Errorf("gateway: identity: %w", err)
 	}

@@ -3,6 +3,9 @@
 // the served /openapi.json, with its "try it out" sending real requests to
 // the edge the page came from, under a bearer token the reader types.
 //
+// Document keeps /openapi.json in the same two forms, compressed once
+// when the edge builds the document, and File.Serve serves both.
+//
 // Everything is in the binary (go:embed): the page, its start-up script
 // (init.js: no inline script, so the Content-Security-Policy allows only
 // the page's own files), a small stylesheet and the vendored bundle, kept
@@ -60,15 +63,37 @@ const (
 //go:embed assets
 var assets embed.FS
 
-// File is one answer of /docs: its bytes gzip-compressed, with what the
-// headers need.
+// File is one answer of /docs, or the document it reads (Document): its
+// bytes gzip-compressed, with what the headers need.
 type File struct {
 	Name         string
 	ContentType  string
 	CacheControl string
-	ETag         string // weak: the same for the gzip and identity answers
-	Size         int    // uncompressed
-	Gzip         []byte
+	// ETag is weak (W/"<hash of the uncompressed bytes>"): one tag for the
+	// gzip and the identity answers, which RFC 9110 section 8.8.1 allows
+	// a weak validator (the two differ in bytes, not in meaning), and
+	// If-None-Match compares weakly anyway (section 13.1.2).
+	ETag string
+	Size int // uncompressed
+	Gzip []byte
+	// raw is the uncompressed bytes when they are kept (Document); nil
+	// for the embedded files, decompressed for a client without gzip.
+	raw []byte
+}
+
+// Document returns the served form of the OpenAPI document b
+// (/openapi.json, which the page reads): compressed once, here, so a
+// client that accepts gzip (a browser, and so every load of /docs) gets
+// the compressed bytes without a compression per request, and kept as is
+// for one that does not. The caller builds it when the document changes
+// (at start and at each reload), not per request.
+func Document(b []byte) (*File, error) {
+	f, err := newFile("openapi.json", b, false, PageCache)
+	if err != nil {
+		return nil, err
+	}
+	f.raw = b
+	return f, nil
 }
 
 type files struct {
@@ -203,6 +228,8 @@ func contentType(name string) string {
 		return "text/css; charset=utf-8"
 	case ".png":
 		return "image/png"
+	case ".json":
+		return "application/json"
 	}
 	return "text/plain; charset=utf-8"
 }

@@ -11,7 +11,8 @@ import (
 
 // Serve answers r with f: 304 when If-None-Match names f's ETag, else 200
 // with the gzip bytes to a client that accepts gzip and the uncompressed
-// bytes (decompressed now) to one that does not. Every answer carries the
+// bytes (kept, or decompressed now) to one that does not. Both carry
+// Vary: Accept-Encoding, so a cache keeps them apart. Every answer carries the
 // CSP, nosniff, no-referrer, Vary and f's cache headers; HEAD gets the
 // headers alone.
 func (f *File) Serve(w http.ResponseWriter, r *http.Request) {
@@ -21,7 +22,7 @@ func (f *File) Serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", f.CacheControl)
 	h.Set("ETag", f.ETag)
-	h.Set("Vary", "Accept-Encoding")
+	h.Add("Vary", "Accept-Encoding") // Add: CORS' Vary: Origin, set before, stays
 	if etagMatches(r.Header.Values("If-None-Match"), f.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -40,6 +41,10 @@ func (f *File) Serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if gz {
 		_, _ = w.Write(f.Gzip)
+		return
+	}
+	if f.raw != nil {
+		_, _ = w.Write(f.raw)
 		return
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(f.Gzip))

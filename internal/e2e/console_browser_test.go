@@ -25,7 +25,9 @@ import (
 // headless Chromium: a reader's token is refused, the admin's signs in;
 // inventory killed turns DOWN with its breaker open; a rate limit shows;
 // a config reload shows its new version and diff; a rollback from the
-// page (with its confirmation) brings the first version back. Screenshots
+// page (with its confirmation, which says the file on disk is unchanged)
+// brings the first version back, listed as "via rollback by" the admin's
+// subject. The trend labels name what they compare. Screenshots
 // of each state go to the harness's folder (var/screenshots/...). It also
 // measures the page's weight on first load and checks that nothing came
 // from another host and no token went into a URL.
@@ -45,7 +47,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	defer asks.stopTraffic()
 	res := b.Run(t, "testdata/browser/console.mjs", browsertest.Options{
 		URL:    admin + "/",
-		Params: map[string]string{"token": "demo-admin-token", "readToken": "demo-read-token"},
+		Params: map[string]string{"token": "demo-admin-token", "readToken": "demo-read-token", "subject": "course-admin"},
 		Ask:    asks.answer,
 	})
 	var data struct {

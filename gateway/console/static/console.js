@@ -1,7 +1,7 @@
 // The console's entry: sign-in, polling the admin API, rollback.
 // The admin token lives in sessionStorage (this tab only) and leaves the
 // page only as an Authorization header on same-origin fetches.
-import { renderUpstreams, renderLimits, renderConfig } from './render.js';
+import { renderUpstreams, renderLimits, renderConfig, TREND_MINUTES, dur, compared } from './render.js';
 
 const KEY = 'portico.adminToken';
 const POLL_MS = 2000;
@@ -56,15 +56,16 @@ function showApp() {
 
 async function refresh() {
   const [ups, traffic, limits, versions, audit] = await Promise.all([
-    api('/admin/upstreams'), api('/admin/traffic'), api('/admin/limits'),
+    api('/admin/upstreams'), api('/admin/traffic?minutes=' + TREND_MINUTES), api('/admin/limits'),
     api('/admin/versions'), api('/admin/audit'),
   ]);
   renderUpstreams($('upstreams'), ups, traffic);
   renderLimits($('limits'), limits, traffic);
   renderConfig($('config'), versions, audit, confirmRollback);
   $('live').textContent = 'config ' + versions.live.id;
-  $('window').textContent = traffic.window;
-  $('offset').textContent = traffic.offset ? 'the same minutes ' + traffic.offset + ' earlier' : 'the same minutes an hour earlier, once the process has run that long';
+  $('window').textContent = dur(traffic.window);
+  $('trend-span').textContent = TREND_MINUTES + ' min';
+  $('offset').textContent = compared(traffic.offset);
   $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
   $('error').textContent = '';
 }
@@ -86,7 +87,10 @@ async function poll() {
 // confirmRollback asks in a dialog, then rolls back to version id.
 function confirmRollback(id) {
   const dlg = $('confirm');
-  $('confirm-text').textContent = 'Roll back the live config to version ' + id + '? Every request from now on gets it.';
+  $('confirm-text').textContent = 'Roll back the running config of this edge to kept version ' + id + '? ' +
+    'It is applied from memory at once: new requests get it, requests in flight finish on the config they started with.';
+  $('confirm-file').textContent = 'The config file on disk is unchanged. The next reload of the file ' +
+    '(the Reload button, SIGHUP, or an edit of the file) or a restart applies the file again, undoing this rollback.';
   dlg.onclose = async () => {
     if (dlg.returnValue !== 'ok') return;
     try {

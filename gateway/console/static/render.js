@@ -2,7 +2,10 @@
 // in as text (textContent), never as markup.
 import { sparkline } from './spark.js';
 
-const SPAN_SEC = 15 * 60;
+// TREND_MINUTES is the span of the trend lines: the console asks
+// /admin/traffic for exactly this many minutes, and the labels say so.
+export const TREND_MINUTES = 15;
+const SPAN_SEC = TREND_MINUTES * 60;
 
 // el makes an element with attributes and children (strings become text).
 export function el(tag, attrs = {}, ...children) {
@@ -34,7 +37,28 @@ function offsetSeconds(offset) {
   return { '1h0m0s': 3600, '24h0m0s': 86400 }[offset] || 0;
 }
 
-function upstreamCard(u, t, offset, trips) {
+// dur writes a Go duration of whole minutes or hours ("5m0s", "1h0m0s")
+// as "5 min", "1 h"; anything else as it is.
+export function dur(d) {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?0s$/.exec(d || '');
+  if (!m) return d || '';
+  const h = Number(m[1] || 0);
+  const min = Number(m[2] || 0);
+  if (h && !min) return h + ' h';
+  return (h * 60 + min) + ' min';
+}
+
+// compared says what the grey line of a trend is: the same minutes of the
+// clock, offset earlier (/admin/traffic's offset: 1 h once the edge has
+// run an hour, 24 h once it has run a day, none before).
+export function compared(offset) {
+  const off = offsetSeconds(offset);
+  if (off === 86400) return 'same minutes, previous day';
+  if (off === 3600) return 'same minutes, previous hour';
+  return 'none yet (the edge has run under an hour)';
+}
+
+function upstreamCard(u, t, offset, trips, win) {
   const chain = u.chain || { connectivity: '', inFlight: 0, breakers: [] };
   const s = (t && t.summary) || {};
   const recent = (t && t.recent) || [];
@@ -50,12 +74,18 @@ function upstreamCard(u, t, offset, trips) {
     el('dt', {}, 'in flight'), el('dd', { class: 'inflight' }, chain.inFlight),
     el('dt', {}, 'ejections'), el('dd', { class: 'ejections' }, ejections),
     el('dt', {}, 'rate'), el('dd', { class: 'rate' }, num(s.rate, 2) + '/s'),
-    el('dt', {}, 'errors'), el('dd', { class: 'errors' }, pct(s.errorRatio)),
+    el('dt', {}, '5xx'), el('dd', { class: 'errors' }, pct(s.errorRatio)),
     el('dt', {}, 'p99'), el('dd', { class: 'p99' }, ms(s.p99)),
   );
-  const trends = el('div', { class: 'trends' },
-    el('figure', {}, sparkline(recent, previous, 'rate', off, SPAN_SEC, u.name + ' request rate'), el('figcaption', {}, 'rate')),
-    el('figure', {}, sparkline(recent, previous, 'errorRatio', off, SPAN_SEC, u.name + ' error ratio'), el('figcaption', {}, 'errors')),
+  const last = `last ${TREND_MINUTES} min`;
+  const vs = off ? ` vs ${compared(offset)}` : '';
+  const trends = el('div', {},
+    el('div', { class: 'trends' },
+      el('figure', {}, sparkline(recent, previous, 'rate', off, SPAN_SEC, `${u.name} request rate, ${last}${vs}`),
+        el('figcaption', {}, `rate, ${last}`)),
+      el('figure', {}, sparkline(recent, previous, 'errorRatio', off, SPAN_SEC, `${u.name} 5xx ratio, ${last}${vs}`),
+        el('figcaption', {}, `5xx ratio, ${last}`))),
+    el('p', { class: 'legend' }, `grey: ${compared(offset)}`),
   );
   const insts = table(['instance', 'health', 'ejected', 'failures', 'ejections', 'in flight'],
     u.instances.map((i) => el('tr', { 'data-instance': i.addr },
@@ -63,7 +93,7 @@ function upstreamCard(u, t, offset, trips) {
       el('td', {}, i.ejected ? 'until ' + when(i.ejectedUntil) : 'no'),
       el('td', {}, i.consecutiveFailures), el('td', {}, i.ejections), el('td', {}, i.inFlight ?? '–'))),
     { class: 'instances' });
-  const breakers = table(['breaker', 'instance', 'state', 'opened (5m)', 'requests', 'failures', 'consecutive failures'],
+  const breakers = table(['breaker', 'instance', 'state', `opened (last ${win})`, 'requests', 'failures', 'consecutive failures'],
     chain.breakers.map((b) => el('tr', { 'data-breaker': b.name, 'data-breaker-instance': b.instance || '' },
       el('td', {}, b.name), el('td', {}, b.instance || ''), el('td', { class: 'breaker-state' }, badge(b.state, stateKind(b.state))),
       el('td', { class: 'trips' }, num(trips[b.name] || 0, 0)),
@@ -74,7 +104,7 @@ function upstreamCard(u, t, offset, trips) {
 
 export function renderUpstreams(root, ups, traffic) {
   const byName = Object.fromEntries(traffic.upstreams.map((t) => [t.name, t]));
-  root.replaceChildren(...ups.upstreams.map((u) => upstreamCard(u, byName[u.name], traffic.offset, traffic.trips || {})));
+  root.replaceChildren(...ups.upstreams.map((u) => upstreamCard(u, byName[u.name], traffic.offset, traffic.trips || {}, dur(traffic.window))));
 }
 
 const quota = (l) => (l ? `${l.rate} per ${l.period}, burst ${l.burst}` : 'none');
@@ -96,7 +126,7 @@ export function renderLimits(root, limits, traffic) {
     rows.push(['global', 'every caller', quota(rl.global), 'global']);
     rows.push(['failed auth', 'per client address', quota(rl.failedAuth), 'failed_auth']);
     rows.push(['ban', rl.bans.policy ? `over ${rl.bans.policy.threshold} refusals in ${rl.bans.policy.window}: ${rl.bans.policy.duration}` : 'none', '', 'ban']);
-    out.push(el('h3', {}, 'Rate-limit layers'), el('p', { class: 'muted' }, 'refused: 429 answers within the last ' + traffic.window));
+    out.push(el('h3', {}, 'Rate-limit layers'), el('p', { class: 'muted' }, 'refused: 429 answers within the last ' + dur(traffic.window)));
     out.push(table(['layer', 'applies to', 'quota', 'refused'],
       rows.map(([layer, what, q, key]) => el('tr', { 'data-layer': key }, el('td', {}, layer), el('td', {}, what), el('td', {}, q), el('td', { class: 'refused' }, num(limited[key] || 0, 0)))),
       { class: 'layers' }));
@@ -114,6 +144,13 @@ export function renderLimits(root, limits, traffic) {
   root.replaceChildren(...out);
 }
 
+// How a config came to be applied, by its source (gateway.Source*), and
+// who asked: the admin API caller's subject for a reload or a rollback.
+const SOURCES = { start: 'when the edge started', signal: 'via SIGHUP', file: 'via a change of the config file', admin: 'via reload', rollback: 'via rollback' };
+export function origin(source, by) {
+  return (SOURCES[source] || 'via ' + source) + (by ? ' by ' + by : '');
+}
+
 export function renderConfig(root, versions, audit, rollback) {
   const live = versions.live;
   const kept = table(['version', 'applied', 'source', ''], versions.versions.map((v) => el('tr', { 'data-version': v.id },
@@ -121,13 +158,17 @@ export function renderConfig(root, versions, audit, rollback) {
     el('td', {}, v.id === live.id ? badge('live', 'ok')
       : (() => { const b = el('button', { type: 'button', class: 'rollback' }, 'Roll back'); b.addEventListener('click', () => rollback(v.id)); return b; })()))),
   { class: 'versions' });
-  const entries = audit.audit.slice(0, 10).map((e) => el('li', { class: 'audit ' + e.event, 'data-version': e.version || '' },
+  const entries = audit.audit.slice(0, 10).map((e) => el('li', { class: 'audit ' + e.event, 'data-version': e.version || '', 'data-source': e.source },
     el('div', {}, el('strong', {}, e.event), ' ', el('code', {}, e.version || ''), ' from ', el('code', {}, e.previous || '–'),
-      ' by ', e.source, ' at ', new Date(e.time).toLocaleString()),
+      ' ', el('span', { class: 'origin' }, origin(e.source, e.by)), ' at ', new Date(e.time).toLocaleString()),
     e.error ? el('p', { class: 'error' }, e.error) : null,
     e.diff && e.diff.length ? el('pre', { class: 'diff' }, e.diff.map((d) => el('span', { class: 'd' + d[0] }, d + '\n'))) : null));
+  // The live version's audit entry names who applied it (a version has
+  // only its source).
+  const appliedBy = audit.audit.find((e) => e.event === 'applied' && e.version === live.id && e.source === live.source);
   root.replaceChildren(
-    el('p', { class: 'live' }, 'Live version ', el('code', { id: 'live-version' }, live.id), ` applied ${new Date(live.applied).toLocaleString()} by ${live.source}`),
+    el('p', { class: 'live' }, 'Live version ', el('code', { id: 'live-version' }, live.id),
+      ` applied ${new Date(live.applied).toLocaleString()} `, el('span', { class: 'origin' }, origin(live.source, appliedBy && appliedBy.by))),
     el('h3', {}, 'Kept versions'), kept,
     el('h3', {}, 'Recent reloads'), entries.length ? el('ol', { class: 'auditlog' }, entries) : el('p', { class: 'muted' }, 'No reloads yet.'),
   );

@@ -2,7 +2,7 @@
 // inventory go down, a rate limit, a reload with its diff, a rollback.
 export default async function (ctx) {
   const page = ctx.page;
-  const { token, readToken } = ctx.params;
+  const { token, readToken, subject } = ctx.params;
   const signIn = async (tok) => {
     await page.fill('#token', tok);
     await page.click('#signin-form button[type=submit]');
@@ -20,6 +20,11 @@ export default async function (ctx) {
   await inv.locator('.card-head [data-state="UP"]').waitFor();
   await page.locator('tr[data-layer="failed_auth"]').waitFor();
   const first = (await page.locator('#live-version').textContent()).trim();
+  // The trend labels say what they compare: the last 15 minutes against
+  // the same minutes an hour earlier, which a fresh process has not got.
+  await inv.locator('figcaption', { hasText: 'rate, last 15 min' }).waitFor();
+  await inv.locator('.legend', { hasText: 'grey: none yet (the edge has run under an hour)' }).waitFor();
+  await page.locator('#trend-span', { hasText: '15 min' }).waitFor();
   await ctx.shot('signed-in');
 
   await ctx.ask('kill-inventory', {});
@@ -53,13 +58,17 @@ export default async function (ctx) {
   const diff = page.locator(`.auditlog li[data-version="${second}"] .diff`).first();
   await diff.filter({ hasText: 'limits.plans.default.rate' }).waitFor();
   await diff.scrollIntoViewIfNeeded();
+  await page.locator(`.auditlog li[data-version="${second}"] .origin`, { hasText: 'via reload by ' + subject }).first().waitFor();
   await ctx.shot('reloaded');
 
   await page.locator(`tr[data-version="${first}"] button.rollback`).click();
   await page.locator('#confirm[open]').waitFor();
+  await page.locator('#confirm-file', { hasText: 'The config file on disk is unchanged.' }).waitFor();
   await ctx.shot('rollback-confirm');
   await page.click('#confirm-ok');
   await page.locator('#live-version', { hasText: first }).waitFor();
+  await page.locator(`.auditlog li[data-version="${first}"][data-source="rollback"] .origin`, { hasText: 'via rollback by ' + subject }).first().waitFor();
+  await page.locator('.live .origin', { hasText: 'via rollback by ' + subject }).waitFor();
   await page.locator('#live-version').scrollIntoViewIfNeeded();
   await ctx.shot('rolled-back');
   return { first, second, downMillis };
