@@ -81,7 +81,7 @@ func NewClient(reg prometheus.Registerer) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	zero, _ := newVecs(counters, latency)
+	zero, _ := newVecs(counters, latency) // the same opts: no error
 	c := &Client{live: live, zero: zero}
 	if err := reg.Register(c); err != nil {
 		return nil, err
