@@ -48,6 +48,7 @@ import (
 type conditions struct {
 	ifMatch, ifNoneMatch etag.Condition
 	forward              string // the If-Match tag sent as metadata
+	neverMatch           bool   // If-Match had no tag a resource could have: forward is neverMatches
 }
 
 // errNotModified and errPreconditionFailed end a GET from forwardOption:
@@ -87,8 +88,13 @@ func preconditions(r *http.Request, ep *endpoint) (conditions, *problem.Problem)
 		}
 	}
 	switch len(strong) {
-	case 0: // weak tags, or ones no service ever sends: none can match
-		return c, etagMismatch("If-Match lists no strong entity tag the resource could have; a weak tag (W/) never matches If-Match.")
+	case 0:
+		// Weak tags, or ones no service ever sends: none can match. The
+		// service still decides first whether the caller may change the
+		// resource and whether it exists (RFC 9110 section 13.2.1: a 403
+		// or 404 comes before a 412), so it gets a tag no resource has.
+		c.forward, c.neverMatch = neverMatches, true
+		return c, nil
 	case 1:
 		c.forward = strong[0]
 		return c, nil
@@ -121,6 +127,14 @@ func badCondition(header string, err error) *problem.Problem {
 	p.Errors = []problem.FieldViolation{{Field: header, Detail: err.Error()}}
 	return p
 }
+
+// neverMatches is the If-Match tag forwarded for a list that can match no
+// resource: not base64url, so never a service's tag.
+const neverMatches = "W/"
+
+// neverMatchDetail is the 412's detail when the service refused
+// neverMatches.
+const neverMatchDetail = "If-Match lists no strong entity tag the resource could have: a weak tag (W/) never matches If-Match, and a service's tags are printable ASCII. Read the resource again and send its ETag."
 
 // etagMismatch is the edge's own 412: the services' reason, through the
 // one status table.

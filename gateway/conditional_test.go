@@ -7,13 +7,17 @@ import (
 	"testing"
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
+	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
+	"github.com/portico-gateway/portico/internal/rpcerr"
 )
 
 // TestConditionalEdge pins the edge's half of conditional requests against
 // stub upstreams: the ETag it derives (strong from an etag field, weak
-// otherwise), 304 for GET and HEAD, 412 for a GET's If-Match and for weak
-// tags on a change (without calling the upstream), the If-Match tag
+// otherwise), 304 for GET and HEAD, 412 for a GET's If-Match, weak or
+// unsendable tags on a change forwarded as a tag no resource has (the
+// service decides 403/404 first), a service's 412 carrying the current
+// ETag, the If-Match tag
 // forwarded as "if-match" metadata, and 400 for malformed or misplaced
 // headers (without calling the upstream).
 func TestConditionalEdge(t *testing.T) {
@@ -27,7 +31,12 @@ func TestConditionalEdge(t *testing.T) {
 		}
 		return item("v1"), nil
 	}
-	h.inv.updateItem = func(context.Context, *inventoryv1.UpdateItemRequest) (*inventoryv1.Item, error) {
+	h.inv.updateItem = func(ctx context.Context, _ *inventoryv1.UpdateItemRequest) (*inventoryv1.Item, error) {
+		// As the inventory service does: a tag that is not the item's
+		// current one is 412 with the current tag in the ErrorInfo.
+		if want := callmeta.IfMatchFromIncoming(ctx); want != "" && want != "v1" {
+			return nil, rpcerr.Fail("inventory.portico.dev", typev1.Reason_REASON_ETAG_MISMATCH, "item keyboard-001 changed since its etag was read", "etag", "v1")
+		}
 		return item("v2"), nil
 	}
 	untagged := h.do("GET", "/api/inventory/untagged", readerToken, "")
@@ -40,7 +49,7 @@ func TestConditionalEdge(t *testing.T) {
 		name, method, path, token, body string
 		header                          []string
 		status                          int
-		code, etag                      string
+		code, etag, detail              string
 		calls                           bool   // the upstream was called
 		ifMatch                         string // the if-match metadata it got
 	}{
@@ -58,7 +67,11 @@ func TestConditionalEdge(t *testing.T) {
 		{name: "weak dropped", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{`If-Match: W/"v0", "v1"`}, status: 200, calls: true, ifMatch: "v1"},
 		{name: "star", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{`If-Match: *`}, status: 200, calls: true},
 		{name: "none", method: "PATCH", path: path, token: adminToken, body: patch, status: 200, calls: true},
-		{name: "412 weak only", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{`If-Match: W/"v1"`}, status: 412, code: "ETAG_MISMATCH"},
+		{name: "412 stale, with the current tag", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{`If-Match: "v0"`}, status: 412, code: "ETAG_MISMATCH", etag: `"v1"`, calls: true, ifMatch: "v0"},
+		// The service still decides first (403, 404 before 412): it gets a
+		// tag no resource has.
+		{name: "412 weak only", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{`If-Match: W/"v1"`}, status: 412, code: "ETAG_MISMATCH", etag: `"v1"`, calls: true, ifMatch: neverMatches, detail: neverMatchDetail},
+		{name: "412 non-ASCII tag", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{"If-Match: \"\xc3\xa9\""}, status: 412, code: "ETAG_MISMATCH", etag: `"v1"`, calls: true, ifMatch: neverMatches, detail: neverMatchDetail},
 		{name: "400 two strong", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{`If-Match: "v1", "v2"`}, status: 400, code: "INVALID_CONDITIONAL_HEADER"},
 		{name: "400 If-None-Match on PATCH", method: "PATCH", path: path, token: adminToken, body: patch, header: []string{`If-None-Match: *`}, status: 400, code: "INVALID_CONDITIONAL_HEADER"},
 		{name: "400 no etag to compare", method: "POST", path: "/api/reservations/res-1:commit", token: adminToken, body: "{}", header: []string{`If-Match: "v1"`}, status: 400, code: "INVALID_CONDITIONAL_HEADER"},
@@ -76,6 +89,9 @@ func TestConditionalEdge(t *testing.T) {
 			if tt.code != "" {
 				if got := r.json(t)["code"]; got != tt.code {
 					t.Errorf("code = %v, want %s", got, tt.code)
+				}
+				if tt.detail != "" && r.json(t)["detail"] != tt.detail {
+					t.Errorf("detail = %q, want %q", r.json(t)["detail"], tt.detail)
 				}
 				if tt.code == "INVALID_CONDITIONAL_HEADER" && tt.method == "GET" && !strings.Contains(r.json(t)["detail"].(string), "If-None-Match") {
 					t.Errorf("detail %q does not name the header", r.json(t)["detail"])

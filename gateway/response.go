@@ -102,6 +102,9 @@ func (s *Server) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime
 	}
 	ex := exchangeFrom(ctx)
 	p := s.problemFor(ex, err)
+	if ex.cond.neverMatch && p.Code == "ETAG_MISMATCH" {
+		p.Detail = neverMatchDetail
+	}
 	if ex.stale != nil && s.serveStale(w, r, ex, p) {
 		return
 	}

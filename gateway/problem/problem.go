@@ -51,6 +51,10 @@ type Problem struct {
 	Allow []string `json:"-"`
 	// Challenge is the WWW-Authenticate header of a 401 answer.
 	Challenge string `json:"-"`
+	// ETag is the resource's current entity tag on a 412 ETAG_MISMATCH
+	// from a service (its ErrorInfo's etag), sent as the ETag header so a
+	// client can retry without reading the resource again.
+	ETag string `json:"-"`
 }
 
 // New returns the problem for one of the edge's own codes (those with a
@@ -94,7 +98,7 @@ func Slug(code string) string {
 }
 
 // Write sends p as the response: Content-Type application/problem+json,
-// Cache-Control no-store, Retry-After, Allow and WWW-Authenticate when set,
+// Cache-Control no-store, Retry-After, Allow, WWW-Authenticate and ETag when set,
 // then the status and the JSON body.
 func (p *Problem) Write(w http.ResponseWriter) {
 	h := w.Header()
@@ -109,6 +113,9 @@ func (p *Problem) Write(w http.ResponseWriter) {
 	}
 	if p.Challenge != "" {
 		h.Set("WWW-Authenticate", p.Challenge)
+	}
+	if p.ETag != "" {
+		h.Set("ETag", `"`+p.ETag+`"`)
 	}
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(p.JSON())

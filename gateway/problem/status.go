@@ -119,6 +119,23 @@ func failedPrecondition(p *Problem, d details, _ Facts) {
 	if e := catalogue[d.reason]; e.code == codes.FailedPrecondition && e.httpStatus != 0 {
 		p.Status = e.httpStatus
 	}
+	if d.reason == "ETAG_MISMATCH" && validTag(d.meta["etag"]) {
+		p.ETag = d.meta["etag"]
+	}
+}
+
+// validTag reports whether t can be sent as a strong ETag: a service's
+// resource tag is 22 characters of base64url; anything else is not sent.
+func validTag(t string) bool {
+	if t == "" || len(t) > 64 {
+		return false
+	}
+	for _, c := range []byte(t) {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // resourceExhausted is 429 only for a quota: a status carrying QuotaFailure

@@ -223,3 +223,30 @@ func TestUnavailableCustomerLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestETagMismatchCarriesTag: a service's 412 ETAG_MISMATCH whose ErrorInfo
+// carries the resource's current etag is written with that ETag header, so
+// a client retries without reading again; an absent or unsendable tag, or
+// another reason, sends none.
+func TestETagMismatchCarriesTag(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		reason string
+		meta   []string
+		want   string
+	}{
+		{"current tag", "ETAG_MISMATCH", []string{"etag", "tUCMmIMJrRwq5fkTYaqTew"}, `"tUCMmIMJrRwq5fkTYaqTew"`},
+		{"no tag", "ETAG_MISMATCH", nil, ""},
+		{"a quote in the tag", "ETAG_MISMATCH", []string{"etag", `a"b`}, ""},
+		{"another reason", "INSUFFICIENT_STOCK", []string{"etag", "tUCMmIMJrRwq5fkTYaqTew"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := FromStatus(st(codes.FailedPrecondition, info(tt.reason, tt.meta...)), Facts{Upstream: "inventory"})
+			rec := httptest.NewRecorder()
+			p.Write(rec)
+			if got := rec.Header().Get("ETag"); got != tt.want {
+				t.Errorf("ETag = %q, want %q (status %d %s)", got, tt.want, p.Status, p.Code)
+			}
+		})
+	}
+}

@@ -59,6 +59,7 @@ func TestConditionalRequests(t *testing.T) {
 		{"400 If-Match without an etag", "POST", e.url + "/api/reservations/res-1:commit", admin, "{}", h(`If-Match: "x"`), 400, "INVALID_CONDITIONAL_HEADER"},
 		{"400 malformed If-Match", "PATCH", item, admin, patch, h("If-Match: x"), 400, "INVALID_CONDITIONAL_HEADER"},
 		{"412 weak If-Match", "PATCH", item, admin, patch, h("If-Match: W/" + tag0), 412, "ETAG_MISMATCH"},
+		{"404 before 412: weak If-Match on no item", "PATCH", e.url + "/api/inventory/no-such-item", admin, patch, h("If-Match: W/" + tag0), 404, "ITEM_NOT_FOUND"},
 		{"412 stale If-Match", "PATCH", item, admin, patch, h(`If-Match: "stale"`), 412, "ETAG_MISMATCH"},
 		{"200 current If-Match", "PATCH", item, admin, patch, h("If-Match: " + tag0), 200, ""},
 		{"412 the old tag", "PATCH", item, admin, patch, h("If-Match: " + tag0), 412, "ETAG_MISMATCH"},
