@@ -234,8 +234,8 @@ func TestAdminTrafficMinutes(t *testing.T) {
 }
 
 // TestConsoleKeepsTokensOutOfLogs: signing in and out (with a good token,
-// a reader's and a wrong one), the console's files and every data endpoint the console polls log
-// no token.
+// a reader's and a wrong one), the console's files and every data
+// endpoint the console polls log no token.
 func TestConsoleKeepsTokensOutOfLogs(t *testing.T) {
 	h, admin := consoleHarness(t)
 	const wrong = "wrong-but-secret-token-1234"
