@@ -26,12 +26,23 @@ import (
 //go:embed admin_openapi.json
 var adminOpenAPI []byte
 
-// adminRoute is one admin endpoint: its method and whether it needs the
-// admin role.
+// adminRoute is one admin endpoint: its method (GET also answers HEAD;
+// several are separated by spaces, "POST DELETE") and whether it is open
+// to anyone rather than only to the admin role.
 type adminRoute struct {
 	method string
 	open   bool
 	serve  func(w http.ResponseWriter, r *http.Request, sn *snapshot)
+}
+
+// allows reports whether rt answers method.
+func (rt adminRoute) allows(method string) bool {
+	for m := range strings.FieldsSeq(rt.method) {
+		if m == method || (m == http.MethodGet && method == http.MethodHead) {
+			return true
+		}
+	}
+	return false
 }
 
 // openAdminRoute serves h to anyone, GET (and HEAD).
@@ -52,6 +63,7 @@ var adminFeatures = []func(*Server) map[string]adminRoute{
 	(*Server).upstreamsAdminRoutes, // /admin/upstreams
 	(*Server).limitsAdminRoutes,    // admin_limits.go: /admin/limits
 	(*Server).consoleRoutes,        // admin_console.go: the console's files
+	(*Server).sessionRoutes,        // console_session.go: /admin/session
 	(*Server).trafficRoutes,        // admin_console.go: /admin/traffic
 }
 
@@ -64,9 +76,12 @@ func (s *Server) adminRoutes() map[string]adminRoute {
 	return routes
 }
 
-// AdminHandler returns the admin API: /metrics, /healthz/* and the
-// console's files (console/doc.go) open, everything under /admin/ for callers the edge's authenticator (of the
-// live config) identifies as role admin. Failed authentications count
+// AdminHandler returns the admin API: /metrics, /healthz/*, the
+// console's sign-in page and its files open, the console itself to a
+// console session (console/doc.go; signing in, POST /admin/session, needs
+// the admin role, signing out does not), everything else under /admin/
+// for callers the edge's authenticator (of the live config) identifies as
+// role admin. Failed authentications count
 // against limits.failed_auth per client address, as on the API listener
 // (429 once it is used up). Every request under /admin/ gets one access
 // line, as the API's. Serve it on its own listener (Config.AdminListen),
@@ -91,9 +106,9 @@ func (s *Server) AdminHandler() http.Handler {
 			ex.route = "unmatched"
 			s.writeProblem(rw, r, problem.New(problem.CodeRouteNotFound, "No admin endpoint is at "+r.URL.EscapedPath()+"; /admin/openapi.json lists them."))
 			return
-		case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
+		case !rt.allows(r.Method):
 			p := problem.New(problem.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+".")
-			p.Allow = []string{rt.method}
+			p.Allow = strings.Fields(rt.method)
 			s.writeProblem(rw, r, p)
 			return
 		}

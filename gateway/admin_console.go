@@ -12,17 +12,34 @@ import (
 	"github.com/portico-gateway/portico/gateway/trend"
 )
 
-// consoleRoutes serves the console's files (gateway/console) to anyone:
-// a sign-in shell with no data in it, whose script sends the admin token
-// the operator types as a bearer header to the admin-only endpoints (a
-// browser's navigation cannot carry that header; console/doc.go says why
-// neither a cookie nor the URL may).
+// consoleRoutes serves the console's files (gateway/console). Without a
+// console session (console_session.go) "/" is the sign-in page, whose
+// script and the stylesheet are open to anyone; with one, "/" is the
+// console and its modules load, and without one they are a 401 problem.
+// The session only lets the browser load the console: the page's script
+// sends the admin token the operator typed (sessionStorage) as a bearer
+// header to the admin-only endpoints, which take no cookie, so no change
+// rests on the cookie alone (console/doc.go says why).
 func (s *Server) consoleRoutes() map[string]adminRoute {
 	out := map[string]adminRoute{}
 	for _, p := range console.Paths() {
-		out[p] = adminRoute{http.MethodGet, true, func(w http.ResponseWriter, r *http.Request, _ *snapshot) { console.Serve(w, r) }}
+		out[p] = adminRoute{http.MethodGet, true, s.consoleFile}
 	}
 	return out
+}
+
+// consoleFile serves one of the console's paths, as consoleRoutes says.
+func (s *Server) consoleFile(w http.ResponseWriter, r *http.Request, sn *snapshot) {
+	switch {
+	case console.Public(r.URL.Path), s.consoleSession(r, sn):
+		console.Serve(w, r)
+	case r.URL.Path == "/":
+		console.ServeSignIn(w, r)
+	default:
+		console.SessionBound(w.Header())
+		s.writeProblem(w, r, problem.New(problem.CodeUnauthenticated,
+			"The console's modules need a console session: sign in at / (POST /admin/session)."))
+	}
 }
 
 // trafficSpan is the span of GET /admin/traffic's points unless

@@ -16,8 +16,8 @@ import (
 
 // consoleHarness is an edge with debug logs in h.logs and its admin API on
 // a test server.
-func consoleHarness(t *testing.T) (*harness, *httptest.Server) {
-	h := newHarness(t, setup{})
+func consoleHarness(t *testing.T, opts ...Option) (*harness, *httptest.Server) {
+	h := newHarness(t, setup{opts: opts})
 	okStubs(h)
 	admin := httptest.NewServer(h.srv.AdminHandler())
 	t.Cleanup(admin.Close)
@@ -26,12 +26,22 @@ func consoleHarness(t *testing.T) (*harness, *httptest.Server) {
 
 func consoleGet(t *testing.T, admin *httptest.Server, path, token string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, admin.URL+path, nil)
+	return consoleDo(t, admin, http.MethodGet, path, token, nil)
+}
+
+// consoleDo sends method path to admin with token as a bearer (none when
+// "") and the cookie (none when nil).
+func consoleDo(t *testing.T, admin *httptest.Server, method, path, token string, c *http.Cookie) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, admin.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if c != nil {
+		req.AddCookie(c)
 	}
 	resp, err := admin.Client().Do(req)
 	if err != nil {
@@ -42,19 +52,21 @@ func consoleGet(t *testing.T, admin *httptest.Server, path, token string) (*http
 	return resp, string(b)
 }
 
-// TestConsoleFiles: the console's files are served to anyone with their
-// type and the security headers; the admin API's answers carry the
-// headers too.
+// TestConsoleFiles: the console's files are served with their type and
+// the security headers (the sign-in page's script and the stylesheet to
+// anyone, the page and its modules to a console session); the admin
+// API's answers carry the headers too.
 func TestConsoleFiles(t *testing.T) {
 	_, admin := consoleHarness(t)
+	c := consoleSignIn(t, admin, adminToken)
 	types := map[string]string{".css": "text/css", ".js": "text/javascript", "/": "text/html"}
 	paths := append(console.Paths(), "/admin/versions")
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			resp, body := consoleGet(t, admin, p, "")
+			resp, body := consoleDo(t, admin, http.MethodGet, p, "", c)
 			want := http.StatusOK
 			if strings.HasPrefix(p, "/admin/") {
-				want = http.StatusUnauthorized
+				want = http.StatusUnauthorized // the cookie is no credential for the admin API
 			} else {
 				var ct string
 				for suffix, typ := range types {
@@ -82,10 +94,11 @@ func TestConsoleFiles(t *testing.T) {
 }
 
 // TestConsoleFilesAreStrict: no inline script, style or handler, and no
-// outside host, in any console file (the CSP would block them; this says
-// which line).
+// outside host, in any console file or the sign-in page (the CSP would
+// block them; this says which line).
 func TestConsoleFilesAreStrict(t *testing.T) {
 	_, admin := consoleHarness(t)
+	c := consoleSignIn(t, admin, adminToken)
 	bad := []*regexp.Regexp{
 		regexp.MustCompile(`(?i)\son[a-z]+\s*=`), // onclick= and the like
 		regexp.MustCompile(`(?i)\sstyle\s*=`),
@@ -93,8 +106,12 @@ func TestConsoleFilesAreStrict(t *testing.T) {
 		regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/`), // an outside host
 		regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|eval\(|new Function`),
 	}
+	bodies := map[string]string{}
 	for _, p := range console.Paths() {
-		_, body := consoleGet(t, admin, p, "")
+		_, bodies[p] = consoleDo(t, admin, http.MethodGet, p, "", c)
+	}
+	_, bodies["/ (sign-in page)"] = consoleGet(t, admin, "/", "")
+	for p, body := range bodies {
 		for _, tag := range regexp.MustCompile(`(?i)<script[^>]*>`).FindAllString(body, -1) {
 			if !strings.Contains(tag, " src=") {
 				t.Errorf("%s: inline script %q", p, tag)
@@ -216,16 +233,22 @@ func TestAdminTrafficMinutes(t *testing.T) {
 	}
 }
 
-// TestConsoleKeepsTokensOutOfLogs: signing in (with a good token, a
-// reader's and a wrong one) and every data endpoint the console polls log
-// no token.
+// TestConsoleKeepsTokensOutOfLogs: signing in and out (with a good token,
+// a reader's and a wrong one), the console's files and every data
+// endpoint the console polls log no token.
 func TestConsoleKeepsTokensOutOfLogs(t *testing.T) {
 	h, admin := consoleHarness(t)
 	const wrong = "wrong-but-secret-token-1234"
 	for _, tok := range []string{adminToken, readerToken, wrong} {
-		for _, p := range []string{"/", "/admin/versions", "/admin/upstreams", "/admin/traffic", "/admin/limits", "/admin/audit", "/admin/config"} {
-			consoleGet(t, admin, p, tok)
+		resp, _ := consoleDo(t, admin, http.MethodPost, "/admin/session", tok, nil)
+		var c *http.Cookie
+		if cs := resp.Cookies(); len(cs) == 1 {
+			c = cs[0]
 		}
+		for _, p := range []string{"/", "/console/console.js", "/admin/versions", "/admin/upstreams", "/admin/traffic", "/admin/limits", "/admin/audit", "/admin/config"} {
+			consoleDo(t, admin, http.MethodGet, p, tok, c)
+		}
+		consoleDo(t, admin, http.MethodDelete, "/admin/session", "", c)
 	}
 	logs := h.logs.String()
 	if logs == "" {

@@ -50,6 +50,7 @@ type options struct {
 	registrations []registration   // tests only
 	limitClock    func() time.Time // tests only: the local rate limiter's clock
 	nonceClock    func() time.Time // tests only: when nonce stores move (nonces)
+	consoleClock  func() time.Time // tests only: the console sessions' clock
 	redisProbed   func(up bool)    // tests only: after each PING of a Redis probe
 	healthMaxAge  time.Duration    // tests only: /health's report reuse (0: health.DefaultMaxAge)
 }

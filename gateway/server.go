@@ -16,6 +16,7 @@ import (
 
 	"github.com/portico-gateway/portico/gateway/apiref"
 	"github.com/portico-gateway/portico/gateway/config"
+	"github.com/portico-gateway/portico/gateway/console"
 	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/route"
 	"github.com/portico-gateway/portico/gateway/shed"
@@ -85,6 +86,11 @@ type Server struct {
 	streamStop    context.Context // done once the edge ends its streams
 	stopStreams   context.CancelFunc
 	streamMetrics *streamMetrics
+
+	// consoleSessions are the browsers signed in to the console
+	// (console_session.go); they outlive reloads, each use checking the
+	// session's token against the live config.
+	consoleSessions console.Sessions
 }
 
 // New checks cfg (defaults applied) exactly as config.Load checks a file,
@@ -107,6 +113,7 @@ func New(ctx context.Context, cfg config.Config, opts ...Option) (*Server, error
 	// goroutine.
 	s.streamStop, s.stopStreams = context.WithCancel(context.Background())
 	s.nonces = nonces{fixed: o.nonces, now: o.nonceClock, probed: o.redisProbed}
+	s.consoleSessions.Now = o.consoleClock
 	if err := s.setup(); err != nil {
 		s.Close()
 		return nil, err

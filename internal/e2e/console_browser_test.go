@@ -22,12 +22,15 @@ import (
 )
 
 // TestConsoleInBrowser drives the admin console of a real `portico dev` in
-// headless Chromium: a reader's token is refused, the admin's signs in;
+// headless Chromium: before sign-in "/" is the sign-in page and the
+// console's modules answer 401; a reader's token is refused (still 401),
+// the admin's opens a console session and "/" becomes the console;
 // inventory killed turns DOWN with its breaker open; a rate limit shows;
 // a config reload shows its new version and diff; a rollback from the
 // page (with its confirmation, which says the file on disk is unchanged)
 // brings the first version back, listed as "via rollback by" the admin's
-// subject. The trend labels name what they compare. Screenshots
+// subject. The trend labels name what they compare. Sign-out ends the
+// session (the modules are 401 again) and forgets the token. Screenshots
 // of each state go to the harness's folder (var/screenshots/...). It also
 // measures the page's weight on first load and checks that nothing came
 // from another host and no token went into a URL.
@@ -53,9 +56,15 @@ func TestConsoleInBrowser(t *testing.T) {
 	var data struct {
 		First, Second string
 		DownMillis    int64
+		Modules       struct{ Before, Refused, During, After int }
+		TokenLeft     int
 	}
 	if err := json.Unmarshal(res.Data, &data); err != nil || data.First == "" || data.First == data.Second {
 		t.Errorf("scenario data = %s (%v), want two different versions", res.Data, err)
+	}
+	if m := data.Modules; m.Before != 401 || m.Refused != 401 || m.During != 200 || m.After != 401 || data.TokenLeft != 0 {
+		t.Errorf("console.js answered %+v (before sign-in, after a reader's, signed in, signed out) and %d items stayed in sessionStorage; want 401, 401, 200, 401 and none",
+			m, data.TokenLeft)
 	}
 	t.Logf("inventory shown DOWN with its breaker open %d ms after the kill", data.DownMillis)
 	if hosts := res.Hosts(); len(hosts) != 1 || hosts[0] != testproc.Addr(base+4) {
@@ -74,30 +83,44 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("CSP violation: %s", c)
 		}
 	}
-	shell, first := firstLoad(res.Requests)
-	t.Logf("page weight: %d bytes for the page and its files, %d bytes with the first data load (%d requests in all, %d bytes)",
-		shell, first, len(res.Requests), res.TransferredBytes())
+	signIn, shell, first := firstLoad(res.Requests)
+	t.Logf("page weight: %d bytes for the sign-in page and its files; %d bytes for the console's page and its files, %d bytes with the first data load (%d requests in all, %d bytes)",
+		signIn, shell, first, len(res.Requests), res.TransferredBytes())
 	if out := os.Getenv("PORTICO_CONSOLE_WEIGHT"); out != "" {
 		_ = os.WriteFile(out, fmt.Appendf(nil, "%d %d\n", shell, first), 0o644)
 	}
 }
 
-// firstLoad sums the bytes of the console's files (each path's first
-// request) and, with them, of the first answer of each admin endpoint.
-func firstLoad(reqs []browsertest.Request) (shell, first int64) {
+// firstLoad sums the bytes of the sign-in page's files (each path's first
+// request before a sign-in succeeds) and, after it, of the console's
+// files (each path's first request) and, with them, of the first answer
+// of each admin endpoint.
+func firstLoad(reqs []browsertest.Request) (signIn, shell, first int64) {
 	seen := map[string]bool{}
+	signedIn := false
 	for _, q := range reqs {
 		u, err := url.Parse(q.URL)
-		if err != nil || seen[u.Path] || q.Method != http.MethodGet {
+		if err != nil {
+			continue
+		}
+		if u.Path == "/admin/session" && q.Method == http.MethodPost && q.Status == http.StatusNoContent && !signedIn {
+			signedIn, seen = true, map[string]bool{}
+		}
+		if seen[u.Path] || q.Method != http.MethodGet || q.Status != http.StatusOK { // not the scenario's 401 probes
 			continue
 		}
 		seen[u.Path] = true
-		if !strings.HasPrefix(u.Path, "/admin/") {
+		switch {
+		case !signedIn:
+			signIn += q.Bytes
+		case !strings.HasPrefix(u.Path, "/admin/"):
 			shell += q.Bytes
+			first += q.Bytes
+		default:
+			first += q.Bytes
 		}
-		first += q.Bytes
 	}
-	return shell, first
+	return signIn, shell, first
 }
 
 // consoleAsks are what the scenario asks the test to do.

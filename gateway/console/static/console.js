@@ -1,9 +1,13 @@
-// The console's entry: sign-in, polling the admin API, rollback.
-// The admin token lives in sessionStorage (this tab only) and leaves the
-// page only as an Authorization header on same-origin fetches.
+// The console's entry: polling the admin API, reload, rollback, sign-out.
+// The browser got this page with its console session (the sign-in page,
+// signin.js, opened it); the admin token lives in sessionStorage (this
+// tab only) and leaves the page only as an Authorization header on
+// same-origin fetches, which send no cookie: the admin API answers the
+// bearer alone, so a change never rests on the cookie.
 import { renderUpstreams, renderLimits, renderConfig, TREND_MINUTES, dur, compared } from './render.js';
 
 const KEY = 'portico.adminToken';
+const NOTE = 'portico.signinNote'; // what the sign-in page says on arrival
 const POLL_MS = 2000;
 const $ = (id) => document.getElementById(id);
 
@@ -30,24 +34,19 @@ async function api(path, method = 'GET') {
   return body;
 }
 
-function showSignIn(message) {
+// signOut ends the console session (DELETE /admin/session clears its
+// cookie), forgets the token and reloads: "/" is then the sign-in page,
+// which says note.
+async function signOut(note) {
   clearTimeout(timer);
   polling = false;
   sessionStorage.removeItem(KEY);
-  $('app').hidden = true;
-  $('signout').hidden = true;
-  $('signin').hidden = false;
-  $('live').textContent = '';
-  $('updated').textContent = '';
-  $('signin-error').textContent = message || '';
-  $('token').focus();
+  if (note) sessionStorage.setItem(NOTE, note);
+  await fetch('/admin/session', { method: 'DELETE', credentials: 'same-origin', cache: 'no-store' }).catch(() => {});
+  location.replace('/');
 }
 
-function showApp() {
-  $('signin').hidden = true;
-  $('app').hidden = false;
-  $('signout').hidden = false;
-  $('signin-error').textContent = '';
+function start() {
   if (!polling) {
     polling = true;
     poll();
@@ -76,7 +75,7 @@ async function poll() {
     await refresh();
   } catch (err) {
     if (err.status === 401 || err.status === 403) {
-      showSignIn(err.message);
+      signOut(err.message);
       return;
     }
     $('error').textContent = 'Update failed: ' + err.message;
@@ -117,23 +116,8 @@ async function reload() {
   }
 }
 
-async function signIn(ev) {
-  ev.preventDefault();
-  const input = $('token');
-  const token = input.value.trim();
-  input.value = '';
-  if (!token) return;
-  sessionStorage.setItem(KEY, token);
-  try {
-    await api('/admin/versions');
-  } catch (err) {
-    showSignIn(err.status ? err.message : 'Sign-in failed: ' + err.message);
-    return;
-  }
-  showApp();
-}
-
-$('signin-form').addEventListener('submit', signIn);
 $('reload').addEventListener('click', reload);
-$('signout').addEventListener('click', () => showSignIn('Signed out.'));
-if (sessionStorage.getItem(KEY)) showApp(); else showSignIn('');
+$('signout').addEventListener('click', () => signOut('Signed out.'));
+// A tab without the token (another tab signed this browser in) signs in
+// itself: the cookie is the browser's, the token the tab's.
+if (sessionStorage.getItem(KEY)) start(); else signOut('Sign in to use the console in this tab.');

@@ -1,5 +1,6 @@
 // The admin console's scenario (TestConsoleInBrowser): sign in, watch
-// inventory go down, a rate limit, a reload with its diff, a rollback.
+// inventory go down, a rate limit, a reload with its diff, a rollback,
+// sign out.
 export default async function (ctx) {
   const page = ctx.page;
   const { token, readToken, subject } = ctx.params;
@@ -7,15 +8,21 @@ export default async function (ctx) {
     await page.fill('#token', tok);
     await page.click('#signin-form button[type=submit]');
   };
+  // What the console's entry module answers this browser now (its cookie
+  // goes along; no bearer).
+  const moduleStatus = () => page.evaluate(() => fetch('/console/console.js', { cache: 'no-store' }).then((r) => r.status));
   await page.goto(ctx.url);
   await page.locator('#signin-form').waitFor();
+  const before = await moduleStatus();
   await ctx.shot('sign-in');
 
   await signIn(readToken);
   await page.locator('#signin-error', { hasText: 'admin role' }).waitFor();
+  const refused = await moduleStatus();
   await ctx.shot('reader-refused');
 
   await signIn(token);
+  await page.locator('#signout').waitFor(); // the sign-in page reloaded "/", now the console
   const inv = page.locator('article[data-upstream="inventory"]');
   await inv.locator('.card-head [data-state="UP"]').waitFor();
   await page.locator('tr[data-layer="failed_auth"]').waitFor();
@@ -71,5 +78,12 @@ export default async function (ctx) {
   await page.locator('.live .origin', { hasText: 'via rollback by ' + subject }).waitFor();
   await page.locator('#live-version').scrollIntoViewIfNeeded();
   await ctx.shot('rolled-back');
-  return { first, second, downMillis };
+  const during = await moduleStatus();
+
+  await page.click('#signout');
+  await page.locator('#signin-error', { hasText: 'Signed out.' }).waitFor();
+  const after = await moduleStatus();
+  const tokenLeft = await page.evaluate(() => sessionStorage.length);
+  await ctx.shot('signed-out');
+  return { first, second, downMillis, modules: { before, refused, during, after }, tokenLeft };
 }
