@@ -16,6 +16,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/answered"
 	"github.com/portico-gateway/portico/gateway/jsonwire"
 	"github.com/portico-gateway/portico/gateway/problem"
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 	"github.com/portico-gateway/portico/internal/callmeta"
 	"github.com/portico-gateway/portico/internal/prefer"
 )
@@ -102,7 +103,7 @@ func (s *Server) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime
 	}
 	ex := exchangeFrom(ctx)
 	p := s.problemFor(ex, err)
-	if ex.cond.neverMatch && p.Code == "ETAG_MISMATCH" {
+	if ex.cond.neverMatch && p.Code == reasons.ETagMismatch {
 		p.Detail = neverMatchDetail
 	}
 	if ex.stale != nil && s.serveStale(w, r, ex, p) {

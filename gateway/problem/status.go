@@ -9,6 +9,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/portico-gateway/portico/gen/portico/type/v1/reasons"
 )
 
 // Facts are what the edge observed about a failed upstream call besides
@@ -119,7 +121,7 @@ func failedPrecondition(p *Problem, d details, _ Facts) {
 	if e := catalogue[d.reason]; e.code == codes.FailedPrecondition && e.httpStatus != 0 {
 		p.Status = e.httpStatus
 	}
-	if d.reason == "ETAG_MISMATCH" && validTag(d.meta["etag"]) {
+	if d.reason == reasons.ETagMismatch && validTag(d.meta["etag"]) {
 		p.ETag = d.meta["etag"]
 	}
 }
