@@ -56,7 +56,12 @@ func (s *Server) trafficRoutes() map[string]adminRoute {
 }
 
 func (s *Server) adminTraffic(w http.ResponseWriter, r *http.Request, _ *snapshot) {
-	span, bad := trafficMinutes(r.URL.Query())
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil { // "minutes=1;x" or "%zz": url.Query would drop it and serve the default
+		s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument, "The query string is malformed (a ';' or a bad %-escape): minutes must be given once, as a whole number from 1 to "+strconv.Itoa(maxTrafficMinutes)+"."))
+		return
+	}
+	span, bad := trafficMinutes(q)
 	if bad != "" {
 		s.writeProblem(w, r, problem.New(problem.CodeInvalidArgument, bad))
 		return

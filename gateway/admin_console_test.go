@@ -209,6 +209,8 @@ func TestAdminTrafficMinutes(t *testing.T) {
 		{"zero", "?minutes=0", http.StatusBadRequest},
 		{"too large", "?minutes=61", http.StatusBadRequest},
 		{"overflows int", "?minutes=" + strings.Repeat("9", 40), http.StatusBadRequest},
+		{"semicolon", "?minutes=1;x", http.StatusBadRequest},
+		{"bad escape", "?minutes=%zz", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := consoleGet(t, admin, "/admin/traffic"+tc.query, adminToken)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/portico-gateway/portico/gateway/canned"
+	"github.com/portico-gateway/portico/gateway/console"
 	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 	"github.com/portico-gateway/portico/internal/traceid"
@@ -88,6 +89,9 @@ func (s *Server) answerMalformed(a canned.Answer, admin bool, remote string) []b
 		"Content-Type":   {problem.ContentType},
 		"Date":           {time.Now().UTC().Format(http.TimeFormat)},
 		traceHeader:      {p.TraceID},
+	}
+	if admin {
+		console.Headers(h) // every answer of the admin listener carries them
 	}
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 " + strconv.Itoa(p.Status) + " " + http.StatusText(p.Status) + "\r\n")

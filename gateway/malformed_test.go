@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/portico-gateway/portico/gateway/console"
 	"github.com/portico-gateway/portico/internal/logging"
 )
 
@@ -262,6 +263,9 @@ func TestMalformedAdmin(t *testing.T) {
 	checkProblem(t, r, 400, "MALFORMED_REQUEST")
 	if !closes {
 		t.Error("no Connection: close")
+	}
+	if got := r.header.Get("Content-Security-Policy"); got != console.CSP || r.header.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("CSP %q, X-Frame-Options %q: the admin listener's security headers are missing", got, r.header.Get("X-Frame-Options"))
 	}
 	if n := unmatched(t, reg, 400, "MALFORMED_REQUEST"); n != 0 {
 		t.Errorf("requests_total{route=unmatched} = %v for an admin answer, want 0", n)
