@@ -3,6 +3,8 @@ package config
 import (
 	"net/url"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // RedisConfig names the Redis server that edge instances share state
@@ -21,6 +23,17 @@ func (r RedisConfig) validate(v *validator) {
 	u, err := url.Parse(r.URL)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 		v.add("redis.url", "want redis://host:port[/db] or rediss://host:port[/db], got %q", redactURLText(r.URL))
+		return
+	}
+	// What the edge will do with it at start and at every reload, so
+	// check-config refuses what a reload would (an unknown ?option, a bad
+	// database number).
+	if _, err := redis.ParseURL(r.URL); err != nil {
+		msg := err.Error()
+		if p, ok := u.User.Password(); ok && p != "" {
+			msg = strings.ReplaceAll(msg, p, "REDACTED")
+		}
+		v.add("redis.url", "%s (in %q)", msg, redactURLText(r.URL))
 	}
 }
 
