@@ -84,7 +84,7 @@ func TestReloadAppliesEverything(t *testing.T) {
 	if got := after.endpoints[routeFor(t, after, "GET", "/api/inventory/x")].timeout; got != 2*time.Second {
 		t.Errorf("inventory route timeout after reload = %v, want 2s", got)
 	}
-	wantDiff := []string{"+ auth.tokens[4].role: admin", "+ auth.tokens[4].subject: carol", "+ auth.tokens[4].token: [REDACTED]",
+	wantDiff := []string{"+ auth.tokens[carol].role: admin", "+ auth.tokens[carol].subject: carol", "+ auth.tokens[carol].token: [REDACTED]",
 		"~ http.max_header_bytes: 65536 -> 600", "~ upstreams[inventory].timeout: 5s -> 2s"}
 	if !slices.Equal(res.Diff, wantDiff) {
 		t.Errorf("Diff =\n%s\nwant\n%s", strings.Join(res.Diff, "\n"), strings.Join(wantDiff, "\n"))

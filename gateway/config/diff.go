@@ -11,8 +11,9 @@ import (
 
 // Diff returns what changes from a to b (both with defaults applied), one
 // line per leaf field in YAML paths, sorted: "+ path: value" added,
-// "- path: value" removed, "~ path: old -> new" changed. List entries with
-// a name are keyed by it (upstreams[inventory].timeout). Secrets (tokens,
+// "- path: value" removed, "~ path: old -> new" changed. List entries are
+// keyed by their name, or by their subject (auth.tokens[alice].role), when
+// every entry has a distinct one, else by position (upstreams[inventory].timeout). Secrets (tokens,
 // keys, passwords, credentials and query values in URLs; not the paths of
 // files or the names of variables that hold them) are never shown: a changed one
 // reads "~ path: [REDACTED] -> [REDACTED]", and a side already redacted
@@ -113,12 +114,9 @@ func flatten(path string, v any, out map[string]leaf) {
 			out[path] = leaf{"[" + strings.Join(parts, ", ") + "]", secretField(path)}
 			return
 		}
+		keys := entryKeys(v)
 		for i, e := range v {
-			key := fmt.Sprint(i)
-			if m, ok := e.(map[string]any); ok && m["name"] != nil {
-				key = fmt.Sprint(m["name"])
-			}
-			flatten(path+"["+key+"]", e, out)
+			flatten(path+"["+keys[i]+"]", e, out)
 		}
 	default:
 		// Only a string holds a secret: a number or a flag under a
@@ -129,6 +127,38 @@ func flatten(path string, v any, out map[string]leaf) {
 		}
 		out[path] = leaf{s, isString && secretField(path) || redactURL(s) != s}
 	}
+}
+
+// keyFields name a list entry, in order of preference: upstreams and
+// route groups by name, auth.tokens by subject. A field is used only when
+// every entry of the list has a distinct value for it; otherwise entries
+// are keyed by position.
+var keyFields = []string{"name", "subject", "id"}
+
+// entryKeys returns the key of each entry of a list of maps, so that an
+// entry added at the top of the list reads as one added entry, not as
+// every later entry changed (auth.tokens[1].role: reader -> admin).
+func entryKeys(v []any) []string {
+	keys := make([]string, len(v))
+	for _, f := range keyFields {
+		seen := map[string]bool{}
+		for i, e := range v {
+			m, _ := e.(map[string]any)
+			k, ok := m[f].(string)
+			if !ok || k == "" || seen[k] {
+				seen = nil
+				break
+			}
+			seen[k], keys[i] = true, k
+		}
+		if seen != nil {
+			return keys
+		}
+	}
+	for i := range v {
+		keys[i] = fmt.Sprint(i)
+	}
+	return keys
 }
 
 func join(path, k string) string {

@@ -76,7 +76,7 @@ func TestRedactedSecretsOnly(t *testing.T) {
 	}
 	want := []string{
 		"~ auth.max_token_bytes: 4096 -> 8192",
-		"~ auth.tokens[0].token: [REDACTED] -> [REDACTED]",
+		"~ auth.tokens[alice].token: [REDACTED] -> [REDACTED]",
 		"~ identity.keys_file: /etc/portico/identity.keys -> /etc/portico/identity2.keys",
 	}
 	if got := Diff(a, b); !slices.Equal(got, want) {
@@ -94,5 +94,34 @@ func TestSecretField(t *testing.T) {
 		if got := secretField(path); got != want {
 			t.Errorf("secretField(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestDiffListKeys: list entries are keyed by name or subject when each is
+// distinct, so an entry added at the top reads as one added entry rather
+// than every later entry changed; without distinct keys, by position.
+func TestDiffListKeys(t *testing.T) {
+	tok := func(subject, role string) TokenConfig {
+		return TokenConfig{Token: "t-" + subject + "-" + role, Subject: subject, Role: role}
+	}
+	for _, tt := range []struct {
+		name string
+		a, b []TokenConfig
+		want []string
+	}{
+		{"added at the top", []TokenConfig{tok("reader", "reader")}, []TokenConfig{tok("ops", "admin"), tok("reader", "reader")},
+			[]string{"+ auth.tokens[ops].role: admin", "+ auth.tokens[ops].subject: ops", "+ auth.tokens[ops].token: [REDACTED]"}},
+		{"role changed", []TokenConfig{tok("reader", "reader")}, []TokenConfig{{Token: "t-reader-reader", Subject: "reader", Role: "admin"}},
+			[]string{"~ auth.tokens[reader].role: reader -> admin"}},
+		{"subjects repeat: by position", []TokenConfig{tok("a", "reader"), tok("a", "admin")}, []TokenConfig{tok("a", "reader"), {Token: "t-a-admin", Subject: "a", Role: "customer"}},
+			[]string{"~ auth.tokens[1].role: admin -> customer"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var a, b Config
+			a.Auth.Tokens, b.Auth.Tokens = tt.a, tt.b
+			if got := Diff(a, b); !slices.Equal(got, tt.want) {
+				t.Errorf("Diff = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

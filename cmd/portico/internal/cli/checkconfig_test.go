@@ -52,7 +52,7 @@ func TestCheckConfigSummaryAndDiff(t *testing.T) {
 		"  ~ upstreams[order].addresses: [127.0.0.1:43103] -> [127.0.0.1:43103, 127.0.0.1:43113]\n"
 	tests := []struct{ name, against, want string }{
 		// A file has the tokens, so a rotated one shows, as changed only.
-		{"file", oldPath, "(3):\n  ~ auth.tokens[3].token: [REDACTED] -> [REDACTED]\n" + diff},
+		{"file", oldPath, "(3):\n  ~ auth.tokens[bob].token: [REDACTED] -> [REDACTED]\n" + diff},
 		// The admin API redacts them: they are not compared.
 		{"admin url", admin.URL + "/admin/config", "(2):\n" + diff},
 	}
