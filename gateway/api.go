@@ -38,6 +38,9 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.authenticate(sn, r)
+	if err == nil {
+		ex.principal = p // a 429's access line names the caller it limited
+	}
 	if s.limit(w, r, rt, p, err) {
 		return
 	}
@@ -45,7 +48,6 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		s.refuseAuth(w, r, authProblem(err))
 		return
 	}
-	ex.principal = p
 	if rt == nil && r.URL.Path == TicketsPath {
 		ex.route = TicketsPath
 		s.serveTicket(w, r, p)

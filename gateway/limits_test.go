@@ -158,6 +158,16 @@ func TestLimitLayers(t *testing.T) {
 	if _, n := h.order.last(); n != 2 {
 		t.Errorf("order saw %d calls, want 2", n)
 	}
+	// The access line of a 429 names the caller it limited.
+	var limited []map[string]any
+	for _, l := range h.logs.lines(t, "request") {
+		if l["status"] == float64(429) {
+			limited = append(limited, l)
+		}
+	}
+	if len(limited) != 3 || limited[0]["subject"] != "alice" || limited[2]["subject"] != "bob" {
+		t.Errorf("429 access lines %v, want 3 naming alice, alice, bob", limited)
+	}
 }
 
 // TestLimitPlans: plans give callers different quotas, by subject, by role
