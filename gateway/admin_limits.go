@@ -10,8 +10,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/portico-gateway/portico/gateway/config"
+	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/health"
 	"github.com/portico-gateway/portico/gateway/ratelimit"
+	"github.com/portico-gateway/portico/gateway/shed"
 )
 
 // maxListedBans bounds the bans GET /admin/limits lists; bans.more says
@@ -52,7 +54,7 @@ type LimitInfo struct {
 
 // RedisLimitInfo is the shared backend's state, as /health reports it.
 type RedisLimitInfo struct {
-	Status  string `json:"status"` // UP, or DOWN while Redis fails and the outage policy decides
+	Status  string `json:"status"` // UP, or DOWN while Redis fails (its PINGs, or the requests sent there) and the outage policy decides
 	Outage  string `json:"outage"` // local, open or closed
 	Prefix  string `json:"prefix"`
 	Timeout string `json:"timeout"`
@@ -102,6 +104,23 @@ type ShedInfo struct {
 	MaxQueue   int             `json:"maxQueue"`
 	RetryAfter string          `json:"retryAfter"`
 	Scopes     []ShedScopeInfo `json:"scopes"` // the edge's cap first, then route groups by name
+	// PerKey are the caps each client address and each caller has on its
+	// own: client, then caller (admission.go).
+	PerKey []ShedKeyInfo `json:"perKey"`
+}
+
+// ShedKeyInfo is one per-key in-flight cap: client
+// (shed.max_in_flight_per_client, requests whose bodies are arriving, by
+// client address) or caller (shed.max_in_flight_per_caller, requests in
+// flight, by authenticated caller). Its refusals within the last five
+// minutes are /admin/traffic's limited["in_flight_per_" + Name].
+type ShedKeyInfo struct {
+	Name        string `json:"name"`
+	Setting     string `json:"setting"`
+	MaxInFlight int    `json:"maxInFlight"` // per key; 0: no cap
+	Holders     int    `json:"holders"`     // keys holding a slot now
+	Largest     int    `json:"largest"`     // the most slots one key holds now
+	Refused     int64  `json:"refused"`     // 429 TOO_MANY_IN_FLIGHT since the edge started (portico_gateway_in_flight_refused_total)
 }
 
 // ShedScopeInfo is one in-flight cap: the edge's or a route group's.
@@ -119,7 +138,28 @@ func (s *Server) limitsAdminRoutes() map[string]adminRoute {
 }
 
 func (s *Server) adminLimits(w http.ResponseWriter, r *http.Request, sn *snapshot) {
-	writeJSON(w, http.StatusOK, LimitsInfo{Version: sn.version.ID, RateLimits: sn.limits.info(r.Context()), Shedding: sn.shed.info()})
+	sh := sn.shed.info()
+	sh.PerKey = s.perKeyInfo(sn.cfg.Shed)
+	writeJSON(w, http.StatusOK, LimitsInfo{Version: sn.version.ID, RateLimits: sn.limits.info(r.Context()), Shedding: sh})
+}
+
+// perKeyInfo describes the per-client and per-caller caps, live.
+func (s *Server) perKeyInfo(c config.ShedConfig) []ShedKeyInfo {
+	caps := []struct {
+		name, setting string
+		limit         int
+		held          *shed.Keyed
+	}{
+		{edgemetrics.CapClient, "shed.max_in_flight_per_client", c.MaxInFlightPerClient, &s.bodies},
+		{edgemetrics.CapCaller, "shed.max_in_flight_per_caller", c.MaxInFlightPerCaller, &s.callers},
+	}
+	out := make([]ShedKeyInfo, 0, len(caps))
+	for _, k := range caps {
+		holders, largest := k.held.Stats()
+		out = append(out, ShedKeyInfo{Name: k.name, Setting: k.setting, MaxInFlight: max(k.limit, 0),
+			Holders: holders, Largest: largest, Refused: s.metrics.InFlightRefusals(k.name)})
+	}
+	return out
 }
 
 // info describes l; nil for no limiter.
@@ -143,7 +183,7 @@ func (l *limiter) info(ctx context.Context) *RateLimitsInfo {
 		out.Backend = "redis"
 		out.Redis = &RedisLimitInfo{Status: health.Up, Outage: l.failover.Outage().String(),
 			Prefix: cmp.Or(lc.Redis.Prefix, config.DefaultRedisLimitPrefix), Timeout: cmp.Or(lc.Redis.Timeout, config.DefaultRedisLimitTimeout).String()}
-		if l.failover.Degraded() {
+		if l.redisDown() { // its PINGs (the first at start) or the requests' failover
 			out.Redis.Status = health.Down
 		}
 	}
@@ -161,7 +201,9 @@ func (l *limiter) bans(ctx context.Context) BansInfo {
 	local, _ := l.store.(*ratelimit.Local)
 	if l.failover != nil {
 		local = l.failover.Local()
-		if !l.failover.Degraded() {
+		if l.redisDown() {
+			b.Error = "Redis is not answering: the bans listed are this edge's copy"
+		} else {
 			ctx, cancel := context.WithTimeout(ctx, adminBansTimeout)
 			defer cancel()
 			active, more, err := l.pipeline.Shared().Bans(ctx, l.redis, maxListedBans)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -299,5 +301,46 @@ func TestAdminLimitsMaxQueue(t *testing.T) {
 				t.Errorf("maxQueue = %d, want %d", got.Shedding.MaxQueue, tt.queue)
 			}
 		})
+	}
+}
+
+// TestAdminLimitsPerCaller: the per-caller in-flight cap shows in
+// /admin/limits (its cap, holders, largest holding and refusals since
+// start) and its 429 TOO_MANY_IN_FLIGHT in /admin/traffic's limited.
+func TestAdminLimitsPerCaller(t *testing.T) {
+	h, _ := limitHarness(t, config.LimitsConfig{}, func(c *config.Config) {
+		c.Shed = config.ShedConfig{MaxInFlight: 10, MaxInFlightPerClient: 3, MaxInFlightPerCaller: 1}
+	})
+	admin := httptest.NewServer(h.srv.AdminHandler())
+	t.Cleanup(admin.Close)
+	h.srv.trend.Sample(time.Now()) // the window's first sample: refusals count from here
+
+	ho := newHolder(h)
+	done := getAsync(t, h.http, "/api/inventory/a", bobToken)
+	ho.wait(t)
+	if r := h.do("GET", "/api/inventory/a", bobToken, ""); r.status != 429 || !strings.Contains(string(r.body), "TOO_MANY_IN_FLIGHT") {
+		t.Errorf("bob's second request with his slot held = %d %s, want 429 TOO_MANY_IN_FLIGHT", r.status, r.body)
+	}
+	var got LimitsInfo
+	adminGet(t, admin, "/admin/limits", &got)
+	want := []ShedKeyInfo{
+		{Name: "client", Setting: "shed.max_in_flight_per_client", MaxInFlight: 3},
+		{Name: "caller", Setting: "shed.max_in_flight_per_caller", MaxInFlight: 1, Holders: 1, Largest: 1, Refused: 1},
+	}
+	if !slices.Equal(got.Shedding.PerKey, want) {
+		t.Errorf("shedding.perKey = %+v, want %+v", got.Shedding.PerKey, want)
+	}
+	var traffic struct{ Limited map[string]float64 }
+	adminGet(t, admin, "/admin/traffic", &traffic)
+	if n := traffic.Limited["in_flight_per_caller"]; n != 1 {
+		t.Errorf("/admin/traffic limited = %v, want in_flight_per_caller 1", traffic.Limited)
+	}
+	close(ho.release)
+	if code := <-done; code != 200 {
+		t.Errorf("bob's held request = %d, want 200", code)
+	}
+	adminGet(t, admin, "/admin/limits", &got)
+	if c := got.Shedding.PerKey[1]; c.Holders != 0 || c.Largest != 0 {
+		t.Errorf("caller cap once answered = %+v, want no holders", c)
 	}
 }

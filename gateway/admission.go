@@ -11,6 +11,7 @@ import (
 	"github.com/portico-gateway/portico/gateway/auth"
 	"github.com/portico-gateway/portico/gateway/bodyrate"
 	"github.com/portico-gateway/portico/gateway/config"
+	"github.com/portico-gateway/portico/gateway/edgemetrics"
 	"github.com/portico-gateway/portico/gateway/problem"
 )
 
@@ -49,6 +50,7 @@ func (s *Server) readAPIBody(w *responseWriter, r *http.Request) bool {
 		// Closing spares net/http's reading the unread body (up to 256
 		// KiB) before it sends the answer, as slowly as the client likes.
 		closeAfter(w)
+		s.metrics.InFlightRefused(edgemetrics.CapClient)
 		s.writeProblem(w, r, tooManyInFlight(sn, "This client address has "+
 			strconv.Itoa(sn.cfg.Shed.MaxInFlightPerClient)+" requests whose bodies are still arriving"))
 		return false
@@ -109,6 +111,7 @@ func (s *Server) holdCaller(w *responseWriter, r *http.Request, p auth.Principal
 	sn := w.ex.snap
 	key := p.Tenant + "/" + p.Subject
 	if !s.callers.TryAcquire(key, sn.cfg.Shed.MaxInFlightPerCaller) {
+		s.metrics.InFlightRefused(edgemetrics.CapCaller)
 		s.writeProblem(w, r, tooManyInFlight(sn, "This caller has "+
 			strconv.Itoa(sn.cfg.Shed.MaxInFlightPerCaller)+" requests in flight"))
 		return nil

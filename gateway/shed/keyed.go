@@ -55,3 +55,14 @@ func (k *Keyed) Keys() int {
 	defer k.mu.Unlock()
 	return len(k.held)
 }
+
+// Stats returns how many keys hold a slot now and the most slots one of
+// them holds. It walks the keys in flight, under the mutex.
+func (k *Keyed) Stats() (keys, largest int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, n := range k.held {
+		largest = max(largest, n)
+	}
+	return len(k.held), largest
+}

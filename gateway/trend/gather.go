@@ -13,8 +13,14 @@ const (
 	requestsName = "portico_gateway_requests_total"
 	durationName = "portico_gateway_request_duration_seconds"
 	limitedName  = "portico_gateway_rate_limited_total"
+	inFlightName = "portico_gateway_in_flight_refused_total"
 	tripsName    = "portico_upstream_breaker_transitions_total"
 )
+
+// InFlightLayer prefixes the in-flight caps' refusals in History.Limited:
+// in_flight_per_client and in_flight_per_caller (a route group's name has
+// no underscore, so none collides).
+const InFlightLayer = "in_flight_per_"
 
 // cum is one upstream's cumulative counts at a sample.
 type cum struct {
@@ -65,6 +71,8 @@ func read(fams []*dto.MetricFamily) counts {
 				}
 			case limitedName:
 				c.limited[label(m, "layer")] += m.GetCounter().GetValue()
+			case inFlightName:
+				c.limited[InFlightLayer+label(m, "cap")] += m.GetCounter().GetValue()
 			case tripsName:
 				if label(m, "to") == "open" {
 					c.trips[label(m, "breaker")] += m.GetCounter().GetValue()

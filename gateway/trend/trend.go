@@ -133,7 +133,9 @@ type History struct {
 	// has run a day, else "1h0m0s" once it has run an hour, else "".
 	Offset    string     `json:"offset"`
 	Upstreams []Upstream `json:"upstreams"`
-	// Limited counts refusals by rate-limit layer within Window.
+	// Limited counts refusals by rate-limit layer within Window, and the
+	// in-flight caps' 429 TOO_MANY_IN_FLIGHT as in_flight_per_client and
+	// in_flight_per_caller (InFlightLayer).
 	Limited map[string]float64 `json:"limited"`
 	// Trips counts each breaker's openings within Window: a breaker that
 	// opens and half-opens between two looks still shows.

@@ -36,6 +36,7 @@ var labelSets = map[string][]string{
 	"portico_gateway_ratelimit_redis_degraded":              {},
 	"portico_gateway_rate_limited_total":                    {"layer"},
 	"portico_gateway_auth_failures_total":                   {"reason"},
+	"portico_gateway_in_flight_refused_total":               {"cap"},
 	"portico_gateway_stale_answers_total":                   {"reason", "route"},
 	"portico_gateway_stale_bytes":                           {"kind"},
 	"portico_gateway_stale_copies":                          {},
