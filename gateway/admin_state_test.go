@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -257,6 +258,31 @@ func TestAdminLimitsRedis(t *testing.T) {
 	}
 	if b := rl.Bans; b.Source != "redis" || len(b.Active) != 1 || b.Active[0].Caller != "subject:alice" || time.Until(b.Active[0].Until) < 59*time.Minute {
 		t.Errorf("bans = %+v, want alice's from Redis, about 1h left", b)
+	}
+}
+
+// TestAdminLimitsRedisDown: with nothing listening at the Redis URL,
+// /admin/limits says Redis is DOWN from the start (the probe's first PING,
+// before any request), and the bans are this edge's copy, saying why.
+func TestAdminLimitsRedisDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, _, admin := limitsAdmin(t, func(c *config.Config) {
+		c.Redis.URL = "redis://" + addr
+		c.Limits.Redis = config.LimitsRedisConfig{Timeout: 200 * time.Millisecond}
+	})
+	var got LimitsInfo
+	adminGet(t, admin, "/admin/limits", &got)
+	rl := got.RateLimits
+	if rl == nil || rl.Backend != "redis" || rl.Redis == nil || rl.Redis.Status != "DOWN" {
+		t.Fatalf("rateLimits = %+v, want a Redis backend DOWN before any request", rl)
+	}
+	if b := rl.Bans; b.Source != "local" || b.Error == "" {
+		t.Errorf("bans = %+v, want this edge's copy and why", b)
 	}
 }
 
