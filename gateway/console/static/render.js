@@ -130,7 +130,7 @@ export function renderLimits(root, limits, traffic) {
     out.push(table(['layer', 'applies to', 'quota', 'refused'],
       rows.map(([layer, what, q, key]) => el('tr', { 'data-layer': key }, el('td', {}, layer), el('td', {}, what), el('td', {}, q), el('td', { class: 'refused' }, num(limited[key] || 0, 0)))),
       { class: 'layers' }));
-    out.push(el('h3', {}, `Live bans (${rl.bans.source})`));
+    out.push(el('h3', {}, bansHeading(rl)));
     if (rl.bans.error) out.push(el('p', { class: 'error' }, rl.bans.error));
     out.push(rl.bans.active.length === 0 ? el('p', { class: 'muted bans' }, 'Nobody is banned.')
       : table(['caller', 'ends'], rl.bans.active.map((b) => el('tr', {}, el('td', {}, b.caller), el('td', {}, new Date(b.until).toLocaleString())))
@@ -141,7 +141,22 @@ export function renderLimits(root, limits, traffic) {
   out.push(sh.scopes.length === 0 ? el('p', { class: 'muted' }, 'No in-flight caps are configured.')
     : table(['scope', 'cap', 'in flight', 'waiting', 'shed'], sh.scopes.map((c) => el('tr', { 'data-scope': c.name },
       el('td', {}, c.name), el('td', {}, c.maxInFlight), el('td', {}, c.inFlight), el('td', {}, c.waiting), el('td', { class: 'shed' }, c.shed))), { class: 'caps' }));
+  const perKey = sh.perKey || [];
+  if (perKey.length > 0) {
+    out.push(el('p', { class: 'muted' }, 'Per client address and per caller: 429 TOO_MANY_IN_FLIGHT over the cap; refused within the last ' + dur(traffic.window) + ' and since start'));
+    out.push(table(['cap', 'setting', 'cap each', 'holding now', 'largest', 'refused', 'since start'], perKey.map((k) => el('tr', { 'data-cap': k.name },
+      el('td', {}, 'per ' + k.name), el('td', {}, el('code', {}, k.setting)), el('td', {}, k.maxInFlight > 0 ? k.maxInFlight : 'none'), el('td', { class: 'holders' }, k.holders),
+      el('td', { class: 'largest' }, k.largest), el('td', { class: 'refused' }, num(limited['in_flight_per_' + k.name] || 0, 0)), el('td', { class: 'total' }, k.refused))), { class: 'keycaps' }));
+  }
   root.replaceChildren(...out);
+}
+
+// bansHeading says where the live bans come from: Redis, this edge's copy
+// while Redis does not answer (its state), or the local backend.
+function bansHeading(rl) {
+  if (!rl.redis) return `Live bans (${rl.bans.source})`;
+  if (rl.bans.source === 'redis') return 'Live bans (Redis)';
+  return `Live bans (this edge's copy: Redis ${rl.redis.status})`;
 }
 
 // How a config came to be applied, by its source (gateway.Source*), and
