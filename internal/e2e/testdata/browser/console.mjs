@@ -26,6 +26,9 @@ export default async function (ctx) {
   const inv = page.locator('article[data-upstream="inventory"]');
   await inv.locator('.card-head [data-state="UP"]').waitFor();
   await page.locator('tr[data-layer="failed_auth"]').waitFor();
+  // The per-client and per-caller caps show beside the edge's.
+  await page.locator('table.keycaps tr[data-cap="caller"] code', { hasText: 'shed.max_in_flight_per_caller' }).waitFor();
+  await page.locator('table.keycaps tr[data-cap="client"]').waitFor();
   const first = (await page.locator('#live-version').textContent()).trim();
   // The trend labels say what they compare: the last 15 minutes against
   // the same minutes an hour earlier, which a fresh process has not got.
