@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +202,40 @@ func TestInFlightPerCallerCap(t *testing.T) {
 	}
 	if got := h.srv.callers.Keys(); got != 0 {
 		t.Errorf("callers in flight at rest = %d, want 0", got)
+	}
+}
+
+// TestAdminLimitsPerClient: /admin/limits shows the client address's cap
+// while a body is held, and counts the 429 TOO_MANY_IN_FLIGHT it answers.
+func TestAdminLimitsPerClient(t *testing.T) {
+	h := newHarness(t, setup{cfg: func(c *config.Config) {
+		c.Shed = config.ShedConfig{MaxInFlightPerClient: 1, MaxInFlightPerCaller: 5}
+		c.HTTP.BodyTimeout, c.HTTP.MinBodyRate = 30*time.Second, -1 // the held body stays held
+	}})
+	admin := httptest.NewServer(h.srv.AdminHandler())
+	t.Cleanup(admin.Close)
+	addr := strings.TrimPrefix(h.http.URL, "http://")
+	openSlow(t, addr, slowHeaders("token", 1)) // its 100 Continue: the slot is held
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(conn, strings.Replace(slowHeaders("token", 2), "Expect: 100-continue\r\n", "", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if resp, p := readProblem(t, bufio.NewReader(conn)); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("second body from the address = %d %v, want 429", resp.StatusCode, p["code"])
+	}
+	var got LimitsInfo
+	adminGet(t, admin, "/admin/limits", &got)
+	want := []ShedKeyInfo{
+		{Name: "client", Setting: "shed.max_in_flight_per_client", MaxInFlight: 1, Holders: 1, Largest: 1, Refused: 1},
+		{Name: "caller", Setting: "shed.max_in_flight_per_caller", MaxInFlight: 5},
+	}
+	if !slices.Equal(got.Shedding.PerKey, want) {
+		t.Errorf("shedding.perKey = %+v, want %+v", got.Shedding.PerKey, want)
 	}
 }
