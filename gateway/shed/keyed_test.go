@@ -19,24 +19,25 @@ func TestKeyed(t *testing.T) {
 		steps    []step
 		inFlight map[string]int
 		keys     int
+		largest  int // Stats's
 	}{
 		{"each key has its own cap", []step{
 			{"take", "a", 2, true}, {"take", "a", 2, true}, {"take", "a", 2, false},
 			{"take", "b", 2, true},
-		}, map[string]int{"a": 2, "b": 1}, 2},
+		}, map[string]int{"a": 2, "b": 1}, 2, 2},
 		{"a release frees one slot", []step{
 			{"take", "a", 1, true}, {"take", "a", 1, false}, {"release", "a", 0, false}, {"take", "a", 1, true},
-		}, map[string]int{"a": 1}, 1},
+		}, map[string]int{"a": 1}, 1, 1},
 		{"no cap", []step{
 			{"take", "a", 0, true}, {"take", "a", -1, true}, {"take", "a", 0, true},
-		}, map[string]int{"a": 3}, 1},
+		}, map[string]int{"a": 3}, 1, 3},
 		{"a lower cap after a reload refuses until enough leave", []step{
 			{"take", "a", 3, true}, {"take", "a", 3, true}, {"take", "a", 1, false},
 			{"release", "a", 0, false}, {"take", "a", 1, false}, {"release", "a", 0, false}, {"take", "a", 1, true},
-		}, map[string]int{"a": 1}, 1},
+		}, map[string]int{"a": 1}, 1, 1},
 		{"released keys are forgotten", []step{
 			{"take", "a", 1, true}, {"release", "a", 0, false}, {"release", "a", 0, false},
-		}, map[string]int{"a": 0}, 0},
+		}, map[string]int{"a": 0}, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +58,9 @@ func TestKeyed(t *testing.T) {
 			}
 			if got := k.Keys(); got != tt.keys {
 				t.Errorf("Keys() = %d, want %d", got, tt.keys)
+			}
+			if keys, largest := k.Stats(); keys != tt.keys || largest != tt.largest {
+				t.Errorf("Stats() = %d, %d, want %d, %d", keys, largest, tt.keys, tt.largest)
 			}
 		})
 	}

@@ -173,8 +173,9 @@ func TestTripsAndLimitedAreLive(t *testing.T) {
 	trans.WithLabelValues("inventory", "half-open", "open").Inc()
 	trans.WithLabelValues("inventory", "open", "half-open").Inc()
 	e.m.RateLimited("failed_auth")
+	e.m.InFlightRefused(edgemetrics.CapCaller)
 	h := r.View(t0.Add(time.Second), time.Minute) // before the next sample
-	if h.Trips["inventory"] != 2 || h.Limited["failed_auth"] != 1 {
-		t.Errorf("trips %v, limited %v; want inventory opened twice and one failed_auth refusal", h.Trips, h.Limited)
+	if h.Trips["inventory"] != 2 || h.Limited["failed_auth"] != 1 || h.Limited["in_flight_per_caller"] != 1 || h.Limited["in_flight_per_client"] != 0 {
+		t.Errorf("trips %v, limited %v; want inventory opened twice, one failed_auth and one in_flight_per_caller refusal", h.Trips, h.Limited)
 	}
 }
