@@ -336,7 +336,7 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if strings.Contains(string(r.body), "portico_gateway_in_flight") {
+	if strings.Contains(string(r.body), "portico_gateway_in_flight{") || strings.Contains(string(r.body), "\nportico_gateway_in_flight ") {
 		t.Error("/metrics has portico_gateway_in_flight beside portico_gateway_requests_in_flight: one in-flight gauge")
 	}
 }
