@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,7 +106,8 @@ func TestBreakerSequence(t *testing.T) {
 	}
 }
 
-// TestInventoryDownOrderEntry: with inventory down, POST /api/orders fails
+// TestInventoryDownOrderEntry: with inventory down, an item read before
+// answers its kept copy marked stale (staleReads), POST /api/orders fails
 // with 503 within its deadline, nothing is confirmed or charged, and reads
 // of orders still work.
 func TestInventoryDownOrderEntry(t *testing.T) {
@@ -118,7 +120,12 @@ func TestInventoryDownOrderEntry(t *testing.T) {
 	if ok.status != 201 {
 		t.Fatalf("baseline order = %d %s", ok.status, ok.body)
 	}
+	item := e.url + "/api/inventory/keyboard-001"
+	if r := call(t, "GET", item, "demo-alice-token", ""); r.status != 200 {
+		t.Fatalf("GET item = %d %s", r.status, r.body)
+	}
 	c.inv.Kill()
+	staleReads(t, e.url, item)
 	// Three tries, more than the drill profile's breaker threshold: a live
 	// order service answering "inventory is down" must not trip the edge's
 	// order breaker, or GET /api/orders would fail too.
@@ -303,5 +310,35 @@ func TestReloadAddsInstance(t *testing.T) {
 	}
 	if r := call(t, "GET", e.url+"/api/inventory/keyboard-001", "demo-read-token", ""); r.status != 200 {
 		t.Errorf("after a rejected reload = %d", r.status)
+	}
+}
+
+// staleReads checks the reads of the issue's "inventory is down" answer,
+// item having been read by alice before inventory died: alice gets it 200
+// with Age and Cache-Status fwd=stale, the body of an item; a caller of
+// another role (the reader) gets no copy of hers, an item never read gets
+// the usual problem, and so does alice when she refuses stale answers.
+func staleReads(t *testing.T, edge, item string) {
+	t.Helper()
+	r := call(t, "GET", item, "demo-alice-token", "")
+	age, err := strconv.Atoi(r.header.Get("Age"))
+	if r.status != 200 || err != nil || age < 0 || age > 60 || !strings.Contains(r.header.Get("Cache-Status"), "fwd=stale") ||
+		!strings.Contains(string(r.body), `"sku":"keyboard-001"`) {
+		t.Errorf("GET a read item with inventory down = %d Age %q Cache-Status %q %s, want 200 stale with its Age",
+			r.status, r.header.Get("Age"), r.header.Get("Cache-Status"), r.body)
+	}
+	for _, tt := range []struct{ name, url, token, header string }{
+		{"another role's copy", item, "demo-read-token", ""},
+		{"never read", edge + "/api/inventory/webcam-001", "demo-alice-token", ""},
+		{"stale refused", item, "demo-alice-token", "Cache-Control: no-cache"},
+	} {
+		var hs []string
+		if tt.header != "" {
+			hs = append(hs, tt.header)
+		}
+		r := call(t, "GET", tt.url, tt.token, "", hs...)
+		if (r.status != 502 && r.status != 503) || r.header.Get("Cache-Status") != "" || r.code() == "" {
+			t.Errorf("%s: GET = %d Cache-Status %q %s, want the 502/503 problem", tt.name, r.status, r.header.Get("Cache-Status"), r.body)
+		}
 	}
 }
