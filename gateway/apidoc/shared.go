@@ -106,6 +106,9 @@ func addShared(doc *openapi3.T) {
 		if status == http.StatusUnauthorized {
 			h["WWW-Authenticate"] = &openapi3.HeaderRef{Ref: "#/components/headers/WWWAuthenticate"}
 		}
+		if status == http.StatusPreconditionFailed {
+			h["ETag"] = header(`On a change the service refused: the resource's current entity tag, "<etag>"; retry with it in If-Match without reading the resource again. Absent on a GET's 412.`, "string")
+		}
 		c.Responses[responseName(status)] = &openapi3.ResponseRef{Value: &openapi3.Response{
 			Description: openapi3.Ptr(text),
 			Headers:     h,
