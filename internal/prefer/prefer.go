@@ -54,12 +54,18 @@ type Preferences []Preference
 
 // Has reports whether the preference name (lower case) was sent.
 func (ps Preferences) Has(name string) bool {
+	_, ok := ps.find(name)
+	return ok
+}
+
+// find returns the preference name (lower case), if it was sent.
+func (ps Preferences) find(name string) (Preference, bool) {
 	for _, p := range ps {
 		if p.Name == name {
-			return true
+			return p, true
 		}
 	}
-	return false
+	return Preference{}, false
 }
 
 // Flag reports whether the preference name (lower case), one defined
@@ -69,12 +75,8 @@ func (ps Preferences) Has(name string) bool {
 // opposite of what its sender meant. An empty value (`=""`) is no value
 // (RFC 7240 section 2). Parameters do not matter.
 func (ps Preferences) Flag(name string) bool {
-	for _, p := range ps {
-		if p.Name == name {
-			return p.Value == ""
-		}
-	}
-	return false
+	p, ok := ps.find(name)
+	return ok && p.Value == ""
 }
 
 // Parse reads the Prefer field lines of one request (nil or empty: no
