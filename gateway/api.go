@@ -87,7 +87,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 		return
 	}
 	defer cancel()
-	s.startCapture(ex, r, fwd.URL.RawQuery)
+	s.startCapture(ex, r)
 	sn.mux.ServeHTTP(w, fwd)
 	if ex.stale != nil {
 		s.keepCopy(w, ex)

@@ -97,7 +97,8 @@
 //     a create (201), a required Idempotency-Key, the problem statuses the
 //     RPC's reasons cause. Run make generate.
 //  2. Add one line to registrations in routes.go: the upstream name, the
-//     service's full name and the generated RegisterXxxHandler.
+//     service's full name and handlerClient of the generated
+//     RegisterXxxHandlerClient and NewXxxClient.
 //  3. Add the upstream to the config. Nothing else names the RPC: the edge
 //     and the OpenAPI document both read the options (package protoopt).
 //

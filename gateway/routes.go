@@ -13,17 +13,29 @@ import (
 
 // registration binds one proto service to the upstream serving it.
 type registration struct {
-	upstream string                                                           // an upstreams[].name
-	service  string                                                           // the full proto service name
-	register func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error // generated RegisterXxxHandler
+	upstream string                                                                   // an upstreams[].name
+	service  string                                                                   // the full proto service name
+	register func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error // handlerClient of the generated code
 }
 
 // registrations is THE registration list: one line per proto service the
 // edge serves. The routes come from the service's google.api.http options.
 var registrations = []registration{
-	{"inventory", inventoryv1.InventoryService_ServiceDesc.ServiceName, inventoryv1.RegisterInventoryServiceHandler},
-	{"payment", paymentv1.PaymentService_ServiceDesc.ServiceName, paymentv1.RegisterPaymentServiceHandler},
-	{"order", orderv1.OrderService_ServiceDesc.ServiceName, orderv1.RegisterOrderServiceHandler},
+	{"inventory", inventoryv1.InventoryService_ServiceDesc.ServiceName,
+		handlerClient(inventoryv1.RegisterInventoryServiceHandlerClient, inventoryv1.NewInventoryServiceClient)},
+	{"payment", paymentv1.PaymentService_ServiceDesc.ServiceName,
+		handlerClient(paymentv1.RegisterPaymentServiceHandlerClient, paymentv1.NewPaymentServiceClient)},
+	{"order", orderv1.OrderService_ServiceDesc.ServiceName,
+		handlerClient(orderv1.RegisterOrderServiceHandlerClient, orderv1.NewOrderServiceClient)},
+}
+
+// handlerClient registers a service's generated handlers on a client of
+// any connection, not only a *grpc.ClientConn as RegisterXxxHandler
+// takes: the edge calls through captureConn.
+func handlerClient[C any](register func(context.Context, *runtime.ServeMux, C) error, client func(grpc.ClientConnInterface) C) func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error {
+	return func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return register(ctx, mux, client(cc))
+	}
 }
 
 // Services are the full names of the proto services the edge calls, one

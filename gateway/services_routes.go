@@ -80,7 +80,7 @@ func registerLoaded(cfg config.Config, sn *snapshot) error {
 		if !dyn[r.Upstream] {
 			continue
 		}
-		if err := transcode.Register(sn.mux, r, sn.upstreams[r.Upstream].cc); err != nil {
+		if err := transcode.Register(sn.mux, r, captureConn{sn.upstreams[r.Upstream].cc}); err != nil {
 			return fmt.Errorf("gateway: %w", err)
 		}
 	}

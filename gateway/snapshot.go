@@ -112,7 +112,7 @@ func (s *Server) build(ctx context.Context, cfg config.Config, prev *snapshot) (
 	}
 	sn.mux = s.newMux()
 	for _, reg := range builtIn(cfg, s.o.registrations) {
-		if err := reg.register(ctx, sn.mux, sn.upstreams[reg.upstream].cc); err != nil {
+		if err := reg.register(ctx, sn.mux, captureConn{sn.upstreams[reg.upstream].cc}); err != nil {
 			return nil, fmt.Errorf("gateway: register %s: %w", reg.service, err)
 		}
 	}

@@ -86,7 +86,11 @@ func staleRuleOf(r *route.Route, o config.StaleOverride) (*staleRule, error) {
 
 // staleCapture is one GET's answer being recorded for keeping.
 type staleCapture struct {
-	key   stale.Key
+	// msg is the request message the upstream call was given, recorded
+	// by captureConn before the connection's chain runs (so also when a
+	// breaker or bulkhead refuses the call); nil when grpc-gateway
+	// answered before calling (a 400), which keeps and answers no copy.
+	msg   proto.Message
 	rule  *staleRule
 	body  []byte
 	limit int64 // the largest body the LRU keeps
@@ -118,26 +122,32 @@ func staleKey(ep *endpoint, msg proto.Message, p auth.Principal) (stale.Key, err
 }
 
 // startCapture prepares the keeping of r's answer, when its route keeps
-// copies; it sets ex.stale, which handleError also reads. query is r's
-// query as forwarded (checkQuery). The key is worked out here, before the
-// upstream call, from the message the call sends (bindRequest binds it
-// as grpc-gateway will). A HEAD (the route table gives it the GET route)
-// reads copies as its GET would but keeps none.
-func (s *Server) startCapture(ex *exchange, r *http.Request, query string) {
+// copies; it sets ex.stale, which handleError also reads. It does only
+// what every request needs: the key is worked out later, from the message
+// the upstream call is given (captureConn records it), and only when a
+// copy is kept (a 200) or looked for (an upstream failure), so the
+// request is bound once, by grpc-gateway, not a second time here. A HEAD
+// (the route table gives it the GET route) reads copies as its GET would
+// but keeps none.
+func (s *Server) startCapture(ex *exchange, r *http.Request) {
 	head := r.Method == http.MethodHead
 	if ex.ep.stale == nil || (r.Method != http.MethodGet && !head) || s.copies.max() <= 0 {
 		return
 	}
-	msg, ok := bindRequest(ex.ep, r.URL.Path, query)
-	if !ok {
-		return // grpc-gateway answers it 400, never a copy
-	}
-	key, err := staleKey(ex.ep, msg, ex.principal)
-	if err != nil {
-		return // a message that does not marshal never reaches the upstream
-	}
-	ex.stale = &staleCapture{key: key, rule: ex.ep.stale, limit: s.copies.max() / 4, head: head}
+	ex.stale = &staleCapture{rule: ex.ep.stale, limit: s.copies.max() / 4, head: head}
 	ex.staleAccept = stale.ParseAccept(r.Header)
+}
+
+// key is the copy's key (staleKey) for the message the call was given;
+// ok is false when there was no call (grpc-gateway refused the request
+// before making it) or the message does not marshal (a call that never
+// reached the upstream).
+func (c *staleCapture) key(ex *exchange) (_ stale.Key, ok bool) {
+	if c.msg == nil {
+		return stale.Key{}, false
+	}
+	k, err := staleKey(ex.ep, c.msg, ex.principal)
+	return k, err == nil
 }
 
 // record appends b, part of a 200 answer's body, to the capture.
@@ -158,6 +168,10 @@ func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 	if w.status != http.StatusOK || c.large || c.served || c.head || ex.staleAccept.NoStore {
 		return
 	}
+	key, ok := c.key(ex)
+	if !ok {
+		return
+	}
 	body := c.body
 	if cap(body)-len(body) > len(body)/8 {
 		// append's doubling left up to half the array unused (the answer
@@ -165,8 +179,8 @@ func (s *Server) keepCopy(w *responseWriter, ex *exchange) {
 		body = bytes.Clone(body)
 	}
 	cp := stale.Copy{Stored: time.Now(), ContentType: w.Header().Get("Content-Type"), ETag: w.Header().Get("ETag"), Body: body}
-	if s.copies.lru.Put(c.key, cp) && ex.snap.staleShared != nil {
-		ex.snap.staleShared.shared.Offer(c.key, cp, c.rule.maxStale)
+	if s.copies.lru.Put(key, cp) && ex.snap.staleShared != nil {
+		ex.snap.staleShared.shared.Offer(key, cp, c.rule.maxStale)
 	}
 }
 
@@ -180,9 +194,13 @@ func (s *Server) serveStale(w http.ResponseWriter, r *http.Request, ex *exchange
 	if c == nil || reason == "" || ex.byClient || ex.staleAccept.Refused {
 		return false
 	}
-	cp, ok := s.copies.lru.Get(c.key)
+	key, ok := c.key(ex)
+	if !ok {
+		return false
+	}
+	cp, ok := s.copies.lru.Get(key)
 	if !ok && ex.snap.staleShared != nil {
-		cp, ok, _ = ex.snap.staleShared.shared.Get(r.Context(), c.key) // Redis failing: a miss
+		cp, ok, _ = ex.snap.staleShared.shared.Get(r.Context(), key) // Redis failing: a miss
 	}
 	if !ok {
 		return false

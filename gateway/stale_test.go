@@ -259,7 +259,8 @@ func TestStaleAge(t *testing.T) {
 			rec := httptest.NewRecorder()
 			ex := &exchange{snap: &snapshot{}, ep: ep, route: "/api/inventory/{sku}"}
 			ex.rw = responseWriter{ResponseWriter: rec, ex: ex}
-			s.startCapture(ex, r, "")
+			s.startCapture(ex, r)
+			ex.stale.msg = &inventoryv1.GetItemRequest{Sku: "A"} // as captureConn records the call's
 			return ex, rec, r
 		}
 		ex, _, _ := exchangeFor()
