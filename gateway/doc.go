@@ -79,9 +79,12 @@
 //	               deadline (request.go)
 //	capture        a route that keeps copies for stale answers starts one (stale.go)
 //	forward        grpc-gateway's handler; it parses the JSON body once
-//	               (package jsonwire); the answer is normalised on the way
-//	               out: 201 + Location, enum names, problem+json (response.go)
-//	keep copy      a whole 200 of such a route is kept (stale.go)
+//	               (package jsonwire) and calls through captureConn, which
+//	               hands the capture the request message (stale_capture.go);
+//	               the answer is normalised on the way out: 201 + Location,
+//	               enum names, problem+json (response.go)
+//	keep copy      a whole 200 of such a route is kept, keyed by that
+//	               message (stale.go)
 //
 // Errors are RFC 9457 problems through package problem's one status table.
 // One JSON access line is logged per request (never its headers) and

@@ -20,14 +20,20 @@ type captureConn struct{ cc *grpc.ClientConn }
 
 var _ grpc.ClientConnInterface = captureConn{}
 
-// Invoke records req when the call's request keeps copies, then calls.
+// Invoke records req (captureRequest), then calls.
 func (c captureConn) Invoke(ctx context.Context, method string, req, reply any, opts ...grpc.CallOption) error {
+	captureRequest(ctx, req)
+	return c.cc.Invoke(ctx, method, req, reply, opts...)
+}
+
+// captureRequest hands req to the stale capture of ctx's exchange, when
+// its request keeps copies.
+func captureRequest(ctx context.Context, req any) {
 	if ex, ok := ctx.Value(exchangeKey{}).(*exchange); ok && ex.stale != nil {
 		if msg, ok := req.(proto.Message); ok {
 			ex.stale.msg = msg
 		}
 	}
-	return c.cc.Invoke(ctx, method, req, reply, opts...)
 }
 
 // NewStream is the connection's: streams keep no copies.
