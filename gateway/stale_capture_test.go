@@ -77,6 +77,7 @@ func TestStaleKeyEquivalence(t *testing.T) {
 		{"GET", "/api/inventory/%6b%62%2D1", bobToken, true},
 		{"GET", "/api/inventory/kb-1?sku=other", aliceToken, false}, // a path variable in the query: 400
 		{"GET", "/api/inventory/A%20B", aliceToken, true},
+		{"GET", "/api/inventory/a%252Fb", aliceToken, true}, // an escaped escape: the variable is "a%2Fb"
 		{"GET", "/api/inventory/%C3%A9t%C3%A9", readerToken, true},
 		{"GET", "/api/inventory", aliceToken, true},
 		{"GET", "/api/inventory?", aliceToken, true},
