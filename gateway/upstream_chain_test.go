@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestEdgeChainTracesOnce(t *testing.T) {
 	strip := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		md, _ := metadata.FromOutgoingContext(ctx)
 		mu.Lock()
-		atExit = append(atExit, md.Get(traceid.Key)...)
+		atExit = append(atExit, md.Get(traceid.TraceparentKey)...)
 		mu.Unlock()
 		md = md.Copy()
 		delete(md, traceid.Key)
@@ -49,15 +50,15 @@ func TestEdgeChainTracesOnce(t *testing.T) {
 	ctx := traceid.NewContext(context.Background(), id)
 	_, _ = inventoryv1.NewInventoryServiceClient(u.Conn()).GetItem(ctx, &inventoryv1.GetItemRequest{Sku: "kb-1"})
 
-	if fmt.Sprint(atExit) != fmt.Sprint([]string{id}) {
-		t.Errorf("trace ids leaving the chain = %q, want exactly [%s]", atExit, id)
+	if len(atExit) != 1 || !strings.HasPrefix(atExit[0], "00-"+id+"-") {
+		t.Errorf("traceparents leaving the chain = %q, want exactly one, of trace %s", atExit, id)
 	}
 	md, n := h.inv.last()
 	if n != 1 {
 		t.Fatalf("inventory saw %d calls, want 1", n)
 	}
-	if got := md.Get(traceid.Key); len(got) > 0 {
-		t.Errorf("inventory got x-trace-id %q after the chain's exit stripped it: a trace interceptor runs after the chain", got)
+	if got := md.Get(traceid.TraceparentKey); len(got) > 0 {
+		t.Errorf("inventory got traceparent %q after the chain's exit stripped it: a trace interceptor runs after the chain", got)
 	}
 }
 

@@ -13,7 +13,7 @@
 //	caller
 //	  │
 //	┌─▼───────────────────────────────────────────────────────────────┐
-//	│ trace     forwards x-trace-id / traceparent                     │
+//	│ trace     forwards traceparent (+ x-trace-id, a readable id)    │
 //	│ ┌─▼───────────────────────────────────────────────────────────┐ │
 //	│ │ deadline  min(caller's budget, timeout); too little: fail   │ │
 //	│ │ ┌─▼───────────────────────────────────────────────────────┐ │ │

@@ -30,12 +30,20 @@ func first(ctx context.Context, key string) string {
 }
 
 // Outgoing returns ctx with the trace id of ctx (if any) appended to the
-// outgoing metadata as x-trace-id and traceparent: the traceparent of the
-// context's span when it has one, so the callee continues the trace (on a
-// connection with the OpenTelemetry stats handler, that handler's
-// traceparent for the attempt's own span replaces it). It appends every time:
-// a connection has one trace layer (the client chain's first), and a
-// second one would show as a second id rather than be hidden.
+// outgoing metadata as traceparent and, for a readable id, x-trace-id: the
+// traceparent of the context's span when it has one, so the callee
+// continues the trace (on a connection with the OpenTelemetry stats
+// handler, that handler's traceparent for the attempt's own span replaces
+// it). It appends every time: a connection has one trace layer (the client
+// chain's first), and a second one would show as a second traceparent
+// rather than be hidden.
+//
+// x-trace-id goes only when the id is not the traceparent's trace-id (a
+// readable id, whose trace-id is derived from it): for a W3C id it would
+// repeat the traceparent, and Choose picks the traceparent's trace-id
+// whatever a 32-hex x-trace-id beside it says, so the callee's
+// FromIncoming is the same without it, and every call's headers carry one
+// unique 32-byte value fewer to encode (HPACK) and decode.
 func Outgoing(ctx context.Context) context.Context {
 	id, c := fromContext(ctx)
 	if id == "" {
@@ -49,6 +57,9 @@ func Outgoing(ctx context.Context) context.Context {
 		tp = spanTraceparent(sc)
 	default:
 		tp = Traceparent(id) // a new parent id: only when there is no span
+	}
+	if tp[3:3+2*len(trace.TraceID{})] == id {
+		return metadata.AppendToOutgoingContext(ctx, TraceparentKey, tp)
 	}
 	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)
 }

@@ -6,8 +6,9 @@
 // crosses the wire. Each hop keeps the trace-id and mints its own parent-id.
 // The edge also accepts a human-readable X-Trace-Id (see Valid) and carries
 // it verbatim in the "x-trace-id" metadata entry, next to a traceparent
-// whose trace-id is derived from it. When both arrive, a valid traceparent
-// wins (see Choose).
+// whose trace-id is derived from it; a W3C id travels in the traceparent
+// alone (see Outgoing). When both arrive, a valid traceparent wins (see
+// Choose).
 package traceid
 
 import (

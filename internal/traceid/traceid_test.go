@@ -2,6 +2,7 @@ package traceid
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,18 +148,36 @@ func TestFromIncoming(t *testing.T) {
 	}
 }
 
+// TestOutgoing: a W3C id goes as one traceparent of that trace, a
+// readable id as itself in x-trace-id beside one; a second Outgoing shows
+// as a second traceparent; no id, nothing.
 func TestOutgoing(t *testing.T) {
-	ctx := Outgoing(NewContext(context.Background(), "4bf92f3577b34da6a3ce929d0e0e4736"))
-	md, _ := metadata.FromOutgoingContext(ctx)
-	if got := md.Get(Key); len(got) != 1 || got[0] != "4bf92f3577b34da6a3ce929d0e0e4736" {
-		t.Errorf("x-trace-id = %v", got)
+	tests := []struct {
+		name, id string
+		wantKey  []string // x-trace-id
+	}{
+		{"w3c id", "4bf92f3577b34da6a3ce929d0e0e4736", nil},
+		{"readable id", "trace-demo-2026", []string{"trace-demo-2026"}},
 	}
-	if got := md.Get(TraceparentKey); len(got) != 1 {
-		t.Errorf("traceparent = %v, want one", got)
-	}
-	md, _ = metadata.FromOutgoingContext(Outgoing(ctx))
-	if got := md.Get(Key); len(got) != 2 {
-		t.Errorf("a second Outgoing sent %d ids, want 2: a double install must show", len(got))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := Outgoing(NewContext(context.Background(), tt.id))
+			md, _ := metadata.FromOutgoingContext(ctx)
+			if got := md.Get(Key); !slices.Equal(got, tt.wantKey) {
+				t.Errorf("x-trace-id = %q, want %q", got, tt.wantKey)
+			}
+			tp := md.Get(TraceparentKey)
+			if len(tp) != 1 {
+				t.Fatalf("traceparent = %q, want one", tp)
+			}
+			if p, ok := ParseTraceparent(tp[0]); !ok || p != TraceID(tt.id) {
+				t.Errorf("traceparent = %q, want trace %s", tp, TraceID(tt.id))
+			}
+			md, _ = metadata.FromOutgoingContext(Outgoing(ctx))
+			if got := md.Get(TraceparentKey); len(got) != 2 {
+				t.Errorf("a second Outgoing sent %d traceparents, want 2: a double install must show", len(got))
+			}
+		})
 	}
 	if ctx := Outgoing(context.Background()); ctx != context.Background() {
 		md, _ := metadata.FromOutgoingContext(ctx)
