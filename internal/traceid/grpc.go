@@ -40,10 +40,12 @@ func first(ctx context.Context, key string) string {
 //
 // x-trace-id goes only when the id is not the traceparent's trace-id (a
 // readable id, whose trace-id is derived from it): for a W3C id it would
-// repeat the traceparent, and Choose picks the traceparent's trace-id
-// whatever a 32-hex x-trace-id beside it says, so the callee's
-// FromIncoming is the same without it, and every call's headers carry one
-// unique 32-byte value fewer to encode (HPACK) and decode.
+// repeat the traceparent, and Choose picks a valid traceparent's trace-id
+// whatever a W3C x-trace-id beside it says, so the callee's FromIncoming
+// is the same without it (TestOutgoingCalleeEquivalence), and every call's
+// headers carry one unique 32-byte value fewer to encode (HPACK) and
+// decode. Only a hop that drops traceparent and keeps x-trace-id would
+// tell the difference; none of Portico's does.
 func Outgoing(ctx context.Context) context.Context {
 	id, c := fromContext(ctx)
 	if id == "" {
