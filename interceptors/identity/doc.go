@@ -13,8 +13,8 @@
 // times in Unix seconds. The mac is HMAC-SHA256 under a key derived per
 // audience, K_aud = HMAC-SHA256(secret, "portico-identity-v1 audience " +
 // aud), over everything before it. The trace id travels beside the
-// assertion (x-trace-id, traceparent), never inside it, so assertions carry
-// no per-request data but the times.
+// assertion (traceparent; x-trace-id too for a readable id), never inside
+// it, so assertions carry no per-request data but the times.
 //
 // # Why HMAC per audience, not Ed25519 or mTLS
 //
