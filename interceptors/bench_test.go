@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -12,6 +13,7 @@ import (
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	"github.com/portico-gateway/portico/interceptors"
 	"github.com/portico-gateway/portico/interceptors/internal/stub"
+	"github.com/portico-gateway/portico/internal/traceid"
 )
 
 func insecureCreds() credentials.TransportCredentials { return insecure.NewCredentials() }
@@ -82,7 +84,22 @@ func BenchmarkChainLayersAddresses(b *testing.B) {
 	benchLayers(b, interceptors.Config{Addresses: []string{"10.0.0.7:1", "10.0.0.8:1", "10.0.0.9:1"}})
 }
 
+// BenchmarkChainLayersTraced is BenchmarkChainLayers for a call whose
+// context carries a W3C trace id and its span, as every edge and service
+// call does: the trace layer's metadata.
+func BenchmarkChainLayersTraced(b *testing.B) {
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tid, _ := trace.TraceIDFromHex(id)
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}})
+	ctx, _, _ := traceid.NewSpanContext(trace.ContextWithSpanContext(context.Background(), sc), id, sc)
+	benchLayersCtx(b, ctx, interceptors.Config{Target: "127.0.0.1:1"})
+}
+
 func benchLayers(b *testing.B, cfg interceptors.Config) {
+	benchLayersCtx(b, context.Background(), cfg)
+}
+
+func benchLayersCtx(b *testing.B, ctx context.Context, cfg interceptors.Config) {
 	layers, err := interceptors.Layers(interceptors.WithConfig(cfg), interceptors.WithUpstream("inventory"), quiet)
 	if err != nil {
 		b.Fatal(err)
@@ -94,7 +111,6 @@ func benchLayers(b *testing.B, cfg interceptors.Config) {
 			return l.Unary(ctx, method, req, reply, cc, next, opts...)
 		}
 	}
-	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := invoker(ctx, inventoryv1.InventoryService_GetItem_FullMethodName, nil, nil, nil); err != nil {
