@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"sync"
 
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -174,9 +175,33 @@ func tagOf(ep *endpoint, resp proto.Message) etag.Tag {
 			return etag.Strong(v)
 		}
 	}
-	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(resp)
+	return weakTag(resp)
+}
+
+// maxPooledTagBuf bounds the marshal buffers weakTag keeps, so one huge
+// answer does not pin its buffer in the pool.
+const maxPooledTagBuf = 64 << 10
+
+// tagBufs holds weakTag's marshal buffers: the hash needs the bytes only
+// until it is taken, so one buffer serves request after request.
+var tagBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// weakTag is the weak tag W/"<hash>": the first 16 bytes of SHA-256 of
+// resp's deterministic marshal, base64url unpadded (22 characters). It
+// marshals into a pooled buffer and encodes on the stack, so the tag's
+// string is its only allocation; the bytes hashed are those Marshal
+// gives (also when Marshal fails, as a partial hash was the rule before).
+func weakTag(resp proto.Message) etag.Tag {
+	bp := tagBufs.Get().(*[]byte)
+	b, _ := proto.MarshalOptions{Deterministic: true}.MarshalAppend((*bp)[:0], resp)
 	sum := sha256.Sum256(b)
-	return etag.Weak(base64.RawURLEncoding.EncodeToString(sum[:16]))
+	if cap(b) <= maxPooledTagBuf {
+		*bp = b[:0]
+		tagBufs.Put(bp)
+	}
+	var enc [22]byte // base64.RawURLEncoding.EncodedLen(16)
+	base64.RawURLEncoding.Encode(enc[:], sum[:16])
+	return etag.Weak(string(enc[:]))
 }
 
 // etagField returns md's top-level string field etag (AIP-154), or nil.

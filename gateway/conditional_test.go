@@ -2,10 +2,16 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/portico-gateway/portico/gateway/etag"
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	typev1 "github.com/portico-gateway/portico/gen/portico/type/v1"
 	"github.com/portico-gateway/portico/internal/callmeta"
@@ -129,10 +135,55 @@ func BenchmarkTagOf(b *testing.B) {
 			_ = tagOf(strong, page.Items[0])
 		}
 	})
+	b.Run("weak item", func(b *testing.B) {
+		b.ReportAllocs()
+		item := &inventoryv1.Item{Sku: "keyboard-001", Name: "Mechanical Keyboard", Available: 41}
+		for b.Loop() {
+			_ = tagOf(strong, item)
+		}
+	})
 	b.Run("weak page of 50", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = tagOf(&endpoint{}, page)
 		}
 	})
+}
+
+// TestWeakTagEquivalence: weakTag gives the tag of the plain
+// Marshal-then-hash it replaced, for empty, small, large (beyond the
+// pool's bound) and unmarshalable messages, in an order that reuses
+// pooled buffers holding longer earlier bytes.
+func TestWeakTagEquivalence(t *testing.T) {
+	page := func(n int) *inventoryv1.ListItemsResponse {
+		p := &inventoryv1.ListItemsResponse{}
+		for i := range n {
+			p.Items = append(p.Items, &inventoryv1.Item{Sku: fmt.Sprintf("sku-%d", i), Name: "Mechanical Keyboard", Available: int64(i)})
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		msg  proto.Message
+	}{
+		{"page of 50", page(50)},
+		{"empty", &inventoryv1.Item{}},
+		{"item", &inventoryv1.Item{Sku: "keyboard-001", Name: "K", Available: 1}},
+		{"beyond pool bound", page(3000)},
+		{"item after big", &inventoryv1.Item{Sku: "k"}},
+		{"invalid UTF-8 (marshal fails)", &inventoryv1.Item{Sku: "ok", Name: "bad\xff"}},
+		{"empty again", &inventoryv1.ListItemsResponse{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(tt.msg)
+			sum := sha256.Sum256(b)
+			want := etag.Weak(base64.RawURLEncoding.EncodeToString(sum[:16]))
+			for range 2 {
+				if got := tagOf(&endpoint{}, tt.msg); got != want {
+					t.Fatalf("tagOf = %v, want %v", got, want)
+				}
+			}
+		})
+	}
 }
