@@ -42,7 +42,9 @@ type limiter struct {
 	// Prepared once for every decision (ratelimit.Quota.Prepare): the
 	// global quota, and each plan's quota without its key.
 	globalQuota *ratelimit.Quota
-	planQuotas  map[string]ratelimit.Quota
+	planQuotas  map[string]planQuota
+	// Each layer's RateLimit-Policy member, built once (policyMember).
+	globalMember, failedAuthMember *policyMember
 	// now is the local store's clock in tests; nil passes each request's
 	// arrival time to the store, so a decision reads no clock.
 	now func() time.Time
@@ -66,6 +68,14 @@ type limitGroup struct {
 	name, key string
 	limit     ratelimit.Limit
 	quota     ratelimit.Quota // key and limit, prepared
+	member    *policyMember
+}
+
+// planQuota is a plan's prepared quota without its key, with the caller
+// layer's policy member for its limit.
+type planQuota struct {
+	quota  ratelimit.Quota
+	member *policyMember
 }
 
 // newLimiter builds the limiter of cfg.Limits over the route table: in
@@ -76,11 +86,11 @@ func newLimiter(cfg config.Config, routes []*route.Route, log *slog.Logger, now 
 	if !lc.Enabled() {
 		return nil, nil
 	}
-	l := &limiter{cfg: lc, plans: map[string]ratelimit.Limit{}, planQuotas: map[string]ratelimit.Quota{},
+	l := &limiter{cfg: lc, plans: map[string]ratelimit.Limit{}, planQuotas: map[string]planQuota{},
 		groups: map[*route.Route]limitGroup{}, clients: newClients(lc.Clients), now: now}
 	for name, p := range lc.Plans {
 		l.plans[name] = p.Limit()
-		l.planQuotas[name] = ratelimit.Quota{Limit: p.Limit()}.Prepare()
+		l.planQuotas[name] = planQuota{ratelimit.Quota{Limit: p.Limit()}.Prepare(), newPolicyMember(layerCaller, p.Limit())}
 	}
 	selected, err := groupRoutes("limits.groups", lc.Groups, limitGroupParts, routes)
 	if err != nil {
@@ -90,6 +100,7 @@ func newLimiter(cfg config.Config, routes []*route.Route, log *slog.Logger, now 
 	for i, g := range lc.Groups {
 		lgs[i] = limitGroup{name: g.Name, key: "group:" + g.Name, limit: g.Limit.Limit()}
 		lgs[i].quota = ratelimit.Quota{Key: lgs[i].key, Limit: lgs[i].limit}.Prepare()
+		lgs[i].member = newPolicyMember(g.Name, lgs[i].limit)
 	}
 	for r, i := range selected {
 		l.groups[r] = lgs[i]
@@ -99,10 +110,12 @@ func newLimiter(cfg config.Config, routes []*route.Route, log *slog.Logger, now 
 		l.global = &g
 		q := ratelimit.Quota{Key: "global", Limit: g}.Prepare()
 		l.globalQuota = &q
+		l.globalMember = newPolicyMember(layerGlobal, g)
 	}
 	if lc.FailedAuth != nil {
 		f := lc.FailedAuth.Limit()
 		l.failedAuth = &f
+		l.failedAuthMember = newPolicyMember(layerFailedAuth, f)
 	}
 	// The previous backend is shared only now, when nothing above can
 	// fail: a reference taken before a refusal would never be released.
@@ -250,7 +263,7 @@ func (l *limiter) callerKey(prefix string, r *http.Request, p auth.Principal) (w
 // plan returns the caller's plan, as its prepared quota without a key: the
 // principal's own (a JWT claim, an API key's plan) when limits.plans has
 // it, else by subject, by role, or the default.
-func (l *limiter) plan(p auth.Principal) (ratelimit.Quota, bool) {
+func (l *limiter) plan(p auth.Principal) (planQuota, bool) {
 	if q, ok := l.planQuotas[p.Plan]; ok && p.Plan != "" {
 		return q, true
 	}
@@ -266,16 +279,19 @@ func (l *limiter) plan(p auth.Principal) (ratelimit.Quota, bool) {
 }
 
 // limitRequest is what one request asks of the store, with each quota's
-// layer name.
+// layer name and, when built once for it, policy member.
 type limitRequest struct {
-	req    ratelimit.Request
-	quotas [ratelimit.MaxQuotas]ratelimit.Quota
-	layers [ratelimit.MaxQuotas]string
+	req     ratelimit.Request
+	quotas  [ratelimit.MaxQuotas]ratelimit.Quota
+	layers  [ratelimit.MaxQuotas]string
+	members [ratelimit.MaxQuotas]*policyMember
 }
 
-func (lr *limitRequest) add(layer string, q ratelimit.Quota) {
+// add appends layer's quota q; m, when not nil, is layer's policy member
+// for q's limit.
+func (lr *limitRequest) add(layer string, q ratelimit.Quota, m *policyMember) {
 	n := len(lr.req.Quotas)
-	lr.quotas[n], lr.layers[n] = q, layer
+	lr.quotas[n], lr.layers[n], lr.members[n] = q, layer, m
 	lr.req.Quotas = lr.quotas[:n+1]
 }
 
@@ -288,7 +304,7 @@ func (l *limiter) build(lr *limitRequest, r *http.Request, rt *route.Route, p au
 		// A nonce store that failed is not the caller's failure.
 		if l.failedAuth != nil && !errors.Is(authErr, auth.ErrUnavailable) {
 			addr := l.clients.addr(r)
-			lr.add(layerFailedAuth, ratelimit.Quota{Key: "failed-auth:" + addr, Limit: *l.failedAuth})
+			lr.add(layerFailedAuth, ratelimit.Quota{Key: "failed-auth:" + addr, Limit: *l.failedAuth}, l.failedAuthMember)
 			lr.req.Caller = "addr:" + addr
 		}
 		return
@@ -296,13 +312,13 @@ func (l *limiter) build(lr *limitRequest, r *http.Request, rt *route.Route, p au
 	callerQuotaKey, caller := l.callerKey("caller:", r, p)
 	lr.req.Caller = caller
 	if q, ok := l.plan(p); ok {
-		lr.add(layerCaller, q.For(callerQuotaKey))
+		lr.add(layerCaller, q.quota.For(callerQuotaKey), q.member)
 	}
 	if g, ok := l.groups[rt]; ok && rt != nil {
-		lr.add(g.name, g.quota)
+		lr.add(g.name, g.quota, g.member)
 	}
 	if l.globalQuota != nil {
-		lr.add(layerGlobal, *l.globalQuota)
+		lr.add(layerGlobal, *l.globalQuota, l.globalMember)
 	}
 }
 
@@ -407,9 +423,11 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = strconv.AppendQuote(b, lr.layers[i])
-		b = strconv.AppendInt(append(b, ";q="...), int64(capacity(res.Limit)), 10)
-		b = strconv.AppendInt(append(b, ";w="...), int64(ceilSeconds(res.Limit.Period)), 10)
+		if m := lr.members[i]; m != nil && m.limit == res.Limit {
+			b = append(b, m.member...)
+		} else { // a decision without its results (a Redis outage's, failing open)
+			b = appendQuotaParams(strconv.AppendQuote(b, lr.layers[i]), res.Limit)
+		}
 		if res.Remaining < d.Results[tightest].Remaining {
 			tightest = i
 		}
@@ -424,7 +442,11 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = strconv.AppendQuote(b, lr.layers[i])
+		if m := lr.members[i]; m != nil {
+			b = append(b, m.quoted...)
+		} else {
+			b = strconv.AppendQuote(b, lr.layers[i])
+		}
 		b = strconv.AppendInt(append(b, ";r="...), int64(res.Remaining), 10)
 		b = strconv.AppendInt(append(b, ";t="...), int64(t), 10)
 	}
@@ -445,6 +467,32 @@ func writeLimitHeaders(h http.Header, lr *limitRequest, d *ratelimit.Decision) {
 	h[hdrRateLimit] = vs[1:2:2]
 	h[hdrXRateLimitLimit] = vs[2:3:3]
 	h[hdrXRateLimitRemaining] = vs[3:4:4]
+}
+
+// policyMember is one layer's RateLimit-Policy list member for one
+// limit, "layer";q=<capacity>;w=<seconds>, and its quoted name, built
+// when the limiter is: they depend on the layer and its limit only, not
+// on a decision. writeLimitHeaders uses the member when the decision's
+// result carries that limit (a store's results carry the quota's limit
+// with its defaults), else builds it as before.
+type policyMember struct {
+	limit  ratelimit.Limit // with the defaults a decision's result has
+	quoted string          // strconv.Quote(layer)
+	member string
+}
+
+func newPolicyMember(layer string, lim ratelimit.Limit) *policyMember {
+	lim = ratelimit.Quota{Limit: lim}.Prepare().Limit
+	m := &policyMember{limit: lim, quoted: strconv.Quote(layer)}
+	m.member = string(appendQuotaParams([]byte(m.quoted), lim))
+	return m
+}
+
+// appendQuotaParams appends a policy member's parameters: q, the bucket's
+// capacity, and w, its Period in whole seconds.
+func appendQuotaParams(b []byte, lim ratelimit.Limit) []byte {
+	b = strconv.AppendInt(append(b, ";q="...), int64(capacity(lim)), 10)
+	return strconv.AppendInt(append(b, ";w="...), int64(ceilSeconds(lim.Period)), 10)
 }
 
 // The quota headers' keys as http.Header.Set would store them (RFC 9110:

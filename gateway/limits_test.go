@@ -559,19 +559,39 @@ func TestWriteLimitHeaders(t *testing.T) {
 		{"four layers, longer than the stack buffer", []string{"caller", strings.Repeat("a", 90), strings.Repeat("b", 90), "global"}, ratelimit.Decision{Allowed: true, Denied: -1,
 			Results: [ratelimit.MaxQuotas]ratelimit.Result{res(50, 40, time.Second, 0), res(100, 3, time.Minute, time.Second), res(7, 6, time.Second, time.Second), res(1_000_000, 999_999, time.Hour, time.Second)}}},
 	}
+	tests = append(tests, struct {
+		name   string
+		layers []string
+		d      ratelimit.Decision
+	}{"a Redis outage failing open: no results", []string{"caller", "global"}, ratelimit.Decision{Allowed: true, Denied: -1}})
+	// Each case is written three ways: members built once for the results'
+	// limits (the limiter's path; a store's results carry the limit with
+	// its defaults), members built for other limits (a result not matching
+	// them, as the outage's), and none.
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			lr := &limitRequest{}
-			lr.req.Quotas = lr.quotas[:0]
-			for _, l := range tt.layers {
-				lr.add(l, ratelimit.Quota{})
-			}
-			got := http.Header{}
-			writeLimitHeaders(got, lr, &tt.d)
-			if diff := cmp.Diff(fmtLimitHeaders(lr, &tt.d), got); diff != "" {
-				t.Errorf("writeLimitHeaders() headers (-want +got):\n%s", diff)
-			}
-		})
+		for _, members := range []string{"members", "other members", "no members"} {
+			t.Run(tt.name+"/"+members, func(t *testing.T) {
+				d := tt.d
+				lr := &limitRequest{}
+				lr.req.Quotas = lr.quotas[:0]
+				for i, l := range tt.layers {
+					var m *policyMember
+					switch lim := d.Results[i].Limit; {
+					case members == "members" && lim.Rate > 0:
+						m = newPolicyMember(l, lim)
+						d.Results[i].Limit = m.limit
+					case members == "other members":
+						m = newPolicyMember(l, ratelimit.Limit{Rate: lim.Rate + 3, Period: lim.Period + time.Minute})
+					}
+					lr.add(l, ratelimit.Quota{}, m)
+				}
+				got := http.Header{}
+				writeLimitHeaders(got, lr, &d)
+				if diff := cmp.Diff(fmtLimitHeaders(lr, &d), got); diff != "" {
+					t.Errorf("writeLimitHeaders() headers (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 
@@ -615,11 +635,12 @@ func fmtLimitHeaders(lr *limitRequest, d *ratelimit.Decision) http.Header {
 func BenchmarkWriteLimitHeaders(b *testing.B) {
 	lr := &limitRequest{}
 	lr.req.Quotas = lr.quotas[:0]
-	lr.add(layerCaller, ratelimit.Quota{})
-	lr.add(layerGlobal, ratelimit.Quota{})
+	lim := ratelimit.Limit{Rate: 1_000_000, Period: time.Second, Burst: 1_000_000}
+	lr.add(layerCaller, ratelimit.Quota{}, newPolicyMember(layerCaller, lim))
+	lr.add(layerGlobal, ratelimit.Quota{}, newPolicyMember(layerGlobal, lim))
 	d := ratelimit.Decision{Allowed: true, Denied: -1, Results: [ratelimit.MaxQuotas]ratelimit.Result{
-		{Limit: ratelimit.Limit{Rate: 1_000_000, Period: time.Second}, Remaining: 999_998, ResetAfter: time.Microsecond},
-		{Limit: ratelimit.Limit{Rate: 1_000_000, Period: time.Second}, Remaining: 999_990, ResetAfter: 9 * time.Microsecond},
+		{Limit: lim, Remaining: 999_998, ResetAfter: time.Microsecond},
+		{Limit: lim, Remaining: 999_990, ResetAfter: 9 * time.Microsecond},
 	}}
 	for _, bc := range []struct {
 		name  string
