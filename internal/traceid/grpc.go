@@ -60,7 +60,7 @@ func Outgoing(ctx context.Context) context.Context {
 	default:
 		tp = Traceparent(id) // a new parent id: only when there is no span
 	}
-	if tp[3:3+2*len(trace.TraceID{})] == id {
+	if traceparentID(tp) == id {
 		return metadata.AppendToOutgoingContext(ctx, TraceparentKey, tp)
 	}
 	return metadata.AppendToOutgoingContext(ctx, Key, id, TraceparentKey, tp)

@@ -63,7 +63,7 @@ func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ con
 	if sc.IsValid() {
 		traceparent = spanTraceparent(sc)
 		if id == "" {
-			id = traceparent[3 : 3+2*len(trace.TraceID{})]
+			id = traceparentID(traceparent)
 		}
 		if hexEqual(sc.TraceID(), TraceID(id)) {
 			c.traceparent, c.tid, c.sid, c.flags = traceparent, sc.TraceID(), sc.SpanID(), sc.TraceFlags()
@@ -71,6 +71,12 @@ func NewSpanContext(ctx context.Context, id string, sc trace.SpanContext) (_ con
 	}
 	c.id = id
 	return context.WithValue(ctx, ctxKey{}, c), id, traceparent
+}
+
+// traceparentID is the trace-id field of tp, a version 00 traceparent
+// this package formatted (so well formed: no check here).
+func traceparentID(tp string) string {
+	return tp[3 : 3+2*len(trace.TraceID{})]
 }
 
 // FromContext returns the trace id in ctx, or "".
