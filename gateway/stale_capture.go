@@ -29,7 +29,7 @@ func (c captureConn) Invoke(ctx context.Context, method string, req, reply any, 
 // captureRequest hands req to the stale capture of ctx's exchange, when
 // its request keeps copies.
 func captureRequest(ctx context.Context, req any) {
-	if ex, ok := ctx.Value(exchangeKey{}).(*exchange); ok && ex.stale != nil {
+	if ex := exchangeFrom(ctx); ex.stale != nil {
 		if msg, ok := req.(proto.Message); ok {
 			ex.stale.msg = msg
 		}
