@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	inventoryv1 "github.com/portico-gateway/portico/gen/portico/inventory/v1"
 	orderv1 "github.com/portico-gateway/portico/gen/portico/order/v1"
+	"github.com/portico-gateway/portico/internal/cpushare"
 	"github.com/portico-gateway/portico/internal/pgtest"
 	"github.com/portico-gateway/portico/internal/rpcerr"
 	"github.com/portico-gateway/portico/internal/testproc"
@@ -37,11 +39,12 @@ type replicaSet struct {
 	addrs   []string
 	procs   []*testproc.Proc
 	args    func(k int) []string
+	env     []string // added to testproc.Env's
 }
 
 func (r *replicaSet) start(t testing.TB, k int) {
 	t.Helper()
-	r.procs[k] = testproc.Start(t, bin, fmt.Sprintf("%s-%d", r.service, k), r.args(k)...)
+	r.procs[k] = testproc.StartEnv(t, bin, fmt.Sprintf("%s-%d", r.service, k), append(testproc.Env(t), r.env...), r.args(k)...)
 	testproc.WaitServing(t, r.procs[k], r.addrs[k])
 }
 
@@ -81,7 +84,17 @@ func startPGCluster(t testing.TB, invN, payN, ordN int) *pgCluster {
 			"--inventory", strings.Join(c.inv.addrs, ","), "--payment", strings.Join(c.pay.addrs, ","),
 			"--lease-ttl", pgLease, "--reconcile-interval", pgInterval, "--reconcile-after", pgAfter}
 	})
+	// A cluster with replicas shares the host's cores among its processes
+	// as `portico dev --replicas` does (cpushare); a single set keeps the
+	// runtime's default, as plain `portico dev --postgres` does.
+	var share []string
+	if n := invN + payN + ordN; n > 3 {
+		if kv, ok := cpushare.Var(os.Environ(), n); ok {
+			share = []string{kv}
+		}
+	}
 	for _, r := range []*replicaSet{c.inv, c.pay, c.ord} {
+		r.env = share
 		for k := range r.procs {
 			r.start(t, k)
 		}

@@ -82,11 +82,16 @@ type Proc struct {
 // their access lines as in production.
 func Start(t testing.TB, bin, name string, args ...string) *Proc {
 	t.Helper()
-	var env []string
+	return StartEnv(t, bin, name, Env(t), args...)
+}
+
+// Env is what Start adds to the test's environment: an unbuffered log in
+// a test, nothing in a benchmark.
+func Env(t testing.TB) []string {
 	if _, bench := t.(*testing.B); !bench {
-		env = []string{logging.BufferEnv + "=0"}
+		return []string{logging.BufferEnv + "=0"}
 	}
-	return StartEnv(t, bin, name, env, args...)
+	return nil
 }
 
 // StartEnv is Start with env (KEY=value) added to the test's environment,

@@ -76,7 +76,7 @@ func runDev(ctx context.Context, e env, args []string) error {
 	l.Info("portico dev starting", "edge", fmt.Sprintf("http://127.0.0.1:%d", *base), "data", *data)
 	s := &supervisor.Supervisor{Exe: exe, Out: w, Logger: l, Children: children,
 		Reload: "gateway", // kill -HUP <dev pid> reloads the edge's config
-		Env:    c.env(devEnv(os.Environ(), keysPath)),
+		Env:    c.env(devEnv(os.Environ(), keysPath), len(children)),
 		Ready:  func(ctx context.Context) error { return c.announce(ctx, l, e.stderr) }}
 	return c.explain(ctx, s.Run(ctx))
 }

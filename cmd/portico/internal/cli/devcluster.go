@@ -12,6 +12,7 @@ import (
 
 	"github.com/portico-gateway/portico/cmd/portico/internal/supervisor"
 	"github.com/portico-gateway/portico/gateway/config"
+	"github.com/portico-gateway/portico/internal/cpushare"
 	"github.com/portico-gateway/portico/internal/pgdb"
 )
 
@@ -99,12 +100,18 @@ func (c cluster) db(data, service string) []string {
 }
 
 // env is environ plus, on PostgreSQL, $PORTICO_DB: the URL every service
-// replica reads when it has no --db.
-func (c cluster) env(environ []string) []string {
-	if c.postgres == "" {
-		return environ
+// replica reads when it has no --db; and with replicas, each of the n
+// children's share of the cores (cpushare), unless environ sets
+// GOMAXPROCS: N sets on one host share it as containers share a node.
+func (c cluster) env(environ []string, n int) []string {
+	env := slices.Clip(environ)
+	if c.postgres != "" {
+		env = append(env, envDB+"="+c.postgres)
 	}
-	return append(slices.Clip(environ), envDB+"="+c.postgres)
+	if kv, ok := cpushare.Var(environ, n); ok && c.replicas > 1 {
+		env = append(env, kv)
+	}
+	return env
 }
 
 // children returns every service replica, then every edge (configs[k] is

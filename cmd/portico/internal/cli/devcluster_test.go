@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/portico-gateway/portico/internal/cpushare"
 )
 
 // TestDevFlagCombinations: bad combinations are usage errors (exit 2)
@@ -103,11 +105,11 @@ func TestDevChildArgsKeepDBSecret(t *testing.T) {
 				t.Errorf("replicas %d: %s args %q hold the database URL", replicas, k.Name, args)
 			}
 		}
-		if env := c.env([]string{"HOME=/root"}); !slices.Contains(env, envDB+"="+url) {
+		if env := c.env([]string{"HOME=/root"}, 4); !slices.Contains(env, envDB+"="+url) {
 			t.Errorf("replicas %d: env %q lacks %s", replicas, env, envDB)
 		}
 	}
-	if env := (cluster{replicas: 1}).env([]string{"HOME=/root"}); len(env) != 1 {
+	if env := (cluster{replicas: 1}).env([]string{"HOME=/root"}, 4); len(env) != 1 {
 		t.Errorf("SQLite env = %q, want no %s", env, envDB)
 	}
 	t.Setenv(envDB, url)
@@ -137,6 +139,37 @@ func TestReadyURLsIncludeEdgeHealth(t *testing.T) {
 		"http://127.0.0.1:40000/healthz/ready", "http://127.0.0.1:40017/healthz/ready"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("readyURLs() = %v, want it to hold %s", got, want)
+		}
+	}
+}
+
+// TestClusterShareCores: a cluster's children get their share of the
+// cores (cpushare) unless the person set GOMAXPROCS; a single set keeps
+// the runtime's default.
+func TestClusterShareCores(t *testing.T) {
+	share, _ := cpushare.Var(nil, 8)
+	for _, c := range []struct {
+		name     string
+		replicas int
+		environ  []string
+		want     string // the GOMAXPROCS entry expected, "" for none added
+	}{
+		{"single set", 1, []string{"HOME=/root"}, ""},
+		{"two sets", 2, []string{"HOME=/root"}, share},
+		{"two sets, person's choice", 2, []string{"GOMAXPROCS=2"}, "GOMAXPROCS=2"},
+	} {
+		env := cluster{base: 40000, replicas: c.replicas, postgres: "postgres://127.0.0.1/x"}.env(c.environ, 8)
+		var got []string
+		for _, kv := range env {
+			if strings.HasPrefix(kv, cpushare.Key+"=") {
+				got = append(got, kv)
+			}
+		}
+		switch {
+		case c.want == "" && len(got) != 0:
+			t.Errorf("%s: env has %q, want no GOMAXPROCS", c.name, got)
+		case c.want != "" && (len(got) != 1 || got[0] != c.want):
+			t.Errorf("%s: env has %q, want exactly %q", c.name, got, c.want)
 		}
 	}
 }
