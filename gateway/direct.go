@@ -85,8 +85,7 @@ func (dc *directCall) call(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	for _, p := range dc.ahead {
-		var mse runtime.MalformedSequenceError
-		if _, err := p.match(comps, mode); err == nil || errors.As(err, &mse) {
+		if _, err := p.match(comps, mode); !errors.Is(err, runtime.ErrNotMatch) && (err == nil || malformed(err)) {
 			return false // the mux calls that handler, or answers 400
 		}
 	}
@@ -96,6 +95,13 @@ func (dc *directCall) call(w http.ResponseWriter, r *http.Request) bool {
 	}
 	dc.h(w, r, params)
 	return true
+}
+
+// malformed reports whether ServeHTTP answers err of a match with 400
+// (other errors are no match).
+func malformed(err error) bool {
+	var mse runtime.MalformedSequenceError
+	return errors.As(err, &mse)
 }
 
 // muxComponents appends the path components ServeHTTP matches to dst,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -314,4 +315,37 @@ func BenchmarkDirectCall(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzDirectCall: for any path and any route, a direct call happens only
+// when the mux calls that route's handler with the same parameters
+// (handlers writing their pattern and "id").
+func FuzzDirectCall(f *testing.F) {
+	templates := []string{"GET /api/a/{id}", "GET /api/a/{id}:do", "GET /api/a", "GET /api/a:list", "GET /api/b/{id=**}",
+		"GET /api/b/x", "GET /api/{id}/c/{n=shelves/*}", "GET /api/b/{id=**}:get", "POST /api/a/{id}:do"}
+	for _, p := range []string{"/api/a/k", "/api/a/k:do", "/api/a/:do", "/api/b/x/y", "/api/b/x", "/api/q/c/shelves/1", "/api/b/p:get", "/api/a%2Fb", "/api/a:list"} {
+		f.Add(p, uint8(0))
+	}
+	mux, c, routes := directMux(f, templates...)
+	d := captureDirect(f.Context(), mux, c, routes)
+	if len(d) != len(routes) {
+		f.Fatalf("captured %d of %d routes", len(d), len(routes))
+	}
+	f.Fuzz(func(t *testing.T, path string, i uint8) {
+		rt := routes[int(i)%len(routes)]
+		req := httptest.NewRequest(rt.Method, "/", nil)
+		u, err := url.Parse(path)
+		if err != nil {
+			t.Skip()
+		}
+		req.URL = u
+		got, want := httptest.NewRecorder(), httptest.NewRecorder()
+		if !d[rt].call(got, req) {
+			return
+		}
+		mux.ServeHTTP(want, req)
+		if got.Body.String() != want.Body.String() || got.Code != want.Code {
+			t.Errorf("%s on %s: direct %d %q, mux %d %q", path, rt.Key(), got.Code, got.Body, want.Code, want.Body)
+		}
+	})
 }
