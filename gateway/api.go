@@ -25,8 +25,9 @@ import (
 //	stream        a server-streaming route leaves here for serveStream
 //	              (stream.go): its own caps instead of the in-flight ones,
 //	              406, then NDJSON or Server-Sent Events
-//	forward       grpc-gateway's handler with the deadline: a JSON body
-//	              that does not decode is 400 before any call; errors through
+//	forward       grpc-gateway's handler with the deadline (called directly
+//	              when the mux would call it: direct.go): a JSON body that
+//	              does not decode is 400 before any call; errors through
 //	              the status table (response.go)
 func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	ex, sn := w.ex, w.ex.snap
@@ -88,7 +89,7 @@ func (s *Server) serveAPI(w *responseWriter, r *http.Request) {
 	}
 	defer cancel()
 	s.startCapture(ex, r)
-	sn.mux.ServeHTTP(w, fwd)
+	sn.direct.serve(sn.mux, w, fwd, rt)
 	if ex.stale != nil {
 		s.keepCopy(w, ex)
 	}

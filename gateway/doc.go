@@ -78,7 +78,8 @@
 //	               body size and encoding: 400, 412, 413, 415; the route's
 //	               deadline (request.go)
 //	capture        a route that keeps copies for stale answers starts one (stale.go)
-//	forward        grpc-gateway's handler; it parses the JSON body once
+//	forward        grpc-gateway's handler, called directly when its mux would
+//	               call it (direct.go); it parses the JSON body once
 //	               (package jsonwire) and calls through captureConn, which
 //	               hands the capture the request message (stale_capture.go);
 //	               the answer is normalised on the way out: 201 + Location,

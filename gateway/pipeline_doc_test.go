@@ -33,7 +33,7 @@ var pipelineMarkers = []struct{ step, call string }{
 	{"shed group", "admit"},
 	{"prepare", "prepare"},
 	{"capture", "startCapture"},
-	{"forward", "ServeHTTP"},
+	{"forward", "serve"},
 	{"keep copy", "keepCopy"},
 }
 

@@ -24,8 +24,11 @@ import (
 // newMux builds grpc-gateway's mux with the edge's hooks: nothing a client
 // sends becomes metadata except what annotate sets, nothing an upstream
 // sends becomes a header except Idempotent-Replayed, and every error goes
-// through the status table.
-func (s *Server) newMux() *runtime.ServeMux {
+// through the status table. c numbers its registrations for the direct
+// calls (direct.go), which assume the options below as they are: no path
+// length fallback or method override, the unescaping mode muxUnescaping,
+// no strict deep wildcards.
+func (s *Server) newMux(c *muxCapture) *runtime.ServeMux {
 	none := func(string) (string, bool) { return "", false }
 	return runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, jsonwire.NewMarshaler()),
@@ -38,6 +41,8 @@ func (s *Server) newMux() *runtime.ServeMux {
 		runtime.WithForwardResponseOption(forwardOption),
 		runtime.WithDisablePathLengthFallback(),
 		runtime.WithDisableHTTPMethodOverride(),
+		runtime.WithUnescapingMode(muxUnescaping),
+		runtime.WithMiddlewares(c.middleware),
 	)
 }
 

@@ -34,6 +34,7 @@ type snapshot struct {
 	table     *route.Table
 	endpoints map[*route.Route]*endpoint
 	mux       *runtime.ServeMux
+	direct    directCalls // the routes served by their handler, not through mux (direct.go)
 	upstreams map[string]*upstreamConn
 	health    *health.Checker
 	shed      *shedder // load shedding, the pipeline's first step
@@ -110,7 +111,8 @@ func (s *Server) build(ctx context.Context, cfg config.Config, prev *snapshot) (
 		sn.upstreams[up.Name] = uc
 		deps = append(deps, health.Dependency{Name: up.Name, Service: up.HealthService, Conn: uc.probe, Usable: uc.awaitReady})
 	}
-	sn.mux = s.newMux()
+	capture := &muxCapture{}
+	sn.mux = s.newMux(capture)
 	for _, reg := range builtIn(cfg, s.o.registrations) {
 		if err := reg.register(ctx, sn.mux, captureConn{sn.upstreams[reg.upstream].cc}); err != nil {
 			return nil, fmt.Errorf("gateway: register %s: %w", reg.service, err)
@@ -119,6 +121,7 @@ func (s *Server) build(ctx context.Context, cfg config.Config, prev *snapshot) (
 	if err := registerLoaded(cfg, sn); err != nil {
 		return nil, err
 	}
+	sn.direct = captureDirect(ctx, sn.mux, capture, sn.table.Routes())
 	// One checker per snapshot: its reports (reused for
 	// health.DefaultMaxAge, one round at a time) follow this config's
 	// upstreams, and a reload starts afresh.

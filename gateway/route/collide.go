@@ -170,6 +170,37 @@ func covers(later, earlier parsedRoute) bool {
 	return tried
 }
 
+// Disjoint reports whether no path can match both a and b, judged as
+// runtime.ServeMux compares them, from their lengths and literals only:
+// neither has a "**" and they take different numbers of components, or at
+// one index before either's "**" both take a literal and the literals
+// differ. An index that is the last segment of a route with a verb does
+// not count (the verb is split off that component before it is
+// compared), nor does a template that does not parse: false means they
+// may overlap.
+func Disjoint(a, b *Route) bool {
+	as, av, errA := a.parsed()
+	bs, bv, errB := b.parsed()
+	if errA != nil || errB != nil {
+		return false
+	}
+	if len(as) != len(bs) && !hasMulti(as) && !hasMulti(bs) {
+		return true
+	}
+	n := min(len(as), len(bs))
+	if av != "" {
+		n = min(n, len(as)-1)
+	}
+	if bv != "" {
+		n = min(n, len(bs)-1)
+	}
+	return disjoint(as[:n], bs[:n])
+}
+
+func hasMulti(segs []segment) bool {
+	return slices.ContainsFunc(segs, func(s segment) bool { return s.kind == multi })
+}
+
 // disjoint reports whether two literals at one index before either's
 // "**" differ (/api/orders/... and /api/shipments/...): then no path
 // matches both, the common case, decided without building paths.
