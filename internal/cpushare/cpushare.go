@@ -31,12 +31,18 @@ func Share(cpus, procs int) int {
 }
 
 // Var returns the KEY=value that gives each of procs processes its share
-// of this process's cores (runtime.GOMAXPROCS), and false when environ
-// already sets GOMAXPROCS: a person's explicit choice wins.
+// of this process's cores (runtime.GOMAXPROCS, so CPU affinity and a
+// container's limit count), and false when environ already sets
+// GOMAXPROCS to a positive number: a person's explicit choice wins. An
+// empty or invalid GOMAXPROCS, which the runtime ignores, does not count
+// (the value returned, added after it, is the one a child sees: os/exec
+// keeps the last of duplicate keys).
 func Var(environ []string, procs int) (string, bool) {
 	for _, kv := range environ {
-		if strings.HasPrefix(kv, Key+"=") {
-			return "", false
+		if v, ok := strings.CutPrefix(kv, Key+"="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return "", false
+			}
 		}
 	}
 	return Key + "=" + strconv.Itoa(Share(runtime.GOMAXPROCS(0), procs)), true

@@ -24,4 +24,9 @@ func TestVar(t *testing.T) {
 	if kv, ok := Var([]string{"GOMAXPROCS=3"}, 4); ok {
 		t.Errorf("Var with GOMAXPROCS set = %q, true; want the person's choice kept", kv)
 	}
+	for _, ignored := range []string{"GOMAXPROCS=", "GOMAXPROCS=0", "GOMAXPROCS=-2", "GOMAXPROCS=two"} {
+		if kv, ok := Var([]string{ignored}, 4); !ok || kv != want {
+			t.Errorf("Var with %s (ignored by the runtime) = %q, %v; want %q, true", ignored, kv, ok, want)
+		}
+	}
 }

@@ -28,7 +28,7 @@ func runDev(ctx context.Context, e env, args []string) error {
 	base := fs.Int("base-port", 43100, "edge port `N`; inventory, payment and order take the next three")
 	data := fs.String("data", "var", "`DIR` for the SQLite databases and the generated edge config")
 	redisURL := fs.String("redis", "", "redis://host:port `URL` the edge shares rate limits, bans and nonces through (default: in memory)")
-	replicas := fs.Int("replicas", 1, "`N` edges and N of each service; replica k takes ports base+10k to base+10k+9 (edge +0, inventory +1, payment +2, order +3); above 1 needs --postgres")
+	replicas := fs.Int("replicas", 1, "`N` edges and N of each service; replica k takes ports base+10k to base+10k+9 (edge +0, inventory +1, payment +2, order +3); above 1 needs --postgres, and gives each child GOMAXPROCS = cores / children unless GOMAXPROCS is set")
 	pgURL := fs.String("postgres", "", "postgres://user@host:port/db `URL` every service replica shares (default: SQLite files under --data)")
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
