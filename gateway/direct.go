@@ -223,16 +223,7 @@ func captureDirect(ctx context.Context, mux http.Handler, c *muxCapture, routes 
 // one component "~", which no literal of a template is
 // ("/api/{name=shelves/*}:get" is "/api/shelves/~:get").
 func probePath(template string) string {
-	var b strings.Builder
-	for {
-		open := strings.IndexByte(template, '{')
-		end := strings.IndexByte(template, '}')
-		if open < 0 || end < open {
-			b.WriteString(template)
-			return b.String()
-		}
-		b.WriteString(template[:open])
-		v := template[open+1 : end]
+	return rewriteVars(template, func(v string) string {
 		sub := "*"
 		if _, rhs, ok := strings.Cut(v, "="); ok {
 			sub = rhs
@@ -243,14 +234,24 @@ func probePath(template string) string {
 				parts[i] = "~"
 			}
 		}
-		b.WriteString(strings.Join(parts, "/"))
-		template = template[end+1:]
-	}
+		return strings.Join(parts, "/")
+	})
 }
 
 // muxTemplate is template as runtime.Pattern's String writes it: a
 // variable without a pattern is "{name=*}".
 func muxTemplate(template string) string {
+	return rewriteVars(template, func(v string) string {
+		if !strings.Contains(v, "=") {
+			v += "=*"
+		}
+		return "{" + v + "}"
+	})
+}
+
+// rewriteVars returns template with each variable, "{v}", replaced by
+// f(v).
+func rewriteVars(template string, f func(v string) string) string {
 	var b strings.Builder
 	for {
 		open := strings.IndexByte(template, '{')
@@ -259,11 +260,8 @@ func muxTemplate(template string) string {
 			b.WriteString(template)
 			return b.String()
 		}
-		v := template[open+1 : end]
-		if !strings.Contains(v, "=") {
-			v += "=*"
-		}
-		b.WriteString(template[:open] + "{" + v + "}")
+		b.WriteString(template[:open])
+		b.WriteString(f(template[open+1 : end]))
 		template = template[end+1:]
 	}
 }
