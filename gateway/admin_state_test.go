@@ -290,9 +290,7 @@ func TestAdminLimitsRedisDown(t *testing.T) {
 // (WithUpstreams), whose connection counts calls per instance.
 func BenchmarkGetItemChain(b *testing.B) {
 	h := newHarness(b, setup{})
-	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
-	}
+	h.inv.getItem = benchKeyboard
 	ups := NewUpstreams(interceptors.WithLogger(discardLogger()))
 	srv, err := New(context.Background(), h.cfg, WithUpstreams(ups), WithLogger(discardLogger()))
 	if err != nil {

@@ -27,13 +27,17 @@ import (
 // have theirs in packages route and jsonwire, the client chain in
 // interceptors.
 
+// benchKeyboard is the inventory stub's GetItem in the benchmarks: one
+// small item, whatever the request.
+func benchKeyboard(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
+	return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
+}
+
 // BenchmarkGetItem is one GET /api/inventory/{sku} through the whole edge
 // to a stub on loopback TCP.
 func BenchmarkGetItem(b *testing.B) {
 	h := newHarness(b, setup{})
-	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
-	}
+	h.inv.getItem = benchKeyboard
 	h.srv.log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	handler := h.srv.Handler()
 	benchGetItem(b, handler, http.StatusOK)
@@ -138,9 +142,7 @@ func BenchmarkGetItemShape(b *testing.B) {
 		c.Limits.Groups = nil
 		c.Limits.Global = &config.LimitConfig{Rate: 1_000_000, Burst: 1_000_000}
 	}})
-	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
-	}
+	h.inv.getItem = benchKeyboard
 	tp, err := telemetry.New(context.Background(), h.cfg.Tracing())
 	if err != nil {
 		b.Fatal(err)

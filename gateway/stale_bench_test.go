@@ -26,9 +26,7 @@ func BenchmarkGetItemStale(b *testing.B) {
 	}{{"off", -1}, {"on", 0}} {
 		b.Run(bc.name, func(b *testing.B) {
 			h := newHarness(b, setup{cfg: func(c *config.Config) { c.Stale.MaxBytes = bc.maxBytes }})
-			h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-				return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
-			}
+			h.inv.getItem = benchKeyboard
 			h.srv.log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 			start := cpuTime(b)
 			benchGetItem(b, h.srv.Handler(), http.StatusOK)

@@ -23,9 +23,7 @@ import (
 // traceparent, and an answered.Record.
 func BenchmarkUpstreamCall(b *testing.B) {
 	h := newHarness(b, setup{})
-	h.inv.getItem = func(context.Context, *inventoryv1.GetItemRequest) (*inventoryv1.Item, error) {
-		return &inventoryv1.Item{Sku: "kb-1", Name: "Keyboard", Available: 100}, nil
-	}
+	h.inv.getItem = benchKeyboard
 	tp, err := telemetry.New(context.Background(), h.cfg.Tracing())
 	if err != nil {
 		b.Fatal(err)

@@ -108,8 +108,10 @@ func (c cluster) env(environ []string, n int) []string {
 	if c.postgres != "" {
 		env = append(env, envDB+"="+c.postgres)
 	}
-	if kv, ok := cpushare.Var(environ, n); ok && c.replicas > 1 {
-		env = append(env, kv)
+	if c.replicas > 1 {
+		if kv, ok := cpushare.Var(environ, n); ok {
+			env = append(env, kv)
+		}
 	}
 	return env
 }
