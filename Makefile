@@ -167,9 +167,9 @@ bench:
 ## production shape, (d0) with optional layers off, (dd) on the descriptor
 ## path and (e) grpc-gateway with the middleware a team would assemble,
 ## each alone on CPU 1 with GOMAXPROCS=1 against one in-memory backend,
-## and RSS per idle keep-alive connection of (b), (d), (e); writes
-## var/bench-edge.{json,md,svg}. EDGE_FLAGS passes more flags (-perf d
-## -dir DIR: a perf profile of (d))
+## and RSS per idle keep-alive connection of (b), (d), (e) and net/http
+## alone; writes var/bench-edge.{json,md,svg}. EDGE_FLAGS passes more
+## flags (-perf d -dir DIR: a perf profile of (d))
 bench-edge:
 	$(GO) run ./cmd/benchedge edge -out var/bench-edge $(EDGE_FLAGS)
 

@@ -79,7 +79,10 @@ func TestEdgeHarnessSmoke(t *testing.T) {
 			t.Errorf("%s: %v (empty or missing)", ext, err)
 		}
 	}
-	for _, k := range []string{"d/b", "d/e", "cpu dd/d", "cpu dd/d CreateOrder"} {
+	if rep.IdleFloorKiB == 0 {
+		t.Errorf("net/http alone: idle KiB per connection %v", rep.IdleFloorKiB)
+	}
+	for _, k := range []string{"d/b", "d/e", "cpu dd/d", "cpu dd/d CreateOrder", "idleConnKiB(net/http)"} {
 		if _, ok := rep.Ratios[k]; !ok {
 			t.Errorf("ratios = %v, want %s", rep.Ratios, k)
 		}

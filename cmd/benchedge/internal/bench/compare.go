@@ -119,6 +119,10 @@ type EdgeReport struct {
 	Systems      []*Summary         `json:"systems"`
 	Rounds       []Round            `json:"rounds"`
 	Ratios       map[string]float64 `json:"ratios"`
+	// IdleFloorKiB is net/http's own RSS growth per idle keep-alive
+	// HTTP/1.1 connection (benchedge floor, measured as IdleConnKiB is):
+	// what no net/http server can go under.
+	IdleFloorKiB float64 `json:"idleFloorKiB,omitempty"`
 }
 
 func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) error {
@@ -160,6 +164,9 @@ func compare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) erro
 		rep.Systems = append(rep.Systems, sum)
 	}
 	if err := idlePhase(ctx, systems, sums, f.idle, stderr); err != nil {
+		return err
+	}
+	if rep.IdleFloorKiB, err = idleFloor(ctx, dir, f.idle, stderr); err != nil {
 		return err
 	}
 	for r := 1; r <= f.rounds; r++ { // interleaved: every system once per round

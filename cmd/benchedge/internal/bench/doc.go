@@ -15,7 +15,8 @@
 // side: an equivalence check of the answers first ((dd) and (e) against
 // (d): good, 401, 403 and upstream-error answers, status, media type,
 // body and quota headers), the RSS per idle keep-alive connection of (b),
-// (d) and (e) (5,000 connections, each after one request), then interleaved
+// (d) and (e) (5,000 connections, each after one request) and of net/http
+// alone (`benchedge floor`, started as they are), then interleaved
 // closed-loop rounds (c=64) with CPU per request from /proc and validity
 // gates (no non-2xx, SUT at least 90% busy, steal under 5%; a failing
 // round is marked, never dropped), serial latency (c=1), CreateOrder
@@ -27,10 +28,12 @@
 // capacity for GET /api/inventory/{sku} against the real inventory
 // service, then offers open-loop load (vegeta, pinned in tools/go.mod) at
 // a low rate and at 1x, 2x and 4x that capacity (the lean generator of
-// `benchedge load`, or vegeta), and reports per rate the
-// goodput (2xx a second), the admitted (2xx) p50/p99, the shed (503) p99
-// and the edge's CPU per request from /proc. Two references frame the
-// refusal's cost: shed-only (the cap held full, closed loop: every answer
+// `benchedge load`, or vegeta), and reports per rate the goodput (2xx a
+// second), the admitted (2xx) p50/p99, the shed (503) p99, the edge's CPU
+// per request from /proc, the goodput the refusal's cost allows at the
+// rate sent (the bound) and the goodput over it; a rate the generator
+// sent under 95% of is flagged: it is not measured at its multiple. Two
+// references frame the refusal's cost: shed-only (the cap held full, closed loop: every answer
 // a 503) and the net/http floor (`benchedge floor`, a bare net/http server
 // with the edge's timeouts answering a prebuilt 503 of the same shape, on
 // the edge's CPU). Each phase also reports the load CPU's busy share (the

@@ -31,7 +31,7 @@ func idlePhase(ctx context.Context, systems []*system, sums map[string]*Summary,
 		if s.Key != "b" && s.Key != "d" && s.Key != "e" {
 			continue
 		}
-		kib, err := idleConnKiB(ctx, s, n)
+		kib, err := idleConnKiB(ctx, s, n, http.StatusOK)
 		if err != nil {
 			return err
 		}
@@ -41,11 +41,32 @@ func idlePhase(ctx context.Context, systems []*system, sums map[string]*Summary,
 	return nil
 }
 
+// idleFloor measures net/http's own RSS per idle connection, the floor
+// under (b), (d) and (e)'s: `benchedge floor` (which answers every request
+// with a 503 and keeps the connection) started as they are, measured as
+// they are with n connections, then stopped. It returns 0 when n <= 0.
+func idleFloor(ctx context.Context, dir string, n int, stderr io.Writer) (float64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	fl, url, err := startFloor(ctx, dir)
+	defer fl.stop()
+	if err != nil {
+		return 0, err
+	}
+	s := &system{Key: "floor", Name: "net/http alone", url: url + "/api/inventory/" + benchSKU, proc: fl}
+	kib, err := idleConnKiB(ctx, s, n, http.StatusServiceUnavailable)
+	if err == nil {
+		fmt.Fprintf(stderr, "idle net/http alone: %.1f KiB per connection over %d\n", kib, n)
+	}
+	return kib, err
+}
+
 // idleConnKiB measures s's memory per idle keep-alive HTTP/1.1 connection:
 // its RSS (VmRSS) before and after n connections each sent one request,
-// read the answer and stayed open, the growth over n, in KiB. The
-// connections are closed before it returns.
-func idleConnKiB(ctx context.Context, s *system, n int) (float64, error) {
+// read the answer (status want) and stayed open, the growth over n, in
+// KiB. The connections are closed before it returns.
+func idleConnKiB(ctx context.Context, s *system, n, want int) (float64, error) {
 	pid := s.proc.cmd.Process.Pid
 	before, err := vmRSS(pid)
 	if err != nil {
@@ -77,7 +98,7 @@ func idleConnKiB(ctx context.Context, s *system, n int) (float64, error) {
 	for range 16 {
 		wg.Go(func() {
 			for i := range next {
-				c, err := openIdle(ctx, u.Host, req)
+				c, err := openIdle(ctx, u.Host, req, want)
 				mu.Lock()
 				conns[i] = c
 				if err != nil && first == nil {
@@ -105,9 +126,9 @@ func idleConnKiB(ctx context.Context, s *system, n int) (float64, error) {
 	return round(float64(after-before)/float64(n), 1), nil
 }
 
-// openIdle dials host, sends req and reads a 200 answer, leaving the
-// connection open.
-func openIdle(ctx context.Context, host, req string) (net.Conn, error) {
+// openIdle dials host, sends req and reads an answer of status want,
+// leaving the connection open.
+func openIdle(ctx context.Context, host, req string, want int) (net.Conn, error) {
 	d := net.Dialer{Timeout: 5 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
@@ -123,7 +144,7 @@ func openIdle(ctx context.Context, host, req string) (net.Conn, error) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Close {
+	if resp.StatusCode != want || resp.Close {
 		return c, fmt.Errorf("status %d (close %v)", resp.StatusCode, resp.Close)
 	}
 	return c, c.SetDeadline(time.Time{})

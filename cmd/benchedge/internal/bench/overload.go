@@ -85,8 +85,12 @@ type OverloadReport struct {
 	// rounds must, or the edge did not have its CPU to itself (another
 	// process on it, or the load CPU saturated) and every ratio to the
 	// capacity is a ratio to a machine's contention.
-	Invalid string  `json:"invalid,omitempty"`
-	Phases  []Phase `json:"phases"`
+	Invalid string `json:"invalid,omitempty"`
+	// Phases are every phase in order. Open-loop ones also carry their
+	// load as sent (SentMult), the goodput the refusal's cost allows at it
+	// (Bound, from RefusalCostRatio unrounded) and their goodput over it;
+	// one whose generator sent under 95% of the offered rate says Why.
+	Phases []Phase `json:"phases"`
 }
 
 // overload runs the load-shedding benchmark.
@@ -156,6 +160,8 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 	rep.CapacityRPS = capPhase.GoodputRPS
 	rep.Invalid = invalidCapacity(capPhase)
 	rep.Phases = append(rep.Phases, capPhase)
+	// refusal is a refusal's CPU over a served request's (0: not measured).
+	var refusal float64
 	if f.maxInFlight > 0 && f.maxInFlight <= 100 { // within the upstream bulkhead, which would refuse more holds
 		release, err := fillCap(ctx, edgeURL, f.maxInFlight)
 		if err != nil {
@@ -169,7 +175,8 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 		}
 		rep.Phases = append(rep.Phases, p)
 		if capPhase.SUTCPUus > 0 {
-			rep.RefusalCostRatio = round(p.SUTCPUus/capPhase.SUTCPUus, 3)
+			refusal = p.SUTCPUus / capPhase.SUTCPUus
+			rep.RefusalCostRatio = round(refusal, 3)
 		}
 	}
 	if f.floor {
@@ -197,6 +204,7 @@ func overload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
+		openLoopBound(&p, rep.CapacityRPS, refusal)
 		rep.Phases = append(rep.Phases, p)
 	}
 	writeOverloadTable(stdout, rep)
@@ -330,17 +338,23 @@ func writeOverloadTable(w io.Writer, rep OverloadReport) {
 	if rep.Invalid != "" {
 		fmt.Fprintf(w, "**INVALID** (%s): compare CPU per request only.\n\n", rep.Invalid)
 	}
-	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req (kernel) | edge busy | load CPU busy |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| phase | offered/s | sent/s | goodput 2xx/s | goodput/capacity | bound | goodput/bound | 2xx p50 ms | 2xx p99 ms | 503 | 503 p99 ms | other | edge CPU µs/req (kernel) | edge busy | load CPU busy |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range rep.Phases {
-		offered := strconv.Itoa(p.OfferedRPS)
+		name, offered := p.Name, strconv.Itoa(p.OfferedRPS)
+		if p.Why != "" {
+			name += "*"
+		}
 		if p.OfferedRPS == 0 {
 			offered = "closed c=" + strconv.Itoa(p.Workers)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %d | %.2f | %d | %.1f (%.1f) | %.2f | %.2f |\n",
-			p.Name, offered, p.SentRPS, p.GoodputRPS, p.GoodputRPS/max(rep.CapacityRPS, 1), p.OKP50ms, p.OKP99ms,
+		bound, ofBound := boundCells(p)
+		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.2f | %s | %s | %.2f | %.2f | %d | %.2f | %d | %.1f (%.1f) | %.2f | %.2f |\n",
+			name, offered, p.SentRPS, p.GoodputRPS, p.GoodputRPS/max(rep.CapacityRPS, 1), bound, ofBound, p.OKP50ms, p.OKP99ms,
 			p.Shed, p.ShedP99ms, p.Other, p.SUTCPUus, p.SUTSysUs, p.SUTBusy, p.LoadBusy)
 	}
+	writeOverloadSummary(w, rep)
+	writePhaseNotes(w, rep)
 }
 
 // machine describes the host: CPU model and count, kernel.
@@ -361,24 +375,32 @@ func machine() string {
 // idle then, stays there) and measures it closed loop with phaseOn.
 func floorPhase(ctx context.Context, dir string, a attack,
 	phaseOn func(string, attack, *proc, string) (Phase, error)) (Phase, error) {
-	port, err := freePort()
+	fl, url, err := startFloor(ctx, dir)
+	defer fl.stop()
 	if err != nil {
 		return Phase{}, err
+	}
+	return phaseOn("net/http floor", a, fl, url)
+}
+
+// startFloor starts `benchedge floor` on the SUT CPU with GOMAXPROCS=1, as
+// the systems under test are started, and waits until it listens; the
+// caller stops it (stop on a nil proc does nothing).
+func startFloor(ctx context.Context, dir string) (fl *proc, url string, err error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return Phase{}, err
+		return nil, "", err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	fl, err := start("floor", sutCPU, true, filepath.Join(dir, "floor.log"), self, "floor", "-listen", addr)
+	fl, err = start("floor", sutCPU, true, filepath.Join(dir, "floor.log"), self, "floor", "-listen", addr)
 	if err != nil {
-		return Phase{}, err
+		return nil, "", err
 	}
-	defer fl.stop()
-	if err := waitTCP(ctx, addr, 20*time.Second); err != nil {
-		return Phase{}, err
-	}
-	return phaseOn("net/http floor", a, fl, "http://"+addr)
+	return fl, "http://" + addr, waitTCP(ctx, addr, 20*time.Second)
 }
 
 // invalidCapacity says why a capacity phase does not measure the edge,

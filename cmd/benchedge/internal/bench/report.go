@@ -37,6 +37,9 @@ func ratios(rep *EdgeReport, sums map[string]*Summary) {
 	if d := sums["d"]; d != nil && d.IdleConnKiB != 0 {
 		rep.Ratios["idleConnKiB(d)"] = d.IdleConnKiB
 	}
+	if rep.IdleFloorKiB != 0 {
+		rep.Ratios["idleConnKiB(net/http)"] = rep.IdleFloorKiB
+	}
 	if d, b := sums["d"], sums["b"]; d != nil && b != nil {
 		rep.Ratios["addedSerialP50us(d-b)"] = round(d.SerialP50us-b.SerialP50us, 0)
 		rep.Ratios["addedSerialP99us(d-b)"] = round(d.SerialP99us-b.SerialP99us, 0)
@@ -73,7 +76,7 @@ func writeCompareTable(w io.Writer, rep EdgeReport) {
 			s.SerialP50us, s.SerialP99us, s.OpenP50ms, s.OpenP99ms, s.OpenRate, s.OpenNon2xx, eq)
 	}
 	fmt.Fprintln(w)
-	for _, k := range []string{"d/b", "d/c", "d/a", "d0/b", "b/a", "d/e", "cpu e/d", "cpu d/b", "cpu dd/d", "cpu dd/d CreateOrder", "addedSerialP50us(d-b)", "addedSerialP99us(d-b)", "idleConnKiB(d)"} {
+	for _, k := range []string{"d/b", "d/c", "d/a", "d0/b", "b/a", "d/e", "cpu e/d", "cpu d/b", "cpu dd/d", "cpu dd/d CreateOrder", "addedSerialP50us(d-b)", "addedSerialP99us(d-b)", "idleConnKiB(d)", "idleConnKiB(net/http)"} {
 		if v, ok := rep.Ratios[k]; ok {
 			fmt.Fprintf(w, "- %s: %g\n", k, v)
 		}
@@ -89,6 +92,9 @@ func writeCompareTable(w io.Writer, rep EdgeReport) {
 		if s.IdleConnKiB != 0 {
 			fmt.Fprintf(w, "- (%s): %.1f\n", s.Key, s.IdleConnKiB)
 		}
+	}
+	if rep.IdleFloorKiB != 0 {
+		fmt.Fprintf(w, "- (net/http alone): %.1f\n", rep.IdleFloorKiB)
 	}
 	var invalid []string
 	for _, rd := range rep.Rounds {

@@ -199,6 +199,17 @@ type Phase struct {
 	LoadBusy   float64 `json:"loadBusy"`
 	OtherCodes string  `json:"otherCodes,omitempty"`
 	Unsent     int     `json:"unsent,omitempty"`
+	// SentMult, Bound and GoodputOfBound are set on open-loop phases
+	// (see openLoopBound): the load sent as a multiple of the capacity,
+	// the goodput the refusal's cost allows at that load as a fraction of
+	// the capacity (absent when no shed-only phase measured the cost;
+	// 0 when nothing can be served), and the goodput over that bound.
+	SentMult       float64  `json:"sentMult,omitempty"`
+	Bound          *float64 `json:"bound,omitempty"`
+	GoodputOfBound float64  `json:"goodputOfBound,omitempty"`
+	// Why says why a phase does not measure what it is named for (empty:
+	// it does), e.g. the generator sent under 95% of the offered rate.
+	Why string `json:"why,omitempty"`
 }
 
 // summarize folds a LoadResult into a Phase; cpu is the system under
