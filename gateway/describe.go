@@ -95,6 +95,7 @@ func WriteSummary(w io.Writer, cfg config.Config) error {
 	p("admin_listen\t%s", cmp.Or(cfg.AdminListen, "off"))
 	p("shutdown\tdrain_delay %v, shutdown_grace %v (longest route timeout %v)", cfg.DrainDelay, cfg.ShutdownGrace, cfg.LongestTimeout())
 	p("limits\tmax_body_bytes %d, http.max_header_bytes %d, routes.max_timeout %v", cfg.Routes.MaxBodyBytes, cfg.HTTP.MaxHeaderBytes, cfg.Routes.MaxTimeout)
+	p("connections\t%s", connSummary(cfg.HTTP.MaxConnections, openFileLimit()))
 	p("readiness\trequires %s", cmp.Or(strings.Join(cfg.Ops.ReadyRequires, ", "), "no upstream"))
 	p("auth\t%s", authSummary(cfg.Auth))
 	p("\nupstreams (%d):", len(cfg.Upstreams))
@@ -153,4 +154,20 @@ func authSummary(a config.AuthConfig) string {
 		return strings.Join(parts, ", ") + " (roles of keys and apps: " + strings.Join(rs, ", ") + ")"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// connSummary says what http.max_connections, configured as max, caps the
+// API's connections at, with nofile the open-file limit here (0: unknown
+// or unlimited), which the default derives from.
+func connSummary(max int, nofile uint64) string {
+	switch {
+	case max == -1:
+		return "http.max_connections -1: no cap (the open-file limit's)"
+	case max > 0:
+		return fmt.Sprintf("http.max_connections %d", max)
+	case nofile == 0:
+		return fmt.Sprintf("http.max_connections %d (default: open-file limit unknown or unlimited here)", config.DefaultMaxConnections(0))
+	}
+	return fmt.Sprintf("http.max_connections %d (default: open-file limit %d here, less max(%d, limit/5))",
+		config.DefaultMaxConnections(nofile), nofile, config.MinConnectionReserve)
 }

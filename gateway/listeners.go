@@ -42,7 +42,9 @@ import (
 //     generations, retired ones included, then the admin API's.
 //
 // The admin API's generations keep fixed limits (adminHTTP): it serves
-// operators, not clients the http section is tuned for.
+// operators, not clients the http section is tuned for. The API's
+// connections, across its fronts and generations, are capped by
+// http.max_connections (connlimit.go); the admin API's are not.
 
 // adminHTTP is the admin API's HTTP limits.
 var adminHTTP = config.HTTPConfig{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: config.DefaultIdleTimeout}
@@ -67,6 +69,8 @@ type front struct {
 	ln    net.Listener
 	cur   atomic.Pointer[generation]
 	done  chan struct{} // the accept loop returned
+	quit  chan struct{} // closed with ln: the accept loop stops waiting for room
+	once  sync.Once
 }
 
 // generation is one http.Server of a front, with one config's limits.
@@ -93,6 +97,7 @@ func (s *Server) startListeners(lis net.Listener) error {
 			return err
 		}
 	}
+	s.conns.setMax(connCap(cfg.HTTP.MaxConnections))
 	ls.api = s.startFront(ls, lis, cfg.Listen, false, cfg.HTTP)
 	if adminLn != nil {
 		ls.admin = s.startFront(ls, adminLn, cfg.AdminListen, true, adminHTTP)
@@ -104,7 +109,7 @@ func (s *Server) startListeners(lis net.Listener) error {
 
 // startFront serves ln with a first generation of limits.
 func (s *Server) startFront(ls *listeners, ln net.Listener, addr string, admin bool, limits config.HTTPConfig) *front {
-	f := &front{admin: admin, addr: addr, ln: ln, done: make(chan struct{})}
+	f := &front{admin: admin, addr: addr, ln: ln, done: make(chan struct{}), quit: make(chan struct{})}
 	f.cur.Store(s.startGeneration(ls, f, limits))
 	ls.wg.Go(func() { s.accept(ls, f) })
 	return f
@@ -122,9 +127,17 @@ const headerSlack = 256 << 10
 // http.max_header_bytes limit.
 func headerReadLimit(limit int) int { return limit + headerSlack }
 
+// serverLimits is the part of an http section a generation's http.Server
+// applies: max_connections is the listeners' (connlimit.go), so a reload
+// changing only it starts no generation.
+func serverLimits(h config.HTTPConfig) config.HTTPConfig {
+	h.MaxConnections = 0
+	return h
+}
+
 // startGeneration starts an http.Server with limits for f's connections.
 func (s *Server) startGeneration(ls *listeners, f *front, limits config.HTTPConfig) *generation {
-	g := &generation{lis: newHandoff(f.ln.Addr()), limits: limits}
+	g := &generation{lis: newHandoff(f.ln.Addr()), limits: serverLimits(limits)}
 	h := s.handler
 	if f.admin {
 		h = s.adminHandler
@@ -136,7 +149,12 @@ func (s *Server) startGeneration(ls *listeners, f *front, limits config.HTTPConf
 		IdleTimeout:       limits.IdleTimeout,
 		MaxHeaderBytes:    headerReadLimit(limits.MaxHeaderBytes), // the handler enforces the configured limit exactly (headerSize)
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		ConnState:         func(_ net.Conn, st http.ConnState) { g.track(ls, st) },
+		ConnState: func(c net.Conn, st http.ConnState) {
+			g.track(ls, st)
+			if !f.admin {
+				s.conns.track(c, st)
+			}
+		},
 		// "OPTIONS *" reaches the edge too, so its answer has an X-Trace-Id.
 		DisableGeneralOptionsHandler: true,
 	}
@@ -200,11 +218,15 @@ func (ls *listeners) forget(g *generation) {
 }
 
 // accept hands each connection of f's listener to its current
-// generation until the listener closes.
+// generation until the listener closes; the API's within
+// http.max_connections (connlimit.go).
 func (s *Server) accept(ls *listeners, f *front) {
 	defer close(f.done)
 	var delay time.Duration
 	for {
+		if !f.admin && !s.conns.await(f.quit) {
+			return
+		}
 		c, err := f.ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
@@ -227,28 +249,48 @@ func (s *Server) accept(ls *listeners, f *front) {
 			continue
 		}
 		delay = 0
-		if !f.admin {
-			c = s.wrapTLS(c)
+		if f.admin {
+			f.hand(s.wrapMalformed(c, true)) // malformed.go
+			continue
 		}
-		f.hand(s.wrapMalformed(c, f.admin)) // malformed.go
+		room, ok := s.conns.admit(f.quit)
+		for _, idle := range room {
+			// Its own goroutine: a TLS close_notify to a peer that does not
+			// read may wait seconds, and accepting must not.
+			ls.wg.Go(func() { _ = idle.Close() })
+		}
+		if !ok {
+			_ = c.Close()
+			return
+		}
+		if !f.hand(s.wrapMalformed(s.wrapTLS(c), false)) {
+			s.conns.release()
+		}
 	}
 }
 
 // hand gives c to f's current generation; a generation retired meanwhile
 // passes it to the next. Only a retired front, whose listener closed
 // first, could leave c without one; it cannot happen, but c is closed
-// then rather than leaked.
-func (f *front) hand(c net.Conn) {
+// then rather than leaked, and false returned.
+func (f *front) hand(c net.Conn) bool {
 	for {
 		g := f.cur.Load()
 		if g.lis.give(c) {
-			return
+			return true
 		}
 		if f.cur.Load() == g {
 			_ = c.Close()
-			return
+			return false
 		}
 	}
+}
+
+// close closes f's listener: its address refuses new connections and its
+// accept loop returns.
+func (f *front) close() {
+	f.once.Do(func() { close(f.quit) })
+	_ = f.ln.Close()
 }
 
 // listenChange is what a reload needs from the listeners: the listeners
@@ -278,7 +320,7 @@ func (s *Server) prepareListeners(next config.Config) (*listenChange, error) {
 	// connection open from before (say plaintext, now that TLS is on) gets
 	// Connection: close on its next answer and reconnects under the new
 	// settings, instead of keeping the old ones for as long as it lives.
-	ch := &listenChange{ls: ls, limits: ls.api.cur.Load().limits != next.HTTP ||
+	ch := &listenChange{ls: ls, limits: ls.api.cur.Load().limits != serverLimits(next.HTTP) ||
 		!reflect.DeepEqual(s.snap.Load().cfg.TLS, next.TLS)}
 	var err error
 	if next.Listen != ls.api.addr {
@@ -324,6 +366,8 @@ func (s *Server) applyListeners(ch *listenChange, cfg config.Config) {
 		ch.abort()
 		return
 	}
+	// Recomputed on every reload: the open-file limit may have changed.
+	s.conns.setMax(connCap(cfg.HTTP.MaxConnections))
 	switch {
 	case ch.api != nil:
 		old := ls.api
@@ -355,7 +399,7 @@ func (s *Server) retireFront(ls *listeners, f *front) {
 	if f == nil {
 		return
 	}
-	_ = f.ln.Close()
+	f.close()
 	<-f.done
 	f.cur.Load().retire(ls)
 }
@@ -367,7 +411,7 @@ func (ls *listeners) stopAPI() (api []*generation) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.stopped = true
-	_ = ls.api.ln.Close()
+	ls.api.close()
 	<-ls.api.done
 	return ls.generations(false)
 }
@@ -378,7 +422,7 @@ func (ls *listeners) stopAdmin() []*generation {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.admin != nil {
-		_ = ls.admin.ln.Close()
+		ls.admin.close()
 		<-ls.admin.done
 	}
 	return ls.generations(true)

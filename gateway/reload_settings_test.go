@@ -31,13 +31,14 @@ import (
 	"github.com/portico-gateway/portico/internal/tlsconfig/tlstest"
 )
 
-// serveReloadable builds an edge from cfg in front of h's upstreams and
-// runs Serve on a free port, as the gateway process does; it returns once
+// serveReloadable builds an edge from cfg (and opts) in front of h's
+// upstreams and runs Serve on a free port, as the gateway process does; it returns once
 // the edge answers. The test's cleanup shuts it down and waits for Serve.
-func serveReloadable(t *testing.T, h *harness, cfg config.Config, scheme string, client *http.Client) (*Server, string) {
+func serveReloadable(t *testing.T, h *harness, cfg config.Config, scheme string, client *http.Client, opts ...Option) (*Server, string) {
 	t.Helper()
 	cfg.ShutdownGrace = 5 * time.Second
-	srv, err := New(context.Background(), cfg, WithDialer(h.dial), WithLogger(discardLogger()), WithRegistry(prometheus.NewRegistry()))
+	opts = append([]Option{WithDialer(h.dial), WithLogger(discardLogger()), WithRegistry(prometheus.NewRegistry())}, opts...)
+	srv, err := New(context.Background(), cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

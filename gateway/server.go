@@ -56,6 +56,8 @@ type Server struct {
 	// adminHandler is AdminHandler, served on admin_listen.
 	adminHandler http.Handler
 	lis          *listeners // set by Serve under reloadMu; nil before
+	// conns caps the API's connections (connlimit.go), across reloads.
+	conns *connLimit
 
 	snap     atomic.Pointer[snapshot] // the live config; never nil after New
 	reloadMu sync.Mutex               // serializes Reload and Rollback
@@ -159,6 +161,9 @@ func (s *Server) setup() error {
 	}
 	if err = s.registry.Register(redisGauge{s}); err != nil {
 		return fmt.Errorf("gateway: rate-limit metrics: %w", err)
+	}
+	if s.conns, err = newConnLimit(s.registry, s.log); err != nil {
+		return fmt.Errorf("gateway: connection metrics: %w", err)
 	}
 	tp := s.o.telemetry
 	if tp == nil {

@@ -153,6 +153,21 @@ type HTTPConfig struct {
 	// There is no write timeout: route deadlines bound the work, and a
 	// write timeout would cut slow readers of large pages mid-body.
 	MaxHeaderBytes int `yaml:"max_header_bytes,omitempty"`
+	// MaxConnections caps the client connections the API listener holds
+	// at once (the admin listener has none). At the cap the connection
+	// idle longest (kept alive between requests) is closed to make room,
+	// as nginx does; with none idle the edge stops accepting until one
+	// closes, and new connections wait in the kernel's listen backlog.
+	// Zero means the default, DefaultMaxConnections of the process's soft
+	// open-file limit (RLIMIT_NOFILE): the limit less a reserve for
+	// upstream connections, files and the admin listener, max(256,
+	// limit/5), and at least 64; 4096 where the limit is unknown (not
+	// Linux) or unlimited. It guards descriptors, not memory: an idle
+	// connection costs about 25-30 KiB, so set it lower to bound that.
+	// -1 means no cap (accept until the open-file limit); below -1 is an
+	// error. A reload applies it at once: a raised cap resumes accepting,
+	// a lowered one closes idle connections as new ones arrive.
+	MaxConnections int `yaml:"max_connections,omitempty"`
 }
 
 // UpstreamConfig is one gRPC service behind the edge.

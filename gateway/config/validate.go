@@ -71,6 +71,9 @@ func (c Config) validate(v *validator) {
 	if c.HTTP.MaxHeaderBytes < 0 {
 		v.add("http.max_header_bytes", "must not be negative")
 	}
+	if c.HTTP.MaxConnections < -1 {
+		v.add("http.max_connections", "want connections, 0 for the default (from the open-file limit) or -1 for no cap, got %d", c.HTTP.MaxConnections)
+	}
 	v.nonNegative("health.timeout", c.Health.Timeout)
 	c.validateUpstreams(v)
 	c.validateRoutes(v)
