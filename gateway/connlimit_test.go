@@ -181,15 +181,7 @@ func TestMaxConnectionsClosesIdleH2(t *testing.T) {
 	ca := tlstest.NewCA(t, "edge")
 	cert, key := ca.Issue(t, "edge", "127.0.0.1")
 	h := newHarness(t, setup{cfg: func(c *config.Config) { c.TLS = config.TLSConfig{CertFile: cert, KeyFile: key} }})
-	clientTLS, err := tlsconfig.Client(ca.File, "", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	newClient := func() *http.Client { // its own transport: its own connection
-		tr := &http.Transport{TLSClientConfig: clientTLS.Clone(), ForceAttemptHTTP2: true}
-		t.Cleanup(tr.CloseIdleConnections)
-		return &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	}
+	newClient := h2Clients(t, ca.File) // each its own connection
 	srv, addr := serveCappedWith(t, h, 2, "https", newClient())
 	l := srv.conns
 	get := func(c *http.Client) (reused bool) {
@@ -422,5 +414,21 @@ func TestConnLimitEvicts(t *testing.T) {
 				t.Errorf("evict() = conn %d, want conn %d (-1: none)", i, tt.want)
 			}
 		})
+	}
+}
+
+// h2Clients returns a maker of HTTPS clients that trust caFile and prefer
+// HTTP/2, each on a transport of its own (so a connection and a handshake
+// of its own), closed when t ends.
+func h2Clients(t *testing.T, caFile string) func() *http.Client {
+	t.Helper()
+	clientTLS, err := tlsconfig.Client(caFile, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() *http.Client {
+		tr := &http.Transport{TLSClientConfig: clientTLS.Clone(), ForceAttemptHTTP2: true}
+		t.Cleanup(tr.CloseIdleConnections)
+		return &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	}
 }

@@ -262,15 +262,7 @@ func TestReloadTLSCertificate(t *testing.T) {
 	certB, keyB := ca.Issue(t, "edge-b", "127.0.0.1")
 	h := newHarness(t, setup{cfg: func(c *config.Config) { c.TLS = config.TLSConfig{CertFile: certA, KeyFile: keyA} }})
 	called, release := holdOrder(h)
-	clientTLS, err := tlsconfig.Client(ca.File, "", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	newClient := func() *http.Client { // a new transport: a new handshake
-		tr := &http.Transport{TLSClientConfig: clientTLS.Clone(), ForceAttemptHTTP2: true}
-		t.Cleanup(tr.CloseIdleConnections)
-		return &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	}
+	newClient := h2Clients(t, ca.File) // each a new handshake
 	old := newClient()
 	srv, addr := serveReloadable(t, h, h.cfg, "https", old)
 	peer := func(c *http.Client, path string) (int, string) {
