@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"container/list"
 	"log/slog"
 	"net"
 	"net/http"
@@ -43,7 +42,7 @@ type connLimit struct {
 	open    int // accepted and not yet closed
 	closing int // of open: idle ones closed to make room, not gone yet
 	conns   map[net.Conn]*connEntry
-	idle    list.List     // of net.Conn: the idle ones, longest idle first
+	idle    idleList      // the idle ones, longest idle first
 	wake    chan struct{} // closed at the next change; nil: nobody waits
 	closed  int           // idle connections closed to make room, since start
 	paused  int           // times accepting paused at the cap, since start
@@ -56,9 +55,47 @@ type connLimit struct {
 
 // connEntry is one connection net/http serves, by ConnState.
 type connEntry struct {
-	state   http.ConnState
-	idle    *list.Element // in connLimit.idle while idle and not closing
-	closing bool          // closed to make room
+	conn       net.Conn
+	state      http.ConnState
+	prev, next *connEntry // in connLimit.idle while listed
+	listed     bool       // in connLimit.idle: idle and not closing
+	closing    bool       // closed to make room
+}
+
+// idleList is a list of connEntry threaded through the entries
+// themselves, so that a request's two ConnState calls (active, idle)
+// allocate nothing. Under connLimit.mu.
+type idleList struct {
+	front, back *connEntry
+	n           int
+}
+
+func (q *idleList) Len() int { return q.n }
+
+func (q *idleList) pushBack(e *connEntry) {
+	e.prev, e.next, e.listed = q.back, nil, true
+	if q.back != nil {
+		q.back.next = e
+	} else {
+		q.front = e
+	}
+	q.back = e
+	q.n++
+}
+
+func (q *idleList) remove(e *connEntry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		q.front = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		q.back = e.prev
+	}
+	e.prev, e.next, e.listed = nil, nil, false
+	q.n--
 }
 
 // connMetrics are the cap's series.
@@ -155,10 +192,8 @@ func (l *connLimit) admit(quit <-chan struct{}) ([]net.Conn, bool) {
 // evict takes the connection idle longest out of the idle list, marked
 // closing; nil when none is idle. Under mu.
 func (l *connLimit) evict() net.Conn {
-	for el := l.idle.Front(); el != nil; el = l.idle.Front() {
-		c := l.idle.Remove(el).(net.Conn)
-		e := l.conns[c]
-		e.idle = nil
+	for e := l.idle.front; e != nil; e = l.idle.front {
+		l.idle.remove(e)
 		if e.state != http.StateIdle { // never: leaving idle unlists it
 			continue
 		}
@@ -166,7 +201,7 @@ func (l *connLimit) evict() net.Conn {
 		l.closing++
 		l.closed++
 		l.m.closed.Inc()
-		return c
+		return e.conn
 	}
 	return nil
 }
@@ -179,15 +214,15 @@ func (l *connLimit) track(c net.Conn, st http.ConnState) {
 	e := l.conns[c]
 	if e == nil {
 		if st == http.StateNew {
-			l.conns[c] = &connEntry{state: st}
+			l.conns[c] = &connEntry{conn: c, state: st}
 		}
 		return
 	}
 	e.state = st
 	switch st {
 	case http.StateIdle:
-		if e.idle == nil && !e.closing {
-			e.idle = l.idle.PushBack(c)
+		if !e.listed && !e.closing {
+			l.idle.pushBack(e)
 		}
 	case http.StateActive:
 		l.unlist(e)
@@ -215,9 +250,8 @@ func (l *connLimit) gone() {
 }
 
 func (l *connLimit) unlist(e *connEntry) {
-	if e.idle != nil {
-		l.idle.Remove(e.idle)
-		e.idle = nil
+	if e.listed {
+		l.idle.remove(e)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"testing"
 	"time"
 
@@ -430,5 +431,75 @@ func h2Clients(t *testing.T, caFile string) func() *http.Client {
 		tr := &http.Transport{TLSClientConfig: clientTLS.Clone(), ForceAttemptHTTP2: true}
 		t.Cleanup(tr.CloseIdleConnections)
 		return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	}
+}
+
+// BenchmarkConnLimitTrack is what the cap adds to each request on a
+// kept-alive connection: net/http's two ConnState calls (active, idle).
+func BenchmarkConnLimitTrack(b *testing.B) {
+	l, err := newConnLimit(prometheus.NewRegistry(), discardLogger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	l.setMax(1000)
+	conns := make([]net.Conn, 64)
+	for i := range conns {
+		c, s := net.Pipe()
+		b.Cleanup(func() { c.Close(); s.Close() })
+		conns[i] = c
+		l.admit(nil)
+		l.track(c, http.StateNew)
+		l.track(c, http.StateIdle)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c := conns[i%len(conns)]
+		l.track(c, http.StateActive)
+		l.track(c, http.StateIdle)
+		i++
+	}
+}
+
+// TestIdleList checks the intrusive list against the order a slice keeps:
+// removals from the front, the middle and the back, and re-adds.
+func TestIdleList(t *testing.T) {
+	tests := []struct {
+		name string
+		ops  []int // n >= 0: push entry n; -n-1: remove entry n
+		want []int
+	}{
+		{"pushes keep order", []int{0, 1, 2}, []int{0, 1, 2}},
+		{"remove front", []int{0, 1, 2, -1}, []int{1, 2}},
+		{"remove middle", []int{0, 1, 2, -2}, []int{0, 2}},
+		{"remove back", []int{0, 1, 2, -3}, []int{0, 1}},
+		{"remove all, push again", []int{0, 1, -1, -2, 1, 0}, []int{1, 0}},
+		{"re-add goes to the back", []int{0, 1, 2, -1, 0}, []int{1, 2, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var q idleList
+			es := make([]*connEntry, 3)
+			for i := range es {
+				es[i] = &connEntry{}
+			}
+			for _, op := range tt.ops {
+				if op >= 0 {
+					q.pushBack(es[op])
+				} else {
+					q.remove(es[-op-1])
+				}
+			}
+			var got, back []int
+			for e := q.front; e != nil; e = e.next {
+				got = append(got, slices.Index(es, e))
+			}
+			for e := q.back; e != nil; e = e.prev {
+				back = append([]int{slices.Index(es, e)}, back...)
+			}
+			if !slices.Equal(got, tt.want) || !slices.Equal(back, tt.want) || q.Len() != len(tt.want) {
+				t.Errorf("front to back %v, back to front %v, len %d; want %v", got, back, q.Len(), tt.want)
+			}
+		})
 	}
 }
