@@ -100,8 +100,8 @@ func (q *idleList) remove(e *connEntry) {
 
 // connMetrics are the cap's series.
 type connMetrics struct {
-	open, max      prometheus.Gauge
-	closed, paused prometheus.Counter
+	open, max, pausedNow prometheus.Gauge
+	closed, paused       prometheus.Counter
 }
 
 func newConnLimit(reg prometheus.Registerer, log *slog.Logger) (*connLimit, error) {
@@ -114,8 +114,10 @@ func newConnLimit(reg prometheus.Registerer, log *slog.Logger) (*connLimit, erro
 			Help: "Idle keep-alive connections closed to make room for a new one at http.max_connections."}),
 		paused: prometheus.NewCounter(prometheus.CounterOpts{Name: "portico_gateway_accept_paused_total",
 			Help: "Times the API listener stopped accepting at http.max_connections with no idle connection to close."}),
+		pausedNow: prometheus.NewGauge(prometheus.GaugeOpts{Name: "portico_gateway_accept_paused",
+			Help: "1 while the API listener is not accepting, at http.max_connections with no idle connection to close; else 0."}),
 	}
-	for _, c := range []prometheus.Collector{m.open, m.max, m.closed, m.paused} {
+	for _, c := range []prometheus.Collector{m.open, m.max, m.closed, m.paused, m.pausedNow} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -131,6 +133,13 @@ func connCap(max int) int {
 		return config.DefaultMaxConnections(openFileLimit())
 	}
 	return max
+}
+
+// limit is the cap in effect (-1: none).
+func (l *connLimit) limit() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.max
 }
 
 // setMax makes n the cap (-1: none). A raised cap resumes a paused
@@ -149,10 +158,11 @@ func (l *connLimit) await(quit <-chan struct{}) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	paused := false
+	defer l.resume(&paused)
 	for l.max >= 0 && l.open-l.closing-l.idle.Len() >= l.max {
 		if !paused {
 			paused = true
-			l.pause()
+			l.pause(l.open)
 		}
 		if !l.wait(quit) {
 			return false
@@ -172,6 +182,7 @@ func (l *connLimit) admit(quit <-chan struct{}) ([]net.Conn, bool) {
 	l.m.open.Inc()
 	var out []net.Conn
 	paused := false
+	defer l.resume(&paused)
 	for l.max >= 0 && l.open-l.closing > l.max {
 		if c := l.evict(); c != nil {
 			out = append(out, c)
@@ -179,7 +190,7 @@ func (l *connLimit) admit(quit <-chan struct{}) ([]net.Conn, bool) {
 		}
 		if !paused {
 			paused = true
-			l.pause()
+			l.pause(l.open - 1) // the one just accepted waits, unserved
 		}
 		if !l.wait(quit) {
 			l.gone()
@@ -281,16 +292,24 @@ func (l *connLimit) notify() {
 	}
 }
 
-// pause counts a pause at the cap and logs at most one line per
-// shedLogEvery. Under mu, so an overload writes one line a second at
-// most, like the shedder's.
-func (l *connLimit) pause() {
+// pause counts a pause at the cap, with serving connections open, and
+// logs at most one line per shedLogEvery. Under mu, so an overload writes
+// one line a second at most, like the shedder's.
+func (l *connLimit) pause(serving int) {
 	l.paused++
 	l.m.paused.Inc()
+	l.m.pausedNow.Set(1)
 	l.unlogged.Add(1)
 	now := time.Now().UnixNano()
 	if last := l.lastLog.Load(); now-last >= int64(shedLogEvery) && l.lastLog.CompareAndSwap(last, now) {
-		l.log.Warn("connection cap reached; accepting paused until a connection closes",
-			"maxConnections", l.max, "open", l.open, "pauses", l.unlogged.Swap(0))
+		l.log.Warn("connection cap reached; accepting paused until a connection closes or goes idle",
+			"maxConnections", l.max, "open", serving, "pausesSinceLastLine", l.unlogged.Swap(0), "pausesTotal", l.paused)
+	}
+}
+
+// resume clears the paused gauge when the caller had paused. Under mu.
+func (l *connLimit) resume(paused *bool) {
+	if *paused {
+		l.m.pausedNow.Set(0)
 	}
 }

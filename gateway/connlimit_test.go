@@ -173,6 +173,9 @@ func TestMaxConnectionsClosesIdle(t *testing.T) {
 	if got := testutil.ToFloat64(l.m.paused); got != 0 {
 		t.Errorf("portico_gateway_accept_paused_total = %v, want 0 (an idle connection made room)", got)
 	}
+	if got := testutil.ToFloat64(l.m.pausedNow); got != 0 {
+		t.Errorf("portico_gateway_accept_paused = %v, want 0 (never paused)", got)
+	}
 }
 
 // TestMaxConnectionsClosesIdleH2: over TLS with HTTP/2, whose connections
@@ -241,6 +244,9 @@ func TestMaxConnectionsPauses(t *testing.T) {
 	if got := len(h.logs.lines(t, pauseLine)); got != 1 {
 		t.Errorf("%d pause lines, want 1", got)
 	}
+	if got := testutil.ToFloat64(l.m.pausedNow); got != 1 {
+		t.Errorf("portico_gateway_accept_paused = %v while paused, want 1", got)
+	}
 
 	third := dialEdge(t, addr)
 	third.send(t, "/healthz/live", false)
@@ -267,7 +273,7 @@ func TestMaxConnectionsPauses(t *testing.T) {
 	}
 }
 
-const pauseLine = "connection cap reached; accepting paused until a connection closes"
+const pauseLine = "connection cap reached; accepting paused until a connection closes or goes idle"
 
 // TestMaxConnectionsOff: -1 is no cap: three requests are in flight at
 // once on three connections, and accept never pauses.

@@ -220,7 +220,8 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	trendWG.Go(func() { s.trend.Record(tctx) })
 	defer trendWG.Wait()
 	defer stopTrend()
-	s.log.Info("serving", "addr", lis.Addr().String(), "version", s.snap.Load().version.ID)
+	s.log.Info("serving", "addr", lis.Addr().String(), "version", s.snap.Load().version.ID,
+		"maxConnections", s.conns.limit())
 	select {
 	case err := <-s.lis.failed:
 		s.shutdown(true)

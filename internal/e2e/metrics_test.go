@@ -37,6 +37,7 @@ var labelSets = map[string][]string{
 	"portico_gateway_connections_max":                       {},
 	"portico_gateway_connections_idle_closed_total":         {},
 	"portico_gateway_accept_paused_total":                   {},
+	"portico_gateway_accept_paused":                         {},
 	"portico_gateway_ratelimit_redis_degraded":              {},
 	"portico_gateway_rate_limited_total":                    {"layer"},
 	"portico_gateway_auth_failures_total":                   {"reason"},
