@@ -357,8 +357,12 @@ func TestConnSummary(t *testing.T) {
 	}{
 		{0, 20000, "http.max_connections 16000 (default: open-file limit 20000 here, less max(256, limit/5))"},
 		{0, 0, "http.max_connections 4096 (default: open-file limit unknown or unlimited here)"},
-		{-1, 20000, "http.max_connections -1: no cap (the open-file limit's)"},
+		{-1, 20000, "http.max_connections -1: no cap (only the open-file limit stops connections)"},
 		{500, 20000, "http.max_connections 500"},
+		{19744, 20000, "http.max_connections 19744"},
+		{19745, 20000, "http.max_connections 19745: WARNING above the open-file limit 20000 here less 256 for upstreams and files; " +
+			"accepting can fail with EMFILE (too many open files) before the cap"},
+		{500, 0, "http.max_connections 500"},
 	} {
 		if got := connSummary(tt.max, tt.nofile); got != tt.want {
 			t.Errorf("connSummary(%d, %d) = %q, want %q", tt.max, tt.nofile, got, tt.want)
