@@ -363,6 +363,8 @@ func TestConnSummary(t *testing.T) {
 		{19745, 20000, "http.max_connections 19745: WARNING above the open-file limit 20000 here less 256 for upstreams and files; " +
 			"accepting can fail with EMFILE (too many open files) before the cap"},
 		{500, 0, "http.max_connections 500"},
+		{64, 100, "http.max_connections 64: WARNING above the open-file limit 100 here less 256 for upstreams and files; " +
+			"accepting can fail with EMFILE (too many open files) before the cap"}, // a limit below the reserve must not wrap around
 	} {
 		if got := connSummary(tt.max, tt.nofile); got != tt.want {
 			t.Errorf("connSummary(%d, %d) = %q, want %q", tt.max, tt.nofile, got, tt.want)

@@ -163,7 +163,7 @@ func connSummary(max int, nofile uint64) string {
 	switch {
 	case max == -1:
 		return "http.max_connections -1: no cap (only the open-file limit stops connections)"
-	case max > 0 && nofile > 0 && uint64(max) > nofile-config.MinConnectionReserve:
+	case max > 0 && nofile > 0 && uint64(max)+config.MinConnectionReserve > nofile:
 		return fmt.Sprintf("http.max_connections %d: WARNING above the open-file limit %d here less %d for upstreams and files; "+
 			"accepting can fail with EMFILE (too many open files) before the cap", max, nofile, config.MinConnectionReserve)
 	case max > 0:
