@@ -44,7 +44,6 @@ type connLimit struct {
 	conns   map[net.Conn]*connEntry
 	idle    idleList      // the idle ones, longest idle first
 	wake    chan struct{} // closed at the next change; nil: nobody waits
-	closed  int           // idle connections closed to make room, since start
 	paused  int           // times accepting paused at the cap, since start
 
 	m        connMetrics
@@ -210,7 +209,6 @@ func (l *connLimit) evict() net.Conn {
 		}
 		e.closing = true
 		l.closing++
-		l.closed++
 		l.m.closed.Inc()
 		return e.conn
 	}

@@ -344,7 +344,7 @@ func (l *connLimit) stats() connStats {
 }
 
 func (l *connLimit) statsLocked() connStats {
-	return connStats{max: l.max, open: l.open, idle: l.idle.Len(), closed: l.closed, paused: l.paused}
+	return connStats{max: l.max, open: l.open, idle: l.idle.Len(), closed: int(testutil.ToFloat64(l.m.closed)), paused: l.paused}
 }
 
 // TestConnSummary: check-config says the cap and, for the default, the
